@@ -1,0 +1,127 @@
+//! Configuration from the environment (DESIGN §3, contract: names and defaults).
+//!
+//! Parsed once at start; a bad value is one clear error naming the variable.
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+
+use chrono_tz::Tz;
+
+pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/couponledger";
+pub const DEFAULT_AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
+pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_TZ: &str = "Asia/Shanghai";
+
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {message} (got {value:?})")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub value: String,
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub database: tokio_postgres::Config,
+    pub database_url: String,
+    pub amqp_url: String,
+    pub redis_url: String,
+    pub listen: SocketAddr,
+    pub admin_token: Option<String>,
+    pub service_token: Option<String>,
+    pub tz: Tz,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads variables through `lookup`, so tests need not touch the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |var: &'static str, default: &str| {
+            let value = lookup(var).filter(|v| !v.is_empty());
+            (var, value.unwrap_or_else(|| default.to_owned()))
+        };
+        let (var, database_url) = get("DATABASE_URL", DEFAULT_DATABASE_URL);
+        let database = parse_with(var, &database_url, tokio_postgres::Config::from_str)?;
+        if database.get_dbname().is_none() {
+            return Err(error(var, &database_url, "names no database"));
+        }
+        let (var, amqp_url) = get("AMQP_URL", DEFAULT_AMQP_URL);
+        parse_with(var, &amqp_url, lapin::uri::AMQPUri::from_str)?;
+        let (var, redis_url) = get("REDIS_URL", DEFAULT_REDIS_URL);
+        parse_with(var, &redis_url, |s| redis::Client::open(s).map(|_| ()))?;
+        let (var, listen) = get("LEDGER_LISTEN", DEFAULT_LISTEN);
+        let listen = parse_with(var, &listen, SocketAddr::from_str)?;
+        let (var, tz) = get("LEDGER_TZ", DEFAULT_TZ);
+        let tz = parse_with(var, &tz, Tz::from_str)?;
+        Ok(Self {
+            database,
+            database_url,
+            amqp_url,
+            redis_url,
+            listen,
+            admin_token: lookup("LEDGER_ADMIN_TOKEN").filter(|v| !v.is_empty()),
+            service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
+            tz,
+        })
+    }
+}
+
+fn parse_with<T, E: std::fmt::Display>(
+    var: &'static str,
+    value: &str,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<T, ConfigError> {
+    parse(value).map_err(|e| error(var, value, &e.to_string()))
+}
+
+fn error(var: &'static str, value: &str, message: &str) -> ConfigError {
+    ConfigError {
+        var,
+        value: value.to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.database.get_dbname(), Some("couponledger"));
+        assert_eq!(c.amqp_url, DEFAULT_AMQP_URL);
+        assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(c.tz, chrono_tz::Asia::Shanghai);
+        assert!(c.admin_token.is_none());
+    }
+
+    #[test]
+    fn a_bad_value_names_its_variable() {
+        for (var, value) in [
+            ("DATABASE_URL", "postgres://[::1"),
+            ("AMQP_URL", "http://nope"),
+            ("REDIS_URL", "mysql://x"),
+            ("LEDGER_LISTEN", "localhost"),
+            ("LEDGER_TZ", "Mars/Olympus"),
+        ] {
+            let err = config(&[(var, value)]).unwrap_err();
+            assert_eq!(err.var, var);
+            assert!(err.to_string().starts_with(var), "{err}");
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! couponledger: an event-sourced coupon ledger.
+//!
+//! A map of the modules:
+//!
+//! - [`config`]: the environment variables of DESIGN §3, parsed once.
+//! - [`db`]: the Postgres connection pool.
+//! - [`migrate`]: `ledger migrate` — create the database, apply `migrations/` under a lock.
+//! - [`store`]: the append-only event store (append, batch append by binary COPY,
+//!   ordered reads that never skip a late commit).
+//! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
+//! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
+//! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds).
+//! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
+
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod idempotency;
+pub mod inbox;
+pub mod migrate;
+pub mod store;
+#[cfg(feature = "testkit")]
+pub mod testkit;

@@ -1,0 +1,165 @@
+//! Append to one stream at an expected version, idempotent by event id.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use tokio_postgres::Transaction;
+use uuid::Uuid;
+
+use super::error::{StoreError, is_version_conflict};
+use super::event::NewEvent;
+
+/// The most events one append may carry (a stream's events per command are few).
+pub const MAX_EVENTS_PER_APPEND: usize = 1_000;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppendOutcome {
+    /// Global positions of the appended events, in order.
+    pub positions: Vec<i64>,
+    /// The stream's version after the append.
+    pub version: i32,
+    /// True when every event had been recorded before: nothing was written.
+    pub duplicate: bool,
+}
+
+const INSERT: &str = "
+    INSERT INTO events (event_id, stream_id, stream_version, event_type,
+                        schema_version, payload, metadata, occurred_at)
+    SELECT e.event_id, $2, $3 + e.ord::int, e.event_type, e.schema_version,
+           e.payload, e.metadata, e.occurred_at
+      FROM unnest($1::uuid[], $4::text[], $5::int2[], $6::jsonb[], $7::jsonb[],
+                  $8::timestamptz[]) WITH ORDINALITY
+           AS e(event_id, event_type, schema_version, payload, metadata, occurred_at, ord)
+     WHERE (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $2) = $3
+     ORDER BY e.ord
+    ON CONFLICT (event_id) DO NOTHING
+    RETURNING position, stream_version";
+
+/// Appends `events` to `stream_id`, which must be at version `expected` (0: new).
+///
+/// Runs inside the caller's transaction so write-model updates commit with the
+/// events. The same events appended again (same ids, same content) are a no-op
+/// that reports the original positions; an id reused with other content is an error.
+pub async fn append(
+    tx: &Transaction<'_>,
+    stream_id: &str,
+    expected: i32,
+    events: &[NewEvent],
+) -> Result<AppendOutcome, StoreError> {
+    assert!(
+        !events.is_empty() && events.len() <= MAX_EVENTS_PER_APPEND,
+        "an append carries 1..={MAX_EVENTS_PER_APPEND} events"
+    );
+    let columns = Columns::of(events);
+    let rows = tx
+        .query(
+            INSERT,
+            &[
+                &columns.ids,
+                &stream_id,
+                &expected,
+                &columns.types,
+                &columns.schema_versions,
+                &columns.payloads,
+                &columns.metadata,
+                &columns.occurred_at,
+            ],
+        )
+        .await
+        .map_err(|e| conflict_or_db(e, stream_id, expected))?;
+    if rows.len() == events.len() {
+        let positions = rows.iter().map(|r| r.get(0)).collect();
+        let version = rows.last().map_or(expected, |r| r.get(1));
+        debug_assert_eq!(version, expected + events.len() as i32);
+        return Ok(AppendOutcome {
+            positions,
+            version,
+            duplicate: false,
+        });
+    }
+    if !rows.is_empty() {
+        // Some ids were new and some not: a caller mixed old and new events.
+        return Err(StoreError::EventIdReused {
+            event_id: events[rows.len()].event_id,
+        });
+    }
+    previous_append(tx, stream_id, expected, events).await
+}
+
+/// Nothing was inserted: either every event is a replay of an earlier append,
+/// or the stream is not at the expected version.
+async fn previous_append(
+    tx: &Transaction<'_>,
+    stream_id: &str,
+    expected: i32,
+    events: &[NewEvent],
+) -> Result<AppendOutcome, StoreError> {
+    let ids: Vec<Uuid> = events.iter().map(|e| e.event_id).collect();
+    let rows = tx
+        .query(
+            "SELECT event_id, stream_id, event_type, payload, position, stream_version
+               FROM events WHERE event_id = ANY($1) ORDER BY position",
+            &[&ids],
+        )
+        .await?;
+    if rows.is_empty() {
+        return Err(StoreError::VersionConflict {
+            stream_id: stream_id.to_owned(),
+            expected,
+        });
+    }
+    let mut positions = Vec::with_capacity(events.len());
+    let mut version = 0;
+    for event in events {
+        let same = rows.iter().find(|r| r.get::<_, Uuid>(0) == event.event_id);
+        let Some(row) = same.filter(|r| {
+            r.get::<_, &str>(1) == stream_id
+                && r.get::<_, &str>(2) == event.event_type
+                && r.get::<_, Value>(3) == event.payload
+        }) else {
+            return Err(StoreError::EventIdReused {
+                event_id: event.event_id,
+            });
+        };
+        positions.push(row.get(4));
+        version = version.max(row.get(5));
+    }
+    Ok(AppendOutcome {
+        positions,
+        version,
+        duplicate: true,
+    })
+}
+
+fn conflict_or_db(e: tokio_postgres::Error, stream_id: &str, expected: i32) -> StoreError {
+    if is_version_conflict(&e) {
+        StoreError::VersionConflict {
+            stream_id: stream_id.to_owned(),
+            expected,
+        }
+    } else {
+        StoreError::Db(e)
+    }
+}
+
+/// The events as parallel arrays, for one `unnest` insert.
+struct Columns<'a> {
+    ids: Vec<Uuid>,
+    types: Vec<&'a str>,
+    schema_versions: Vec<i16>,
+    payloads: Vec<&'a Value>,
+    metadata: Vec<&'a Value>,
+    occurred_at: Vec<DateTime<Utc>>,
+}
+
+impl<'a> Columns<'a> {
+    fn of(events: &'a [NewEvent]) -> Self {
+        Self {
+            ids: events.iter().map(|e| e.event_id).collect(),
+            types: events.iter().map(|e| e.event_type.as_str()).collect(),
+            schema_versions: events.iter().map(|e| e.schema_version).collect(),
+            payloads: events.iter().map(|e| &e.payload).collect(),
+            metadata: events.iter().map(|e| &e.metadata).collect(),
+            occurred_at: events.iter().map(|e| e.occurred_at).collect(),
+        }
+    }
+}

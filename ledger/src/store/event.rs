@@ -1,0 +1,87 @@
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+/// An event about to be appended. Its stream and version are given by the append.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewEvent {
+    pub event_id: Uuid,
+    pub event_type: String,
+    pub schema_version: i16,
+    pub payload: Value,
+    /// actor, channel, correlation, causation, idempotency key.
+    pub metadata: Value,
+    pub occurred_at: DateTime<Utc>,
+}
+
+/// An event with its place, for batch appends of many streams at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamEvent {
+    pub stream_id: String,
+    pub stream_version: i32,
+    pub event: NewEvent,
+}
+
+/// An event as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedEvent {
+    pub position: i64,
+    pub event_id: Uuid,
+    pub stream_id: String,
+    pub stream_version: i32,
+    pub event_type: String,
+    pub schema_version: i16,
+    pub payload: Value,
+    pub metadata: Value,
+    pub occurred_at: DateTime<Utc>,
+    pub recorded_at: DateTime<Utc>,
+    pub tx_id: i64,
+}
+
+/// The columns [`RecordedEvent::from_row`] expects, in order.
+pub(crate) const COLUMNS: &str = "position, event_id, stream_id, stream_version, event_type, \
+     schema_version, payload, metadata, occurred_at, recorded_at, tx_id";
+
+impl RecordedEvent {
+    pub(crate) fn from_row(row: &Row) -> Result<Self, tokio_postgres::Error> {
+        Ok(Self {
+            position: row.try_get(0)?,
+            event_id: row.try_get(1)?,
+            stream_id: row.try_get(2)?,
+            stream_version: row.try_get(3)?,
+            event_type: row.try_get(4)?,
+            schema_version: row.try_get(5)?,
+            payload: row.try_get(6)?,
+            metadata: row.try_get(7)?,
+            occurred_at: row.try_get(8)?,
+            recorded_at: row.try_get(9)?,
+            tx_id: row.try_get(10)?,
+        })
+    }
+
+    pub fn cursor(&self) -> GlobalCursor {
+        GlobalCursor {
+            tx_id: self.tx_id,
+            position: self.position,
+        }
+    }
+}
+
+/// Where a reader of all events stands: the last (transaction, position) it read.
+///
+/// Positions commit out of order, so a reader cannot resume from a position
+/// alone; ordering by the writing transaction first makes "everything after the
+/// cursor" stable once every older transaction has finished.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GlobalCursor {
+    pub tx_id: i64,
+    pub position: i64,
+}
+
+impl GlobalCursor {
+    pub const START: GlobalCursor = GlobalCursor {
+        tx_id: 0,
+        position: 0,
+    };
+}

@@ -1,0 +1,18 @@
+//! The append-only event store (DESIGN §4).
+//!
+//! - [`event`]: what is appended and what is read back.
+//! - [`append`]: append to one stream at an expected version, idempotent by event id.
+//! - [`batch`]: append many new streams' events in one transaction by binary COPY.
+//! - [`read`]: read a stream; read everything after a cursor in commit-safe order.
+
+pub mod append;
+pub mod batch;
+pub mod error;
+pub mod event;
+pub mod read;
+
+pub use append::{AppendOutcome, append};
+pub use batch::copy_events;
+pub use error::StoreError;
+pub use event::{GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
+pub use read::{read_all, read_stream};

@@ -1,0 +1,72 @@
+//! Reading events back: one stream, or everything after a cursor.
+
+use tokio_postgres::GenericClient;
+
+use super::event::{COLUMNS, GlobalCursor, RecordedEvent};
+
+/// The most events one read returns; callers page with the last cursor or version.
+pub const MAX_READ: i64 = 10_000;
+
+/// The events of `stream_id` with version > `after_version`, in version order.
+pub async fn read_stream(
+    client: &impl GenericClient,
+    stream_id: &str,
+    after_version: i32,
+    limit: i64,
+) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM events
+          WHERE stream_id = $1 AND stream_version > $2
+          ORDER BY stream_version LIMIT $3"
+    );
+    let rows = client
+        .query(
+            &sql,
+            &[&stream_id, &after_version, &limit.clamp(1, MAX_READ)],
+        )
+        .await?;
+    rows.iter().map(RecordedEvent::from_row).collect()
+}
+
+/// The xid below which every transaction that could write to this database's
+/// `events` has finished: the oldest transaction in progress at the statement's
+/// snapshot, leaving out those that pg_stat_activity places in another database
+/// (xids are cluster-wide, and another database's long transaction must not
+/// hold this one's readers back). An xid that ended before pg_stat_activity was
+/// read is not left out, so the horizon only ever errs on the safe side.
+const HORIZON: &str = "
+    WITH snap AS (SELECT pg_current_snapshot() AS s),
+    elsewhere AS (
+        SELECT backend_xid::text::bigint AS xid FROM pg_stat_activity
+         WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()
+    )
+    SELECT coalesce(
+        (SELECT min(x::text::bigint) FROM snap, pg_snapshot_xip(snap.s) AS x
+          WHERE (x::text::bigint % 4294967296) NOT IN (SELECT xid FROM elsewhere)),
+        (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap))";
+
+/// Up to `limit` events after `after`, in (transaction, position) order, from
+/// transactions older than every transaction still running here.
+///
+/// Because nothing is returned from a transaction that might still commit, a
+/// late commit is never skipped; because a rolled-back transaction leaves no
+/// rows and stops holding back the horizon, it never stalls the reader.
+/// Call it outside an explicit transaction so each call sees a fresh snapshot.
+pub async fn read_all(
+    client: &impl GenericClient,
+    after: GlobalCursor,
+    limit: i64,
+) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM events
+          WHERE (tx_id, position) > ($1, $2) AND tx_id < ({HORIZON})
+          ORDER BY tx_id, position LIMIT $3"
+    );
+    let rows = client
+        .query(
+            &sql,
+            &[&after.tx_id, &after.position, &limit.clamp(1, MAX_READ)],
+        )
+        .await?;
+    rows.iter().map(RecordedEvent::from_row).collect()
+}

@@ -1,0 +1,1 @@
+//! Black-box test support: find and start the workspace binaries.

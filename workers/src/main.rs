@@ -1,0 +1,2 @@
+//! The `workers` binary: outbox relay, issuance, projections, scanner.
+fn main() {}
