@@ -31,6 +31,9 @@ pub struct Config {
     pub admin_token: Option<String>,
     pub service_token: Option<String>,
     pub tz: Tz,
+    /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
+    /// tests can share one Redis.
+    pub redis_prefix: String,
 }
 
 impl Config {
@@ -67,6 +70,7 @@ impl Config {
             admin_token: lookup("LEDGER_ADMIN_TOKEN").filter(|v| !v.is_empty()),
             service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
             tz,
+            redis_prefix: lookup("LEDGER_REDIS_PREFIX").unwrap_or_else(|| "couponledger:".into()),
         })
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! A map of the modules:
 //!
+//! - [`api`]: the HTTP API v1 (axum + OpenAPI): routes, auth, errors.
+//! - [`commands`]: the write side — SQL guards and event appends in one transaction.
 //! - [`config`]: the environment variables of DESIGN §3, parsed once.
 //! - [`db`]: the Postgres connection pool.
 //! - [`migrate`]: `ledger migrate` — create the database, apply `migrations/` under a lock.
@@ -10,14 +12,18 @@
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
 //! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds).
+//! - [`redis_handle`]: Redis as an optional accelerator.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 
+pub mod api;
+pub mod commands;
 pub mod config;
 pub mod db;
 pub mod domain;
 pub mod idempotency;
 pub mod inbox;
 pub mod migrate;
+pub mod redis_handle;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

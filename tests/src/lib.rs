@@ -1,9 +1,20 @@
-//! Black-box test support: find the workspace binaries and run them against a
-//! test's own database, vhost and Redis prefix.
+//! Black-box test support: start the workspace binaries against a test's own
+//! database, vhost and Redis prefix, and talk to them over HTTP.
 
+use std::net::TcpListener;
 use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use chrono::Utc;
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
 
 pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
+
+pub const ADMIN_TOKEN: &str = "test-admin-token";
+pub const SERVICE_TOKEN: &str = "test-service-token";
 
 /// Path of a workspace binary (`ledger`, `workers`), built next to this test.
 pub fn bin(name: &str) -> PathBuf {
@@ -20,4 +31,185 @@ pub fn bin(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// The services a test's binaries run against, all of its own.
+pub struct Env {
+    pub db: TestDb,
+    pub vhost: TestVhost,
+    pub redis: TestRedis,
+    /// Overrides REDIS_URL, e.g. to a closed port to play "Redis is down".
+    pub redis_url: Option<String>,
+}
+
+impl Env {
+    pub async fn new() -> anyhow::Result<Self> {
+        Ok(Self {
+            db: TestDb::new().await?,
+            vhost: TestVhost::new().await?,
+            redis: TestRedis::new()?,
+            redis_url: None,
+        })
+    }
+
+    /// The environment variables a binary needs to use this test's services.
+    pub fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("DATABASE_URL", self.db.url()),
+            ("AMQP_URL", self.vhost.amqp_url.clone()),
+            ("REDIS_URL", self.redis_url.clone().unwrap_or_else(|| self.redis.url.clone())),
+            ("LEDGER_REDIS_PREFIX", self.redis.prefix.clone()),
+            ("LEDGER_ADMIN_TOKEN", ADMIN_TOKEN.into()),
+            ("LEDGER_SERVICE_TOKEN", SERVICE_TOKEN.into()),
+            ("RUST_LOG", "warn".into()),
+        ]
+    }
+}
+
+/// A running `ledger serve`, killed when dropped.
+pub struct Server {
+    pub base: String,
+    pub http: reqwest::Client,
+    child: Child,
+}
+
+impl Server {
+    pub async fn start(env: &Env) -> anyhow::Result<Self> {
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let child = Command::new(bin("ledger"))
+            .arg("serve")
+            .envs(env.vars())
+            .env("LEDGER_LISTEN", format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("starting ledger serve")?;
+        let server = Self {
+            base: format!("http://127.0.0.1:{port}"),
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(64)
+                .timeout(Duration::from_secs(30))
+                .build()?,
+            child,
+        };
+        server.wait_healthy().await?;
+        Ok(server)
+    }
+
+    async fn wait_healthy(&self) -> anyhow::Result<()> {
+        for _ in 0..200 {
+            if let Ok(r) = self.http.get(self.url("/healthz")).send().await {
+                if r.status().is_success() {
+                    return Ok(());
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        bail!("ledger serve did not become healthy")
+    }
+
+    /// Stops the server abruptly (SIGKILL), as a crash would.
+    pub async fn kill(mut self) -> anyhow::Result<()> {
+        self.child.kill().await?;
+        Ok(())
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn admin(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, self.url(path)).bearer_auth(ADMIN_TOKEN)
+    }
+
+    pub fn service(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, self.url(path)).bearer_auth(SERVICE_TOKEN)
+    }
+
+    /// POSTs as admin and returns (status, body).
+    pub async fn admin_post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+        let r = self.admin(reqwest::Method::POST, path).json(body).send().await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
+    /// Creates, opens (window around now) and activates a template; returns its sn.
+    pub async fn active_template(&self, total: i64, per_user_limit: i32) -> anyhow::Result<String> {
+        let (status, body) = self.admin_post("/v1/templates", &template_body(total, per_user_limit)).await?;
+        anyhow::ensure!(status == 201, "create template: {status} {body}");
+        let sn = body["sn"].as_str().context("sn")?.to_owned();
+        let (status, body) = self.admin_post(&format!("/v1/templates/{sn}/activate"), &json!({})).await?;
+        anyhow::ensure!(status == 200, "activate: {status} {body}");
+        Ok(sn)
+    }
+
+    /// Creates a channel allowed to issue `sn`.
+    pub async fn channel_for(&self, sn: &str) -> anyhow::Result<Channel> {
+        let (status, body) = self.admin_post("/v1/channels", &json!({"name": "test channel"})).await?;
+        anyhow::ensure!(status == 201, "create channel: {status} {body}");
+        let channel = Channel {
+            id: body["id"].as_str().context("id")?.to_owned(),
+            secret: body["secret"].as_str().context("secret")?.to_owned(),
+        };
+        let allow = json!({"channel_id": channel.id});
+        let (status, body) = self.admin_post(&format!("/v1/templates/{sn}/channels"), &allow).await?;
+        anyhow::ensure!(status == 200, "allow channel: {status} {body}");
+        Ok(channel)
+    }
+
+    /// A signed claim; returns (status, body).
+    pub async fn claim(&self, channel: &Channel, sn: &str, user: &str) -> anyhow::Result<(u16, Value)> {
+        let body = json!({"template_sn": sn, "user_id": user}).to_string();
+        let signed = channel.sign("POST", "/v1/claims", &body, &uuid::Uuid::new_v4().to_string());
+        self.send_signed(signed, body).await
+    }
+
+    pub async fn send_signed(&self, signed: Signed, body: String) -> anyhow::Result<(u16, Value)> {
+        let mut req = self.http.post(self.url("/v1/claims")).body(body);
+        req = req.header("Content-Type", "application/json");
+        for (name, value) in signed.headers {
+            req = req.header(name, value);
+        }
+        let r = req.send().await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+}
+
+/// A DESIGN §7 template body: 20 off 100, relative validity 0/7.
+pub fn template_body(total: i64, per_user_limit: i32) -> Value {
+    let now = Utc::now();
+    json!({
+        "name": "test: 20 off 100", "kind": "goods", "currency": "CNY",
+        "discount": {"type": "fixed_off", "threshold": "100.00", "amount": "20.00"},
+        "issue_window": {"begin": now - chrono::Duration::hours(1), "end": now + chrono::Duration::days(1)},
+        "validity": {"type": "relative", "begin_days": 0, "end_days": 7},
+        "total": total, "per_user_limit": per_user_limit, "stacking": "stackable",
+        "refund_policy": "restore", "remind_days_before": 1
+    })
+}
+
+pub struct Channel {
+    pub id: String,
+    pub secret: String,
+}
+
+pub struct Signed {
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl Channel {
+    pub fn sign(&self, method: &str, path: &str, body: &str, nonce: &str) -> Signed {
+        self.sign_at(method, path, body, nonce, Utc::now().timestamp())
+    }
+
+    pub fn sign_at(&self, method: &str, path: &str, body: &str, nonce: &str, ts: i64) -> Signed {
+        let signature = ledger::api::signature::sign(&self.secret, method, path, ts, nonce, body.as_bytes());
+        Signed {
+            headers: vec![
+                ("X-Channel-Id", self.id.clone()),
+                ("X-Timestamp", ts.to_string()),
+                ("X-Nonce", nonce.to_owned()),
+                ("X-Signature", signature),
+            ],
+        }
+    }
 }

@@ -1,1 +1,48 @@
 //! Pure domain logic: no I/O. Takes a clock and data, returns decisions and events.
+//!
+//! Pricing and validity (see `docs/pricing.md`):
+//!
+//! - [`money`]: [`Money`] (2 places, non-negative, half-up) and [`Currency`].
+//! - [`terms`]: template terms ([`RawTerms`] → [`Terms`]), with [`rule`],
+//!   [`scope`] and [`validity`]; errors are [`ParseError`]s naming the field.
+//! - [`order`]: the order of a quote, lock or refund ([`RawOrder`] → [`Order`]).
+//! - [`discount`]: one coupon's discount, [`NotApplicable`] reasons.
+//! - [`stacking`], [`pricing`], [`allocation`]: a combination's discounts,
+//!   their split over lines, the payable amount ([`price`]).
+//! - [`best`], [`quote`]: the best combination of a user's coupons.
+//! - [`refund`]: proportional partial refunds and coupon release.
+
+pub mod allocation;
+pub mod best;
+pub mod coupon;
+pub mod discount;
+pub mod events;
+pub mod ids;
+pub mod money;
+pub mod order;
+pub mod parse_error;
+pub mod pricing;
+pub mod quote;
+pub mod refund;
+pub mod rule;
+pub mod scope;
+pub mod stacking;
+pub mod template_status;
+pub mod terms;
+pub mod validity;
+
+pub use allocation::Allocation;
+pub use best::{Best, best_combination};
+pub use coupon::Coupon;
+pub use discount::{NotApplicable, discount_of};
+pub use money::{AmountError, Currency, CurrencyError, Money};
+pub use order::{Line, Order, RawLine, RawOrder};
+pub use parse_error::{ParseError, ParseErrorKind};
+pub use pricing::{AppliedCoupon, Pricing, price};
+pub use quote::{CouponQuote, Quote, quote};
+pub use refund::{CouponRefund, Refund, RefundError, RefundLine, RefundedLine, RefundedShipping, Reversal, Settlement, SettlementError};
+pub use rule::{DiscountRule, RawDiscount, RawTier};
+pub use scope::{RawScopeEntry, ScopeKind, UseScope};
+pub use stacking::{Refusal, RefusalReason, StackingViolation, check_stacking};
+pub use terms::{Kind, RawTerms, Stacking, Terms};
+pub use validity::{RawValidity, Validity, ValidityOutOfRange, ValidityTerms};

@@ -1,0 +1,52 @@
+//! Bearer-token auth for the admin and service roles (DESIGN §7).
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use subtle::ConstantTimeEq;
+
+use super::AppState;
+use super::error::ApiError;
+
+/// The caller is an operator (templates, channels, issuance jobs).
+pub struct Admin;
+
+/// The caller is a trusted internal service (orders, user queries).
+pub struct Service;
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        check(parts, &state.tokens.admin).map(|()| Admin)
+    }
+}
+
+impl FromRequestParts<AppState> for Service {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        check(parts, &state.tokens.service).map(|()| Service)
+    }
+}
+
+#[derive(Clone)]
+pub struct Tokens {
+    pub admin: String,
+    pub service: String,
+}
+
+fn check(parts: &Parts, expected: &str) -> Result<(), ApiError> {
+    let given = parts
+        .headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
+    // Constant time, so response timing does not reveal a token's prefix.
+    if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden("this token may not do that".into()))
+    }
+}

@@ -1,0 +1,131 @@
+//! `POST /v1/claims`: a channel claims one coupon for a user (signed request).
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::AppState;
+use super::context::Ctx;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{parse_json, read_body};
+use super::signature::SignedHeaders;
+use crate::commands::channels;
+use crate::commands::claim::{self, ClaimRequest};
+use crate::domain::events::CouponIssued;
+use crate::domain::ids::{TemplateSn, UserId};
+use crate::idempotency::request_hash;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub template_sn: String,
+    pub user_id: String,
+}
+
+/// A coupon as the API shows it (DESIGN §7).
+#[derive(Serialize, ToSchema)]
+pub struct CouponView {
+    pub id: Uuid,
+    pub template_sn: String,
+    pub user_id: String,
+    pub status: String,
+    pub issued_at: chrono::DateTime<chrono::Utc>,
+    pub effective_at: chrono::DateTime<chrono::Utc>,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+    pub channel_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund_from: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+}
+
+impl CouponView {
+    pub fn issued(c: &CouponIssued) -> Self {
+        Self {
+            id: c.coupon_id,
+            template_sn: c.template_sn.clone(),
+            user_id: c.user_id.clone(),
+            status: "unused".into(),
+            issued_at: c.issued_at,
+            effective_at: c.effective_at,
+            expires_at: c.expires_at,
+            channel_id: c.channel_id,
+            refund_from: c.refund_from,
+            order_id: None,
+        }
+    }
+}
+
+/// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
+/// `X-Nonce`, `X-Signature` (DESIGN §6).
+#[utoipa::path(post, path = "/v1/claims", tag = "claims", request_body = Claim,
+    params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
+           ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
+    responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 410, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn claim(
+    State(state): State<AppState>,
+    ctx: Ctx,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let (parts, body) = request.into_parts();
+    let signed = SignedHeaders::parse(&parts.headers)?;
+    let now = state.now();
+    signed.check_fresh(now)?;
+    let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
+    authenticate(&state, &signed, parts.method.as_str(), parts.uri.path(), &body).await?;
+    let input: Claim = parse_json(&body)?;
+    let template_sn = TemplateSn::parse(&input.template_sn)
+        .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
+    let user_id = UserId::parse(&input.user_id).map_err(|m| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m,
+    })?;
+    let scope = format!("channel:{}", signed.channel_id);
+    let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, &scope, &hash).await? {
+        return Ok(replay);
+    }
+    let req = ClaimRequest {
+        template_sn: &template_sn,
+        user_id: &user_id,
+        channel_id: Some(signed.channel_id),
+        now,
+        tz: state.tz,
+    };
+    let mut metadata = ctx.metadata(scope.clone());
+    metadata.channel_id = Some(signed.channel_id);
+    let issued = claim::claim(&tx, &req, &metadata).await?;
+    let view = serde_json::to_value(CouponView::issued(&issued)).map_err(|e| ApiError::Internal(e.into()))?;
+    ctx.commit(tx, &scope, StatusCode::CREATED, view).await
+}
+
+/// Checks the channel's signature, then spends the nonce: Redis refuses most
+/// replays cheaply; Postgres is the guard that holds when Redis is down or flushed.
+async fn authenticate(
+    state: &AppState,
+    signed: &SignedHeaders,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> Result<(), ApiError> {
+    let client = state.pool.get().await?;
+    let secret = channels::secret(&**client, signed.channel_id)
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
+    signed.verify(&secret, method, path, body)?;
+    let replay = || ApiError::Unauthorized("nonce already used".into());
+    if state.nonce_seen_in_redis(signed).await {
+        return Err(replay());
+    }
+    if !channels::record_nonce(&**client, signed.channel_id, &signed.nonce).await? {
+        return Err(replay());
+    }
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! The API's one error type: each variant is one HTTP status, rendered as
+//! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{message}")]
+    BadRequest { code: &'static str, message: String },
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    #[error("{0}")]
+    SoldOut(String),
+    #[error("request body is larger than {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("{message}")]
+    Unprocessable { code: &'static str, message: String },
+    #[error("{0}")]
+    TooManyRequests(String),
+    #[error("{0} is unavailable")]
+    Unavailable(String),
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+/// The error body of every failed request.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Stable, machine-readable: `bad_request`, `sold_out`, `per_user_limit`, …
+    pub code: String,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::BadRequest {
+            code: "bad_request",
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Conflict {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Unprocessable {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::SoldOut(_) => StatusCode::GONE,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::BadRequest { code, .. }
+            | Self::Conflict { code, .. }
+            | Self::Unprocessable { code, .. } => code,
+            Self::Unauthorized(_) => "unauthorized",
+            Self::Forbidden(_) => "forbidden",
+            Self::NotFound(_) => "not_found",
+            Self::SoldOut(_) => "sold_out",
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::TooManyRequests(_) => "rate_limited",
+            Self::Unavailable(_) => "unavailable",
+            Self::Internal(_) => "internal",
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: self.code().to_owned(),
+                message: self.to_string(),
+            },
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let Self::Internal(e) = &self {
+            tracing::error!(error = format!("{e:#}"), "request failed");
+        }
+        (self.status(), Json(self.body())).into_response()
+    }
+}
+
+impl From<tokio_postgres::Error> for ApiError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        if e.is_closed() || e.as_db_error().is_none() && e.code().is_none() {
+            tracing::warn!(error = %e, "postgres unreachable");
+            return Self::Unavailable("postgres".into());
+        }
+        if let Some(db) = e.as_db_error() {
+            tracing::error!(code = ?db.code(), message = db.message(), detail = ?db.detail(),
+                constraint = ?db.constraint(), "database error");
+        }
+        Self::Internal(e.into())
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for ApiError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        tracing::warn!(error = %e, "no postgres connection");
+        Self::Unavailable("postgres".into())
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match e {
+            StoreError::VersionConflict { .. } => {
+                Self::conflict("concurrent_update", "changed concurrently; retry")
+            }
+            StoreError::EventIdReused { .. } => Self::Internal(e.into()),
+            StoreError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::idempotency::IdempotencyError> for ApiError {
+    fn from(e: crate::idempotency::IdempotencyError) -> Self {
+        use crate::idempotency::IdempotencyError;
+        match e {
+            IdempotencyError::InvalidKey => Self::BadRequest {
+                code: "bad_idempotency_key",
+                message: e.to_string(),
+            },
+            IdempotencyError::KeyReused => Self::unprocessable("idempotency_key_reused", e.to_string()),
+            IdempotencyError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::commands::CommandError> for ApiError {
+    fn from(e: crate::commands::CommandError) -> Self {
+        use crate::commands::CommandError as C;
+        match e {
+            C::NotFound(what) => Self::NotFound(format!("{what} not found")),
+            C::Conflict(code, message) => Self::Conflict { code, message },
+            C::Unprocessable(code, message) => Self::Unprocessable { code, message },
+            C::Forbidden(message) => Self::Forbidden(message),
+            C::SoldOut(message) => Self::SoldOut(message),
+            C::Store(e) => e.into(),
+            C::Db(e) => e.into(),
+            C::Internal(e) => Self::Internal(e),
+        }
+    }
+}
+
+impl From<crate::domain::parse_error::ParseError> for ApiError {
+    fn from(e: crate::domain::parse_error::ParseError) -> Self {
+        Self::BadRequest {
+            code: "invalid_field",
+            message: format!("{}: {}", e.field(), e.message()),
+        }
+    }
+}

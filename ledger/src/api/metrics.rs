@@ -1,0 +1,75 @@
+//! Request metrics, recorded by a middleware for every route.
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use super::AppState;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route template (`/v1/templates/{sn}`), so label values stay few.
+    pub route: String,
+    pub status: u16,
+}
+
+pub struct Metrics {
+    pub registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RequestLabels, Histogram>,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("couponledger");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<RequestLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 14))
+        });
+        registry.register("http_requests", "HTTP requests answered", requests.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency",
+            latency.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+        }
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let response = next.run(request).await;
+    let labels = RequestLabels {
+        method,
+        route,
+        status: response.status().as_u16(),
+    };
+    state.metrics.requests.get_or_create(&labels).inc();
+    state
+        .metrics
+        .latency
+        .get_or_create(&labels)
+        .observe(started.elapsed().as_secs_f64());
+    response
+}

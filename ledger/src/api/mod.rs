@@ -1,0 +1,167 @@
+//! The HTTP API v1 (DESIGN §7): axum handlers, documented by OpenAPI.
+//!
+//! - [`error`]: the one error type and its JSON shape.
+//! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
+//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
+//! - [`context`]: correlation id, Idempotency-Key and the command transaction.
+//! - [`templates`], [`channels`], [`claims`]: the routes.
+//! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
+
+pub mod auth;
+pub mod channels;
+pub mod claims;
+pub mod context;
+pub mod error;
+pub mod extract;
+pub mod health;
+pub mod metrics;
+pub mod signature;
+pub mod templates;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Pool;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use self::auth::Tokens;
+use self::error::ApiError;
+use self::metrics::Metrics;
+use crate::redis_handle::RedisHandle;
+
+/// Largest JSON body accepted (uploads have their own limit).
+pub const BODY_LIMIT: usize = 64 * 1024;
+/// A request still running after this is answered 408 and dropped.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a used nonce is remembered: beyond the ±300 s window.
+const NONCE_TTL_SECS: u64 = 2 * signature::WINDOW_SECS as u64;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: Pool,
+    pub redis: RedisHandle,
+    pub tokens: Tokens,
+    pub tz: Tz,
+    pub amqp_url: String,
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    pub fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+
+    /// Spends the nonce in Redis; true when Redis says it was spent before.
+    /// False when Redis cannot tell (down): Postgres decides then.
+    async fn nonce_seen_in_redis(&self, signed: &signature::SignedHeaders) -> bool {
+        let Some(mut conn) = self.redis.connection().await else {
+            return false;
+        };
+        let key = self.redis.key(&["nonce", &signed.channel_id.to_string(), &signed.nonce]);
+        let set: Result<Option<String>, _> = redis::cmd("SET")
+            .arg(&key)
+            .arg(1)
+            .arg("NX")
+            .arg("EX")
+            .arg(NONCE_TTL_SECS)
+            .query_async(&mut conn)
+            .await;
+        matches!(set, Ok(None))
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "couponledger", description = "Event-sourced coupon ledger, API v1"),
+    modifiers(&BearerAuth)
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for name in ["admin", "service"] {
+            let scheme = HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build();
+            components.add_security_scheme(name, SecurityScheme::Http(scheme));
+        }
+    }
+}
+
+/// The routes and their OpenAPI document, from the same list.
+pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::readyz))
+        .routes(routes!(health::metrics))
+        .routes(routes!(templates::create))
+        .routes(routes!(templates::read))
+        .routes(routes!(templates::activate))
+        .routes(routes!(templates::stop))
+        .routes(routes!(templates::void))
+        .routes(routes!(templates::quota))
+        .routes(routes!(templates::allow_channel))
+        .routes(routes!(channels::create))
+        .routes(routes!(claims::claim))
+        .split_for_parts()
+}
+
+pub fn router(state: AppState) -> Router {
+    let (routes, openapi) = routes();
+    let openapi = Arc::new(openapi);
+    routes
+        .route(
+            "/openapi.json",
+            get(move || {
+                let doc = openapi.clone();
+                async move { axum::Json(doc.as_ref().clone()) }
+            }),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::record))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("no such route".into())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::BadRequest {
+        code: "method_not_allowed",
+        message: "this route does not take that method".into(),
+    }
+}
+
+/// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+}
+
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler can be installed");
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term.recv() => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

@@ -1,0 +1,303 @@
+//! `/v1/templates`: create, read, activate/stop/void, raise quota, allow channels.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_postgres::GenericClient;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::AppState;
+use super::auth::Admin;
+use super::context::Ctx;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, ApiPath};
+use crate::commands::templates::{self, NewTemplate};
+use crate::domain::events::{IssueWindow, TemplateCreated};
+use crate::domain::ids::TemplateSn;
+use crate::domain::rule::RawDiscount;
+use crate::domain::scope::RawScopeEntry;
+use crate::domain::template_status::StatusAction;
+use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::validity::RawValidity;
+
+const MAX_NAME_LEN: usize = 200;
+const MAX_REMIND_DAYS: i32 = 365;
+
+/// `POST /v1/templates` (DESIGN §7). Amounts are strings ("20.00").
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTemplate {
+    pub name: String,
+    /// `goods` | `shipping`
+    pub kind: String,
+    pub currency: String,
+    /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see DESIGN §7).
+    #[schema(value_type = Object)]
+    pub discount: RawDiscount,
+    pub face_value: Option<String>,
+    #[schema(value_type = Object)]
+    pub issue_window: IssueWindow,
+    /// `{"type": "absolute", "begin", "end"}` or `{"type": "relative", "begin_days", "end_days"}`
+    #[schema(value_type = Object)]
+    pub validity: RawValidity,
+    pub total: i64,
+    #[serde(default = "one")]
+    pub per_user_limit: i32,
+    /// `exclusive` | `stackable`
+    pub stacking: String,
+    #[serde(default)]
+    #[schema(value_type = Vec<Object>)]
+    pub use_scope: Vec<RawScopeEntry>,
+    /// `restore` (default) | `reissue`
+    #[serde(default = "restore")]
+    pub refund_policy: String,
+    pub remind_days_before: Option<i32>,
+}
+
+fn one() -> i32 {
+    1
+}
+fn restore() -> String {
+    "restore".into()
+}
+
+impl CreateTemplate {
+    /// Validates everything; the error names the first field at fault.
+    fn parse(self) -> Result<NewTemplate, ApiError> {
+        let invalid = |field: &str, why: &str| ApiError::BadRequest {
+            code: "invalid_field",
+            message: format!("{field}: {why}"),
+        };
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
+            return Err(invalid("name", "must be 1 to 200 characters"));
+        }
+        let raw = RawTerms {
+            kind: self.kind,
+            currency: self.currency,
+            discount: self.discount,
+            face_value: self.face_value,
+            validity: self.validity,
+            stacking: self.stacking,
+            use_scope: self.use_scope,
+        };
+        let terms = Terms::parse(&raw)?;
+        if self.issue_window.begin >= self.issue_window.end {
+            return Err(invalid("issue_window", "begin must be before end"));
+        }
+        if self.total < 0 {
+            return Err(invalid("total", "must not be negative"));
+        }
+        if self.per_user_limit < 1 {
+            return Err(invalid("per_user_limit", "must be at least 1"));
+        }
+        if !matches!(self.refund_policy.as_str(), "restore" | "reissue") {
+            return Err(invalid("refund_policy", "must be restore or reissue"));
+        }
+        if self.remind_days_before.is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d)) {
+            return Err(invalid("remind_days_before", "must be 0 to 365"));
+        }
+        let created = TemplateCreated {
+            sn: TemplateSn::generate().to_string(),
+            name: name.to_owned(),
+            terms: terms.to_raw(),
+            issue_window: self.issue_window,
+            total: self.total,
+            per_user_limit: self.per_user_limit,
+            refund_policy: self.refund_policy,
+            remind_days_before: self.remind_days_before,
+        };
+        Ok(NewTemplate { created, terms })
+    }
+}
+
+/// A template as the API shows it.
+#[derive(Serialize, ToSchema)]
+pub struct TemplateView {
+    pub sn: String,
+    pub name: String,
+    pub status: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub terms: Value,
+    #[schema(value_type = Object)]
+    pub issue_window: IssueWindow,
+    pub total: i64,
+    pub issued: i64,
+    pub per_user_limit: i32,
+    pub refund_policy: String,
+    pub remind_days_before: Option<i32>,
+    pub channels: Vec<Uuid>,
+    pub created_at: DateTime<Utc>,
+}
+
+pub async fn read_view(client: &impl GenericClient, sn: &TemplateSn) -> Result<TemplateView, ApiError> {
+    let row = client
+        .query_opt(
+            "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
+                    per_user_limit, refund_policy, remind_days_before, created_at,
+                    ARRAY(SELECT channel_id FROM template_channels
+                           WHERE template_sn = t.sn ORDER BY channel_id)
+               FROM templates t WHERE sn = $1",
+            &[&sn.as_str()],
+        )
+        .await?
+        .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
+    Ok(TemplateView {
+        sn: row.get(0),
+        name: row.get(1),
+        status: row.get(2),
+        terms: row.get(3),
+        issue_window: IssueWindow { begin: row.get(4), end: row.get(5) },
+        total: row.get(6),
+        issued: row.get(7),
+        per_user_limit: row.get(8),
+        refund_policy: row.get(9),
+        remind_days_before: row.get(10),
+        created_at: row.get(11),
+        channels: row.get(12),
+    })
+}
+
+fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
+    TemplateSn::parse(sn).ok_or_else(|| ApiError::NotFound("template not found".into()))
+}
+
+fn to_value(view: &TemplateView) -> Value {
+    serde_json::to_value(view).unwrap_or(Value::Null)
+}
+
+/// Create a template (draft).
+#[utoipa::path(post, path = "/v1/templates", tag = "templates", request_body = CreateTemplate,
+    security(("admin" = [])),
+    responses((status = 201, body = TemplateView), (status = 400, body = ErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    body: ApiJson<CreateTemplate>,
+) -> Result<Response, ApiError> {
+    let template = body.value.parse()?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
+        return Ok(replay);
+    }
+    templates::create(&tx, &template, &ctx.metadata("admin"), state.now()).await?;
+    let sn = parse_sn(&template.created.sn)?;
+    let view = read_view(&*tx, &sn).await?;
+    ctx.commit(tx, "admin", StatusCode::CREATED, to_value(&view)).await
+}
+
+/// Read a template.
+#[utoipa::path(get, path = "/v1/templates/{sn}", tag = "templates", security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<TemplateView>, ApiError> {
+    let client = state.pool.get().await?;
+    Ok(Json(read_view(&**client, &parse_sn(&sn)?).await?))
+}
+
+async fn change_status(
+    state: AppState,
+    ctx: Ctx,
+    sn: String,
+    action: StatusAction,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let hash = crate::idempotency::request_hash(&[sn.as_str().as_bytes(), format!("{action:?}").as_bytes()]);
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "admin", &hash).await? {
+        return Ok(replay);
+    }
+    templates::change_status(&tx, &sn, action, &ctx.metadata("admin"), state.now()).await?;
+    let view = read_view(&*tx, &sn).await?;
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+}
+
+/// Activate a draft or stopped template: claims open.
+#[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+pub async fn activate(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Activate).await
+}
+
+/// Stop an active template: claims close; issued coupons stay usable.
+#[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+pub async fn stop(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Stop).await
+}
+
+/// Void a template: claims close for good and its coupons can no longer be locked.
+#[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+pub async fn void(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Void).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RaiseQuota {
+    pub total: i64,
+}
+
+/// Raise the quota (it can only grow).
+#[utoipa::path(post, path = "/v1/templates/{sn}/quota", tag = "templates", request_body = RaiseQuota,
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+pub async fn quota(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<RaiseQuota>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
+        return Ok(replay);
+    }
+    templates::raise_quota(&tx, &sn, body.value.total, &ctx.metadata("admin"), state.now()).await?;
+    let view = read_view(&*tx, &sn).await?;
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowChannel {
+    pub channel_id: Uuid,
+}
+
+/// Allow a channel to issue this template.
+#[utoipa::path(post, path = "/v1/templates/{sn}/channels", tag = "templates", request_body = AllowChannel,
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
+pub async fn allow_channel(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<AllowChannel>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
+        return Ok(replay);
+    }
+    let metadata = ctx.metadata("admin");
+    templates::allow_channel(&tx, &sn, body.value.channel_id, &metadata, state.now()).await?;
+    let view = read_view(&*tx, &sn).await?;
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+}

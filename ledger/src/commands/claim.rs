@@ -1,0 +1,173 @@
+//! Claiming one coupon (领券): the quota and per-user limit are guarded by SQL
+//! conditions in the same transaction as the `CouponIssued` event — never
+//! read-then-write — so no number of concurrent claims can over-issue.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use tokio_postgres::Transaction;
+use uuid::Uuid;
+
+use super::CommandError;
+use crate::domain::events::{CouponIssued, DomainEvent, Metadata};
+use crate::domain::ids::{CouponId, TemplateSn, UserId};
+use crate::domain::terms::{RawTerms, Terms};
+use crate::store;
+
+pub struct ClaimRequest<'a> {
+    pub template_sn: &'a TemplateSn,
+    pub user_id: &'a UserId,
+    /// The channel that asks; None for operators and internal services.
+    pub channel_id: Option<Uuid>,
+    pub now: DateTime<Utc>,
+    pub tz: Tz,
+}
+
+/// What the pre-checks read; the guards re-check what can change concurrently.
+struct TemplateView {
+    status: String,
+    issue_begin: DateTime<Utc>,
+    issue_end: DateTime<Utc>,
+    per_user_limit: i32,
+    terms: Terms,
+    channel_allowed: bool,
+}
+
+pub async fn claim(
+    tx: &Transaction<'_>,
+    req: &ClaimRequest<'_>,
+    metadata: &Metadata,
+) -> Result<CouponIssued, CommandError> {
+    let view = read_template(tx, req).await?;
+    precheck(&view, req)?;
+    let limit_ok = tx
+        .query_opt(
+            "INSERT INTO user_claims AS c (template_sn, user_id, claimed) VALUES ($1, $2, 1)
+             ON CONFLICT (template_sn, user_id)
+             DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < $3
+             RETURNING claimed",
+            &[&req.template_sn.as_str(), &req.user_id.as_str(), &view.per_user_limit],
+        )
+        .await?;
+    if limit_ok.is_none() {
+        return Err(CommandError::Conflict(
+            "per_user_limit",
+            format!("user already holds the limit of {} from this template", view.per_user_limit),
+        ));
+    }
+    // The hot row: touched last so its lock is held as briefly as possible.
+    let issued = tx
+        .query_opt(
+            "UPDATE templates SET issued = issued + 1
+              WHERE sn = $1 AND status = 'active' AND issued < total RETURNING issued",
+            &[&req.template_sn.as_str()],
+        )
+        .await?;
+    if issued.is_none() {
+        return Err(CommandError::SoldOut("the template's quota is exhausted".into()));
+    }
+    let coupon = issue(tx, req, &view.terms, metadata).await?;
+    Ok(coupon)
+}
+
+async fn read_template(
+    tx: &Transaction<'_>,
+    req: &ClaimRequest<'_>,
+) -> Result<TemplateView, CommandError> {
+    let row = tx
+        .query_opt(
+            "SELECT status, issue_begin, issue_end, per_user_limit, terms,
+                    $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
+                        WHERE template_sn = $1 AND channel_id = $2)
+               FROM templates WHERE sn = $1",
+            &[&req.template_sn.as_str(), &req.channel_id],
+        )
+        .await?
+        .ok_or(CommandError::NotFound("template"))?;
+    let raw: RawTerms = serde_json::from_value(row.get(4))
+        .map_err(|e| CommandError::Internal(e.into()))?;
+    let terms = Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
+    Ok(TemplateView {
+        status: row.get(0),
+        issue_begin: row.get(1),
+        issue_end: row.get(2),
+        per_user_limit: row.get(3),
+        terms,
+        channel_allowed: row.get(5),
+    })
+}
+
+fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandError> {
+    if !view.channel_allowed {
+        return Err(CommandError::Forbidden(
+            "this channel may not issue this template".into(),
+        ));
+    }
+    if view.status != "active" {
+        return Err(CommandError::Unprocessable(
+            "template_not_active",
+            format!("the template is {}", view.status),
+        ));
+    }
+    if req.now < view.issue_begin || req.now > view.issue_end {
+        return Err(CommandError::Unprocessable(
+            "outside_issue_window",
+            format!(
+                "claims are open from {} to {}",
+                view.issue_begin.to_rfc3339(),
+                view.issue_end.to_rfc3339()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the coupon row and its `CouponIssued` event.
+async fn issue(
+    tx: &Transaction<'_>,
+    req: &ClaimRequest<'_>,
+    terms: &Terms,
+    metadata: &Metadata,
+) -> Result<CouponIssued, CommandError> {
+    let validity = terms
+        .validity()
+        .validity_for(req.now, req.tz)
+        .map_err(|_| CommandError::Unprocessable("validity_out_of_range", "the coupon's validity cannot be computed".into()))?;
+    let id = CouponId::generate();
+    let event = CouponIssued {
+        coupon_id: id.0,
+        template_sn: req.template_sn.to_string(),
+        user_id: req.user_id.to_string(),
+        issued_at: req.now,
+        effective_at: validity.effective_at,
+        expires_at: validity.expires_at,
+        face_value: terms.face_value(),
+        currency: terms.currency().as_str().to_owned(),
+        channel_id: req.channel_id,
+        refund_from: None,
+        job_id: None,
+    };
+    insert_coupon(tx, &event).await?;
+    store::append(tx, &id.stream_id(), 0, &[event.to_new_event(metadata, req.now)]).await?;
+    Ok(event)
+}
+
+pub async fn insert_coupon(tx: &Transaction<'_>, c: &CouponIssued) -> Result<(), tokio_postgres::Error> {
+    tx.execute(
+        "INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
+             expires_at, channel_id, refund_from, version)
+         VALUES ($1, $2, $3, 'unused', $4, $5, $6, $7, $8, 1)",
+        &[
+            &c.coupon_id,
+            &c.template_sn,
+            &c.user_id,
+            &c.issued_at,
+            &c.effective_at,
+            &c.expires_at,
+            &c.channel_id,
+            &c.refund_from,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+

@@ -1,0 +1,188 @@
+//! Template commands: create, change status, raise quota, allow a channel.
+//! Each appends to `template-<sn>` and updates the write model in one transaction.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::Transaction;
+use uuid::Uuid;
+
+use super::CommandError;
+use crate::domain::events::{
+    DomainEvent, Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
+    TemplateStatusChanged, status_changed_event,
+};
+use crate::domain::ids::TemplateSn;
+use crate::domain::template_status::{StatusAction, TemplateStatus};
+use crate::domain::terms::Terms;
+use crate::store;
+
+/// A validated template, ready to be created.
+pub struct NewTemplate {
+    pub created: TemplateCreated,
+    pub terms: Terms,
+}
+
+pub async fn create(
+    tx: &Transaction<'_>,
+    template: &NewTemplate,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let c = &template.created;
+    let terms = serde_json::to_value(&c.terms).map_err(|e| CommandError::Internal(e.into()))?;
+    tx.execute(
+        "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
+             issue_end, total, per_user_limit, refund_policy, remind_days_before, status,
+             version, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13)",
+        &[
+            &c.sn,
+            &c.name,
+            &template.terms.kind().as_str(),
+            &template.terms.currency().as_str(),
+            &terms,
+            &template.terms.face_value().as_decimal(),
+            &c.issue_window.begin,
+            &c.issue_window.end,
+            &c.total,
+            &c.per_user_limit,
+            &c.refund_policy,
+            &c.remind_days_before,
+            &now,
+        ],
+    )
+    .await?;
+    let sn = TemplateSn::parse(&c.sn).ok_or(CommandError::NotFound("template"))?;
+    store::append(tx, &sn.stream_id(), 0, &[c.to_new_event(metadata, now)]).await?;
+    Ok(())
+}
+
+/// The template row, locked for the rest of the transaction.
+struct Locked {
+    status: TemplateStatus,
+    total: i64,
+    version: i32,
+}
+
+async fn lock(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<Locked, CommandError> {
+    let row = tx
+        .query_opt(
+            "SELECT status, total, version FROM templates WHERE sn = $1 FOR UPDATE",
+            &[&sn.as_str()],
+        )
+        .await?
+        .ok_or(CommandError::NotFound("template"))?;
+    let status = TemplateStatus::parse(row.get(0))
+        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown template status")))?;
+    Ok(Locked {
+        status,
+        total: row.get(1),
+        version: row.get(2),
+    })
+}
+
+pub async fn change_status(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    action: StatusAction,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<TemplateStatus, CommandError> {
+    let current = lock(tx, sn).await?;
+    let to = current
+        .status
+        .apply(action)
+        .map_err(|refused| CommandError::Conflict("template_status", refused.to_string()))?;
+    let change = TemplateStatusChanged {
+        sn: sn.to_string(),
+        from: current.status.as_str().to_owned(),
+        to: to.as_str().to_owned(),
+    };
+    let event = status_changed_event(&change, metadata, now);
+    bump(tx, sn, current.version, event).await?;
+    tx.execute(
+        "UPDATE templates SET status = $2 WHERE sn = $1",
+        &[&sn.as_str(), &to.as_str()],
+    )
+    .await?;
+    Ok(to)
+}
+
+/// Raises the quota; lowering it is refused (coupons may be issued against it).
+pub async fn raise_quota(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    total: i64,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let current = lock(tx, sn).await?;
+    if current.status == TemplateStatus::Void {
+        return Err(CommandError::Conflict("template_status", "the template is void".into()));
+    }
+    if total <= current.total {
+        return Err(CommandError::Conflict(
+            "quota_not_raised",
+            format!("total may only be raised (now {})", current.total),
+        ));
+    }
+    let raised = TemplateQuotaRaised {
+        sn: sn.to_string(),
+        from: current.total,
+        total,
+    };
+    bump(tx, sn, current.version, raised.to_new_event(metadata, now)).await?;
+    tx.execute(
+        "UPDATE templates SET total = $2 WHERE sn = $1",
+        &[&sn.as_str(), &total],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Allows `channel_id` to issue the template; allowing it twice is a no-op.
+pub async fn allow_channel(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    channel_id: Uuid,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let current = lock(tx, sn).await?;
+    let channel = tx
+        .query_opt("SELECT 1 FROM channels WHERE id = $1", &[&channel_id])
+        .await?;
+    if channel.is_none() {
+        return Err(CommandError::NotFound("channel"));
+    }
+    let inserted = tx
+        .execute(
+            "INSERT INTO template_channels (template_sn, channel_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING",
+            &[&sn.as_str(), &channel_id],
+        )
+        .await?;
+    if inserted == 1 {
+        let allowed = TemplateChannelAllowed {
+            sn: sn.to_string(),
+            channel_id,
+        };
+        bump(tx, sn, current.version, allowed.to_new_event(metadata, now)).await?;
+    }
+    Ok(())
+}
+
+/// Appends one event to the template stream and records its new version.
+async fn bump(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    version: i32,
+    event: store::NewEvent,
+) -> Result<(), CommandError> {
+    let out = store::append(tx, &sn.stream_id(), version, &[event]).await?;
+    tx.execute(
+        "UPDATE templates SET version = $2 WHERE sn = $1",
+        &[&sn.as_str(), &out.version],
+    )
+    .await?;
+    Ok(())
+}

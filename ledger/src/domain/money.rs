@@ -1,0 +1,219 @@
+//! Money and currency.
+//!
+//! [`Money`] is a non-negative amount with exactly two decimal places over
+//! [`rust_decimal::Decimal`]. It is bounded by [`Money::MAX`] so that every
+//! product the pricing engine forms (amount × amount in cents) fits an `i128`
+//! and no user input can overflow or panic. The engine computes in integer
+//! cents internally (exact, no floats); rounding to the cent is half-up
+//! (`RoundingStrategy::MidpointAwayFromZero`, which for non-negative amounts is
+//! the same thing), see `docs/pricing.md`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The largest amount in cents anything in an order or a template may reach.
+pub(crate) const MAX_CENTS: i64 = 99_999_999_999_999;
+
+/// A non-negative amount of money with two decimal places, e.g. `12.30`.
+///
+/// Serialises as a JSON string (`"12.30"`), never as a number: the value
+/// must never pass through a float.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Money(Decimal);
+
+/// Why a string is not a valid amount.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AmountError {
+    #[error("must be a decimal number written as a string, like \"12.30\"")]
+    NotANumber,
+    #[error("must not be negative")]
+    Negative,
+    #[error("must have at most 2 decimal places")]
+    TooManyDecimals,
+    #[error("must not exceed 999999999999.99")]
+    TooLarge,
+}
+
+impl Money {
+    /// `0.00`.
+    pub const ZERO: Money = Money(Decimal::from_parts(0, 0, 0, false, 2));
+    /// `999999999999.99`, the largest amount accepted anywhere.
+    pub const MAX: Money = Money(Decimal::from_parts(
+        (MAX_CENTS & 0xFFFF_FFFF) as u32,
+        (MAX_CENTS >> 32) as u32,
+        0,
+        false,
+        2,
+    ));
+
+    /// Parses an amount such as `"12.30"`, `"12.3"` or `"12"`: plain
+    /// decimal notation only (no exponent, sign `+`, spaces or separators).
+    pub fn parse(s: &str) -> Result<Money, AmountError> {
+        if !is_plain_decimal(s.strip_prefix('-').unwrap_or(s)) {
+            return Err(AmountError::NotANumber);
+        }
+        let d = Decimal::from_str(s).map_err(|_| AmountError::NotANumber)?;
+        Money::try_from_decimal(d)
+    }
+
+    /// Accepts a decimal that is already an exact amount (≤ 2 places).
+    pub fn try_from_decimal(d: Decimal) -> Result<Money, AmountError> {
+        if d.is_sign_negative() && !d.is_zero() {
+            return Err(AmountError::Negative);
+        }
+        if d.normalize().scale() > 2 {
+            return Err(AmountError::TooManyDecimals);
+        }
+        if d > Money::MAX.0 {
+            return Err(AmountError::TooLarge);
+        }
+        let mut d = d.abs();
+        d.rescale(2);
+        Ok(Money(d))
+    }
+
+    /// Rounds any non-negative decimal half-up to the cent (the rounding
+    /// rule of the whole engine).
+    pub fn round_half_up(d: Decimal) -> Result<Money, AmountError> {
+        Money::try_from_decimal(d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero))
+    }
+
+    /// The amount as a decimal with scale 2.
+    pub fn as_decimal(self) -> Decimal {
+        self.0
+    }
+
+    /// The amount in cents.
+    pub fn cents(self) -> i64 {
+        // The invariant (scale 2, ≤ MAX) makes the mantissa the cents; the
+        // fallback can only be reached if that invariant were broken.
+        i64::try_from(self.0.mantissa()).unwrap_or(MAX_CENTS)
+    }
+
+    /// Builds an amount from cents; values outside `0..=MAX` are clamped
+    /// (the engine never produces them, which debug builds assert).
+    pub(crate) fn from_cents(cents: i64) -> Money {
+        debug_assert!((0..=MAX_CENTS).contains(&cents), "cents out of range: {cents}");
+        Money(Decimal::new(cents.clamp(0, MAX_CENTS), 2))
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.0.is_zero()
+    }
+
+    /// `self + other`, or `None` above [`Money::MAX`].
+    pub fn checked_add(self, other: Money) -> Option<Money> {
+        let sum = self.cents().checked_add(other.cents())?;
+        (sum <= MAX_CENTS).then(|| Money::from_cents(sum))
+    }
+
+    /// `self − other`, floored at `0.00`.
+    pub fn saturating_sub(self, other: Money) -> Money {
+        Money::from_cents((self.cents() - other.cents()).max(0))
+    }
+
+    /// `self × n`, or `None` above [`Money::MAX`].
+    pub fn checked_mul(self, n: u32) -> Option<Money> {
+        let product = i128::from(self.cents()) * i128::from(n);
+        let product = i64::try_from(product).ok()?;
+        (product <= MAX_CENTS).then(|| Money::from_cents(product))
+    }
+}
+
+impl Default for Money {
+    fn default() -> Self {
+        Money::ZERO
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl FromStr for Money {
+    type Err = AmountError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Money::parse(s)
+    }
+}
+
+impl Serialize for Money {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        Money::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `digits[.digits]`, at most 40 characters (what `Decimal` can read exactly).
+pub(crate) fn is_plain_decimal(s: &str) -> bool {
+    let (int, frac) = s.split_once('.').unwrap_or((s, "0"));
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    s.len() <= 40 && digits(int) && digits(frac)
+}
+
+/// `num / den` rounded half-up, for `num ≥ 0`, `den > 0`: the integer form of
+/// `RoundingStrategy::MidpointAwayFromZero` used for every cent the engine rounds.
+pub(crate) fn div_round_half_up(num: i128, den: i128) -> i128 {
+    debug_assert!(num >= 0 && den > 0);
+    (2 * num + den) / (2 * den)
+}
+
+/// Like [`div_round_half_up`] for the `i64` cents the engine works in.
+pub(crate) fn share_half_up(amount: i64, part: i64, whole: i64) -> i64 {
+    let share = div_round_half_up(i128::from(amount) * i128::from(part), i128::from(whole));
+    // `part ≤ whole` keeps the share ≤ amount, so it fits back in i64.
+    i64::try_from(share).unwrap_or(amount)
+}
+
+/// A currency: three upper-case ASCII letters (ISO 4217 form), e.g. `CNY`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Currency(String);
+
+/// Why a string is not a currency code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be a 3-letter upper-case currency code, like \"CNY\"")]
+pub struct CurrencyError;
+
+impl Currency {
+    pub fn parse(s: &str) -> Result<Currency, CurrencyError> {
+        if s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase()) {
+            Ok(Currency(s.to_owned()))
+        } else {
+            Err(CurrencyError)
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Currency {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Currency {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        Currency::parse(&s).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,184 @@
+//! Template terms (券模板): the immutable pricing-relevant part of a template,
+//! parsed once at the edge into types that cannot hold an invalid value.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::money::{Currency, Money};
+use crate::domain::parse_error::{ParseError, ParseErrorKind};
+use crate::domain::rule::{DiscountRule, RawDiscount};
+use crate::domain::scope::{RawScopeEntry, UseScope};
+use crate::domain::validity::{RawValidity, ValidityTerms};
+
+/// What a template discounts: order lines or the shipping fee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Goods,
+    Shipping,
+}
+
+/// Whether a coupon may be combined with others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stacking {
+    /// Stands alone: used together with no other coupon.
+    Exclusive,
+    /// Combines with stackable coupons of other templates.
+    Stackable,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Result<Kind, ParseErrorKind> {
+        match s {
+            "goods" => Ok(Kind::Goods),
+            "shipping" => Ok(Kind::Shipping),
+            _ => Err(ParseErrorKind::UnknownValue { found: s.to_owned(), expected: "goods, shipping" }),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Goods => "goods",
+            Kind::Shipping => "shipping",
+        }
+    }
+}
+
+impl Stacking {
+    pub fn parse(s: &str) -> Result<Stacking, ParseErrorKind> {
+        match s {
+            "exclusive" => Ok(Stacking::Exclusive),
+            "stackable" => Ok(Stacking::Stackable),
+            _ => Err(ParseErrorKind::UnknownValue { found: s.to_owned(), expected: "exclusive, stackable" }),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stacking::Exclusive => "exclusive",
+            Stacking::Stackable => "stackable",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Stacking {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The pricing terms of `POST /v1/templates` as they arrive (DESIGN §7).
+///
+/// The request carries more (name, issue window, quota, …), which the HTTP
+/// layer parses itself. (Embedding this with `#[serde(flatten)]` works, but
+/// then serde no longer refuses unknown fields.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTerms {
+    pub kind: String,
+    pub currency: String,
+    pub discount: RawDiscount,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face_value: Option<String>,
+    pub validity: RawValidity,
+    pub stacking: String,
+    #[serde(default)]
+    pub use_scope: Vec<RawScopeEntry>,
+}
+
+/// Validated terms of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terms {
+    kind: Kind,
+    currency: Currency,
+    rule: DiscountRule,
+    face_value: Money,
+    validity: ValidityTerms,
+    stacking: Stacking,
+    scope: UseScope,
+}
+
+impl Terms {
+    /// Validates raw terms; the first invalid field is reported with its
+    /// path, e.g. `discount.amount` or `use_scope[1].kind`.
+    pub fn parse(raw: &RawTerms) -> Result<Terms, ParseError> {
+        let kind = Kind::parse(&raw.kind).map_err(|e| ParseError::new("kind", e))?;
+        let currency = Currency::parse(&raw.currency).map_err(|e| ParseError::new("currency", e))?;
+        let rule = DiscountRule::parse(&raw.discount).map_err(|e| e.within("discount"))?;
+        let face_value = face_value(raw.face_value.as_deref(), &rule)?;
+        let validity = ValidityTerms::parse(&raw.validity).map_err(|e| e.within("validity"))?;
+        let stacking = Stacking::parse(&raw.stacking).map_err(|e| ParseError::new("stacking", e))?;
+        let scope = UseScope::parse(&raw.use_scope).map_err(|e| prefix_index("use_scope", e))?;
+        Ok(Terms { kind, currency, rule, face_value, validity, stacking, scope })
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+    pub fn currency(&self) -> &Currency {
+        &self.currency
+    }
+    pub fn rule(&self) -> &DiscountRule {
+        &self.rule
+    }
+    /// The face value (defaults to the rule's largest possible discount).
+    pub fn face_value(&self) -> Money {
+        self.face_value
+    }
+    pub fn validity(&self) -> &ValidityTerms {
+        &self.validity
+    }
+    pub fn stacking(&self) -> Stacking {
+        self.stacking
+    }
+    pub fn scope(&self) -> &UseScope {
+        &self.scope
+    }
+
+    /// The canonical raw form: `Terms::parse(&t.to_raw()) == Ok(t)`; handy
+    /// for reading a template back and for event payloads.
+    pub fn to_raw(&self) -> RawTerms {
+        RawTerms {
+            kind: self.kind.as_str().to_owned(),
+            currency: self.currency.as_str().to_owned(),
+            discount: self.rule.to_raw(),
+            face_value: Some(self.face_value.to_string()),
+            validity: self.validity.to_raw(),
+            stacking: self.stacking.as_str().to_owned(),
+            use_scope: self.scope.to_raw(),
+        }
+    }
+}
+
+impl TryFrom<&RawTerms> for Terms {
+    type Error = ParseError;
+    fn try_from(raw: &RawTerms) -> Result<Terms, ParseError> {
+        Terms::parse(raw)
+    }
+}
+
+fn face_value(raw: Option<&str>, rule: &DiscountRule) -> Result<Money, ParseError> {
+    match raw {
+        Some(s) => {
+            let m = Money::parse(s).map_err(|e| ParseError::new("face_value", e))?;
+            if m.is_zero() {
+                return Err(ParseError::new("face_value", ParseErrorKind::NotPositive));
+            }
+            Ok(m)
+        }
+        None => rule.max_discount().ok_or_else(|| ParseError::new("face_value", ParseErrorKind::FaceValueRequired)),
+    }
+}
+
+/// `[1].kind` within `use_scope` reads `use_scope[1].kind`, not `use_scope.[1]…`.
+fn prefix_index(parent: &str, e: ParseError) -> ParseError {
+    ParseError::new(format!("{parent}{}", e.field()), e.kind().clone())
+}

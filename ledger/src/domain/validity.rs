@@ -1,0 +1,189 @@
+//! Validity (有效期): the template's terms and the instants fixed on a coupon
+//! when it is issued.
+//!
+//! Relative validity counts business days in the business time zone
+//! (`LEDGER_TZ`): effective = the issue instant when `begin_days` = 0, else
+//! 00:00 of the day `issue_date + begin_days`; expiry = 23:59:59 of the day
+//! `effective_date + end_days` (the day of issue is not counted). Across DST:
+//! a 00:00 that does not exist becomes the earliest local time that does, an
+//! ambiguous one the earlier instant; an ambiguous 23:59:59 is the later
+//! instant, one that does not exist the last second before the next day.
+
+use chrono::{DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::parse_error::{ParseError, ParseErrorKind};
+
+/// The longest relative validity accepted, in days (about 100 years).
+pub const MAX_RELATIVE_DAYS: u32 = 36_600;
+
+/// The `validity` object of a template as it arrives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawValidity {
+    Absolute { begin: String, end: String },
+    Relative { begin_days: i64, end_days: i64 },
+}
+
+/// Validated validity terms of a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidityTerms {
+    /// Usable in `[begin, end]` whenever it was issued.
+    Absolute(AbsoluteWindow),
+    /// Usable for a number of business days counted from the issue day.
+    Relative(RelativeDays),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbsoluteWindow {
+    begin: DateTime<Utc>,
+    end: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelativeDays {
+    begin_days: u32,
+    end_days: u32,
+}
+
+/// The validity fixed on one coupon at issue: usable iff
+/// `effective_at ≤ now ≤ expires_at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validity {
+    pub effective_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The computed validity falls outside the calendar chrono supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the validity falls outside the supported calendar")]
+pub struct ValidityOutOfRange;
+
+impl AbsoluteWindow {
+    pub fn begin(&self) -> DateTime<Utc> {
+        self.begin
+    }
+    pub fn end(&self) -> DateTime<Utc> {
+        self.end
+    }
+}
+
+impl RelativeDays {
+    pub fn begin_days(&self) -> u32 {
+        self.begin_days
+    }
+    pub fn end_days(&self) -> u32 {
+        self.end_days
+    }
+}
+
+fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ParseError> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| ParseError::new(field, ParseErrorKind::Instant))
+}
+
+fn days(field: &str, n: i64) -> Result<u32, ParseError> {
+    if n < 0 {
+        return Err(ParseError::new(field, ParseErrorKind::NegativeDays));
+    }
+    u32::try_from(n)
+        .ok()
+        .filter(|d| *d <= MAX_RELATIVE_DAYS)
+        .ok_or_else(|| ParseError::new(field, ParseErrorKind::TooManyDays { max: MAX_RELATIVE_DAYS }))
+}
+
+impl ValidityTerms {
+    /// Validates raw terms; fields are relative (`begin`, `end_days`).
+    pub fn parse(raw: &RawValidity) -> Result<ValidityTerms, ParseError> {
+        match raw {
+            RawValidity::Absolute { begin, end } => {
+                let (begin, end) = (instant("begin", begin)?, instant("end", end)?);
+                if begin >= end {
+                    return Err(ParseError::new("end", ParseErrorKind::BeginNotBeforeEnd));
+                }
+                Ok(ValidityTerms::Absolute(AbsoluteWindow { begin, end }))
+            }
+            RawValidity::Relative { begin_days, end_days } => Ok(ValidityTerms::Relative(RelativeDays {
+                begin_days: days("begin_days", *begin_days)?,
+                end_days: days("end_days", *end_days)?,
+            })),
+        }
+    }
+
+    /// The validity of a coupon issued at `issued_at`, business zone `tz`.
+    pub fn validity_for(&self, issued_at: DateTime<Utc>, tz: Tz) -> Result<Validity, ValidityOutOfRange> {
+        match self {
+            ValidityTerms::Absolute(w) => Ok(Validity { effective_at: w.begin, expires_at: w.end }),
+            ValidityTerms::Relative(d) => relative(*d, issued_at, tz).ok_or(ValidityOutOfRange),
+        }
+    }
+
+    pub fn to_raw(&self) -> RawValidity {
+        match self {
+            ValidityTerms::Absolute(w) => RawValidity::Absolute {
+                begin: w.begin.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                end: w.end.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+            },
+            ValidityTerms::Relative(d) => RawValidity::Relative {
+                begin_days: i64::from(d.begin_days),
+                end_days: i64::from(d.end_days),
+            },
+        }
+    }
+}
+
+impl Validity {
+    /// Whether the coupon may be used at `now` (both ends inclusive).
+    pub fn is_within(&self, now: DateTime<Utc>) -> bool {
+        self.effective_at <= now && now <= self.expires_at
+    }
+}
+
+fn relative(d: RelativeDays, issued_at: DateTime<Utc>, tz: Tz) -> Option<Validity> {
+    let issue_date = issued_at.with_timezone(&tz).date_naive();
+    let (effective_at, effective_date) = if d.begin_days == 0 {
+        (issued_at, issue_date)
+    } else {
+        let day = issue_date.checked_add_days(Days::new(u64::from(d.begin_days)))?;
+        (start_of_day(tz, day)?, day)
+    };
+    let last_day = effective_date.checked_add_days(Days::new(u64::from(d.end_days)))?;
+    Some(Validity { effective_at, expires_at: end_of_day(tz, last_day)? })
+}
+
+/// The first instant of a business day.
+pub fn start_of_day(tz: Tz, day: NaiveDate) -> Option<DateTime<Utc>> {
+    let midnight = day.and_time(NaiveTime::MIN);
+    match tz.from_local_datetime(&midnight) {
+        LocalResult::Single(t) => Some(t.to_utc()),
+        LocalResult::Ambiguous(a, b) => Some(a.min(b).to_utc()),
+        LocalResult::None => first_valid_after_gap(tz, midnight),
+    }
+}
+
+/// 23:59:59 of a business day (the later instant when it occurs twice).
+pub fn end_of_day(tz: Tz, day: NaiveDate) -> Option<DateTime<Utc>> {
+    let last_second = day.and_hms_opt(23, 59, 59)?;
+    match tz.from_local_datetime(&last_second) {
+        LocalResult::Single(t) => Some(t.to_utc()),
+        LocalResult::Ambiguous(a, b) => Some(a.max(b).to_utc()),
+        LocalResult::None => start_of_day(tz, day.succ_opt()?)?.checked_sub_signed(TimeDelta::seconds(1)),
+    }
+}
+
+/// The earliest existing local time after `local`, which falls in a gap.
+/// chrono-tz exposes no transition table, so scan: by minute (gaps start on
+/// whole minutes in practice), then by second for historic odd offsets.
+fn first_valid_after_gap(tz: Tz, local: NaiveDateTime) -> Option<DateTime<Utc>> {
+    let exists = |t: NaiveDateTime| tz.from_local_datetime(&t).earliest();
+    let minute = (1..=26 * 60)
+        .filter_map(|m| local.checked_add_signed(TimeDelta::minutes(m)))
+        .find(|t| exists(*t).is_some())?;
+    let first = (0..60)
+        .rev()
+        .filter_map(|s| minute.checked_sub_signed(TimeDelta::seconds(s)))
+        .find(|t| *t > local && exists(*t).is_some())?;
+    exists(first).map(|t| t.to_utc())
+}
