@@ -88,7 +88,11 @@ fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
     };
     Ok(Tokens {
         admin: pick(&config.admin_token, "LEDGER_ADMIN_TOKEN", "dev-admin-token")?,
-        service: pick(&config.service_token, "LEDGER_SERVICE_TOKEN", "dev-service-token")?,
+        service: pick(
+            &config.service_token,
+            "LEDGER_SERVICE_TOKEN",
+            "dev-service-token",
+        )?,
     })
 }
 

@@ -2,24 +2,32 @@
 //!
 //! The API starts and serves while Redis is down; every invariant is guarded by
 //! Postgres, so losing Redis costs speed only. A connection manager is created
-//! lazily and reconnects by itself once created; short timeouts keep a stopped
-//! Redis from stalling requests.
+//! lazily and reconnects by itself once created. After a failure, Redis is
+//! skipped for a short while, so a stopped Redis costs requests nothing.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::RwLock;
 
 /// How long a Redis call may take before the caller falls back to Postgres.
 const TIMEOUT: Duration = Duration::from_millis(250);
+/// How long Redis is left alone after a failure.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
 
 #[derive(Clone)]
 pub struct RedisHandle {
     client: redis::Client,
     /// Prefix of every key this process writes (tests use one each).
     pub prefix: String,
-    manager: Arc<RwLock<Option<ConnectionManager>>>,
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    manager: OnceLock<ConnectionManager>,
+    connecting: tokio::sync::Mutex<()>,
+    failed_at: Mutex<Option<Instant>>,
 }
 
 impl RedisHandle {
@@ -27,27 +35,50 @@ impl RedisHandle {
         Ok(Self {
             client: redis::Client::open(url)?,
             prefix: prefix.into(),
-            manager: Arc::default(),
+            shared: Arc::default(),
         })
     }
 
-    /// A connection, or None while Redis cannot be reached.
+    /// A connection, or None while Redis is failing or being connected to.
     pub async fn connection(&self) -> Option<ConnectionManager> {
-        if let Some(m) = self.manager.read().await.as_ref() {
+        if self.recently_failed() {
+            return None;
+        }
+        if let Some(m) = self.shared.manager.get() {
             return Some(m.clone());
         }
-        let mut slot = self.manager.write().await;
-        if slot.is_none() {
-            let config = ConnectionManagerConfig::new()
-                .set_connection_timeout(Some(TIMEOUT))
-                .set_response_timeout(Some(TIMEOUT))
-                .set_number_of_retries(1);
-            match ConnectionManager::new_with_config(self.client.clone(), config).await {
-                Ok(m) => *slot = Some(m),
-                Err(e) => tracing::debug!(error = %e, "redis unavailable"),
+        // One task connects; the others go on without Redis meanwhile.
+        let _guard = self.shared.connecting.try_lock().ok()?;
+        if let Some(m) = self.shared.manager.get() {
+            return Some(m.clone());
+        }
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(TIMEOUT))
+            .set_response_timeout(Some(TIMEOUT))
+            .set_number_of_retries(1);
+        match ConnectionManager::new_with_config(self.client.clone(), config).await {
+            Ok(m) => Some(self.shared.manager.get_or_init(|| m).clone()),
+            Err(e) => {
+                tracing::debug!(error = %e, "redis unavailable");
+                self.report_failure();
+                None
             }
         }
-        slot.clone()
+    }
+
+    /// Callers report a failed command, so the next ones skip Redis for a while.
+    pub fn report_failure(&self) {
+        if let Ok(mut at) = self.shared.failed_at.lock() {
+            *at = Some(Instant::now());
+        }
+    }
+
+    fn recently_failed(&self) -> bool {
+        self.shared
+            .failed_at
+            .lock()
+            .map(|at| at.is_some_and(|t| t.elapsed() < RETRY_AFTER))
+            .unwrap_or(false)
     }
 
     pub fn key(&self, parts: &[&str]) -> String {
@@ -56,9 +87,13 @@ impl RedisHandle {
         key
     }
 
-    /// PING, for readiness.
+    /// PING, for readiness (tries even right after a failure).
     pub async fn ping(&self) -> bool {
-        let Some(mut conn) = self.connection().await else {
+        let conn = match self.shared.manager.get() {
+            Some(m) => Some(m.clone()),
+            None => self.connection().await,
+        };
+        let Some(mut conn) = conn else {
             return false;
         };
         redis::cmd("PING")

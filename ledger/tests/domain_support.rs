@@ -47,7 +47,12 @@ pub fn always() -> Validity {
 }
 
 pub fn coupon(id: &str, template_sn: &str, terms: Terms) -> Coupon<String> {
-    Coupon { id: id.to_owned(), template_sn: template_sn.to_owned(), terms, validity: always() }
+    Coupon {
+        id: id.to_owned(),
+        template_sn: template_sn.to_owned(),
+        terms,
+        validity: always(),
+    }
 }
 
 /// An order of `(sku, category, quantity, unit price)` lines `l1, l2, …`.
@@ -55,7 +60,12 @@ pub fn order(lines: &[(&str, &str, i64, &str)], shipping: &str) -> Order {
     order_in("310000", &[], lines, shipping)
 }
 
-pub fn order_in(region: &str, tags: &[&str], lines: &[(&str, &str, i64, &str)], shipping: &str) -> Order {
+pub fn order_in(
+    region: &str,
+    tags: &[&str],
+    lines: &[(&str, &str, i64, &str)],
+    shipping: &str,
+) -> Order {
     let raw: RawOrder = serde_json::from_value(json!({
         "order_id": "o-1",
         "user_id": "u-1",

@@ -5,7 +5,8 @@
 mod support;
 
 use ledger::domain::{
-    DiscountRule, Kind, Money, Order, ParseErrorKind, RawOrder, RawTerms, ScopeKind, Stacking, Terms, ValidityTerms,
+    DiscountRule, Kind, Money, Order, ParseErrorKind, RawOrder, RawTerms, ScopeKind, Stacking,
+    Terms, ValidityTerms,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -45,8 +46,12 @@ fn the_design_example_parses() {
     assert_eq!(t.stacking(), Stacking::Stackable);
     assert_eq!(t.currency().as_str(), "CNY");
     assert_eq!(t.face_value(), m("20.00"));
-    assert!(matches!(t.rule(), DiscountRule::FixedOff(r) if r.threshold() == m("199") && r.amount() == m("20")));
-    assert!(matches!(t.validity(), ValidityTerms::Relative(d) if d.begin_days() == 0 && d.end_days() == 7));
+    assert!(
+        matches!(t.rule(), DiscountRule::FixedOff(r) if r.threshold() == m("199") && r.amount() == m("20"))
+    );
+    assert!(
+        matches!(t.validity(), ValidityTerms::Relative(d) if d.begin_days() == 0 && d.end_days() == 7)
+    );
     assert_eq!(t.scope().values(ScopeKind::Category).len(), 2);
     assert_eq!(t.scope().values(ScopeKind::Region).len(), 1);
     assert!(t.scope().values(ScopeKind::Product).is_empty());
@@ -84,11 +89,26 @@ fn terms_round_trip_through_their_raw_form() {
 #[test]
 fn face_value_defaults_to_the_largest_possible_discount() {
     let cases = [
-        (json!({"type": "fixed_off", "threshold": "199", "amount": "20"}), Some("20.00")),
-        (json!({"type": "ladder", "tiers": [{"threshold": "300", "amount": "50"}, {"threshold": "500", "amount": "100"}]}), Some("100.00")),
-        (json!({"type": "per_threshold_off", "step": "100", "amount": "10", "max_off": "30"}), Some("30.00")),
-        (json!({"type": "rate", "rate_off": "0.1", "max_off": "15"}), Some("15.00")),
-        (json!({"type": "per_threshold_off", "step": "100", "amount": "10"}), None),
+        (
+            json!({"type": "fixed_off", "threshold": "199", "amount": "20"}),
+            Some("20.00"),
+        ),
+        (
+            json!({"type": "ladder", "tiers": [{"threshold": "300", "amount": "50"}, {"threshold": "500", "amount": "100"}]}),
+            Some("100.00"),
+        ),
+        (
+            json!({"type": "per_threshold_off", "step": "100", "amount": "10", "max_off": "30"}),
+            Some("30.00"),
+        ),
+        (
+            json!({"type": "rate", "rate_off": "0.1", "max_off": "15"}),
+            Some("15.00"),
+        ),
+        (
+            json!({"type": "per_threshold_off", "step": "100", "amount": "10"}),
+            None,
+        ),
         (json!({"type": "rate", "rate_off": "0.1"}), None),
     ];
     for (discount, expected) in cases {
@@ -96,7 +116,10 @@ fn face_value_defaults_to_the_largest_possible_discount() {
         v.as_object_mut().unwrap().remove("face_value");
         match expected {
             Some(face) => assert_eq!(parse(v).unwrap().face_value(), m(face), "{discount}"),
-            None => assert_eq!(error_field(v), ("face_value".into(), ParseErrorKind::FaceValueRequired)),
+            None => assert_eq!(
+                error_field(v),
+                ("face_value".into(), ParseErrorKind::FaceValueRequired)
+            ),
         }
     }
 }
@@ -105,34 +128,143 @@ fn face_value_defaults_to_the_largest_possible_discount() {
 fn bad_terms_name_their_field() {
     let d = |discount: Value| with(design_example(), "discount", discount);
     let cases: Vec<(Value, &str)> = vec![
-        (d(json!({"type": "fixed_off", "threshold": "199", "amount": "-1"})), "discount.amount"),
-        (d(json!({"type": "fixed_off", "threshold": "199", "amount": "1.005"})), "discount.amount"),
-        (d(json!({"type": "fixed_off", "threshold": "abc", "amount": "1"})), "discount.threshold"),
-        (d(json!({"type": "fixed_off", "threshold": "1", "amount": "0"})), "discount.amount"),
-        (d(json!({"type": "per_threshold_off", "step": "0", "amount": "1"})), "discount.step"),
-        (d(json!({"type": "per_threshold_off", "step": "-5", "amount": "1"})), "discount.step"),
-        (d(json!({"type": "per_threshold_off", "step": "5", "amount": "1", "max_off": "0.001"})), "discount.max_off"),
-        (d(json!({"type": "rate", "rate_off": "0"})), "discount.rate_off"),
-        (d(json!({"type": "rate", "rate_off": "1.01"})), "discount.rate_off"),
-        (d(json!({"type": "rate", "rate_off": "-0.1"})), "discount.rate_off"),
-        (d(json!({"type": "rate", "rate_off": "0.12345"})), "discount.rate_off"),
+        (
+            d(json!({"type": "fixed_off", "threshold": "199", "amount": "-1"})),
+            "discount.amount",
+        ),
+        (
+            d(json!({"type": "fixed_off", "threshold": "199", "amount": "1.005"})),
+            "discount.amount",
+        ),
+        (
+            d(json!({"type": "fixed_off", "threshold": "abc", "amount": "1"})),
+            "discount.threshold",
+        ),
+        (
+            d(json!({"type": "fixed_off", "threshold": "1", "amount": "0"})),
+            "discount.amount",
+        ),
+        (
+            d(json!({"type": "per_threshold_off", "step": "0", "amount": "1"})),
+            "discount.step",
+        ),
+        (
+            d(json!({"type": "per_threshold_off", "step": "-5", "amount": "1"})),
+            "discount.step",
+        ),
+        (
+            d(json!({"type": "per_threshold_off", "step": "5", "amount": "1", "max_off": "0.001"})),
+            "discount.max_off",
+        ),
+        (
+            d(json!({"type": "rate", "rate_off": "0"})),
+            "discount.rate_off",
+        ),
+        (
+            d(json!({"type": "rate", "rate_off": "1.01"})),
+            "discount.rate_off",
+        ),
+        (
+            d(json!({"type": "rate", "rate_off": "-0.1"})),
+            "discount.rate_off",
+        ),
+        (
+            d(json!({"type": "rate", "rate_off": "0.12345"})),
+            "discount.rate_off",
+        ),
         (d(json!({"type": "ladder", "tiers": []})), "discount.tiers"),
-        (d(json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "1"}, {"threshold": "5", "amount": "2"}]})), "discount.tiers[1].threshold"),
-        (d(json!({"type": "ladder", "tiers": [{"threshold": "9", "amount": "1"}, {"threshold": "5", "amount": "2"}]})), "discount.tiers[1].threshold"),
-        (d(json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "3"}, {"threshold": "9", "amount": "2"}]})), "discount.tiers[1].amount"),
-        (d(json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "x"}]})), "discount.tiers[0].amount"),
-        (with(design_example(), "validity", json!({"type": "absolute", "begin": "2026-11-15T00:00:00Z", "end": "2026-11-15T00:00:00Z"})), "validity.end"),
-        (with(design_example(), "validity", json!({"type": "absolute", "begin": "yesterday", "end": "2026-11-15T00:00:00Z"})), "validity.begin"),
-        (with(design_example(), "validity", json!({"type": "relative", "begin_days": -1, "end_days": 7})), "validity.begin_days"),
-        (with(design_example(), "validity", json!({"type": "relative", "begin_days": 0, "end_days": -7})), "validity.end_days"),
-        (with(design_example(), "use_scope", json!([{"kind": "brand", "values": ["x"]}])), "use_scope[0].kind"),
-        (with(design_example(), "use_scope", json!([{"kind": "region", "values": ["1"]}, {"kind": "product", "values": []}])), "use_scope[1].values"),
-        (with(design_example(), "use_scope", json!([{"kind": "product", "values": ["a", ""]}])), "use_scope[0].values[1]"),
+        (
+            d(
+                json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "1"}, {"threshold": "5", "amount": "2"}]}),
+            ),
+            "discount.tiers[1].threshold",
+        ),
+        (
+            d(
+                json!({"type": "ladder", "tiers": [{"threshold": "9", "amount": "1"}, {"threshold": "5", "amount": "2"}]}),
+            ),
+            "discount.tiers[1].threshold",
+        ),
+        (
+            d(
+                json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "3"}, {"threshold": "9", "amount": "2"}]}),
+            ),
+            "discount.tiers[1].amount",
+        ),
+        (
+            d(json!({"type": "ladder", "tiers": [{"threshold": "5", "amount": "x"}]})),
+            "discount.tiers[0].amount",
+        ),
+        (
+            with(
+                design_example(),
+                "validity",
+                json!({"type": "absolute", "begin": "2026-11-15T00:00:00Z", "end": "2026-11-15T00:00:00Z"}),
+            ),
+            "validity.end",
+        ),
+        (
+            with(
+                design_example(),
+                "validity",
+                json!({"type": "absolute", "begin": "yesterday", "end": "2026-11-15T00:00:00Z"}),
+            ),
+            "validity.begin",
+        ),
+        (
+            with(
+                design_example(),
+                "validity",
+                json!({"type": "relative", "begin_days": -1, "end_days": 7}),
+            ),
+            "validity.begin_days",
+        ),
+        (
+            with(
+                design_example(),
+                "validity",
+                json!({"type": "relative", "begin_days": 0, "end_days": -7}),
+            ),
+            "validity.end_days",
+        ),
+        (
+            with(
+                design_example(),
+                "use_scope",
+                json!([{"kind": "brand", "values": ["x"]}]),
+            ),
+            "use_scope[0].kind",
+        ),
+        (
+            with(
+                design_example(),
+                "use_scope",
+                json!([{"kind": "region", "values": ["1"]}, {"kind": "product", "values": []}]),
+            ),
+            "use_scope[1].values",
+        ),
+        (
+            with(
+                design_example(),
+                "use_scope",
+                json!([{"kind": "product", "values": ["a", ""]}]),
+            ),
+            "use_scope[0].values[1]",
+        ),
         (with(design_example(), "currency", json!("cny")), "currency"),
-        (with(design_example(), "currency", json!("CNYX")), "currency"),
+        (
+            with(design_example(), "currency", json!("CNYX")),
+            "currency",
+        ),
         (with(design_example(), "kind", json!("service")), "kind"),
-        (with(design_example(), "stacking", json!("sometimes")), "stacking"),
-        (with(design_example(), "face_value", json!("0.00")), "face_value"),
+        (
+            with(design_example(), "stacking", json!("sometimes")),
+            "stacking",
+        ),
+        (
+            with(design_example(), "face_value", json!("0.00")),
+            "face_value",
+        ),
     ];
     for (v, field) in cases {
         let e = parse(v.clone()).expect_err(&v.to_string());
@@ -144,11 +276,23 @@ fn bad_terms_name_their_field() {
 
 #[test]
 fn messages_say_what_is_wrong() {
-    let v = with(design_example(), "discount", json!({"type": "rate", "rate_off": "12"}));
+    let v = with(
+        design_example(),
+        "discount",
+        json!({"type": "rate", "rate_off": "12"}),
+    );
     let e = parse(v).unwrap_err();
     assert_eq!(e.kind(), &ParseErrorKind::RateOutOfRange);
-    assert!(e.to_string().contains("discount.rate_off: must be greater than 0 and at most 1"), "{e}");
-    let v = with(design_example(), "use_scope", json!([{"kind": "brand", "values": ["x"]}]));
+    assert!(
+        e.to_string()
+            .contains("discount.rate_off: must be greater than 0 and at most 1"),
+        "{e}"
+    );
+    let v = with(
+        design_example(),
+        "use_scope",
+        json!([{"kind": "brand", "values": ["x"]}]),
+    );
     assert!(parse(v).unwrap_err().message().contains("\"brand\""));
 }
 
@@ -159,9 +303,17 @@ fn raw_terms_refuse_unknown_fields_and_types() {
     assert!(serde_json::from_value::<RawTerms>(extra).is_err());
     let unknown_rule = with(design_example(), "discount", json!({"type": "bogo"}));
     assert!(serde_json::from_value::<RawTerms>(unknown_rule).is_err());
-    let extra_in_rule = with(design_example(), "discount", json!({"type": "fixed_off", "threshold": "1", "amount": "1", "step": "1"}));
+    let extra_in_rule = with(
+        design_example(),
+        "discount",
+        json!({"type": "fixed_off", "threshold": "1", "amount": "1", "step": "1"}),
+    );
     assert!(serde_json::from_value::<RawTerms>(extra_in_rule).is_err());
-    let number_amount = with(design_example(), "discount", json!({"type": "fixed_off", "threshold": 1, "amount": "1"}));
+    let number_amount = with(
+        design_example(),
+        "discount",
+        json!({"type": "fixed_off", "threshold": 1, "amount": "1"}),
+    );
     assert!(serde_json::from_value::<RawTerms>(number_amount).is_err());
 }
 
@@ -193,7 +345,10 @@ fn amounts_parse_strictly() {
     assert_eq!(m("-0").to_string(), "0.00");
     assert_eq!(serde_json::to_string(&m("12.3")).unwrap(), "\"12.30\"");
     assert_eq!(serde_json::from_str::<Money>("\"0.5\"").unwrap(), m("0.50"));
-    assert!(serde_json::from_str::<Money>("0.5").is_err(), "numbers are refused: no floats");
+    assert!(
+        serde_json::from_str::<Money>("0.5").is_err(),
+        "numbers are refused: no floats"
+    );
     for bad in ["", "abc", "-1", "1.001", "1e3", "1000000000000.00", " 1"] {
         assert!(Money::parse(bad).is_err(), "{bad:?}");
     }
@@ -211,7 +366,10 @@ fn money_arithmetic_stays_in_range() {
     assert_eq!(m("12.34").cents(), 1234);
     let half = rust_decimal::Decimal::new(1005, 3);
     assert_eq!(Money::round_half_up(half).unwrap(), m("1.01"), "half-up");
-    assert_eq!(Money::round_half_up(rust_decimal::Decimal::new(1004, 3)).unwrap(), m("1.00"));
+    assert_eq!(
+        Money::round_half_up(rust_decimal::Decimal::new(1004, 3)).unwrap(),
+        m("1.00")
+    );
 }
 
 fn raw_order(v: Value) -> RawOrder {
@@ -238,7 +396,12 @@ fn orders_parse_and_total() {
     assert_eq!(Order::parse(&o.to_raw()).unwrap(), o);
     let mut no_shipping = order_json();
     no_shipping.as_object_mut().unwrap().remove("shipping_fee");
-    assert_eq!(Order::parse(&raw_order(no_shipping)).unwrap().shipping_fee(), Money::ZERO);
+    assert_eq!(
+        Order::parse(&raw_order(no_shipping))
+            .unwrap()
+            .shipping_fee(),
+        Money::ZERO
+    );
 }
 
 #[test]
@@ -252,11 +415,17 @@ fn bad_orders_name_their_field() {
     let cases = [
         (line(1, "quantity", json!(0)), "lines[1].quantity"),
         (line(0, "quantity", json!(-3)), "lines[0].quantity"),
-        (line(0, "quantity", json!(5_000_000_000_i64)), "lines[0].quantity"),
+        (
+            line(0, "quantity", json!(5_000_000_000_i64)),
+            "lines[0].quantity",
+        ),
         (line(1, "unit_price", json!("1.999")), "lines[1].unit_price"),
         (line(1, "line_id", json!("a")), "lines[1].line_id"),
         (line(0, "line_id", json!("")), "lines[0].line_id"),
-        (line(0, "unit_price", json!("999999999999.99")), "lines[0].quantity"),
+        (
+            line(0, "unit_price", json!("999999999999.99")),
+            "lines[0].quantity",
+        ),
         (top("lines", json!([])), "lines"),
         (top("currency", json!("RMB1")), "currency"),
         (top("shipping_fee", json!("-8")), "shipping_fee"),
@@ -271,5 +440,8 @@ fn bad_orders_name_their_field() {
     huge["lines"][0]["unit_price"] = json!("600000000000.00");
     huge["lines"][0]["quantity"] = json!(1);
     huge["lines"][1]["unit_price"] = json!("600000000000.00");
-    assert_eq!(Order::parse(&raw_order(huge)).unwrap_err().kind(), &ParseErrorKind::TotalTooLarge);
+    assert_eq!(
+        Order::parse(&raw_order(huge)).unwrap_err().kind(),
+        &ParseErrorKind::TotalTooLarge
+    );
 }

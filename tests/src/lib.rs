@@ -57,7 +57,12 @@ impl Env {
         vec![
             ("DATABASE_URL", self.db.url()),
             ("AMQP_URL", self.vhost.amqp_url.clone()),
-            ("REDIS_URL", self.redis_url.clone().unwrap_or_else(|| self.redis.url.clone())),
+            (
+                "REDIS_URL",
+                self.redis_url
+                    .clone()
+                    .unwrap_or_else(|| self.redis.url.clone()),
+            ),
             ("LEDGER_REDIS_PREFIX", self.redis.prefix.clone()),
             ("LEDGER_ADMIN_TOKEN", ADMIN_TOKEN.into()),
             ("LEDGER_SERVICE_TOKEN", SERVICE_TOKEN.into()),
@@ -98,10 +103,10 @@ impl Server {
 
     async fn wait_healthy(&self) -> anyhow::Result<()> {
         for _ in 0..200 {
-            if let Ok(r) = self.http.get(self.url("/healthz")).send().await {
-                if r.status().is_success() {
-                    return Ok(());
-                }
+            if let Ok(r) = self.http.get(self.url("/healthz")).send().await
+                && r.status().is_success()
+            {
+                return Ok(());
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -119,47 +124,73 @@ impl Server {
     }
 
     pub fn admin(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        self.http.request(method, self.url(path)).bearer_auth(ADMIN_TOKEN)
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(ADMIN_TOKEN)
     }
 
     pub fn service(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        self.http.request(method, self.url(path)).bearer_auth(SERVICE_TOKEN)
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(SERVICE_TOKEN)
     }
 
     /// POSTs as admin and returns (status, body).
     pub async fn admin_post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
-        let r = self.admin(reqwest::Method::POST, path).json(body).send().await?;
+        let r = self
+            .admin(reqwest::Method::POST, path)
+            .json(body)
+            .send()
+            .await?;
         Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
     }
 
     /// Creates, opens (window around now) and activates a template; returns its sn.
     pub async fn active_template(&self, total: i64, per_user_limit: i32) -> anyhow::Result<String> {
-        let (status, body) = self.admin_post("/v1/templates", &template_body(total, per_user_limit)).await?;
+        let (status, body) = self
+            .admin_post("/v1/templates", &template_body(total, per_user_limit))
+            .await?;
         anyhow::ensure!(status == 201, "create template: {status} {body}");
         let sn = body["sn"].as_str().context("sn")?.to_owned();
-        let (status, body) = self.admin_post(&format!("/v1/templates/{sn}/activate"), &json!({})).await?;
+        let (status, body) = self
+            .admin_post(&format!("/v1/templates/{sn}/activate"), &json!({}))
+            .await?;
         anyhow::ensure!(status == 200, "activate: {status} {body}");
         Ok(sn)
     }
 
     /// Creates a channel allowed to issue `sn`.
     pub async fn channel_for(&self, sn: &str) -> anyhow::Result<Channel> {
-        let (status, body) = self.admin_post("/v1/channels", &json!({"name": "test channel"})).await?;
+        let (status, body) = self
+            .admin_post("/v1/channels", &json!({"name": "test channel"}))
+            .await?;
         anyhow::ensure!(status == 201, "create channel: {status} {body}");
         let channel = Channel {
             id: body["id"].as_str().context("id")?.to_owned(),
             secret: body["secret"].as_str().context("secret")?.to_owned(),
         };
         let allow = json!({"channel_id": channel.id});
-        let (status, body) = self.admin_post(&format!("/v1/templates/{sn}/channels"), &allow).await?;
+        let (status, body) = self
+            .admin_post(&format!("/v1/templates/{sn}/channels"), &allow)
+            .await?;
         anyhow::ensure!(status == 200, "allow channel: {status} {body}");
         Ok(channel)
     }
 
     /// A signed claim; returns (status, body).
-    pub async fn claim(&self, channel: &Channel, sn: &str, user: &str) -> anyhow::Result<(u16, Value)> {
+    pub async fn claim(
+        &self,
+        channel: &Channel,
+        sn: &str,
+        user: &str,
+    ) -> anyhow::Result<(u16, Value)> {
         let body = json!({"template_sn": sn, "user_id": user}).to_string();
-        let signed = channel.sign("POST", "/v1/claims", &body, &uuid::Uuid::new_v4().to_string());
+        let signed = channel.sign(
+            "POST",
+            "/v1/claims",
+            &body,
+            &uuid::Uuid::new_v4().to_string(),
+        );
         self.send_signed(signed, body).await
     }
 
@@ -202,7 +233,8 @@ impl Channel {
     }
 
     pub fn sign_at(&self, method: &str, path: &str, body: &str, nonce: &str, ts: i64) -> Signed {
-        let signature = ledger::api::signature::sign(&self.secret, method, path, ts, nonce, body.as_bytes());
+        let signature =
+            ledger::api::signature::sign(&self.secret, method, path, ts, nonce, body.as_bytes());
         Signed {
             headers: vec![
                 ("X-Channel-Id", self.id.clone()),

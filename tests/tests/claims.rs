@@ -14,7 +14,12 @@ async fn count(env: &Env, sql: &str, sn: &str) -> i64 {
 
 async fn issued_everywhere(env: &Env, sn: &str) -> (i64, i64, i64) {
     let events = count(env, "SELECT count(*) FROM events WHERE event_type = 'CouponIssued' AND payload->>'template_sn' = $1", sn).await;
-    let coupons = count(env, "SELECT count(*) FROM coupons WHERE template_sn = $1", sn).await;
+    let coupons = count(
+        env,
+        "SELECT count(*) FROM coupons WHERE template_sn = $1",
+        sn,
+    )
+    .await;
     let counter = count(env, "SELECT issued FROM templates WHERE sn = $1", sn).await;
     (events, coupons, counter)
 }
@@ -28,7 +33,12 @@ async fn five_hundred_concurrent_claims_on_a_quota_of_100_issue_exactly_100() {
     let tasks: Vec<_> = (0..500)
         .map(|n| {
             let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
-            tokio::spawn(async move { server.claim(&channel, &sn, &format!("user-{n}")).await.unwrap() })
+            tokio::spawn(async move {
+                server
+                    .claim(&channel, &sn, &format!("user-{n}"))
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     let mut statuses = Vec::new();
@@ -37,7 +47,12 @@ async fn five_hundred_concurrent_claims_on_a_quota_of_100_issue_exactly_100() {
     }
     let created = statuses.iter().filter(|(s, _)| *s == 201).count();
     let sold_out: Vec<_> = statuses.iter().filter(|(s, _)| *s == 410).collect();
-    assert_eq!(created, 100, "{:?}", statuses.iter().find(|(s, _)| *s != 201 && *s != 410));
+    assert_eq!(
+        created,
+        100,
+        "{:?}",
+        statuses.iter().find(|(s, _)| *s != 201 && *s != 410)
+    );
     assert_eq!(sold_out.len(), 400);
     assert_eq!(sold_out[0].1["error"]["code"], "sold_out");
     assert_eq!(issued_everywhere(&env, &sn).await, (100, 100, 100));
@@ -73,24 +88,48 @@ async fn raising_the_quota_reopens_claims_and_stop_or_void_closes_them() {
     assert_eq!(server.claim(&ch, &sn, "u1").await.unwrap().0, 201);
     assert_eq!(server.claim(&ch, &sn, "u2").await.unwrap().0, 410);
 
-    let (status, body) = server.admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 2})).await.unwrap();
+    let (status, body) = server
+        .admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 2}))
+        .await
+        .unwrap();
     assert_eq!((status, body["total"].as_i64()), (200, Some(2)));
     assert_eq!(server.claim(&ch, &sn, "u2").await.unwrap().0, 201);
-    let (status, _) = server.admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 1})).await.unwrap();
+    let (status, _) = server
+        .admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 1}))
+        .await
+        .unwrap();
     assert_eq!(status, 409, "a quota never shrinks");
-    server.admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 10})).await.unwrap();
+    server
+        .admin_post(&format!("/v1/templates/{sn}/quota"), &json!({"total": 10}))
+        .await
+        .unwrap();
 
-    let (status, _) = server.admin_post(&format!("/v1/templates/{sn}/stop"), &json!({})).await.unwrap();
+    let (status, _) = server
+        .admin_post(&format!("/v1/templates/{sn}/stop"), &json!({}))
+        .await
+        .unwrap();
     assert_eq!(status, 200);
     let (status, body) = server.claim(&ch, &sn, "u3").await.unwrap();
-    assert_eq!((status, body["error"]["code"].as_str()), (422, Some("template_not_active")));
-    server.admin_post(&format!("/v1/templates/{sn}/activate"), &json!({})).await.unwrap();
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (422, Some("template_not_active"))
+    );
+    server
+        .admin_post(&format!("/v1/templates/{sn}/activate"), &json!({}))
+        .await
+        .unwrap();
     assert_eq!(server.claim(&ch, &sn, "u3").await.unwrap().0, 201);
 
-    let (status, _) = server.admin_post(&format!("/v1/templates/{sn}/void"), &json!({})).await.unwrap();
+    let (status, _) = server
+        .admin_post(&format!("/v1/templates/{sn}/void"), &json!({}))
+        .await
+        .unwrap();
     assert_eq!(status, 200);
     assert_eq!(server.claim(&ch, &sn, "u4").await.unwrap().0, 422);
-    let (status, _) = server.admin_post(&format!("/v1/templates/{sn}/activate"), &json!({})).await.unwrap();
+    let (status, _) = server
+        .admin_post(&format!("/v1/templates/{sn}/activate"), &json!({}))
+        .await
+        .unwrap();
     assert_eq!(status, 409, "void is final");
     assert_eq!(issued_everywhere(&env, &sn).await, (3, 3, 3));
 }
@@ -104,28 +143,81 @@ async fn bad_signatures_stale_timestamps_unknown_channels_and_replays_are_refuse
     let body = json!({"template_sn": sn, "user_id": "u1"}).to_string();
 
     let signed = ch.sign("POST", "/v1/claims", &body, "nonce-1");
-    assert_eq!(server.send_signed(signed, body.clone()).await.unwrap().0, 201);
+    assert_eq!(
+        server.send_signed(signed, body.clone()).await.unwrap().0,
+        201
+    );
     let replay = ch.sign("POST", "/v1/claims", &body, "nonce-1");
     let (status, err) = server.send_signed(replay, body.clone()).await.unwrap();
     assert_eq!(status, 401, "{err}");
 
-    let wrong = tests::Channel { id: ch.id.clone(), secret: "not-the-secret".into() };
-    assert_eq!(server.send_signed(wrong.sign("POST", "/v1/claims", &body, "n2"), body.clone()).await.unwrap().0, 401);
-    let stale = ch.sign_at("POST", "/v1/claims", &body, "n3", chrono::Utc::now().timestamp() - 301);
-    assert_eq!(server.send_signed(stale, body.clone()).await.unwrap().0, 401);
-    let unknown = tests::Channel { id: uuid::Uuid::new_v4().to_string(), secret: ch.secret.clone() };
-    assert_eq!(server.send_signed(unknown.sign("POST", "/v1/claims", &body, "n4"), body.clone()).await.unwrap().0, 401);
+    let wrong = tests::Channel {
+        id: ch.id.clone(),
+        secret: "not-the-secret".into(),
+    };
+    assert_eq!(
+        server
+            .send_signed(wrong.sign("POST", "/v1/claims", &body, "n2"), body.clone())
+            .await
+            .unwrap()
+            .0,
+        401
+    );
+    let stale = ch.sign_at(
+        "POST",
+        "/v1/claims",
+        &body,
+        "n3",
+        chrono::Utc::now().timestamp() - 301,
+    );
+    assert_eq!(
+        server.send_signed(stale, body.clone()).await.unwrap().0,
+        401
+    );
+    let unknown = tests::Channel {
+        id: uuid::Uuid::new_v4().to_string(),
+        secret: ch.secret.clone(),
+    };
+    assert_eq!(
+        server
+            .send_signed(
+                unknown.sign("POST", "/v1/claims", &body, "n4"),
+                body.clone()
+            )
+            .await
+            .unwrap()
+            .0,
+        401
+    );
     let tampered = ch.sign("POST", "/v1/claims", &body, "n5");
     let other_body = json!({"template_sn": sn, "user_id": "u2"}).to_string();
-    assert_eq!(server.send_signed(tampered, other_body).await.unwrap().0, 401);
-    let (status, _) = server.http.post(server.url("/v1/claims")).body(body.clone()).send().await.map(|r| (r.status().as_u16(), ())).unwrap();
+    assert_eq!(
+        server.send_signed(tampered, other_body).await.unwrap().0,
+        401
+    );
+    let (status, _) = server
+        .http
+        .post(server.url("/v1/claims"))
+        .body(body.clone())
+        .send()
+        .await
+        .map(|r| (r.status().as_u16(), ()))
+        .unwrap();
     assert_eq!(status, 401, "unsigned");
 
     // A real channel that this template does not list.
     let other_sn = server.active_template(10, 1).await.unwrap();
     let outsider = server.channel_for(&other_sn).await.unwrap();
     assert_eq!(server.claim(&outsider, &sn, "u9").await.unwrap().0, 403);
-    assert_eq!(count(&env, "SELECT count(*) FROM coupons WHERE template_sn = $1", &sn).await, 1);
+    assert_eq!(
+        count(
+            &env,
+            "SELECT count(*) FROM coupons WHERE template_sn = $1",
+            &sn
+        )
+        .await,
+        1
+    );
 }
 
 #[tokio::test]
@@ -137,7 +229,11 @@ async fn the_same_idempotency_key_returns_the_same_coupon_and_another_body_is_42
     let send = |user: &'static str, nonce: &'static str| {
         let body = json!({"template_sn": sn, "user_id": user}).to_string();
         let signed = ch.sign("POST", "/v1/claims", &body, nonce);
-        let mut req = server.http.post(server.url("/v1/claims")).header("Idempotency-Key", "claim-1").body(body);
+        let mut req = server
+            .http
+            .post(server.url("/v1/claims"))
+            .header("Idempotency-Key", "claim-1")
+            .body(body);
         for (k, v) in signed.headers {
             req = req.header(k, v);
         }
@@ -154,7 +250,15 @@ async fn the_same_idempotency_key_returns_the_same_coupon_and_another_body_is_42
     assert_eq!(other.status(), 422);
     let ids: HashSet<String> = [first["id"].to_string(), again["id"].to_string()].into();
     assert_eq!(ids.len(), 1);
-    assert_eq!(count(&env, "SELECT count(*) FROM coupons WHERE template_sn = $1", &sn).await, 1);
+    assert_eq!(
+        count(
+            &env,
+            "SELECT count(*) FROM coupons WHERE template_sn = $1",
+            &sn
+        )
+        .await,
+        1
+    );
 }
 
 #[tokio::test]
@@ -170,26 +274,45 @@ async fn every_event_carries_actor_correlation_and_idempotency_key() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
-    let sn = r.json::<serde_json::Value>().await.unwrap()["sn"].as_str().unwrap().to_owned();
+    let sn = r.json::<serde_json::Value>().await.unwrap()["sn"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let client = env.db.client().await.unwrap();
     let meta: serde_json::Value = client
-        .query_one("SELECT metadata FROM events WHERE stream_id = $1", &[&format!("template-{sn}")])
+        .query_one(
+            "SELECT metadata FROM events WHERE stream_id = $1",
+            &[&format!("template-{sn}")],
+        )
         .await
         .unwrap()
         .get(0);
-    assert_eq!(meta, json!({"actor": "admin", "correlation_id": "req-42", "idempotency_key": "tpl-1"}));
+    assert_eq!(
+        meta,
+        json!({"actor": "admin", "correlation_id": "req-42", "idempotency_key": "tpl-1"})
+    );
 
-    server.admin_post(&format!("/v1/templates/{sn}/activate"), &json!({})).await.unwrap();
+    server
+        .admin_post(&format!("/v1/templates/{sn}/activate"), &json!({}))
+        .await
+        .unwrap();
     let ch = server.channel_for(&sn).await.unwrap();
     let (status, coupon) = server.claim(&ch, &sn, "u1").await.unwrap();
     assert_eq!(status, 201);
     let meta: serde_json::Value = client
-        .query_one("SELECT metadata FROM events WHERE stream_id = $1", &[&format!("coupon-{}", coupon["id"].as_str().unwrap())])
+        .query_one(
+            "SELECT metadata FROM events WHERE stream_id = $1",
+            &[&format!("coupon-{}", coupon["id"].as_str().unwrap())],
+        )
         .await
         .unwrap()
         .get(0);
     assert_eq!(meta["actor"], format!("channel:{}", ch.id));
     assert_eq!(meta["channel_id"], ch.id.as_str());
-    assert!(meta["correlation_id"].as_str().is_some_and(|c| !c.is_empty()));
+    assert!(
+        meta["correlation_id"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty())
+    );
     assert_eq!(coupon["channel_id"], ch.id.as_str());
 }

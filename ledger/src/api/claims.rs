@@ -77,7 +77,14 @@ pub async fn claim(
     let now = state.now();
     signed.check_fresh(now)?;
     let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
-    authenticate(&state, &signed, parts.method.as_str(), parts.uri.path(), &body).await?;
+    authenticate(
+        &state,
+        &signed,
+        parts.method.as_str(),
+        parts.uri.path(),
+        &body,
+    )
+    .await?;
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
@@ -102,7 +109,8 @@ pub async fn claim(
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = Some(signed.channel_id);
     let issued = claim::claim(&tx, &req, &metadata).await?;
-    let view = serde_json::to_value(CouponView::issued(&issued)).map_err(|e| ApiError::Internal(e.into()))?;
+    let view = serde_json::to_value(CouponView::issued(&issued))
+        .map_err(|e| ApiError::Internal(e.into()))?;
     ctx.commit(tx, &scope, StatusCode::CREATED, view).await
 }
 
@@ -115,15 +123,17 @@ async fn authenticate(
     path: &str,
     body: &[u8],
 ) -> Result<(), ApiError> {
-    let client = state.pool.get().await?;
-    let secret = channels::secret(&**client, signed.channel_id)
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
+    let secret = {
+        let client = state.pool.get().await?;
+        channels::secret(&**client, signed.channel_id).await?
+    };
+    let secret = secret.ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
     signed.verify(&secret, method, path, body)?;
     let replay = || ApiError::Unauthorized("nonce already used".into());
     if state.nonce_seen_in_redis(signed).await {
         return Err(replay());
     }
+    let client = state.pool.get().await?;
     if !channels::record_nonce(&**client, signed.channel_id, &signed.nonce).await? {
         return Err(replay());
     }

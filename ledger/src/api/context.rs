@@ -32,7 +32,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Ctx {
         let idempotency_key = match parts.headers.get("Idempotency-Key") {
             None => None,
             Some(v) => {
-                let key = v.to_str().map_err(|_| idempotency::IdempotencyError::InvalidKey)?;
+                let key = v
+                    .to_str()
+                    .map_err(|_| idempotency::IdempotencyError::InvalidKey)?;
                 idempotency::validate_key(key)?;
                 Some(key.to_owned())
             }

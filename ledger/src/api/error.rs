@@ -161,7 +161,9 @@ impl From<crate::idempotency::IdempotencyError> for ApiError {
                 code: "bad_idempotency_key",
                 message: e.to_string(),
             },
-            IdempotencyError::KeyReused => Self::unprocessable("idempotency_key_reused", e.to_string()),
+            IdempotencyError::KeyReused => {
+                Self::unprocessable("idempotency_key_reused", e.to_string())
+            }
             IdempotencyError::Db(e) => e.into(),
         }
     }

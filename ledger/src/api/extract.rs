@@ -44,13 +44,19 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
 
 pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("request body is empty; expected JSON"));
+        return Err(ApiError::bad_request(
+            "request body is empty; expected JSON",
+        ));
     }
     let de = &mut serde_json::Deserializer::from_slice(body);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let at = if path == "." { String::new() } else { format!(" at {path}") };
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!(" at {path}")
+        };
         ApiError::bad_request(format!("invalid JSON{at}: {inner}"))
     })
 }

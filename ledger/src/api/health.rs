@@ -39,15 +39,30 @@ pub struct Readiness {
 #[utoipa::path(get, path = "/readyz", tag = "ops",
     responses((status = 200, body = Readiness), (status = 503, body = Readiness)))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let (postgres, rabbitmq, redis) =
-        tokio::join!(check_postgres(&state), check_rabbitmq(&state), state.redis.ping());
-    let down: Vec<&'static str> = [("postgres", postgres), ("rabbitmq", rabbitmq), ("redis", redis)]
-        .into_iter()
-        .filter_map(|(name, up)| (!up).then_some(name))
-        .collect();
-    let status = if down.is_empty() { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let (postgres, rabbitmq, redis) = tokio::join!(
+        check_postgres(&state),
+        check_rabbitmq(&state),
+        state.redis.ping()
+    );
+    let down: Vec<&'static str> = [
+        ("postgres", postgres),
+        ("rabbitmq", rabbitmq),
+        ("redis", redis),
+    ]
+    .into_iter()
+    .filter_map(|(name, up)| (!up).then_some(name))
+    .collect();
+    let status = if down.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     let body = Readiness {
-        status: if down.is_empty() { "ready" } else { "unavailable" },
+        status: if down.is_empty() {
+            "ready"
+        } else {
+            "unavailable"
+        },
         postgres,
         rabbitmq,
         redis,
@@ -61,11 +76,15 @@ async fn check_postgres(state: &AppState) -> bool {
         let client = state.pool.get().await.ok()?;
         client.simple_query("SELECT 1").await.ok()
     };
-    matches!(tokio::time::timeout(CHECK_TIMEOUT, check).await, Ok(Some(_)))
+    matches!(
+        tokio::time::timeout(CHECK_TIMEOUT, check).await,
+        Ok(Some(_))
+    )
 }
 
 async fn check_rabbitmq(state: &AppState) -> bool {
-    let connect = lapin::Connection::connect(&state.amqp_url, lapin::ConnectionProperties::default());
+    let connect =
+        lapin::Connection::connect(&state.amqp_url, lapin::ConnectionProperties::default());
     match tokio::time::timeout(CHECK_TIMEOUT, connect).await {
         Ok(Ok(conn)) => {
             let _ = conn.close(200, "readiness check".into()).await;
@@ -83,7 +102,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
     (
-        [(CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        [(
+            CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
         text,
     )
         .into_response()

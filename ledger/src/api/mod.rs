@@ -65,7 +65,9 @@ impl AppState {
         let Some(mut conn) = self.redis.connection().await else {
             return false;
         };
-        let key = self.redis.key(&["nonce", &signed.channel_id.to_string(), &signed.nonce]);
+        let key = self
+            .redis
+            .key(&["nonce", &signed.channel_id.to_string(), &signed.nonce]);
         let set: Result<Option<String>, _> = redis::cmd("SET")
             .arg(&key)
             .arg(1)
@@ -74,6 +76,9 @@ impl AppState {
             .arg(NONCE_TTL_SECS)
             .query_async(&mut conn)
             .await;
+        if set.is_err() {
+            self.redis.report_failure();
+        }
         matches!(set, Ok(None))
     }
 }
@@ -128,7 +133,10 @@ pub fn router(state: AppState) -> Router {
         )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::record))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            metrics::record,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,

@@ -31,8 +31,12 @@ impl SignedHeaders {
                 .ok_or_else(|| ApiError::Unauthorized(format!("missing {name} header")))
         };
         let bad = |name: &str| ApiError::Unauthorized(format!("malformed {name} header"));
-        let channel_id = get("X-Channel-Id")?.parse().map_err(|_| bad("X-Channel-Id"))?;
-        let timestamp = get("X-Timestamp")?.parse().map_err(|_| bad("X-Timestamp"))?;
+        let channel_id = get("X-Channel-Id")?
+            .parse()
+            .map_err(|_| bad("X-Channel-Id"))?;
+        let timestamp = get("X-Timestamp")?
+            .parse()
+            .map_err(|_| bad("X-Timestamp"))?;
         let nonce = get("X-Nonce")?.to_owned();
         if nonce.is_empty() || nonce.len() > MAX_NONCE_LEN {
             return Err(bad("X-Nonce"));
@@ -57,7 +61,13 @@ impl SignedHeaders {
     }
 
     /// Checks the signature in constant time.
-    pub fn verify(&self, secret: &str, method: &str, path: &str, body: &[u8]) -> Result<(), ApiError> {
+    pub fn verify(
+        &self,
+        secret: &str,
+        method: &str,
+        path: &str,
+        body: &[u8],
+    ) -> Result<(), ApiError> {
         let mac = mac(secret, method, path, self.timestamp, &self.nonce, body);
         mac.verify_slice(&self.signature)
             .map_err(|_| ApiError::Unauthorized("signature does not match".into()))
@@ -65,14 +75,32 @@ impl SignedHeaders {
 }
 
 /// The hex signature a channel sends (also used by clients and tests).
-pub fn sign(secret: &str, method: &str, path: &str, timestamp: i64, nonce: &str, body: &[u8]) -> String {
-    hex::encode(mac(secret, method, path, timestamp, nonce, body).finalize().into_bytes())
+pub fn sign(
+    secret: &str,
+    method: &str,
+    path: &str,
+    timestamp: i64,
+    nonce: &str,
+    body: &[u8],
+) -> String {
+    hex::encode(
+        mac(secret, method, path, timestamp, nonce, body)
+            .finalize()
+            .into_bytes(),
+    )
 }
 
-fn mac(secret: &str, method: &str, path: &str, timestamp: i64, nonce: &str, body: &[u8]) -> Hmac<Sha256> {
+fn mac(
+    secret: &str,
+    method: &str,
+    path: &str,
+    timestamp: i64,
+    nonce: &str,
+    body: &[u8],
+) -> Hmac<Sha256> {
     let body_hash = hex::encode(Sha256::digest(body));
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes())
-        .expect("HMAC accepts keys of any length");
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC accepts keys of any length");
     mac.update(format!("{method}\n{path}\n{timestamp}\n{nonce}\n{body_hash}").as_bytes());
     mac
 }
@@ -97,7 +125,11 @@ mod tests {
         let parsed = SignedHeaders::parse(&headers(ch, 1_700_000_000, "n1", &sig)).unwrap();
         assert!(parsed.verify("s3cret", "POST", "/v1/claims", b"{}").is_ok());
         assert!(parsed.verify("other", "POST", "/v1/claims", b"{}").is_err());
-        assert!(parsed.verify("s3cret", "POST", "/v1/claims", b"{ }").is_err());
+        assert!(
+            parsed
+                .verify("s3cret", "POST", "/v1/claims", b"{ }")
+                .is_err()
+        );
         assert!(parsed.verify("s3cret", "PUT", "/v1/claims", b"{}").is_err());
     }
 
@@ -105,7 +137,12 @@ mod tests {
     fn the_timestamp_window_is_300_seconds_either_way() {
         let ch = Uuid::new_v4();
         let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
-        for (ts, ok) in [(1_700_000_300, true), (1_699_999_700, true), (1_700_000_301, false), (1_699_999_699, false)] {
+        for (ts, ok) in [
+            (1_700_000_300, true),
+            (1_699_999_700, true),
+            (1_700_000_301, false),
+            (1_699_999_699, false),
+        ] {
             let parsed = SignedHeaders::parse(&headers(ch, ts, "n", "00")).unwrap();
             assert_eq!(parsed.check_fresh(now).is_ok(), ok, "{ts}");
         }
@@ -114,10 +151,19 @@ mod tests {
     #[test]
     fn malformed_headers_are_401_not_a_panic() {
         let mut h = headers(Uuid::new_v4(), 1, "n", "zz");
-        assert!(matches!(SignedHeaders::parse(&h), Err(ApiError::Unauthorized(_))));
+        assert!(matches!(
+            SignedHeaders::parse(&h),
+            Err(ApiError::Unauthorized(_))
+        ));
         h.insert("X-Signature", "00".parse().unwrap());
         h.insert("X-Channel-Id", "not-a-uuid".parse().unwrap());
-        assert!(matches!(SignedHeaders::parse(&h), Err(ApiError::Unauthorized(_))));
-        assert!(matches!(SignedHeaders::parse(&HeaderMap::new()), Err(ApiError::Unauthorized(_))));
+        assert!(matches!(
+            SignedHeaders::parse(&h),
+            Err(ApiError::Unauthorized(_))
+        ));
+        assert!(matches!(
+            SignedHeaders::parse(&HeaderMap::new()),
+            Err(ApiError::Unauthorized(_))
+        ));
     }
 }

@@ -99,7 +99,10 @@ impl CreateTemplate {
         if !matches!(self.refund_policy.as_str(), "restore" | "reissue") {
             return Err(invalid("refund_policy", "must be restore or reissue"));
         }
-        if self.remind_days_before.is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d)) {
+        if self
+            .remind_days_before
+            .is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d))
+        {
             return Err(invalid("remind_days_before", "must be 0 to 365"));
         }
         let created = TemplateCreated {
@@ -136,7 +139,10 @@ pub struct TemplateView {
     pub created_at: DateTime<Utc>,
 }
 
-pub async fn read_view(client: &impl GenericClient, sn: &TemplateSn) -> Result<TemplateView, ApiError> {
+pub async fn read_view(
+    client: &impl GenericClient,
+    sn: &TemplateSn,
+) -> Result<TemplateView, ApiError> {
     let row = client
         .query_opt(
             "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
@@ -153,7 +159,10 @@ pub async fn read_view(client: &impl GenericClient, sn: &TemplateSn) -> Result<T
         name: row.get(1),
         status: row.get(2),
         terms: row.get(3),
-        issue_window: IssueWindow { begin: row.get(4), end: row.get(5) },
+        issue_window: IssueWindow {
+            begin: row.get(4),
+            end: row.get(5),
+        },
         total: row.get(6),
         issued: row.get(7),
         per_user_limit: row.get(8),
@@ -191,7 +200,8 @@ pub async fn create(
     templates::create(&tx, &template, &ctx.metadata("admin"), state.now()).await?;
     let sn = parse_sn(&template.created.sn)?;
     let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::CREATED, to_value(&view)).await
+    ctx.commit(tx, "admin", StatusCode::CREATED, to_value(&view))
+        .await
 }
 
 /// Read a template.
@@ -213,7 +223,10 @@ async fn change_status(
     action: StatusAction,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let hash = crate::idempotency::request_hash(&[sn.as_str().as_bytes(), format!("{action:?}").as_bytes()]);
+    let hash = crate::idempotency::request_hash(&[
+        sn.as_str().as_bytes(),
+        format!("{action:?}").as_bytes(),
+    ]);
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
     if let Some(replay) = ctx.replay(&tx, "admin", &hash).await? {
@@ -221,27 +234,43 @@ async fn change_status(
     }
     templates::change_status(&tx, &sn, action, &ctx.metadata("admin"), state.now()).await?;
     let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
+        .await
 }
 
 /// Activate a draft or stopped template: claims open.
 #[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
-pub async fn activate(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+pub async fn activate(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
     change_status(s, ctx, sn, StatusAction::Activate).await
 }
 
 /// Stop an active template: claims close; issued coupons stay usable.
 #[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
-pub async fn stop(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+pub async fn stop(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
     change_status(s, ctx, sn, StatusAction::Stop).await
 }
 
 /// Void a template: claims close for good and its coupons can no longer be locked.
 #[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
-pub async fn void(State(s): State<AppState>, _: Admin, ctx: Ctx, ApiPath(sn): ApiPath<String>) -> Result<Response, ApiError> {
+pub async fn void(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
     change_status(s, ctx, sn, StatusAction::Void).await
 }
 
@@ -268,9 +297,17 @@ pub async fn quota(
     if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
         return Ok(replay);
     }
-    templates::raise_quota(&tx, &sn, body.value.total, &ctx.metadata("admin"), state.now()).await?;
+    templates::raise_quota(
+        &tx,
+        &sn,
+        body.value.total,
+        &ctx.metadata("admin"),
+        state.now(),
+    )
+    .await?;
     let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
+        .await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -299,5 +336,6 @@ pub async fn allow_channel(
     let metadata = ctx.metadata("admin");
     templates::allow_channel(&tx, &sn, body.value.channel_id, &metadata, state.now()).await?;
     let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view)).await
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
+        .await
 }

@@ -45,13 +45,20 @@ pub async fn claim(
              ON CONFLICT (template_sn, user_id)
              DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < $3
              RETURNING claimed",
-            &[&req.template_sn.as_str(), &req.user_id.as_str(), &view.per_user_limit],
+            &[
+                &req.template_sn.as_str(),
+                &req.user_id.as_str(),
+                &view.per_user_limit,
+            ],
         )
         .await?;
     if limit_ok.is_none() {
         return Err(CommandError::Conflict(
             "per_user_limit",
-            format!("user already holds the limit of {} from this template", view.per_user_limit),
+            format!(
+                "user already holds the limit of {} from this template",
+                view.per_user_limit
+            ),
         ));
     }
     // The hot row: touched last so its lock is held as briefly as possible.
@@ -63,7 +70,9 @@ pub async fn claim(
         )
         .await?;
     if issued.is_none() {
-        return Err(CommandError::SoldOut("the template's quota is exhausted".into()));
+        return Err(CommandError::SoldOut(
+            "the template's quota is exhausted".into(),
+        ));
     }
     let coupon = issue(tx, req, &view.terms, metadata).await?;
     Ok(coupon)
@@ -83,8 +92,8 @@ async fn read_template(
         )
         .await?
         .ok_or(CommandError::NotFound("template"))?;
-    let raw: RawTerms = serde_json::from_value(row.get(4))
-        .map_err(|e| CommandError::Internal(e.into()))?;
+    let raw: RawTerms =
+        serde_json::from_value(row.get(4)).map_err(|e| CommandError::Internal(e.into()))?;
     let terms = Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
     Ok(TemplateView {
         status: row.get(0),
@@ -131,7 +140,12 @@ async fn issue(
     let validity = terms
         .validity()
         .validity_for(req.now, req.tz)
-        .map_err(|_| CommandError::Unprocessable("validity_out_of_range", "the coupon's validity cannot be computed".into()))?;
+        .map_err(|_| {
+            CommandError::Unprocessable(
+                "validity_out_of_range",
+                "the coupon's validity cannot be computed".into(),
+            )
+        })?;
     let id = CouponId::generate();
     let event = CouponIssued {
         coupon_id: id.0,
@@ -147,11 +161,20 @@ async fn issue(
         job_id: None,
     };
     insert_coupon(tx, &event).await?;
-    store::append(tx, &id.stream_id(), 0, &[event.to_new_event(metadata, req.now)]).await?;
+    store::append(
+        tx,
+        &id.stream_id(),
+        0,
+        &[event.to_new_event(metadata, req.now)],
+    )
+    .await?;
     Ok(event)
 }
 
-pub async fn insert_coupon(tx: &Transaction<'_>, c: &CouponIssued) -> Result<(), tokio_postgres::Error> {
+pub async fn insert_coupon(
+    tx: &Transaction<'_>,
+    c: &CouponIssued,
+) -> Result<(), tokio_postgres::Error> {
     tx.execute(
         "INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
              expires_at, channel_id, refund_from, version)
@@ -170,4 +193,3 @@ pub async fn insert_coupon(tx: &Transaction<'_>, c: &CouponIssued) -> Result<(),
     .await?;
     Ok(())
 }
-

@@ -117,7 +117,10 @@ pub async fn raise_quota(
 ) -> Result<(), CommandError> {
     let current = lock(tx, sn).await?;
     if current.status == TemplateStatus::Void {
-        return Err(CommandError::Conflict("template_status", "the template is void".into()));
+        return Err(CommandError::Conflict(
+            "template_status",
+            "the template is void".into(),
+        ));
     }
     if total <= current.total {
         return Err(CommandError::Conflict(

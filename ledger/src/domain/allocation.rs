@@ -24,7 +24,10 @@ pub struct Allocation<C> {
 /// then no part exceeds its weight. Zero parts are dropped.
 pub(crate) fn split_largest_remainder(total: i64, weights: &[(usize, i64)]) -> Vec<(usize, i64)> {
     let whole: i64 = weights.iter().map(|w| w.1).sum();
-    debug_assert!((0..=whole).contains(&total), "cannot split {total} over {whole}");
+    debug_assert!(
+        (0..=whole).contains(&total),
+        "cannot split {total} over {whole}"
+    );
     if total <= 0 || whole <= 0 {
         return Vec::new();
     }

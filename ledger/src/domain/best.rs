@@ -73,7 +73,11 @@ struct Combo {
 impl Combo {
     /// The tie-break order: more discount, fewer coupons, smaller sequence.
     fn cmp_rank(&self, other: &Combo) -> Ordering {
-        other.total.cmp(&self.total).then(self.seq.len().cmp(&other.seq.len())).then(self.seq.cmp(&other.seq))
+        other
+            .total
+            .cmp(&self.total)
+            .then(self.seq.len().cmp(&other.seq.len()))
+            .then(self.seq.cmp(&other.seq))
     }
 
     fn better_than(&self, other: &Combo) -> bool {
@@ -82,7 +86,11 @@ impl Combo {
 }
 
 /// Finds the best combination of `coupons` for `order` at `now`.
-pub fn best_combination<C: Clone + Eq>(order: &Order, coupons: &[Coupon<C>], now: DateTime<Utc>) -> Best<C> {
+pub fn best_combination<C: Clone + Eq>(
+    order: &Order,
+    coupons: &[Coupon<C>],
+    now: DateTime<Utc>,
+) -> Best<C> {
     let full = Remaining::of(order);
     let candidates: Vec<Candidate<'_>> = coupons
         .iter()
@@ -90,19 +98,31 @@ pub fn best_combination<C: Clone + Eq>(order: &Order, coupons: &[Coupon<C>], now
         .filter_map(|(index, c)| {
             let prepared = Prepared::new(order, c, now).ok()?;
             let alone = prepared.discount(&full).ok()?;
-            Some(Candidate { index, template: &c.template_sn, prepared, alone })
+            Some(Candidate {
+                index,
+                template: &c.template_sn,
+                prepared,
+                alone,
+            })
         })
         .collect();
     let (stacked, exact) = best_stack(&candidates, &full);
     let best = candidates
         .iter()
         .filter(|c| c.prepared.stacking == Stacking::Exclusive)
-        .map(|c| Combo { total: c.alone, seq: vec![c.index] })
+        .map(|c| Combo {
+            total: c.alone,
+            seq: vec![c.index],
+        })
         .chain(std::iter::once(stacked))
         .min_by(Combo::cmp_rank)
         .unwrap_or_default();
     let replayed = replay(&candidates, &best.seq, &full);
-    debug_assert_eq!(replayed, Some(best.total), "the chosen sequence must replay to its total");
+    debug_assert_eq!(
+        replayed,
+        Some(best.total),
+        "the chosen sequence must replay to its total"
+    );
     Best {
         coupon_ids: best.seq.iter().map(|&i| coupons[i].id.clone()).collect(),
         discount: Money::from_cents(best.total),
@@ -115,9 +135,12 @@ pub fn best_combination<C: Clone + Eq>(order: &Order, coupons: &[Coupon<C>], now
 /// in input positions, and whether it is exact.
 fn best_stack(candidates: &[Candidate<'_>], full: &Remaining) -> (Combo, bool) {
     let stackable = |k: Kind| {
-        candidates.iter().filter(move |c| c.prepared.stacking == Stacking::Stackable && c.prepared.kind == k)
+        candidates
+            .iter()
+            .filter(move |c| c.prepared.stacking == Stacking::Stackable && c.prepared.kind == k)
     };
-    let shipping = stackable(Kind::Shipping).min_by(|a, b| b.alone.cmp(&a.alone).then(a.index.cmp(&b.index)));
+    let shipping =
+        stackable(Kind::Shipping).min_by(|a, b| b.alone.cmp(&a.alone).then(a.index.cmp(&b.index)));
     let goods = one_per_template(stackable(Kind::Goods).collect());
     let mut combo = Combo::default();
     let mut exact = true;
@@ -189,7 +212,11 @@ fn best_sequence(group: &[&Candidate<'_>], full: &Remaining) -> (Combo, bool) {
     search.visit(0, 0);
     if search.out_of_budget {
         let fallback = heuristic(group, full);
-        let best = if fallback.better_than(&search.best) { fallback } else { search.best };
+        let best = if fallback.better_than(&search.best) {
+            fallback
+        } else {
+            search.best
+        };
         return (best, false);
     }
     (search.best, true)
@@ -229,7 +256,10 @@ fn heuristic(group: &[&Candidate<'_>], full: &Remaining) -> Combo {
         for a in 0..group.len() {
             for b in (0..group.len()).filter(|&b| b != a) {
                 if let Some(total) = evaluate(group, &[a, b], full) {
-                    let pair = Combo { total, seq: vec![a, b] };
+                    let pair = Combo {
+                        total,
+                        seq: vec![a, b],
+                    };
                     if pair.better_than(&best) {
                         best = pair;
                     }
@@ -250,7 +280,9 @@ fn greedy(group: &[&Candidate<'_>], full: &Remaining) -> Combo {
             .filter(|&p| !used[p])
             .filter_map(|p| group[p].prepared.discount(&left).ok().map(|d| (p, d)))
             .min_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let Some((p, discount)) = pick else { return combo };
+        let Some((p, discount)) = pick else {
+            return combo;
+        };
         left.take(&group[p].prepared.split(&left, discount));
         used[p] = true;
         combo.total += discount;
@@ -289,7 +321,10 @@ fn neighbours(seq: &[usize], n: usize) -> impl Iterator<Item = Vec<usize>> + '_ 
     let removals = (0..len).map(move |i| [&seq[..i], &seq[i + 1..]].concat());
     let unused_for_insert = unused.clone();
     let inserts = (0..=len).flat_map(move |i| {
-        unused_for_insert.clone().into_iter().map(move |u| [&seq[..i], &[u], &seq[i..]].concat())
+        unused_for_insert
+            .clone()
+            .into_iter()
+            .map(move |u| [&seq[..i], &[u], &seq[i..]].concat())
     });
     let swaps = (0..len).flat_map(move |i| {
         (i + 1..len).map(move |j| {
@@ -327,7 +362,10 @@ struct Search<'g, 'c, 'a> {
 
 impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     fn new(group: &'g [&'c Candidate<'a>], full: &Remaining, incumbent: Combo) -> Self {
-        let mut lines: Vec<usize> = group.iter().flat_map(|c| c.prepared.lines.iter().copied()).collect();
+        let mut lines: Vec<usize> = group
+            .iter()
+            .flat_map(|c| c.prepared.lines.iter().copied())
+            .collect();
         lines.sort_unstable();
         lines.dedup();
         let start = lines.iter().map(|&i| full.lines[i]).sum();
@@ -345,7 +383,10 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     }
 
     fn visit(&mut self, used: u16, total: i64) {
-        let here = Combo { total, seq: self.path.clone() };
+        let here = Combo {
+            total,
+            seq: self.path.clone(),
+        };
         if here.better_than(&self.best) {
             self.best = here;
         }
@@ -356,7 +397,13 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         }
         let options: Vec<(usize, i64)> = (0..self.group.len())
             .filter(|&p| used & (1 << p) == 0)
-            .filter_map(|p| self.group[p].prepared.discount(&self.left).ok().map(|d| (p, d)))
+            .filter_map(|p| {
+                self.group[p]
+                    .prepared
+                    .discount(&self.left)
+                    .ok()
+                    .map(|d| (p, d))
+            })
             .collect();
         // Each coupon's discount can only shrink from here on, and nothing
         // can take more than is left on the group's lines.
@@ -389,7 +436,8 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
                 // many with a smaller sequence. The search runs in
                 // lexicographic order, so only the seed can be overtaken so.
                 let prefix = &self.best.seq[..self.path.len().min(self.best.seq.len())];
-                longer > self.best.seq.len() || (longer == self.best.seq.len() && self.path.as_slice() > prefix)
+                longer > self.best.seq.len()
+                    || (longer == self.best.seq.len() && self.path.as_slice() > prefix)
             }
         }
     }
@@ -401,6 +449,9 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         if self.seen.len() * self.lines.len().max(1) >= MEMO_CELLS {
             return true;
         }
-        self.seen.insert((used, self.lines.iter().map(|&i| self.left.lines[i]).collect()))
+        self.seen.insert((
+            used,
+            self.lines.iter().map(|&i| self.left.lines[i]).collect(),
+        ))
     }
 }

@@ -51,9 +51,15 @@ impl NotApplicable {
 }
 
 /// The discount `coupon` alone gives on `order` at `now`.
-pub fn discount_of<C>(order: &Order, coupon: &Coupon<C>, now: DateTime<Utc>) -> Result<Money, NotApplicable> {
+pub fn discount_of<C>(
+    order: &Order,
+    coupon: &Coupon<C>,
+    now: DateTime<Utc>,
+) -> Result<Money, NotApplicable> {
     let prepared = Prepared::new(order, coupon, now)?;
-    prepared.discount(&Remaining::of(order)).map(Money::from_cents)
+    prepared
+        .discount(&Remaining::of(order))
+        .map(Money::from_cents)
 }
 
 /// What is still to pay of each line and of the shipping fee, in cents, as
@@ -118,21 +124,38 @@ pub(crate) struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    pub(crate) fn new<C>(order: &Order, coupon: &'a Coupon<C>, now: DateTime<Utc>) -> Result<Self, NotApplicable> {
+    pub(crate) fn new<C>(
+        order: &Order,
+        coupon: &'a Coupon<C>,
+        now: DateTime<Utc>,
+    ) -> Result<Self, NotApplicable> {
         let terms = &coupon.terms;
         if terms.currency() != order.currency() {
             let (coupon, order) = (terms.currency().clone(), order.currency().clone());
             return Err(NotApplicable::CurrencyMismatch { coupon, order });
         }
         check_validity(coupon, now)?;
-        terms.scope().admits_order(order).map_err(NotApplicable::OutOfScope)?;
-        let lines: Vec<usize> =
-            (0..order.lines().len()).filter(|&i| terms.scope().covers_line(&order.lines()[i])).collect();
+        terms
+            .scope()
+            .admits_order(order)
+            .map_err(NotApplicable::OutOfScope)?;
+        let lines: Vec<usize> = (0..order.lines().len())
+            .filter(|&i| terms.scope().covers_line(&order.lines()[i]))
+            .collect();
         if lines.is_empty() {
             return Err(NotApplicable::NoLineInScope);
         }
-        let lines = if terms.kind() == Kind::Goods { lines } else { Vec::new() };
-        Ok(Prepared { kind: terms.kind(), stacking: terms.stacking(), rule: terms.rule(), lines })
+        let lines = if terms.kind() == Kind::Goods {
+            lines
+        } else {
+            Vec::new()
+        };
+        Ok(Prepared {
+            kind: terms.kind(),
+            stacking: terms.stacking(),
+            rule: terms.rule(),
+            lines,
+        })
     }
 
     /// What the coupon would discount from, given what is left.
@@ -146,10 +169,13 @@ impl<'a> Prepared<'a> {
     /// The discount in cents (> 0) on what is left.
     pub(crate) fn discount(&self, left: &Remaining) -> Result<i64, NotApplicable> {
         let base = self.base(left);
-        let discount = self.rule.discount_cents(base).map_err(|threshold| NotApplicable::BelowThreshold {
-            threshold: Money::from_cents(threshold),
-            base: Money::from_cents(base),
-        })?;
+        let discount =
+            self.rule
+                .discount_cents(base)
+                .map_err(|threshold| NotApplicable::BelowThreshold {
+                    threshold: Money::from_cents(threshold),
+                    base: Money::from_cents(base),
+                })?;
         debug_assert!(discount <= base);
         if discount <= 0 {
             return Err(NotApplicable::NothingToDiscount);
@@ -162,7 +188,8 @@ impl<'a> Prepared<'a> {
         match self.kind {
             Kind::Shipping => Parts::Shipping(discount),
             Kind::Goods => {
-                let weights: Vec<(usize, i64)> = self.lines.iter().map(|&i| (i, left.lines[i])).collect();
+                let weights: Vec<(usize, i64)> =
+                    self.lines.iter().map(|&i| (i, left.lines[i])).collect();
                 Parts::Lines(split_largest_remainder(discount, &weights))
             }
         }
@@ -172,10 +199,14 @@ impl<'a> Prepared<'a> {
 fn check_validity<C>(coupon: &Coupon<C>, now: DateTime<Utc>) -> Result<(), NotApplicable> {
     let v = &coupon.validity;
     if now < v.effective_at {
-        return Err(NotApplicable::NotYetEffective { effective_at: v.effective_at });
+        return Err(NotApplicable::NotYetEffective {
+            effective_at: v.effective_at,
+        });
     }
     if now > v.expires_at {
-        return Err(NotApplicable::Expired { expires_at: v.expires_at });
+        return Err(NotApplicable::Expired {
+            expires_at: v.expires_at,
+        });
     }
     Ok(())
 }

@@ -40,7 +40,10 @@ pub use order::{Line, Order, RawLine, RawOrder};
 pub use parse_error::{ParseError, ParseErrorKind};
 pub use pricing::{AppliedCoupon, Pricing, price};
 pub use quote::{CouponQuote, Quote, quote};
-pub use refund::{CouponRefund, Refund, RefundError, RefundLine, RefundedLine, RefundedShipping, Reversal, Settlement, SettlementError};
+pub use refund::{
+    CouponRefund, Refund, RefundError, RefundLine, RefundedLine, RefundedShipping, Reversal,
+    Settlement, SettlementError,
+};
 pub use rule::{DiscountRule, RawDiscount, RawTier};
 pub use scope::{RawScopeEntry, ScopeKind, UseScope};
 pub use stacking::{Refusal, RefusalReason, StackingViolation, check_stacking};

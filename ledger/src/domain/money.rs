@@ -96,7 +96,10 @@ impl Money {
     /// Builds an amount from cents; values outside `0..=MAX` are clamped
     /// (the engine never produces them, which debug builds assert).
     pub(crate) fn from_cents(cents: i64) -> Money {
-        debug_assert!((0..=MAX_CENTS).contains(&cents), "cents out of range: {cents}");
+        debug_assert!(
+            (0..=MAX_CENTS).contains(&cents),
+            "cents out of range: {cents}"
+        );
         Money(Decimal::new(cents.clamp(0, MAX_CENTS), 2))
     }
 

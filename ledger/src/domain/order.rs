@@ -77,7 +77,10 @@ impl Order {
             return Err(ParseError::new("lines", ParseErrorKind::Empty));
         }
         if raw.lines.len() > MAX_LINES {
-            return Err(ParseError::new("lines", ParseErrorKind::TooManyLines { max: MAX_LINES }));
+            return Err(ParseError::new(
+                "lines",
+                ParseErrorKind::TooManyLines { max: MAX_LINES },
+            ));
         }
         let lines = parse_lines(&raw.lines)?;
         let shipping_fee = match &raw.shipping_fee {
@@ -142,7 +145,8 @@ impl Order {
             user_id: self.user_id.clone(),
             currency: self.currency.as_str().to_owned(),
             region: self.region.clone(),
-            user_tags: (!self.user_tags.is_empty()).then(|| self.user_tags.iter().cloned().collect()),
+            user_tags: (!self.user_tags.is_empty())
+                .then(|| self.user_tags.iter().cloned().collect()),
             lines: self.lines.iter().map(Line::to_raw).collect(),
             shipping_fee: Some(self.shipping_fee.to_string()),
         }
@@ -153,7 +157,8 @@ fn parse_lines(raw: &[RawLine]) -> Result<Vec<Line>, ParseError> {
     let mut seen = BTreeSet::new();
     let mut lines = Vec::with_capacity(raw.len());
     for (i, l) in raw.iter().enumerate() {
-        let line = Line::parse(l).map_err(|e| ParseError::new(format!("lines[{i}].{}", e.field()), e.kind().clone()))?;
+        let line = Line::parse(l)
+            .map_err(|e| ParseError::new(format!("lines[{i}].{}", e.field()), e.kind().clone()))?;
         if !seen.insert(line.line_id.clone()) {
             return Err(ParseError::new(
                 format!("lines[{i}].line_id"),
@@ -168,14 +173,22 @@ fn parse_lines(raw: &[RawLine]) -> Result<Vec<Line>, ParseError> {
 impl Line {
     fn parse(raw: &RawLine) -> Result<Line, ParseError> {
         if raw.quantity < 1 {
-            return Err(ParseError::new("quantity", ParseErrorKind::QuantityTooSmall));
+            return Err(ParseError::new(
+                "quantity",
+                ParseErrorKind::QuantityTooSmall,
+            ));
         }
-        let quantity = u32::try_from(raw.quantity)
-            .map_err(|_| ParseError::new("quantity", ParseErrorKind::QuantityTooLarge { max: u32::MAX }))?;
-        let unit_price = Money::parse(&raw.unit_price).map_err(|e| ParseError::new("unit_price", e))?;
-        let amount = unit_price.checked_mul(quantity).ok_or_else(|| {
-            ParseError::new("quantity", ParseErrorKind::TotalTooLarge)
+        let quantity = u32::try_from(raw.quantity).map_err(|_| {
+            ParseError::new(
+                "quantity",
+                ParseErrorKind::QuantityTooLarge { max: u32::MAX },
+            )
         })?;
+        let unit_price =
+            Money::parse(&raw.unit_price).map_err(|e| ParseError::new("unit_price", e))?;
+        let amount = unit_price
+            .checked_mul(quantity)
+            .ok_or_else(|| ParseError::new("quantity", ParseErrorKind::TotalTooLarge))?;
         Ok(Line {
             line_id: non_empty("line_id", &raw.line_id)?,
             sku: raw.sku.clone(),

@@ -13,7 +13,10 @@ pub struct ParseError {
 
 impl ParseError {
     pub fn new(field: impl Into<String>, kind: impl Into<ParseErrorKind>) -> ParseError {
-        ParseError { field: field.into(), kind: kind.into() }
+        ParseError {
+            field: field.into(),
+            kind: kind.into(),
+        }
     }
 
     /// The path of the offending field, e.g. `discount.tiers[1].threshold`.
@@ -32,7 +35,10 @@ impl ParseError {
 
     /// Prefixes the field path, e.g. `lines[0].sku` → `order.lines[0].sku`.
     pub fn within(self, parent: &str) -> ParseError {
-        ParseError { field: format!("{parent}.{}", self.field), kind: self.kind }
+        ParseError {
+            field: format!("{parent}.{}", self.field),
+            kind: self.kind,
+        }
     }
 }
 
@@ -64,7 +70,10 @@ pub enum ParseErrorKind {
     #[error("must be at most {max} days")]
     TooManyDays { max: u32 },
     #[error("unknown value {found:?}, expected one of: {expected}")]
-    UnknownValue { found: String, expected: &'static str },
+    UnknownValue {
+        found: String,
+        expected: &'static str,
+    },
     #[error("must list at least one value")]
     EmptyValues,
     #[error("must not be empty")]

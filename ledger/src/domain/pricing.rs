@@ -36,12 +36,19 @@ pub struct Pricing<C> {
 
 /// Applies `coupons` to `order` in the given order at `now`, or refuses the
 /// combination naming the first offending coupon.
-pub fn price<C: Clone + Eq>(order: &Order, coupons: &[Coupon<C>], now: DateTime<Utc>) -> Result<Pricing<C>, Refusal<C>> {
+pub fn price<C: Clone + Eq>(
+    order: &Order,
+    coupons: &[Coupon<C>],
+    now: DateTime<Utc>,
+) -> Result<Pricing<C>, Refusal<C>> {
     check_stacking(coupons)?;
     let mut left = Remaining::of(order);
     let mut applied = Vec::with_capacity(coupons.len());
     for coupon in coupons {
-        let refuse = |r| Refusal { coupon_id: coupon.id.clone(), reason: RefusalReason::NotApplicable(r) };
+        let refuse = |r| Refusal {
+            coupon_id: coupon.id.clone(),
+            reason: RefusalReason::NotApplicable(r),
+        };
         let prepared = Prepared::new(order, coupon, now).map_err(refuse)?;
         let discount = prepared.discount(&left).map_err(refuse)?;
         let parts = prepared.split(&left, discount);
@@ -71,7 +78,10 @@ pub(crate) fn assemble<C: Clone>(order: &Order, applied: Vec<(C, Parts)>) -> Pri
                 amount: Money::from_cents(cents),
             }),
         }
-        coupons.push(AppliedCoupon { coupon_id, discount: Money::from_cents(total) });
+        coupons.push(AppliedCoupon {
+            coupon_id,
+            discount: Money::from_cents(total),
+        });
     }
     let total = order.total().cents();
     debug_assert!(discount <= total, "discounts exceed the order");

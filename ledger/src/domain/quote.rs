@@ -33,11 +33,22 @@ pub fn quote<C: Clone + Eq>(order: &Order, coupons: &[Coupon<C>], now: DateTime<
     let quotes = coupons
         .iter()
         .map(|c| match discount_of(order, c, now) {
-            Ok(discount) => CouponQuote { coupon_id: c.id.clone(), usable: true, discount, reason: None },
-            Err(reason) => {
-                CouponQuote { coupon_id: c.id.clone(), usable: false, discount: Money::ZERO, reason: Some(reason) }
-            }
+            Ok(discount) => CouponQuote {
+                coupon_id: c.id.clone(),
+                usable: true,
+                discount,
+                reason: None,
+            },
+            Err(reason) => CouponQuote {
+                coupon_id: c.id.clone(),
+                usable: false,
+                discount: Money::ZERO,
+                reason: Some(reason),
+            },
         })
         .collect();
-    Quote { coupons: quotes, best: best_combination(order, coupons, now) }
+    Quote {
+        coupons: quotes,
+        best: best_combination(order, coupons, now),
+    }
 }

@@ -74,7 +74,11 @@ pub enum RefundError {
     #[error("the quantity of line {0:?} must be at least 1")]
     ZeroQuantity(String),
     #[error("line {line_id:?} has {remaining} unit(s) left to refund, {requested} requested")]
-    TooMany { line_id: String, requested: u32, remaining: u32 },
+    TooMany {
+        line_id: String,
+        requested: u32,
+        remaining: u32,
+    },
     #[error("the earlier refunds do not match the order")]
     InconsistentHistory,
 }
@@ -155,7 +159,11 @@ struct Taken<C> {
 
 impl<C> Default for Taken<C> {
     fn default() -> Self {
-        Taken { units: 0, amount: 0, reversed: Vec::new() }
+        Taken {
+            units: 0,
+            amount: 0,
+            reversed: Vec::new(),
+        }
     }
 }
 
@@ -173,22 +181,33 @@ fn part_of<C: Eq>(parts: &[(C, i64)], coupon: &C) -> i64 {
 impl<C: Clone + Eq> Settlement<C> {
     /// Rebuilds what was paid from the order and the allocations of its lock
     /// (e.g. `Pricing::allocations`, or those stored in the lock event).
-    pub fn new(order: &Order, allocations: &[Allocation<C>]) -> Result<Settlement<C>, SettlementError> {
+    pub fn new(
+        order: &Order,
+        allocations: &[Allocation<C>],
+    ) -> Result<Settlement<C>, SettlementError> {
         let mut lines: Vec<SettledLine<C>> = order
             .lines()
             .iter()
             .map(|l| SettledLine {
                 line_id: l.line_id().to_owned(),
                 quantity: l.quantity(),
-                settled: Settled { paid: l.amount().cents(), parts: Vec::new() },
+                settled: Settled {
+                    paid: l.amount().cents(),
+                    parts: Vec::new(),
+                },
             })
             .collect();
-        let mut shipping = Settled { paid: order.shipping_fee().cents(), parts: Vec::new() };
+        let mut shipping = Settled {
+            paid: order.shipping_fee().cents(),
+            parts: Vec::new(),
+        };
         let mut coupons: Vec<C> = Vec::new();
         for a in allocations.iter().filter(|a| !a.amount.is_zero()) {
             let target = match &a.line_id {
                 Some(id) => {
-                    let i = order.line_index(id).ok_or_else(|| SettlementError::UnknownLine(id.clone()))?;
+                    let i = order
+                        .line_index(id)
+                        .ok_or_else(|| SettlementError::UnknownLine(id.clone()))?;
                     &mut lines[i].settled
                 }
                 None => &mut shipping,
@@ -205,30 +224,47 @@ impl<C: Clone + Eq> Settlement<C> {
                 coupons.push(a.coupon_id.clone());
             }
         }
-        Ok(Settlement { lines, shipping, coupons })
+        Ok(Settlement {
+            lines,
+            shipping,
+            coupons,
+        })
     }
 
     /// What the customer paid in all (lines and shipping).
     pub fn paid(&self) -> Money {
-        Money::from_cents(self.lines.iter().map(|l| l.settled.paid).sum::<i64>() + self.shipping.paid)
+        Money::from_cents(
+            self.lines.iter().map(|l| l.settled.paid).sum::<i64>() + self.shipping.paid,
+        )
     }
 
     /// What the customer paid for one line.
     pub fn line_paid(&self, line_id: &str) -> Option<Money> {
-        self.lines.iter().find(|l| l.line_id == line_id).map(|l| Money::from_cents(l.settled.paid))
+        self.lines
+            .iter()
+            .find(|l| l.line_id == line_id)
+            .map(|l| Money::from_cents(l.settled.paid))
     }
 
     /// Computes the refund of `request`, given every earlier refund of the
     /// order (`past`, as returned by this function).
-    pub fn refund(&self, past: &[Refund<C>], request: &[RefundLine]) -> Result<Refund<C>, RefundError> {
+    pub fn refund(
+        &self,
+        past: &[Refund<C>],
+        request: &[RefundLine],
+    ) -> Result<Refund<C>, RefundError> {
         let history = self.history(past)?;
         let wanted = self.validate(&history, request)?;
-        let lines: Vec<RefundedLine<C>> =
-            wanted.iter().map(|&(i, q)| self.refund_line(i, q, &history.lines[i])).collect();
+        let lines: Vec<RefundedLine<C>> = wanted
+            .iter()
+            .map(|&(i, q)| self.refund_line(i, q, &history.lines[i]))
+            .collect();
         let mut units: Vec<u32> = history.lines.iter().map(|t| t.units).collect();
         wanted.iter().for_each(|&(i, q)| units[i] += q);
         let all_done = self.lines.iter().zip(&units).all(|(l, u)| *u == l.quantity);
-        let shipping = (all_done && !history.shipping_refunded).then(|| self.refund_shipping()).flatten();
+        let shipping = (all_done && !history.shipping_refunded)
+            .then(|| self.refund_shipping())
+            .flatten();
         let summary = self.coupon_summary(&history, &units, &lines, shipping.as_ref());
         let line_cents: i64 = lines.iter().map(|l| l.amount.cents()).sum();
         let amount = line_cents + shipping.as_ref().map_or(0, |s| s.amount.cents());
@@ -249,11 +285,15 @@ impl<C: Clone + Eq> Settlement<C> {
         let mut shipping_refunded = false;
         for refund in past {
             for l in &refund.lines {
-                let i = self.index(&l.line_id).ok_or(RefundError::InconsistentHistory)?;
+                let i = self
+                    .index(&l.line_id)
+                    .ok_or(RefundError::InconsistentHistory)?;
                 let taken = &mut lines[i];
                 taken.units = taken.units.saturating_add(l.quantity);
                 taken.amount += l.amount.cents();
-                l.reversals.iter().for_each(|r| add_part(&mut taken.reversed, r.coupon_id.clone(), r.amount.cents()));
+                l.reversals.iter().for_each(|r| {
+                    add_part(&mut taken.reversed, r.coupon_id.clone(), r.amount.cents())
+                });
                 let line = &self.lines[i];
                 if taken.units > line.quantity || taken.amount > line.settled.paid {
                     return Err(RefundError::InconsistentHistory);
@@ -261,7 +301,10 @@ impl<C: Clone + Eq> Settlement<C> {
             }
             shipping_refunded |= refund.shipping.is_some();
         }
-        Ok(History { lines, shipping_refunded })
+        Ok(History {
+            lines,
+            shipping_refunded,
+        })
     }
 
     fn index(&self, line_id: &str) -> Option<usize> {
@@ -270,13 +313,19 @@ impl<C: Clone + Eq> Settlement<C> {
 
     /// Resolves the request to `(line index, quantity)`, refusing anything
     /// that would refund more units than are left.
-    fn validate(&self, history: &History<C>, request: &[RefundLine]) -> Result<Vec<(usize, u32)>, RefundError> {
+    fn validate(
+        &self,
+        history: &History<C>,
+        request: &[RefundLine],
+    ) -> Result<Vec<(usize, u32)>, RefundError> {
         if request.is_empty() {
             return Err(RefundError::Empty);
         }
         let mut wanted: Vec<(usize, u32)> = Vec::with_capacity(request.len());
         for r in request {
-            let i = self.index(&r.line_id).ok_or_else(|| RefundError::UnknownLine(r.line_id.clone()))?;
+            let i = self
+                .index(&r.line_id)
+                .ok_or_else(|| RefundError::UnknownLine(r.line_id.clone()))?;
             if wanted.iter().any(|w| w.0 == i) {
                 return Err(RefundError::DuplicateLine(r.line_id.clone()));
             }
@@ -286,7 +335,11 @@ impl<C: Clone + Eq> Settlement<C> {
             let remaining = self.lines[i].quantity - history.lines[i].units;
             if r.quantity > remaining {
                 let (line_id, requested) = (r.line_id.clone(), r.quantity);
-                return Err(RefundError::TooMany { line_id, requested, remaining });
+                return Err(RefundError::TooMany {
+                    line_id,
+                    requested,
+                    remaining,
+                });
             }
             wanted.push((i, r.quantity));
         }
@@ -299,7 +352,11 @@ impl<C: Clone + Eq> Settlement<C> {
         let last = taken.units + q == n;
         let share = |whole: i64, already: i64| {
             let left = whole - already;
-            if last { left } else { share_half_up(whole, i64::from(q), i64::from(n)).min(left) }
+            if last {
+                left
+            } else {
+                share_half_up(whole, i64::from(q), i64::from(n)).min(left)
+            }
         };
         let amount = share(line.settled.paid, taken.amount);
         let reversals = line
@@ -308,9 +365,17 @@ impl<C: Clone + Eq> Settlement<C> {
             .iter()
             .map(|(c, a)| (c, share(*a, part_of(&taken.reversed, c))))
             .filter(|(_, cents)| *cents > 0)
-            .map(|(c, cents)| Reversal { coupon_id: c.clone(), amount: Money::from_cents(cents) })
+            .map(|(c, cents)| Reversal {
+                coupon_id: c.clone(),
+                amount: Money::from_cents(cents),
+            })
             .collect();
-        RefundedLine { line_id: line.line_id.clone(), quantity: q, amount: Money::from_cents(amount), reversals }
+        RefundedLine {
+            line_id: line.line_id.clone(),
+            quantity: q,
+            amount: Money::from_cents(amount),
+            reversals,
+        }
     }
 
     fn refund_shipping(&self) -> Option<RefundedShipping<C>> {
@@ -318,9 +383,18 @@ impl<C: Clone + Eq> Settlement<C> {
         if s.paid == 0 && s.parts.is_empty() {
             return None;
         }
-        let reversals =
-            s.parts.iter().map(|(c, a)| Reversal { coupon_id: c.clone(), amount: Money::from_cents(*a) }).collect();
-        Some(RefundedShipping { amount: Money::from_cents(s.paid), reversals })
+        let reversals = s
+            .parts
+            .iter()
+            .map(|(c, a)| Reversal {
+                coupon_id: c.clone(),
+                amount: Money::from_cents(*a),
+            })
+            .collect();
+        Some(RefundedShipping {
+            amount: Money::from_cents(s.paid),
+            reversals,
+        })
     }
 
     /// Whether coupon `c` is released once the lines have `units` refunded
@@ -356,7 +430,11 @@ impl<C: Clone + Eq> Settlement<C> {
                     .map(|r| r.amount.cents())
                     .sum();
                 let released = self.released(c, units, shipping_done);
-                CouponRefund { coupon_id: c.clone(), reversed: Money::from_cents(reversed), released }
+                CouponRefund {
+                    coupon_id: c.clone(),
+                    reversed: Money::from_cents(reversed),
+                    released,
+                }
             })
             .collect()
     }

@@ -198,20 +198,32 @@ impl DiscountRule {
     /// prefixes them with `discount.`.
     pub fn parse(raw: &RawDiscount) -> Result<DiscountRule, ParseError> {
         Ok(match raw {
-            RawDiscount::FixedOff { threshold, amount: a } => DiscountRule::FixedOff(FixedOff {
+            RawDiscount::FixedOff {
+                threshold,
+                amount: a,
+            } => DiscountRule::FixedOff(FixedOff {
                 threshold: amount("threshold", threshold)?,
                 amount: positive("amount", a)?,
             }),
-            RawDiscount::PerThresholdOff { step, amount: a, max_off } => {
-                DiscountRule::PerThresholdOff(PerThresholdOff {
-                    step: positive("step", step)?,
-                    amount: positive("amount", a)?,
-                    max_off: optional_positive("max_off", max_off.as_ref())?,
-                })
-            }
-            RawDiscount::Rate { rate_off, threshold, max_off } => DiscountRule::Rate(RateOff {
+            RawDiscount::PerThresholdOff {
+                step,
+                amount: a,
+                max_off,
+            } => DiscountRule::PerThresholdOff(PerThresholdOff {
+                step: positive("step", step)?,
+                amount: positive("amount", a)?,
+                max_off: optional_positive("max_off", max_off.as_ref())?,
+            }),
+            RawDiscount::Rate {
+                rate_off,
+                threshold,
+                max_off,
+            } => DiscountRule::Rate(RateOff {
                 rate_off: Rate::parse(rate_off).map_err(|e| ParseError::new("rate_off", e))?,
-                threshold: threshold.as_ref().map(|t| amount("threshold", t)).transpose()?,
+                threshold: threshold
+                    .as_ref()
+                    .map(|t| amount("threshold", t))
+                    .transpose()?,
                 max_off: optional_positive("max_off", max_off.as_ref())?,
             }),
             RawDiscount::Ladder { tiers } => DiscountRule::Ladder(parse_ladder(tiers)?),
@@ -233,7 +245,9 @@ impl DiscountRule {
     pub fn discount_for(&self, base: Money) -> Result<Money, BelowThreshold> {
         self.discount_cents(base.cents())
             .map(Money::from_cents)
-            .map_err(|t| BelowThreshold { threshold: Money::from_cents(t) })
+            .map_err(|t| BelowThreshold {
+                threshold: Money::from_cents(t),
+            })
     }
 
     /// The discount in cents on a base in cents, or the threshold (in cents)
@@ -241,7 +255,9 @@ impl DiscountRule {
     /// combination search relies on it for its bound.
     pub(crate) fn discount_cents(&self, base: i64) -> Result<i64, i64> {
         let raw = match self {
-            DiscountRule::FixedOff(r) => meet(base, r.threshold.cents()).map(|()| r.amount.cents())?,
+            DiscountRule::FixedOff(r) => {
+                meet(base, r.threshold.cents()).map(|()| r.amount.cents())?
+            }
             DiscountRule::PerThresholdOff(r) => per_threshold(r, base)?,
             DiscountRule::Rate(r) => rate(r, base)?,
             DiscountRule::Ladder(r) => ladder(r, base)?,
@@ -253,7 +269,10 @@ impl DiscountRule {
     pub fn to_raw(&self) -> RawDiscount {
         let s = |m: Money| m.to_string();
         match self {
-            DiscountRule::FixedOff(r) => RawDiscount::FixedOff { threshold: s(r.threshold), amount: s(r.amount) },
+            DiscountRule::FixedOff(r) => RawDiscount::FixedOff {
+                threshold: s(r.threshold),
+                amount: s(r.amount),
+            },
             DiscountRule::PerThresholdOff(r) => RawDiscount::PerThresholdOff {
                 step: s(r.step),
                 amount: s(r.amount),
@@ -265,7 +284,14 @@ impl DiscountRule {
                 max_off: r.max_off.map(s),
             },
             DiscountRule::Ladder(r) => RawDiscount::Ladder {
-                tiers: r.tiers.iter().map(|t| RawTier { threshold: s(t.threshold), amount: s(t.amount) }).collect(),
+                tiers: r
+                    .tiers
+                    .iter()
+                    .map(|t| RawTier {
+                        threshold: s(t.threshold),
+                        amount: s(t.amount),
+                    })
+                    .collect(),
             },
         }
     }
@@ -283,12 +309,18 @@ fn parse_ladder(raw: &[RawTier]) -> Result<Ladder, ParseError> {
         };
         if let Some(prev) = tiers.last() {
             if tier.threshold <= prev.threshold {
-                return Err(ParseError::new(format!("tiers[{i}].threshold"), ParseErrorKind::UnsortedLadder));
+                return Err(ParseError::new(
+                    format!("tiers[{i}].threshold"),
+                    ParseErrorKind::UnsortedLadder,
+                ));
             }
             // A bigger basket earning a smaller discount is a typo, and it
             // would break the monotonicity the best-combination bound uses.
             if tier.amount < prev.amount {
-                return Err(ParseError::new(format!("tiers[{i}].amount"), ParseErrorKind::LadderAmountDecreasing));
+                return Err(ParseError::new(
+                    format!("tiers[{i}].amount"),
+                    ParseErrorKind::LadderAmountDecreasing,
+                ));
             }
         }
         tiers.push(tier);
@@ -297,7 +329,11 @@ fn parse_ladder(raw: &[RawTier]) -> Result<Ladder, ParseError> {
 }
 
 fn meet(base: i64, threshold: i64) -> Result<(), i64> {
-    if base >= threshold { Ok(()) } else { Err(threshold) }
+    if base >= threshold {
+        Ok(())
+    } else {
+        Err(threshold)
+    }
 }
 
 fn cap(discount: i128, max_off: Option<Money>) -> i64 {
@@ -310,7 +346,10 @@ fn per_threshold(r: &PerThresholdOff, base: i64) -> Result<i64, i64> {
     if steps == 0 {
         return Err(r.step.cents());
     }
-    Ok(cap(i128::from(steps) * i128::from(r.amount.cents()), r.max_off))
+    Ok(cap(
+        i128::from(steps) * i128::from(r.amount.cents()),
+        r.max_off,
+    ))
 }
 
 fn rate(r: &RateOff, base: i64) -> Result<i64, i64> {

@@ -32,13 +32,21 @@ pub enum ScopeKind {
 }
 
 impl ScopeKind {
-    pub const ALL: [ScopeKind; 4] = [ScopeKind::Product, ScopeKind::Category, ScopeKind::Region, ScopeKind::UserTag];
+    pub const ALL: [ScopeKind; 4] = [
+        ScopeKind::Product,
+        ScopeKind::Category,
+        ScopeKind::Region,
+        ScopeKind::UserTag,
+    ];
 
     pub fn parse(s: &str) -> Result<ScopeKind, ParseErrorKind> {
-        ScopeKind::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| ParseErrorKind::UnknownValue {
-            found: s.to_owned(),
-            expected: "product, category, region, user_tag",
-        })
+        ScopeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| ParseErrorKind::UnknownValue {
+                found: s.to_owned(),
+                expected: "product, category, region, user_tag",
+            })
     }
 
     pub fn as_str(self) -> &'static str {
@@ -77,13 +85,20 @@ impl UseScope {
     pub fn parse(raw: &[RawScopeEntry]) -> Result<UseScope, ParseError> {
         let mut scope = UseScope::default();
         for (i, entry) in raw.iter().enumerate() {
-            let kind = ScopeKind::parse(&entry.kind).map_err(|e| ParseError::new(format!("[{i}].kind"), e))?;
+            let kind = ScopeKind::parse(&entry.kind)
+                .map_err(|e| ParseError::new(format!("[{i}].kind"), e))?;
             if entry.values.is_empty() {
-                return Err(ParseError::new(format!("[{i}].values"), ParseErrorKind::EmptyValues));
+                return Err(ParseError::new(
+                    format!("[{i}].values"),
+                    ParseErrorKind::EmptyValues,
+                ));
             }
             for (j, v) in entry.values.iter().enumerate() {
                 if v.is_empty() {
-                    return Err(ParseError::new(format!("[{i}].values[{j}]"), ParseErrorKind::Empty));
+                    return Err(ParseError::new(
+                        format!("[{i}].values[{j}]"),
+                        ParseErrorKind::Empty,
+                    ));
                 }
                 scope.set_mut(kind).insert(v.clone());
             }
@@ -140,7 +155,10 @@ impl UseScope {
         ScopeKind::ALL
             .into_iter()
             .filter(|k| !self.values(*k).is_empty())
-            .map(|k| RawScopeEntry { kind: k.as_str().to_owned(), values: self.values(k).iter().cloned().collect() })
+            .map(|k| RawScopeEntry {
+                kind: k.as_str().to_owned(),
+                values: self.values(k).iter().cloned().collect(),
+            })
             .collect()
     }
 }

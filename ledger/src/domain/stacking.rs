@@ -70,14 +70,21 @@ pub fn check_stacking<C: Clone + Eq>(coupons: &[Coupon<C>]) -> Result<(), Refusa
         } else if coupons.len() > 1 && c.terms.stacking() == Stacking::Exclusive {
             Some(StackingViolation::ExclusiveNotAlone)
         } else if earlier.iter().any(|e| e.template_sn == c.template_sn) {
-            Some(StackingViolation::SameTemplate { template_sn: c.template_sn.clone() })
-        } else if c.terms.kind() == Kind::Shipping && earlier.iter().any(|e| e.terms.kind() == Kind::Shipping) {
+            Some(StackingViolation::SameTemplate {
+                template_sn: c.template_sn.clone(),
+            })
+        } else if c.terms.kind() == Kind::Shipping
+            && earlier.iter().any(|e| e.terms.kind() == Kind::Shipping)
+        {
             Some(StackingViolation::MoreThanOneShipping)
         } else {
             None
         };
         if let Some(v) = violation {
-            return Err(Refusal { coupon_id: c.id.clone(), reason: v.into() });
+            return Err(Refusal {
+                coupon_id: c.id.clone(),
+                reason: v.into(),
+            });
         }
     }
     Ok(())

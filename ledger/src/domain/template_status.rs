@@ -78,25 +78,25 @@ impl fmt::Display for TemplateStatus {
 
 #[cfg(test)]
 mod tests {
-    use super::StatusAction::*;
-    use super::TemplateStatus::*;
+    use super::StatusAction as A;
+    use super::TemplateStatus as S;
 
     #[test]
     fn allowed_moves() {
-        assert_eq!(Draft.apply(Activate), Ok(Active));
-        assert_eq!(Active.apply(Stop), Ok(Stopped));
-        assert_eq!(Stopped.apply(Activate), Ok(Active));
-        for s in [Draft, Active, Stopped] {
-            assert_eq!(s.apply(Void), Ok(Void));
+        assert_eq!(S::Draft.apply(A::Activate), Ok(S::Active));
+        assert_eq!(S::Active.apply(A::Stop), Ok(S::Stopped));
+        assert_eq!(S::Stopped.apply(A::Activate), Ok(S::Active));
+        for s in [S::Draft, S::Active, S::Stopped] {
+            assert_eq!(s.apply(A::Void), Ok(S::Void));
         }
     }
 
     #[test]
     fn refused_moves() {
-        assert!(Active.apply(Activate).is_err());
-        assert!(Draft.apply(Stop).is_err());
-        for a in [Activate, Stop, Void] {
-            assert!(Void.apply(a).is_err(), "void is final");
+        assert!(S::Active.apply(A::Activate).is_err());
+        assert!(S::Draft.apply(A::Stop).is_err());
+        for a in [A::Activate, A::Stop, A::Void] {
+            assert!(S::Void.apply(a).is_err(), "void is final");
         }
     }
 }

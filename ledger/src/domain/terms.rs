@@ -34,7 +34,10 @@ impl Kind {
         match s {
             "goods" => Ok(Kind::Goods),
             "shipping" => Ok(Kind::Shipping),
-            _ => Err(ParseErrorKind::UnknownValue { found: s.to_owned(), expected: "goods, shipping" }),
+            _ => Err(ParseErrorKind::UnknownValue {
+                found: s.to_owned(),
+                expected: "goods, shipping",
+            }),
         }
     }
 
@@ -51,7 +54,10 @@ impl Stacking {
         match s {
             "exclusive" => Ok(Stacking::Exclusive),
             "stackable" => Ok(Stacking::Stackable),
-            _ => Err(ParseErrorKind::UnknownValue { found: s.to_owned(), expected: "exclusive, stackable" }),
+            _ => Err(ParseErrorKind::UnknownValue {
+                found: s.to_owned(),
+                expected: "exclusive, stackable",
+            }),
         }
     }
 
@@ -111,13 +117,23 @@ impl Terms {
     /// path, e.g. `discount.amount` or `use_scope[1].kind`.
     pub fn parse(raw: &RawTerms) -> Result<Terms, ParseError> {
         let kind = Kind::parse(&raw.kind).map_err(|e| ParseError::new("kind", e))?;
-        let currency = Currency::parse(&raw.currency).map_err(|e| ParseError::new("currency", e))?;
+        let currency =
+            Currency::parse(&raw.currency).map_err(|e| ParseError::new("currency", e))?;
         let rule = DiscountRule::parse(&raw.discount).map_err(|e| e.within("discount"))?;
         let face_value = face_value(raw.face_value.as_deref(), &rule)?;
         let validity = ValidityTerms::parse(&raw.validity).map_err(|e| e.within("validity"))?;
-        let stacking = Stacking::parse(&raw.stacking).map_err(|e| ParseError::new("stacking", e))?;
+        let stacking =
+            Stacking::parse(&raw.stacking).map_err(|e| ParseError::new("stacking", e))?;
         let scope = UseScope::parse(&raw.use_scope).map_err(|e| prefix_index("use_scope", e))?;
-        Ok(Terms { kind, currency, rule, face_value, validity, stacking, scope })
+        Ok(Terms {
+            kind,
+            currency,
+            rule,
+            face_value,
+            validity,
+            stacking,
+            scope,
+        })
     }
 
     pub fn kind(&self) -> Kind {
@@ -174,7 +190,9 @@ fn face_value(raw: Option<&str>, rule: &DiscountRule) -> Result<Money, ParseErro
             }
             Ok(m)
         }
-        None => rule.max_discount().ok_or_else(|| ParseError::new("face_value", ParseErrorKind::FaceValueRequired)),
+        None => rule
+            .max_discount()
+            .ok_or_else(|| ParseError::new("face_value", ParseErrorKind::FaceValueRequired)),
     }
 }
 

@@ -9,7 +9,9 @@
 //! ambiguous one the earlier instant; an ambiguous 23:59:59 is the later
 //! instant, one that does not exist the last second before the next day.
 
-use chrono::{DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc};
+use chrono::{
+    DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
+};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -91,7 +93,14 @@ fn days(field: &str, n: i64) -> Result<u32, ParseError> {
     u32::try_from(n)
         .ok()
         .filter(|d| *d <= MAX_RELATIVE_DAYS)
-        .ok_or_else(|| ParseError::new(field, ParseErrorKind::TooManyDays { max: MAX_RELATIVE_DAYS }))
+        .ok_or_else(|| {
+            ParseError::new(
+                field,
+                ParseErrorKind::TooManyDays {
+                    max: MAX_RELATIVE_DAYS,
+                },
+            )
+        })
 }
 
 impl ValidityTerms {
@@ -105,7 +114,10 @@ impl ValidityTerms {
                 }
                 Ok(ValidityTerms::Absolute(AbsoluteWindow { begin, end }))
             }
-            RawValidity::Relative { begin_days, end_days } => Ok(ValidityTerms::Relative(RelativeDays {
+            RawValidity::Relative {
+                begin_days,
+                end_days,
+            } => Ok(ValidityTerms::Relative(RelativeDays {
                 begin_days: days("begin_days", *begin_days)?,
                 end_days: days("end_days", *end_days)?,
             })),
@@ -113,9 +125,16 @@ impl ValidityTerms {
     }
 
     /// The validity of a coupon issued at `issued_at`, business zone `tz`.
-    pub fn validity_for(&self, issued_at: DateTime<Utc>, tz: Tz) -> Result<Validity, ValidityOutOfRange> {
+    pub fn validity_for(
+        &self,
+        issued_at: DateTime<Utc>,
+        tz: Tz,
+    ) -> Result<Validity, ValidityOutOfRange> {
         match self {
-            ValidityTerms::Absolute(w) => Ok(Validity { effective_at: w.begin, expires_at: w.end }),
+            ValidityTerms::Absolute(w) => Ok(Validity {
+                effective_at: w.begin,
+                expires_at: w.end,
+            }),
             ValidityTerms::Relative(d) => relative(*d, issued_at, tz).ok_or(ValidityOutOfRange),
         }
     }
@@ -150,7 +169,10 @@ fn relative(d: RelativeDays, issued_at: DateTime<Utc>, tz: Tz) -> Option<Validit
         (start_of_day(tz, day)?, day)
     };
     let last_day = effective_date.checked_add_days(Days::new(u64::from(d.end_days)))?;
-    Some(Validity { effective_at, expires_at: end_of_day(tz, last_day)? })
+    Some(Validity {
+        effective_at,
+        expires_at: end_of_day(tz, last_day)?,
+    })
 }
 
 /// The first instant of a business day.
@@ -169,7 +191,9 @@ pub fn end_of_day(tz: Tz, day: NaiveDate) -> Option<DateTime<Utc>> {
     match tz.from_local_datetime(&last_second) {
         LocalResult::Single(t) => Some(t.to_utc()),
         LocalResult::Ambiguous(a, b) => Some(a.max(b).to_utc()),
-        LocalResult::None => start_of_day(tz, day.succ_opt()?)?.checked_sub_signed(TimeDelta::seconds(1)),
+        LocalResult::None => {
+            start_of_day(tz, day.succ_opt()?)?.checked_sub_signed(TimeDelta::seconds(1))
+        }
     }
 }
 
