@@ -24,7 +24,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Pool;
 use utoipa::OpenApi;
@@ -55,8 +55,10 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Now, to the microsecond: what Postgres stores, so event payloads and
+    /// write-model rows carry the same instants.
     pub fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        Utc::now().trunc_subsecs(6)
     }
 
     /// Spends the nonce in Redis; true when Redis says it was spent before.

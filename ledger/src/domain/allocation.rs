@@ -35,14 +35,11 @@ pub(crate) fn split_largest_remainder(total: i64, weights: &[(usize, i64)]) -> V
     let mut remainders = Vec::with_capacity(weights.len());
     let mut given = 0;
     for (pos, &(line, weight)) in weights.iter().enumerate() {
-        let exact = i128::from(total) * i128::from(weight);
-        // floor(total·w/whole) ≤ w, so it fits back in i64.
-        let floor = i64::try_from(exact / i128::from(whole)).unwrap_or(weight);
-        let remainder = exact % i128::from(whole);
+        let (floor, remainder) = mul_div_rem(total, weight, whole);
         parts.push((line, floor));
         given += floor;
         if remainder > 0 {
-            remainders.push((remainder, pos));
+            remainders.push(rank_key(remainder, pos));
         }
     }
     let left = usize::try_from(total - given).unwrap_or(0);
@@ -53,17 +50,41 @@ pub(crate) fn split_largest_remainder(total: i64, weights: &[(usize, i64)]) -> V
     parts
 }
 
+/// `(⌊a·b/c⌋, a·b mod c)` for `0 ≤ a ≤ c`, `b ≥ 0`, `c > 0`: both fit in
+/// i64 (the quotient is ≤ b, the remainder < c). i64 when the product fits,
+/// which is the common case and several times faster than i128 division.
+fn mul_div_rem(a: i64, b: i64, c: i64) -> (i64, i64) {
+    match a.checked_mul(b) {
+        Some(p) => (p / c, p % c),
+        None => {
+            let p = i128::from(a) * i128::from(b);
+            let (q, r) = (p / i128::from(c), p % i128::from(c));
+            (i64::try_from(q).unwrap_or(b), i64::try_from(r).unwrap_or(0))
+        }
+    }
+}
+
+/// A key that sorts by remainder, then by earlier position, as one
+/// integer: comparing primitives keeps the selection below cheap.
+fn rank_key(remainder: i64, pos: usize) -> u128 {
+    let pos = u32::try_from(pos).unwrap_or(u32::MAX);
+    (u128::from(remainder.unsigned_abs()) << 32) | u128::from(u32::MAX - pos)
+}
+
+fn key_position(key: u128) -> usize {
+    (u32::MAX - (key & u128::from(u32::MAX)) as u32) as usize
+}
+
 /// Gives one cent to each of the `left` largest remainders (ties: earlier line).
-fn distribute_cents(parts: &mut [(usize, i64)], remainders: &mut [(i128, usize)], left: usize) {
+fn distribute_cents(parts: &mut [(usize, i64)], remainders: &mut [u128], left: usize) {
     if left == 0 {
         return;
     }
-    let order = |a: &(i128, usize), b: &(i128, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
     if left < remainders.len() {
         // Only which ones get a cent matters, not their order: O(n) select.
-        remainders.select_nth_unstable_by(left - 1, order);
+        remainders.select_nth_unstable_by(left - 1, |a, b| b.cmp(a));
     }
-    for &(_, pos) in remainders.iter().take(left) {
-        parts[pos].1 += 1;
+    for &key in remainders.iter().take(left) {
+        parts[key_position(key)].1 += 1;
     }
 }

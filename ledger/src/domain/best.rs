@@ -10,19 +10,24 @@
 //! - goods coupons whose scopes share no line never interact, so each group
 //!   of overlapping scopes is searched on its own and the results add up;
 //! - a group of at most [`EXACT_LIMIT`] templates is searched exactly, depth
-//!   first with branch and bound (a coupon's discount only shrinks as what is
-//!   left shrinks, so "what each unused coupon gives now" bounds the future),
-//!   pruning a state already reached with as much discount; larger groups,
-//!   and groups whose search exceeds its node budget, use the heuristic
-//!   (greedy by current discount, the best pair, then local improvement),
-//!   which also seeds the exact search, so the answer is never worse than the
-//!   best single coupon or (for groups of ≤ 24) the best pair.
+//!   first in input order, seeded with the greedy answer, with branch and
+//!   bound: a coupon's discount only shrinks as what is left shrinks, so what
+//!   each unused coupon gives now bounds what it can still give; nothing can
+//!   take more than is left; and rates compound (see `Search::rate_bound`);
+//! - of two orders of coupons that share no line only one is searched (they
+//!   commute exactly);
+//! - larger groups, and groups whose search exceeds its node budget (an
+//!   adversarial mix, far beyond any real wallet), use the heuristic: the
+//!   better of greedy-by-current-discount and the best ordered pair (groups
+//!   of ≤ 24), then first-improvement local search (remove, insert, swap,
+//!   replace). `Best::exact` says which. Either way the answer is never
+//!   worse than the best single coupon, nor (groups ≤ 24) the best pair.
 //!
 //! Ties: the larger discount, then fewer coupons, then the sequence of input
 //! positions that is smaller lexicographically.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -37,11 +42,9 @@ use crate::domain::terms::{Kind, Stacking};
 pub const EXACT_LIMIT: usize = 12;
 /// Nodes the exact search of one group may visit before it settles for
 /// the best found so far (bounds the time of any quote).
-const NODE_BUDGET: usize = 20_000;
-/// Memo cells (states × lines) the exact search may keep, ≈ 8 MB.
-const MEMO_CELLS: usize = 1 << 20;
+const NODE_BUDGET: usize = 10_000;
 /// Sequence evaluations the heuristic may spend improving one group.
-const HEURISTIC_BUDGET: usize = 4_000;
+const HEURISTIC_BUDGET: usize = 1_000;
 /// Groups up to this size also try every ordered pair.
 const PAIR_LIMIT: usize = 24;
 
@@ -343,52 +346,68 @@ fn neighbours(seq: &[usize], n: usize) -> impl Iterator<Item = Vec<usize>> + '_ 
     removals.chain(inserts).chain(swaps).chain(replaces)
 }
 
+/// Fixed-point scale of the products of `1 − rate_off` in the bound.
+const UNIT: i64 = 1_000_000_000;
+
 /// Exact depth-first search over the sequences of one group.
 struct Search<'g, 'c, 'a> {
     group: &'g [&'c Candidate<'a>],
     left: Remaining,
-    /// The lines any candidate of the group touches: the memo key's domain.
+    /// The order lines any candidate of the group touches.
     lines: Vec<usize>,
-    /// Cents left on those lines before any coupon.
+    /// Cents left on the group's lines before any coupon.
     start: i64,
+    /// `overlaps[i][j]`: candidates i and j share a line (else they commute).
+    overlaps: Vec<Vec<bool>>,
+    /// Per order line, scratch space for the bound (see `rate_bound`).
+    keep: Vec<i64>,
+    /// Per candidate: every rate candidate's lines contain all of its lines
+    /// or none, so at any time its lines all keep the same share.
+    uniform: Vec<bool>,
     path: Vec<usize>,
     best: Combo,
-    /// (used set, what is left on the group's lines) of the states visited.
-    /// Same state ⇒ same total (the total is what left the group's lines).
-    seen: HashSet<(u16, Vec<i64>)>,
     nodes: usize,
     out_of_budget: bool,
 }
 
 impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     fn new(group: &'g [&'c Candidate<'a>], full: &Remaining, incumbent: Combo) -> Self {
-        let mut lines: Vec<usize> = group
-            .iter()
-            .flat_map(|c| c.prepared.lines.iter().copied())
-            .collect();
+        let mut lines: Vec<usize> = group.iter().flat_map(|c| c.prepared.lines.iter().copied()).collect();
         lines.sort_unstable();
         lines.dedup();
         let start = lines.iter().map(|&i| full.lines[i]).sum();
+        let shares_line = |a: &[usize], b: &[usize]| a.iter().any(|l| b.binary_search(l).is_ok());
+        let overlaps: Vec<Vec<bool>> = group
+            .iter()
+            .map(|a| group.iter().map(|b| shares_line(&a.prepared.lines, &b.prepared.lines)).collect())
+            .collect();
+        let contains = |a: &[usize], b: &[usize]| b.iter().all(|l| a.binary_search(l).is_ok());
+        let uniform = (0..group.len())
+            .map(|c| {
+                let rates = (0..group.len()).filter(|&j| j != c && group[j].prepared.rule.rate_basis().is_some());
+                rates.into_iter().all(|j| {
+                    !overlaps[c][j] || contains(&group[j].prepared.lines, &group[c].prepared.lines)
+                })
+            })
+            .collect();
         Search {
             group,
             left: full.clone(),
             lines,
             start,
+            overlaps,
+            keep: vec![UNIT; full.lines.len()],
+            uniform,
             path: Vec::new(),
             best: incumbent,
-            seen: HashSet::new(),
             nodes: 0,
             out_of_budget: false,
         }
     }
 
     fn visit(&mut self, used: u16, total: i64) {
-        let here = Combo {
-            total,
-            seq: self.path.clone(),
-        };
-        if here.better_than(&self.best) {
-            self.best = here;
+        if self.path_beats_best(total) {
+            self.best = Combo { total, seq: self.path.clone() };
         }
         self.nodes += 1;
         if self.nodes > NODE_BUDGET {
@@ -397,61 +416,118 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         }
         let options: Vec<(usize, i64)> = (0..self.group.len())
             .filter(|&p| used & (1 << p) == 0)
-            .filter_map(|p| {
-                self.group[p]
-                    .prepared
-                    .discount(&self.left)
-                    .ok()
-                    .map(|d| (p, d))
-            })
+            .filter_map(|p| self.group[p].prepared.discount(&self.left).ok().map(|d| (p, d)))
             .collect();
-        // Each coupon's discount can only shrink from here on, and nothing
-        // can take more than is left on the group's lines.
-        let optimistic: i64 = options.iter().map(|o| o.1).sum();
-        let bound = total + optimistic.min(self.start - total);
+        let bound = total + self.future_bound(total, &options);
+        let mut largest: Vec<i64> = options.iter().map(|o| o.1).collect();
+        largest.sort_unstable_by(|a, b| b.cmp(a));
         for (p, discount) in options {
-            if self.out_of_budget || self.hopeless(bound) {
+            if self.out_of_budget || self.hopeless(bound, total, &largest) {
                 return;
+            }
+            if !self.canonical(p) {
+                continue;
             }
             let parts = self.group[p].prepared.split(&self.left, discount);
             self.left.take(&parts);
-            if self.first_time(used | (1 << p)) {
-                self.path.push(p);
-                self.visit(used | (1 << p), total + discount);
-                self.path.pop();
-            }
+            self.path.push(p);
+            self.visit(used | (1 << p), total + discount);
+            self.path.pop();
             self.left.give_back(&parts);
         }
     }
 
+    /// An upper bound on what the coupons in `options` (those that still
+    /// give something) can add, in any subset and order. Each coupon gives at
+    /// most what it gives now (discounts only shrink with their base),
+    /// nothing takes more than is left, and rates compound (`rate_bound`).
+    fn future_bound(&mut self, total: i64, options: &[(usize, i64)]) -> i64 {
+        let left = self.start - total;
+        let optimistic: i64 = options.iter().map(|o| o.1).sum();
+        optimistic.min(left).min(self.rate_bound(left, options))
+    }
+
+    /// Rate coupons (rate_off < 0.5) compound: whatever the order, line `l`
+    /// keeps at least `r_l · Π(1 − rate)` of the rates covering it, less
+    /// what the other coupons take, each at most what it gives now. So the
+    /// future discount is at most `left − Σ r_l·Π(1 − rate) + Σ others`, plus
+    /// the cents rounding can add per rate (see docs/pricing.md). Products
+    /// are rounded down, in integers.
+    fn rate_bound(&mut self, left: i64, options: &[(usize, i64)]) -> i64 {
+        let mut others = 0;
+        let mut slack = 1;
+        for &(p, discount) in options {
+            let prepared = &self.group[p].prepared;
+            match prepared.rule.rate_basis().filter(|b| *b < 5_000) {
+                Some(basis) => {
+                    let keep = i64::try_from(10_000 - basis).unwrap_or(10_000);
+                    slack += self.rounding_slack(p, keep);
+                    for &l in &prepared.lines {
+                        self.keep[l] = self.keep[l] * keep / 10_000;
+                    }
+                }
+                None => others += discount,
+            }
+        }
+        let mut kept: i128 = 0;
+        for &l in &self.lines {
+            // i64 when it fits (lines under ~92 million): i128 is slower.
+            kept += match self.left.lines[l].checked_mul(self.keep[l]) {
+                Some(product) => i128::from(product),
+                None => i128::from(self.left.lines[l]) * i128::from(self.keep[l]),
+            };
+            self.keep[l] = UNIT;
+        }
+        let kept = i64::try_from(kept / i128::from(UNIT)).unwrap_or(0);
+        left - kept + others + slack
+    }
+
+    /// The cents by which rate candidate `p` can beat its exact share
+    /// `rate · base`: half a cent of rounding, and, when the lines it splits
+    /// over may keep different shares, up to a cent per line from the split;
+    /// both scaled by `1 / (1 − rate)` (`keep` is `1 − rate` in 1/10 000).
+    fn rounding_slack(&self, p: usize, keep: i64) -> i64 {
+        let per_line = if self.uniform[p] { 0 } else { self.group[p].prepared.lines.len() };
+        let cents = i64::try_from(per_line).unwrap_or(i64::MAX / 40_000) + 1;
+        (cents * 10_000 + keep - 1) / keep
+    }
+
+    /// Coupons that share no line commute exactly (same discounts, same
+    /// parts), so of `…, last, p` and `…, p, last` only the one in input
+    /// order is searched.
+    fn canonical(&self, p: usize) -> bool {
+        self.path.last().is_none_or(|&last| p > last || self.overlaps[last][p])
+    }
+
+    /// `Combo { total, seq: path }.better_than(&best)` without allocating.
+    fn path_beats_best(&self, total: i64) -> bool {
+        let best = &self.best;
+        (total, std::cmp::Reverse(self.path.len()), std::cmp::Reverse(self.path.as_slice()))
+            > (best.total, std::cmp::Reverse(best.seq.len()), std::cmp::Reverse(best.seq.as_slice()))
+    }
+
     /// Whether no extension of the current path (one coupon longer or more)
-    /// can beat the best, given an upper bound on its total.
-    fn hopeless(&self, bound: i64) -> bool {
-        let longer = self.path.len() + 1;
+    /// can beat the best, given an upper bound on its total and the
+    /// discounts the unused coupons give now, largest first.
+    fn hopeless(&self, bound: i64, total: i64, largest: &[i64]) -> bool {
+        let (depth, best_len) = (self.path.len(), self.best.seq.len());
         match bound.cmp(&self.best.total) {
             Ordering::Less => true,
             Ordering::Greater => false,
             Ordering::Equal => {
-                // Only a tie is possible: it must use fewer coupons, or as
-                // many with a smaller sequence. The search runs in
-                // lexicographic order, so only the seed can be overtaken so.
-                let prefix = &self.best.seq[..self.path.len().min(self.best.seq.len())];
-                longer > self.best.seq.len()
-                    || (longer == self.best.seq.len() && self.path.as_slice() > prefix)
+                // Only a tie is possible: it must use as many coupons with a
+                // smaller sequence (the search runs in lexicographic order,
+                // so only the seed can be overtaken so), or fewer coupons.
+                let prefix = &self.best.seq[..depth.min(best_len)];
+                if depth < best_len && self.path.as_slice() <= prefix {
+                    return false;
+                }
+                if depth + 1 >= best_len {
+                    return true;
+                }
+                let fewer: i64 = largest.iter().take(best_len - 1 - depth).sum();
+                total + fewer < self.best.total
             }
         }
-    }
-
-    /// Records reaching a state; false if it was reached before, then by a
-    /// lexicographically smaller path with the same coupons and total, whose
-    /// subtree was already searched.
-    fn first_time(&mut self, used: u16) -> bool {
-        if self.seen.len() * self.lines.len().max(1) >= MEMO_CELLS {
-            return true;
-        }
-        self.seen.insert((
-            used,
-            self.lines.iter().map(|&i| self.left.lines[i]).collect(),
-        ))
     }
 }

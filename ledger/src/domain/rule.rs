@@ -72,6 +72,8 @@ pub struct PerThresholdOff {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateOff {
     rate_off: Rate,
+    /// `rate_off` in ten-thousandths, computed once (0.12 → 1200).
+    basis: i128,
     threshold: Option<Money>,
     max_off: Option<Money>,
 }
@@ -220,6 +222,7 @@ impl DiscountRule {
                 max_off,
             } => DiscountRule::Rate(RateOff {
                 rate_off: Rate::parse(rate_off).map_err(|e| ParseError::new("rate_off", e))?,
+                basis: Rate::parse(rate_off).map_or(0, Rate::basis),
                 threshold: threshold
                     .as_ref()
                     .map(|t| amount("threshold", t))
@@ -263,6 +266,14 @@ impl DiscountRule {
             DiscountRule::Ladder(r) => ladder(r, base)?,
         };
         Ok(raw.min(base))
+    }
+
+    /// A rate rule's `rate_off` in ten-thousandths (0.12 → 1200).
+    pub(crate) fn rate_basis(&self) -> Option<i128> {
+        match self {
+            DiscountRule::Rate(r) => Some(r.basis),
+            _ => None,
+        }
     }
 
     /// The raw form this rule was parsed from (canonical spelling).
@@ -354,7 +365,7 @@ fn per_threshold(r: &PerThresholdOff, base: i64) -> Result<i64, i64> {
 
 fn rate(r: &RateOff, base: i64) -> Result<i64, i64> {
     meet(base, r.threshold.map_or(0, Money::cents))?;
-    let off = div_round_half_up(i128::from(base) * r.rate_off.basis(), RATE_DENOMINATOR);
+    let off = div_round_half_up(i128::from(base) * r.basis, RATE_DENOMINATOR);
     Ok(cap(off, r.max_off))
 }
 
