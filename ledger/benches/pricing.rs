@@ -197,6 +197,22 @@ fn adversarial() -> Vec<Coupon<usize>> {
         .collect()
 }
 
+/// Beyond the exact limit: 40 distinct interacting templates (heuristic).
+fn crowded() -> Vec<Coupon<usize>> {
+    (0..40)
+        .map(|i| {
+            let discount = match i % 4 {
+                0 => rate(&format!("0.0{}", 1 + i % 9), Some("40")),
+                1 => fixed(&format!("{}", 100 * (i % 13)), &format!("{}", 3 + i % 7)),
+                2 => json!({"type": "per_threshold_off", "step": "150", "amount": "4", "max_off": "30"}),
+                _ => fixed("0", &format!("{}", 1 + i % 5)),
+            };
+            let scope = if i % 3 == 0 { categories(&["c-1", "c-2", "c-3"]) } else { json!([]) };
+            coupon(i, &format!("T{i}"), "goods", "stackable", discount, scope)
+        })
+        .collect()
+}
+
 fn benches(c: &mut Criterion) {
     let order = order();
     let wallet = wallet();
@@ -221,6 +237,17 @@ fn benches(c: &mut Criterion) {
     });
     c.bench_function("best_combination/12 adversarial/50 lines", |b| {
         b.iter(|| best_combination(black_box(&order), black_box(&worst), now()))
+    });
+    let crowd = crowded();
+    let best_crowd = best_combination(&order, &crowd, now());
+    eprintln!(
+        "crowded: {} coupons save {} (exact: {})",
+        best_crowd.coupon_ids.len(),
+        best_crowd.discount,
+        best_crowd.exact
+    );
+    c.bench_function("best_combination/40 heuristic/50 lines", |b| {
+        b.iter(|| best_combination(black_box(&order), black_box(&crowd), now()))
     });
     c.bench_function("discount_of/1 coupon/50 lines", |b| {
         b.iter(|| discount_of(black_box(&order), black_box(&wallet[6]), now()))

@@ -12,6 +12,7 @@
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
 //! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds).
+//! - [`queries`]: the read side — coupons, a user's coupons, a coupon's history.
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 
@@ -23,6 +24,7 @@ pub mod domain;
 pub mod idempotency;
 pub mod inbox;
 pub mod migrate;
+pub mod queries;
 pub mod redis_handle;
 pub mod store;
 #[cfg(feature = "testkit")]

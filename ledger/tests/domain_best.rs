@@ -12,7 +12,11 @@ fn rate(rate_off: &str) -> serde_json::Value {
 }
 
 fn exclusive(id: &str, t: &str, amount: &str) -> Coupon<String> {
-    coupon(id, t, terms_with(fixed_off("0", amount), "goods", "exclusive", json!([])))
+    coupon(
+        id,
+        t,
+        terms_with(fixed_off("0", amount), "goods", "exclusive", json!([])),
+    )
 }
 
 fn ids(best: &ledger::domain::Best<String>) -> Vec<&str> {
@@ -23,12 +27,21 @@ fn ids(best: &ledger::domain::Best<String>) -> Vec<&str> {
 fn order_matters_and_the_best_order_is_found() {
     let o = order(&[("a", "c", 1, "60"), ("b", "c", 1, "40")], "0");
     // A needs the full 100 to apply, so it must come before the rate.
-    let coupons = [coupon("B", "tB", goods(rate("0.1"))), coupon("A", "tA", goods(fixed_off("100", "10")))];
+    let coupons = [
+        coupon("B", "tB", goods(rate("0.1"))),
+        coupon("A", "tA", goods(fixed_off("100", "10"))),
+    ];
     let best = best_combination(&o, &coupons, now());
-    assert_eq!((ids(&best), best.discount, best.payable), (vec!["A", "B"], m("19"), m("81")));
+    assert_eq!(
+        (ids(&best), best.discount, best.payable),
+        (vec!["A", "B"], m("19"), m("81"))
+    );
     assert!(best.exact);
     // Without a threshold the rate should come first: 10 + 10 beats 10 + 9.
-    let coupons = [coupon("C", "tC", goods(fixed_off("0", "10"))), coupon("B", "tB", goods(rate("0.1")))];
+    let coupons = [
+        coupon("C", "tC", goods(fixed_off("0", "10"))),
+        coupon("B", "tB", goods(rate("0.1"))),
+    ];
     let best = best_combination(&o, &coupons, now());
     assert_eq!((ids(&best), best.discount), (vec!["B", "C"], m("20")));
 }
@@ -36,7 +49,10 @@ fn order_matters_and_the_best_order_is_found() {
 #[test]
 fn an_exclusive_coupon_stands_alone() {
     let o = order(&[("a", "c", 1, "100")], "10");
-    let stack = [coupon("A", "tA", goods(fixed_off("0", "10"))), coupon("B", "tB", goods(fixed_off("0", "15")))];
+    let stack = [
+        coupon("A", "tA", goods(fixed_off("0", "10"))),
+        coupon("B", "tB", goods(fixed_off("0", "15"))),
+    ];
     let mut coupons = stack.to_vec();
     coupons.push(exclusive("X", "tX", "30"));
     assert_eq!(ids(&best_combination(&o, &coupons, now())), vec!["X"]);
@@ -48,7 +64,11 @@ fn an_exclusive_coupon_stands_alone() {
 fn one_coupon_per_template_and_one_shipping_coupon() {
     let o = order(&[("a", "c", 1, "100")], "10");
     let shipping = |id: &str, t: &str, amount: &str| {
-        coupon(id, t, terms_with(fixed_off("0", amount), "shipping", "stackable", json!([])))
+        coupon(
+            id,
+            t,
+            terms_with(fixed_off("0", amount), "shipping", "stackable", json!([])),
+        )
     };
     let coupons = [
         coupon("A1", "tA", goods(fixed_off("0", "10"))),
@@ -83,17 +103,30 @@ fn nothing_usable_means_no_discount() {
     let best = best_combination(&o, &coupons, now());
     assert!(best.coupon_ids.is_empty());
     assert_eq!((best.discount, best.payable), (Money::ZERO, m("15")));
-    assert!(best_combination::<String>(&o, &[], now()).coupon_ids.is_empty());
+    assert!(
+        best_combination::<String>(&o, &[], now())
+            .coupon_ids
+            .is_empty()
+    );
 }
 
 #[test]
 fn the_quote_lists_every_coupon_with_its_own_discount() {
     let o = order(&[("a", "c", 1, "100")], "0");
-    let coupons = [coupon("A", "tA", goods(fixed_off("0", "10"))), coupon("B", "tB", goods(fixed_off("200", "50")))];
+    let coupons = [
+        coupon("A", "tA", goods(fixed_off("0", "10"))),
+        coupon("B", "tB", goods(fixed_off("200", "50"))),
+    ];
     let q = quote(&o, &coupons, now());
-    assert_eq!((q.coupons[0].usable, q.coupons[0].discount), (true, m("10")));
+    assert_eq!(
+        (q.coupons[0].usable, q.coupons[0].discount),
+        (true, m("10"))
+    );
     assert!(!q.coupons[1].usable);
-    assert_eq!(q.coupons[1].reason.as_ref().map(|r| r.code()), Some("below_threshold"));
+    assert_eq!(
+        q.coupons[1].reason.as_ref().map(|r| r.code()),
+        Some("below_threshold")
+    );
     assert_eq!(ids(&q.best), vec!["A"]);
 }
 
@@ -114,20 +147,30 @@ fn twelve_interacting() -> Vec<Coupon<String>> {
 
 #[test]
 fn twelve_interacting_coupons_are_searched_exactly() {
-    let lines: Vec<(String, String)> = (0..10).map(|i| (format!("s{i}"), format!("c{}", i % 3))).collect();
-    let spec: Vec<(&str, &str, i64, &str)> =
-        lines.iter().enumerate().map(|(i, (s, c))| (s.as_str(), c.as_str(), 1 + (i as i64 % 3), "19.90")).collect();
+    let lines: Vec<(String, String)> = (0..10)
+        .map(|i| (format!("s{i}"), format!("c{}", i % 3)))
+        .collect();
+    let spec: Vec<(&str, &str, i64, &str)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (s, c))| (s.as_str(), c.as_str(), 1 + (i as i64 % 3), "19.90"))
+        .collect();
     let o = order(&spec, "0");
     let coupons = twelve_interacting();
     let best = best_combination(&o, &coupons, now());
     assert!(best.exact);
-    let chosen: Vec<_> =
-        best.coupon_ids.iter().map(|id| coupons.iter().find(|c| &c.id == id).unwrap().clone()).collect();
+    let chosen: Vec<_> = best
+        .coupon_ids
+        .iter()
+        .map(|id| coupons.iter().find(|c| &c.id == id).unwrap().clone())
+        .collect();
     let p = price(&o, &chosen, now()).unwrap();
     assert_eq!((p.discount, p.payable), (best.discount, best.payable));
     // Rates first (they compound on more), the fixed amounts after.
     for single in &coupons {
-        let alone = price(&o, std::slice::from_ref(single), now()).map(|p| p.discount).unwrap_or_default();
+        let alone = price(&o, std::slice::from_ref(single), now())
+            .map(|p| p.discount)
+            .unwrap_or_default();
         assert!(best.discount >= alone);
     }
 }
@@ -137,16 +180,30 @@ fn many_candidates_fall_back_to_the_heuristic() {
     let o = order(&[("a", "c", 3, "99.00"), ("b", "d", 2, "45.50")], "0");
     let coupons: Vec<_> = (0..20)
         .map(|i| {
-            let terms = if i % 3 == 0 { goods(rate("0.05")) } else { goods(fixed_off(&format!("{}", 10 * i), "3")) };
+            let terms = if i % 3 == 0 {
+                goods(rate("0.05"))
+            } else {
+                goods(fixed_off(&format!("{}", 10 * i), "3"))
+            };
             coupon(&format!("k{i}"), &format!("t{i}"), terms)
         })
         .collect();
     let best = best_combination(&o, &coupons, now());
-    assert!(!best.exact, "20 interacting templates exceed the exact limit");
-    let best_single = coupons.iter().filter_map(|c| price(&o, std::slice::from_ref(c), now()).ok()).map(|p| p.discount).max();
+    assert!(
+        !best.exact,
+        "20 interacting templates exceed the exact limit"
+    );
+    let best_single = coupons
+        .iter()
+        .filter_map(|c| price(&o, std::slice::from_ref(c), now()).ok())
+        .map(|p| p.discount)
+        .max();
     assert!(Some(best.discount) >= best_single);
-    let chosen: Vec<_> =
-        best.coupon_ids.iter().map(|id| coupons.iter().find(|c| &c.id == id).unwrap().clone()).collect();
+    let chosen: Vec<_> = best
+        .coupon_ids
+        .iter()
+        .map(|id| coupons.iter().find(|c| &c.id == id).unwrap().clone())
+        .collect();
     assert_eq!(price(&o, &chosen, now()).unwrap().discount, best.discount);
 }
 
@@ -154,14 +211,19 @@ fn many_candidates_fall_back_to_the_heuristic() {
 fn coupons_on_separate_lines_are_searched_group_by_group() {
     // 20 category coupons on 20 categories: 20 independent groups of one.
     let cats: Vec<String> = (0..20).map(|i| format!("c{i}")).collect();
-    let spec: Vec<(&str, &str, i64, &str)> = cats.iter().map(|c| ("s", c.as_str(), 1, "10.00")).collect();
+    let spec: Vec<(&str, &str, i64, &str)> =
+        cats.iter().map(|c| ("s", c.as_str(), 1, "10.00")).collect();
     let o = order(&spec, "0");
     let coupons: Vec<_> = cats
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let scope = json!([{"kind": "category", "values": [c]}]);
-            coupon(&format!("k{i}"), &format!("t{i}"), terms_with(fixed_off("0", "1"), "goods", "stackable", scope))
+            coupon(
+                &format!("k{i}"),
+                &format!("t{i}"),
+                terms_with(fixed_off("0", "1"), "goods", "stackable", scope),
+            )
         })
         .collect();
     let best = best_combination(&o, &coupons, now());

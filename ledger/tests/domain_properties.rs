@@ -9,8 +9,8 @@ mod support;
 use std::collections::BTreeMap;
 
 use ledger::domain::{
-    Coupon, DiscountRule, Money, Order, Pricing, RawOrder, RawTerms, Refund, RefundLine, Settlement, Terms,
-    best_combination, discount_of, price,
+    Coupon, DiscountRule, Money, Order, Pricing, RawOrder, RawTerms, Refund, RefundLine,
+    Settlement, Terms, best_combination, discount_of, price,
 };
 use proptest::prelude::*;
 use proptest::sample::subsequence;
@@ -31,8 +31,13 @@ fn line_strategy() -> impl Strategy<Value = Value> {
 
 fn order_strategy() -> impl Strategy<Value = Order> {
     let tags = subsequence(vec!["vip", "new"], 0..=2);
-    (prop::collection::vec(line_strategy(), 1..7), 0..2_000i64, 0..2usize, tags).prop_map(
-        |(lines, shipping, region, tags)| {
+    (
+        prop::collection::vec(line_strategy(), 1..7),
+        0..2_000i64,
+        0..2usize,
+        tags,
+    )
+        .prop_map(|(lines, shipping, region, tags)| {
             let lines: Vec<Value> = lines
                 .into_iter()
                 .enumerate()
@@ -48,33 +53,48 @@ fn order_strategy() -> impl Strategy<Value = Order> {
             }))
             .unwrap();
             Order::parse(&raw).unwrap()
-        },
-    )
+        })
 }
 
 fn rule_strategy() -> impl Strategy<Value = Value> {
     let opt = |s: std::ops::Range<i64>| prop::option::of(s);
     prop_oneof![
-        (0..30_000i64, 1..5_000i64).prop_map(|(t, a)| json!({"type": "fixed_off", "threshold": money(t), "amount": money(a)})),
+        (0..30_000i64, 1..5_000i64).prop_map(
+            |(t, a)| json!({"type": "fixed_off", "threshold": money(t), "amount": money(a)})
+        ),
         (1..10_000i64, 1..3_000i64, opt(1..10_000)).prop_map(|(s, a, max)| {
             let mut v = json!({"type": "per_threshold_off", "step": money(s), "amount": money(a)});
-            if let Some(max) = max { v["max_off"] = json!(money(max)); }
+            if let Some(max) = max {
+                v["max_off"] = json!(money(max));
+            }
             v
         }),
         (1..=10_000i64, opt(0..20_000), opt(1..10_000)).prop_map(|(basis, t, max)| {
-            let rate = if basis == 10_000 { "1".to_owned() } else { format!("0.{basis:04}") };
+            let rate = if basis == 10_000 {
+                "1".to_owned()
+            } else {
+                format!("0.{basis:04}")
+            };
             let mut v = json!({"type": "rate", "rate_off": rate});
-            if let Some(t) = t { v["threshold"] = json!(money(t)); }
-            if let Some(max) = max { v["max_off"] = json!(money(max)); }
+            if let Some(t) = t {
+                v["threshold"] = json!(money(t));
+            }
+            if let Some(max) = max {
+                v["max_off"] = json!(money(max));
+            }
             v
         }),
         prop::collection::vec((1..8_000i64, 0..2_000i64), 1..4).prop_map(|steps| {
             let (mut threshold, mut amount) = (0, 0);
-            let tiers: Vec<Value> = steps.into_iter().enumerate().map(|(i, (dt, da))| {
-                threshold += if i == 0 { dt - 1 } else { dt };
-                amount += if i == 0 { da + 1 } else { da };
-                json!({"threshold": money(threshold), "amount": money(amount)})
-            }).collect();
+            let tiers: Vec<Value> = steps
+                .into_iter()
+                .enumerate()
+                .map(|(i, (dt, da))| {
+                    threshold += if i == 0 { dt - 1 } else { dt };
+                    amount += if i == 0 { da + 1 } else { da };
+                    json!({"threshold": money(threshold), "amount": money(amount)})
+                })
+                .collect();
             json!({"type": "ladder", "tiers": tiers})
         }),
     ]
@@ -82,10 +102,13 @@ fn rule_strategy() -> impl Strategy<Value = Value> {
 
 fn scope_strategy() -> impl Strategy<Value = Value> {
     let entry = prop_oneof![
-        subsequence(vec!["a", "b", "c", "d"], 1..=3).prop_map(|v| json!({"kind": "product", "values": v})),
-        subsequence(vec!["x", "y", "z"], 1..=2).prop_map(|v| json!({"kind": "category", "values": v})),
+        subsequence(vec!["a", "b", "c", "d"], 1..=3)
+            .prop_map(|v| json!({"kind": "product", "values": v})),
+        subsequence(vec!["x", "y", "z"], 1..=2)
+            .prop_map(|v| json!({"kind": "category", "values": v})),
         subsequence(vec!["r1", "r2"], 1..=1).prop_map(|v| json!({"kind": "region", "values": v})),
-        subsequence(vec!["vip", "new"], 1..=1).prop_map(|v| json!({"kind": "user_tag", "values": v})),
+        subsequence(vec!["vip", "new"], 1..=1)
+            .prop_map(|v| json!({"kind": "user_tag", "values": v})),
     ];
     prop::collection::vec(entry, 0..3).prop_map(Value::from)
 }
@@ -106,18 +129,25 @@ fn terms_strategy() -> impl Strategy<Value = Terms> {
 
 /// A wallet of up to `max` coupons over up to 6 templates (so some share one).
 fn wallet_strategy(max: usize) -> impl Strategy<Value = Vec<Coupon<usize>>> {
-    (prop::collection::vec(terms_strategy(), 1..7), prop::collection::vec(0..6usize, 0..=max)).prop_map(
-        |(templates, picks)| {
+    (
+        prop::collection::vec(terms_strategy(), 1..7),
+        prop::collection::vec(0..6usize, 0..=max),
+    )
+        .prop_map(|(templates, picks)| {
             picks
                 .into_iter()
                 .enumerate()
                 .map(|(id, t)| {
                     let t = t % templates.len();
-                    Coupon { id, template_sn: format!("T{t}"), terms: templates[t].clone(), validity: always() }
+                    Coupon {
+                        id,
+                        template_sn: format!("T{t}"),
+                        terms: templates[t].clone(),
+                        validity: always(),
+                    }
                 })
                 .collect()
-        },
-    )
+        })
 }
 
 fn check_pricing(order: &Order, p: &Pricing<usize>) {
@@ -129,14 +159,21 @@ fn check_pricing(order: &Order, p: &Pricing<usize>) {
         *per_line.entry(a.line_id.clone()).or_default() += a.amount.cents();
     }
     for c in &p.coupons {
-        assert_eq!(per_coupon.get(&c.coupon_id).copied(), Some(c.discount.cents()), "parts sum to the discount");
+        assert_eq!(
+            per_coupon.get(&c.coupon_id).copied(),
+            Some(c.discount.cents()),
+            "parts sum to the discount"
+        );
     }
     for (line, cents) in &per_line {
         let base = match line {
             Some(id) => order.lines()[order.line_index(id).unwrap()].amount(),
             None => order.shipping_fee(),
         };
-        assert!(*cents <= base.cents(), "a line never gives more than it costs");
+        assert!(
+            *cents <= base.cents(),
+            "a line never gives more than it costs"
+        );
     }
     let sum: i64 = p.coupons.iter().map(|c| c.discount.cents()).sum();
     assert_eq!(sum, p.discount.cents());
@@ -151,13 +188,42 @@ fn refund_plan(order: &Order, cuts: &[u32], keys: &[u32]) -> Vec<Vec<RefundLine>
         let mut left = line.quantity();
         while left > 0 {
             let take = (cuts[k % cuts.len()] % left) + 1;
-            chunks.push((keys[k % keys.len()], RefundLine { line_id: line.line_id().to_owned(), quantity: take }));
+            chunks.push((
+                keys[k % keys.len()],
+                RefundLine {
+                    line_id: line.line_id().to_owned(),
+                    quantity: take,
+                },
+            ));
             left -= take;
             k += 1;
         }
     }
     chunks.sort_by_key(|c| c.0);
     chunks.into_iter().map(|c| vec![c.1]).collect()
+}
+
+/// The largest discount over every sequence of distinct coupons that
+/// `price` accepts (extending only accepted prefixes: a refused prefix
+/// stays refused whatever follows).
+fn every_sequence(
+    order: &Order,
+    wallet: &[Coupon<usize>],
+    sequence: &mut Vec<usize>,
+    best: &mut Money,
+) {
+    for next in 0..wallet.len() {
+        if sequence.contains(&next) {
+            continue;
+        }
+        sequence.push(next);
+        let coupons: Vec<_> = sequence.iter().map(|&i| wallet[i].clone()).collect();
+        if let Ok(p) = price(order, &coupons, now()) {
+            *best = (*best).max(p.discount);
+            every_sequence(order, wallet, sequence, best);
+        }
+        sequence.pop();
+    }
 }
 
 proptest! {
@@ -255,6 +321,17 @@ proptest! {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_best_combination_matches_a_brute_force_search(
+        order in order_strategy(), wallet in wallet_strategy(6)
+    ) {
+        let best = best_combination(&order, &wallet, now());
+        let mut brute = Money::ZERO;
+        let mut sequence: Vec<usize> = Vec::new();
+        every_sequence(&order, &wallet, &mut sequence, &mut brute);
+        prop_assert_eq!(best.discount, brute);
     }
 
     #[test]

@@ -112,6 +112,28 @@ fn the_last_units_take_the_remainder() {
 }
 
 #[test]
+fn an_early_refund_never_overdraws_a_line() {
+    // 0.03 paid for 5 units: rounding 0.006 up would overdraw by the fourth.
+    let o = order(&[("a", "c", 5, "0.01")], "0");
+    let p = price(
+        &o,
+        &[coupon("k", "t", goods(fixed_off("0", "0.02")))],
+        now(),
+    )
+    .unwrap();
+    let s = Settlement::new(&o, &p.allocations).unwrap();
+    assert_eq!(s.paid(), m("0.03"));
+    let refunds = run(&s, &vec![vec![line("l1", 1)]; 5]);
+    let amounts: Vec<_> = refunds.iter().map(|r| r.amount).collect();
+    assert_eq!(
+        amounts,
+        vec![m("0.01"), m("0.01"), m("0.01"), m("0"), m("0")]
+    );
+    let reversed: i64 = refunds.iter().map(|r| r.coupon_cost_reversed.cents()).sum();
+    assert_eq!(reversed, 2);
+}
+
+#[test]
 fn shipping_is_refunded_with_the_refund_that_completes_the_order() {
     let o = order(&[("a", "c", 2, "10"), ("b", "c", 1, "30")], "8.00");
     let shipping = coupon(

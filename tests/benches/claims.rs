@@ -17,7 +17,10 @@ use serde_json::json;
 use tests::{Env, Server};
 
 fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 async fn http_claims(env: &Env, total: usize, clients: usize) -> Duration {
@@ -28,7 +31,8 @@ async fn http_claims(env: &Env, total: usize, clients: usize) -> Duration {
     let start = Instant::now();
     let workers: Vec<_> = (0..clients)
         .map(|_| {
-            let (server, channel, sn, next) = (server.clone(), channel.clone(), sn.clone(), next.clone());
+            let (server, channel, sn, next) =
+                (server.clone(), channel.clone(), sn.clone(), next.clone());
             tokio::spawn(async move {
                 while next.fetch_add(1, Ordering::Relaxed) < total {
                     let user = uuid::Uuid::new_v4().to_string();
@@ -103,12 +107,22 @@ async fn naive_claim(client: &mut tokio_postgres::Client) {
 async fn main() {
     let total = setting("BENCH_CLAIMS", 20_000);
     let clients = setting("BENCH_CLIENTS", 64);
-    let env = Env::new().await.expect("services running (scripts/services)");
+    let env = Env::new()
+        .await
+        .expect("services running (scripts/services)");
     println!("hot-template claims: {total} claims from {clients} concurrent clients");
     let baseline = naive_baseline(&env, total, clients).await;
     let rate = |d: Duration| total as f64 / d.as_secs_f64();
-    println!("naive UPDATE+INSERT tx: {:>7.2} s {:>9.0} claims/s", baseline.as_secs_f64(), rate(baseline));
+    println!(
+        "naive UPDATE+INSERT tx: {:>7.2} s {:>9.0} claims/s",
+        baseline.as_secs_f64(),
+        rate(baseline)
+    );
     let http = http_claims(&env, total, clients).await;
-    println!("HTTP claims:            {:>7.2} s {:>9.0} claims/s", http.as_secs_f64(), rate(http));
+    println!(
+        "HTTP claims:            {:>7.2} s {:>9.0} claims/s",
+        http.as_secs_f64(),
+        rate(http)
+    );
     println!("ratio HTTP/naive rate: {:.2}", rate(http) / rate(baseline));
 }

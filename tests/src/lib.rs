@@ -135,6 +135,22 @@ impl Server {
             .bearer_auth(SERVICE_TOKEN)
     }
 
+    /// POSTs as the service and returns (status, body).
+    pub async fn service_post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+        let r = self
+            .service(reqwest::Method::POST, path)
+            .json(body)
+            .send()
+            .await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
+    /// GETs as the service and returns (status, body).
+    pub async fn service_get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
+        let r = self.service(reqwest::Method::GET, path).send().await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
     /// POSTs as admin and returns (status, body).
     pub async fn admin_post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
         let r = self
@@ -147,9 +163,13 @@ impl Server {
 
     /// Creates, opens (window around now) and activates a template; returns its sn.
     pub async fn active_template(&self, total: i64, per_user_limit: i32) -> anyhow::Result<String> {
-        let (status, body) = self
-            .admin_post("/v1/templates", &template_body(total, per_user_limit))
-            .await?;
+        self.activate_template(&template_body(total, per_user_limit))
+            .await
+    }
+
+    /// Creates a template from `body` and activates it; returns its sn.
+    pub async fn activate_template(&self, body: &Value) -> anyhow::Result<String> {
+        let (status, body) = self.admin_post("/v1/templates", body).await?;
         anyhow::ensure!(status == 201, "create template: {status} {body}");
         let sn = body["sn"].as_str().context("sn")?.to_owned();
         let (status, body) = self

@@ -3,9 +3,8 @@
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use super::AppState;
 use super::context::Ctx;
@@ -14,49 +13,15 @@ use super::extract::{parse_json, read_body};
 use super::signature::SignedHeaders;
 use crate::commands::channels;
 use crate::commands::claim::{self, ClaimRequest};
-use crate::domain::events::CouponIssued;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::idempotency::request_hash;
+use crate::queries::coupons::CouponView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub template_sn: String,
     pub user_id: String,
-}
-
-/// A coupon as the API shows it (DESIGN §7).
-#[derive(Serialize, ToSchema)]
-pub struct CouponView {
-    pub id: Uuid,
-    pub template_sn: String,
-    pub user_id: String,
-    pub status: String,
-    pub issued_at: chrono::DateTime<chrono::Utc>,
-    pub effective_at: chrono::DateTime<chrono::Utc>,
-    pub expires_at: chrono::DateTime<chrono::Utc>,
-    pub channel_id: Option<Uuid>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub refund_from: Option<Uuid>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub order_id: Option<String>,
-}
-
-impl CouponView {
-    pub fn issued(c: &CouponIssued) -> Self {
-        Self {
-            id: c.coupon_id,
-            template_sn: c.template_sn.clone(),
-            user_id: c.user_id.clone(),
-            status: "unused".into(),
-            issued_at: c.issued_at,
-            effective_at: c.effective_at,
-            expires_at: c.expires_at,
-            channel_id: c.channel_id,
-            refund_from: c.refund_from,
-            order_id: None,
-        }
-    }
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,

@@ -178,6 +178,13 @@ impl From<crate::commands::CommandError> for ApiError {
             C::Unprocessable(code, message) => Self::Unprocessable { code, message },
             C::Forbidden(message) => Self::Forbidden(message),
             C::SoldOut(message) => Self::SoldOut(message),
+            C::Refused(r) => {
+                use crate::domain::coupon_state::Refusal;
+                match r {
+                    Refusal::Expired => Self::unprocessable("coupon_expired", r.to_string()),
+                    _ => Self::conflict("coupon_state", r.to_string()),
+                }
+            }
             C::Store(e) => e.into(),
             C::Db(e) => e.into(),
             C::Internal(e) => Self::Internal(e),

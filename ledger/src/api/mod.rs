@@ -4,17 +4,19 @@
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
 //! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
-//! - [`templates`], [`channels`], [`claims`]: the routes.
+//! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`]: the routes.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
 
 pub mod auth;
 pub mod channels;
 pub mod claims;
 pub mod context;
+pub mod coupons;
 pub mod error;
 pub mod extract;
 pub mod health;
 pub mod metrics;
+pub mod orders;
 pub mod signature;
 pub mod templates;
 
@@ -119,6 +121,15 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::allow_channel))
         .routes(routes!(channels::create))
         .routes(routes!(claims::claim))
+        .routes(routes!(orders::quote))
+        .routes(routes!(orders::lock))
+        .routes(routes!(orders::confirm))
+        .routes(routes!(orders::cancel))
+        .routes(routes!(orders::refunds))
+        .routes(routes!(coupons::read))
+        .routes(routes!(coupons::events))
+        .routes(routes!(coupons::void))
+        .routes(routes!(coupons::of_user))
         .split_for_parts()
 }
 

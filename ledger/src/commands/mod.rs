@@ -4,9 +4,16 @@
 //! - [`templates`]: create, activate/stop/void, raise quota, allow a channel.
 //! - [`channels`]: create a channel and its secret.
 //! - [`claim`]: issue one coupon to a user, guarded in SQL.
+//! - [`coupons`]: every coupon status change, through the state machine;
+//!   expiry sweep and admin void.
+//! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
+//! - [`refunds`]: partial and full refunds, returning coupons by policy.
 
 pub mod channels;
 pub mod claim;
+pub mod coupons;
+pub mod orders;
+pub mod refunds;
 pub mod templates;
 
 use crate::store::StoreError;
@@ -24,6 +31,9 @@ pub enum CommandError {
     Forbidden(String),
     #[error("{0}")]
     SoldOut(String),
+    /// The coupon state machine refused the change.
+    #[error(transparent)]
+    Refused(#[from] crate::domain::coupon_state::Refusal),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

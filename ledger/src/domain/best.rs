@@ -40,11 +40,13 @@ use crate::domain::terms::{Kind, Stacking};
 
 /// The most templates of one interacting group searched exactly.
 pub const EXACT_LIMIT: usize = 12;
+// The search keeps the used candidates of a group in a `u16`.
+const _: () = assert!(EXACT_LIMIT <= 16);
 /// Nodes the exact search of one group may visit before it settles for
 /// the best found so far (bounds the time of any quote).
 const NODE_BUDGET: usize = 10_000;
-/// Sequence evaluations the heuristic may spend improving one group.
-const HEURISTIC_BUDGET: usize = 1_000;
+/// Coupon applications the heuristic may spend improving one group.
+const HEURISTIC_BUDGET: usize = 6_000;
 /// Groups up to this size also try every ordered pair.
 const PAIR_LIMIT: usize = 24;
 
@@ -241,8 +243,18 @@ fn replay(candidates: &[Candidate<'_>], seq: &[usize], full: &Remaining) -> Opti
 
 /// Applies a sequence of group positions from the full order.
 fn evaluate(group: &[&Candidate<'_>], seq: &[usize], full: &Remaining) -> Option<i64> {
-    let mut left = full.clone();
-    let mut total = 0;
+    evaluate_from(group, seq, full, 0)
+}
+
+/// Applies `seq` after a prefix that left `start` and took `taken`.
+fn evaluate_from(
+    group: &[&Candidate<'_>],
+    seq: &[usize],
+    start: &Remaining,
+    taken: i64,
+) -> Option<i64> {
+    let mut left = start.clone();
+    let mut total = taken;
     for &p in seq {
         let prepared = &group[p].prepared;
         let discount = prepared.discount(&left).ok()?;
@@ -250,6 +262,22 @@ fn evaluate(group: &[&Candidate<'_>], seq: &[usize], full: &Remaining) -> Option
         total += discount;
     }
     Some(total)
+}
+
+/// What is left, and the total taken, after each prefix of `seq`.
+fn prefixes(group: &[&Candidate<'_>], seq: &[usize], full: &Remaining) -> Vec<(Remaining, i64)> {
+    let mut out = Vec::with_capacity(seq.len() + 1);
+    let (mut left, mut total) = (full.clone(), 0);
+    out.push((left.clone(), total));
+    for &p in seq {
+        let prepared = &group[p].prepared;
+        // `seq` is a valid sequence: every coupon of it applies.
+        let discount = prepared.discount(&left).unwrap_or(0);
+        left.take(&prepared.split(&left, discount));
+        total += discount;
+        out.push((left.clone(), total));
+    }
+    out
 }
 
 /// Greedy by current discount, the best ordered pair, then local search.
@@ -294,17 +322,23 @@ fn greedy(group: &[&Candidate<'_>], full: &Remaining) -> Combo {
 }
 
 /// First-improvement local search over remove / insert / swap / replace
-/// moves until none improves or the evaluation budget is spent.
+/// moves until none improves or the budget of coupon applications is spent.
+/// A move keeps the sequence up to its first change, so only the rest is
+/// replayed, from the cached prefix states.
 fn improve(group: &[&Candidate<'_>], full: &Remaining, mut best: Combo) -> Combo {
     let mut budget = HEURISTIC_BUDGET;
-    'rounds: while budget > 0 {
+    'rounds: while budget > best.seq.len() {
+        budget -= best.seq.len();
         let current = best.seq.clone();
-        for seq in neighbours(&current, group.len()) {
-            if budget == 0 {
+        let cached = prefixes(group, &current, full);
+        for (from, seq) in neighbours(&current, group.len()) {
+            let cost = seq.len() - from;
+            if cost > budget {
                 break 'rounds;
             }
-            budget -= 1;
-            if let Some(total) = evaluate(group, &seq, full) {
+            budget -= cost;
+            let (left, taken) = &cached[from];
+            if let Some(total) = evaluate_from(group, &seq[from..], left, *taken) {
                 let candidate = Combo { total, seq };
                 if candidate.better_than(&best) {
                     best = candidate;
@@ -317,30 +351,31 @@ fn improve(group: &[&Candidate<'_>], full: &Remaining, mut best: Combo) -> Combo
     best
 }
 
-/// The sequences one move away from `seq` (positions drawn from `0..n`).
-fn neighbours(seq: &[usize], n: usize) -> impl Iterator<Item = Vec<usize>> + '_ {
+/// The sequences one move away from `seq` (positions drawn from `0..n`),
+/// each with the index of its first change.
+fn neighbours(seq: &[usize], n: usize) -> impl Iterator<Item = (usize, Vec<usize>)> + '_ {
     let unused: Vec<usize> = (0..n).filter(|p| !seq.contains(p)).collect();
     let len = seq.len();
-    let removals = (0..len).map(move |i| [&seq[..i], &seq[i + 1..]].concat());
+    let removals = (0..len).map(move |i| (i, [&seq[..i], &seq[i + 1..]].concat()));
     let unused_for_insert = unused.clone();
     let inserts = (0..=len).flat_map(move |i| {
-        unused_for_insert
-            .clone()
+        let unused = unused_for_insert.clone();
+        unused
             .into_iter()
-            .map(move |u| [&seq[..i], &[u], &seq[i..]].concat())
+            .map(move |u| (i, [&seq[..i], &[u], &seq[i..]].concat()))
     });
     let swaps = (0..len).flat_map(move |i| {
         (i + 1..len).map(move |j| {
             let mut s = seq.to_vec();
             s.swap(i, j);
-            s
+            (i, s)
         })
     });
     let replaces = (0..len).flat_map(move |i| {
         unused.clone().into_iter().map(move |u| {
             let mut s = seq.to_vec();
             s[i] = u;
-            s
+            (i, s)
         })
     });
     removals.chain(inserts).chain(swaps).chain(replaces)
@@ -361,9 +396,8 @@ struct Search<'g, 'c, 'a> {
     overlaps: Vec<Vec<bool>>,
     /// Per order line, scratch space for the bound (see `rate_bound`).
     keep: Vec<i64>,
-    /// Per candidate: every rate candidate's lines contain all of its lines
-    /// or none, so at any time its lines all keep the same share.
-    uniform: Vec<bool>,
+    /// `partly[i][j]`: j covers some but not all of i's lines.
+    partly: Vec<Vec<bool>>,
     path: Vec<usize>,
     best: Combo,
     nodes: usize,
@@ -372,22 +406,30 @@ struct Search<'g, 'c, 'a> {
 
 impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     fn new(group: &'g [&'c Candidate<'a>], full: &Remaining, incumbent: Combo) -> Self {
-        let mut lines: Vec<usize> = group.iter().flat_map(|c| c.prepared.lines.iter().copied()).collect();
+        let mut lines: Vec<usize> = group
+            .iter()
+            .flat_map(|c| c.prepared.lines.iter().copied())
+            .collect();
         lines.sort_unstable();
         lines.dedup();
         let start = lines.iter().map(|&i| full.lines[i]).sum();
         let shares_line = |a: &[usize], b: &[usize]| a.iter().any(|l| b.binary_search(l).is_ok());
         let overlaps: Vec<Vec<bool>> = group
             .iter()
-            .map(|a| group.iter().map(|b| shares_line(&a.prepared.lines, &b.prepared.lines)).collect())
+            .map(|a| {
+                group
+                    .iter()
+                    .map(|b| shares_line(&a.prepared.lines, &b.prepared.lines))
+                    .collect()
+            })
             .collect();
         let contains = |a: &[usize], b: &[usize]| b.iter().all(|l| a.binary_search(l).is_ok());
-        let uniform = (0..group.len())
-            .map(|c| {
-                let rates = (0..group.len()).filter(|&j| j != c && group[j].prepared.rule.rate_basis().is_some());
-                rates.into_iter().all(|j| {
-                    !overlaps[c][j] || contains(&group[j].prepared.lines, &group[c].prepared.lines)
-                })
+        let partly = (0..group.len())
+            .map(|i| {
+                let lines_i = &group[i].prepared.lines;
+                (0..group.len())
+                    .map(|j| overlaps[i][j] && !contains(&group[j].prepared.lines, lines_i))
+                    .collect()
             })
             .collect();
         Search {
@@ -397,7 +439,7 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
             start,
             overlaps,
             keep: vec![UNIT; full.lines.len()],
-            uniform,
+            partly,
             path: Vec::new(),
             best: incumbent,
             nodes: 0,
@@ -407,7 +449,10 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
 
     fn visit(&mut self, used: u16, total: i64) {
         if self.path_beats_best(total) {
-            self.best = Combo { total, seq: self.path.clone() };
+            self.best = Combo {
+                total,
+                seq: self.path.clone(),
+            };
         }
         self.nodes += 1;
         if self.nodes > NODE_BUDGET {
@@ -416,7 +461,13 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         }
         let options: Vec<(usize, i64)> = (0..self.group.len())
             .filter(|&p| used & (1 << p) == 0)
-            .filter_map(|p| self.group[p].prepared.discount(&self.left).ok().map(|d| (p, d)))
+            .filter_map(|p| {
+                self.group[p]
+                    .prepared
+                    .discount(&self.left)
+                    .ok()
+                    .map(|d| (p, d))
+            })
             .collect();
         let bound = total + self.future_bound(total, &options);
         let mut largest: Vec<i64> = options.iter().map(|o| o.1).collect();
@@ -447,26 +498,37 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         optimistic.min(left).min(self.rate_bound(left, options))
     }
 
-    /// Rate coupons (rate_off < 0.5) compound: whatever the order, line `l`
-    /// keeps at least `r_l · Π(1 − rate)` of the rates covering it, less
-    /// what the other coupons take, each at most what it gives now. So the
-    /// future discount is at most `left − Σ r_l·Π(1 − rate) + Σ others`, plus
-    /// the cents rounding can add per rate (see docs/pricing.md). Products
-    /// are rounded down, in integers.
+    /// Rate coupons (rate_off < 0.5, cap not reached) compound: whatever
+    /// the order, line `l` keeps at least `r_l · Π(1 − rate)` of the rates
+    /// covering it, less what the other coupons take, each at most what it
+    /// gives now. So the future discount is at most
+    /// `left − Σ r_l·Π(1 − rate) + Σ others` plus what rounding can add per
+    /// rate (`rounding_slack`). Fixed-point products round down, which only
+    /// raises the bound.
     fn rate_bound(&mut self, left: i64, options: &[(usize, i64)]) -> i64 {
         let mut others = 0;
-        let mut slack = 1;
+        let mut rates: Vec<(usize, i64)> = Vec::new();
         for &(p, discount) in options {
             let prepared = &self.group[p].prepared;
-            match prepared.rule.rate_basis().filter(|b| *b < 5_000) {
-                Some(basis) => {
-                    let keep = i64::try_from(10_000 - basis).unwrap_or(10_000);
-                    slack += self.rounding_slack(p, keep);
-                    for &l in &prepared.lines {
-                        self.keep[l] = self.keep[l] * keep / 10_000;
-                    }
-                }
+            // A capped rate gives at most its cap from here on, like a fixed
+            // amount: counting it so is tighter than letting it compound.
+            let uncapped = |basis: &i128| {
+                i128::from(discount) >= i128::from(prepared.base(&self.left)) * basis / 10_000
+            };
+            match prepared
+                .rule
+                .rate_basis()
+                .filter(|b| *b < 5_000 && uncapped(b))
+            {
+                Some(basis) => rates.push((p, i64::try_from(10_000 - basis).unwrap_or(10_000))),
                 None => others += discount,
+            }
+        }
+        let mut slack = 1;
+        for &(p, keep) in &rates {
+            slack += self.rounding_slack(p, keep, &rates);
+            for &l in &self.group[p].prepared.lines {
+                self.keep[l] = self.keep[l] * keep / 10_000;
             }
         }
         let mut kept: i128 = 0;
@@ -482,28 +544,44 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         left - kept + others + slack
     }
 
-    /// The cents by which rate candidate `p` can beat its exact share
-    /// `rate · base`: half a cent of rounding, and, when the lines it splits
-    /// over may keep different shares, up to a cent per line from the split;
-    /// both scaled by `1 / (1 − rate)` (`keep` is `1 − rate` in 1/10 000).
-    fn rounding_slack(&self, p: usize, keep: i64) -> i64 {
-        let per_line = if self.uniform[p] { 0 } else { self.group[p].prepared.lines.len() };
-        let cents = i64::try_from(per_line).unwrap_or(i64::MAX / 40_000) + 1;
-        (cents * 10_000 + keep - 1) / keep
+    /// The cents by which rate `p` can take more than its exact share
+    /// `rate · r_l` from the lines' kept products: ½ cent of rounding its
+    /// discount, plus the split's cent-level deviations (which sum to 0 and
+    /// to at most n/4 on either side) weighted by how unequal the shares its
+    /// lines keep can be — which only the rates covering some but not all of
+    /// them make unequal; all over `1 − rate` (`keep` in 1/10 000).
+    fn rounding_slack(&self, p: usize, keep: i64, rates: &[(usize, i64)]) -> i64 {
+        let kept_share = rates
+            .iter()
+            .filter(|(j, _)| *j != p && self.partly[p][*j])
+            .fold(10_000, |share, (_, k)| share * k / 10_000);
+        let spread = 10_000 - kept_share;
+        let lines = i64::try_from(self.group[p].prepared.lines.len()).unwrap_or(i64::MAX / 20_000);
+        let ten_thousandths = 5_000 + (lines * spread + 3) / 4;
+        (ten_thousandths + keep - 1) / keep
     }
 
     /// Coupons that share no line commute exactly (same discounts, same
     /// parts), so of `…, last, p` and `…, p, last` only the one in input
     /// order is searched.
     fn canonical(&self, p: usize) -> bool {
-        self.path.last().is_none_or(|&last| p > last || self.overlaps[last][p])
+        self.path
+            .last()
+            .is_none_or(|&last| p > last || self.overlaps[last][p])
     }
 
     /// `Combo { total, seq: path }.better_than(&best)` without allocating.
     fn path_beats_best(&self, total: i64) -> bool {
         let best = &self.best;
-        (total, std::cmp::Reverse(self.path.len()), std::cmp::Reverse(self.path.as_slice()))
-            > (best.total, std::cmp::Reverse(best.seq.len()), std::cmp::Reverse(best.seq.as_slice()))
+        (
+            total,
+            std::cmp::Reverse(self.path.len()),
+            std::cmp::Reverse(self.path.as_slice()),
+        ) > (
+            best.total,
+            std::cmp::Reverse(best.seq.len()),
+            std::cmp::Reverse(best.seq.as_slice()),
+        )
     }
 
     /// Whether no extension of the current path (one coupon longer or more)

@@ -139,11 +139,80 @@ pub fn status_changed_event(
     metadata: &Metadata,
     occurred_at: DateTime<Utc>,
 ) -> NewEvent {
+    event_of(
+        status_changed_type(&change.to),
+        change,
+        metadata,
+        occurred_at,
+    )
+}
+
+/// The payload of every coupon event after `CouponIssued`; which fields are
+/// set depends on the event type (see `coupon_state::CouponChange`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CouponChanged {
+    pub coupon_id: Uuid,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<crate::domain::coupon_state::UnlockReason>,
+    /// For `CouponRefunded` under the `reissue` policy: the new coupon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reissued_as: Option<Uuid>,
+}
+
+/// An order's lock (TCC Try): its coupons, what they take off, and where.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderLocked {
+    pub order_id: String,
+    pub user_id: String,
+    pub order: crate::domain::order::RawOrder,
+    pub coupon_ids: Vec<Uuid>,
+    pub discount: Money,
+    pub payable: Money,
+    pub allocations: Vec<crate::domain::allocation::Allocation<Uuid>>,
+    pub lock_expires_at: DateTime<Utc>,
+}
+
+/// Confirm (`OrderConfirmed`), cancel (`OrderCancelled`, also before any
+/// lock: an empty rollback) and lock timeout (`OrderReleased`) of an order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderSettled {
+    pub order_id: String,
+    pub coupon_ids: Vec<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderRefunded {
+    pub order_id: String,
+    pub refund_id: String,
+    pub refund: crate::domain::refund::Refund<Uuid>,
+}
+
+impl DomainEvent for OrderLocked {
+    const TYPE: &'static str = "OrderLocked";
+}
+impl DomainEvent for OrderRefunded {
+    const TYPE: &'static str = "OrderRefunded";
+}
+
+/// Builds an event whose type is chosen at run time (coupon changes,
+/// order settlements), with a fresh id.
+pub fn event_of(
+    event_type: &str,
+    payload: &impl Serialize,
+    metadata: &Metadata,
+    occurred_at: DateTime<Utc>,
+) -> NewEvent {
     NewEvent {
         event_id: Uuid::now_v7(),
-        event_type: status_changed_type(&change.to).to_owned(),
+        event_type: event_type.to_owned(),
         schema_version: 1,
-        payload: serde_json::to_value(change).unwrap_or(Value::Null),
+        payload: serde_json::to_value(payload).unwrap_or(Value::Null),
         metadata: serde_json::to_value(metadata).unwrap_or(Value::Null),
         occurred_at,
     }

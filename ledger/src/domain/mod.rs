@@ -15,6 +15,7 @@
 pub mod allocation;
 pub mod best;
 pub mod coupon;
+pub mod coupon_state;
 pub mod discount;
 pub mod events;
 pub mod ids;

@@ -295,7 +295,12 @@ impl<C: Clone + Eq> Settlement<C> {
                     add_part(&mut taken.reversed, r.coupon_id.clone(), r.amount.cents())
                 });
                 let line = &self.lines[i];
-                if taken.units > line.quantity || taken.amount > line.settled.paid {
+                let over_reversed = taken
+                    .reversed
+                    .iter()
+                    .any(|(c, r)| *r > part_of(&line.settled.parts, c));
+                if taken.units > line.quantity || taken.amount > line.settled.paid || over_reversed
+                {
                     return Err(RefundError::InconsistentHistory);
                 }
             }

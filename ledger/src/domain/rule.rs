@@ -220,15 +220,18 @@ impl DiscountRule {
                 rate_off,
                 threshold,
                 max_off,
-            } => DiscountRule::Rate(RateOff {
-                rate_off: Rate::parse(rate_off).map_err(|e| ParseError::new("rate_off", e))?,
-                basis: Rate::parse(rate_off).map_or(0, Rate::basis),
-                threshold: threshold
-                    .as_ref()
-                    .map(|t| amount("threshold", t))
-                    .transpose()?,
-                max_off: optional_positive("max_off", max_off.as_ref())?,
-            }),
+            } => {
+                let rate_off = Rate::parse(rate_off).map_err(|e| ParseError::new("rate_off", e))?;
+                DiscountRule::Rate(RateOff {
+                    rate_off,
+                    basis: rate_off.basis(),
+                    threshold: threshold
+                        .as_ref()
+                        .map(|t| amount("threshold", t))
+                        .transpose()?,
+                    max_off: optional_positive("max_off", max_off.as_ref())?,
+                })
+            }
             RawDiscount::Ladder { tiers } => DiscountRule::Ladder(parse_ladder(tiers)?),
         })
     }

@@ -1,0 +1,248 @@
+//! `/v1/orders`: quote, lock (Try), confirm, cancel, refunds (DESIGN §6–§7).
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use chrono::Duration;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::AppState;
+use super::auth::Service;
+use super::context::Ctx;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, ApiPath};
+use crate::commands::coupons::{self, MAX_COUPONS_PER_ORDER};
+use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockRequest};
+use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundRequest};
+use crate::domain::coupon_state::CouponStatus;
+use crate::domain::money::Money;
+use crate::domain::order::{Order, RawOrder};
+use crate::domain::quote::quote as quote_order;
+use crate::domain::refund::RefundLine;
+use crate::idempotency::request_hash;
+
+/// Most coupons a quote considers (a user's unused coupons, oldest first).
+const MAX_QUOTE_COUPONS: i64 = 200;
+const MAX_ID_LEN: usize = 128;
+const MAX_LOCK_TTL_SECS: i64 = 24 * 3600;
+
+fn parse_order(raw: &RawOrder) -> Result<Order, ApiError> {
+    if raw.order_id.is_empty() || raw.order_id.len() > MAX_ID_LEN {
+        return Err(ApiError::bad_request(
+            "order.order_id: must be 1 to 128 characters",
+        ));
+    }
+    Order::parse(raw).map_err(|e| e.within("order").into())
+}
+
+fn bad(message: &str) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message: message.to_owned(),
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuoteRequest {
+    pub user_id: String,
+    /// `{order_id, user_id, currency, region?, user_tags?, lines: [{line_id, sku, category, quantity, unit_price}], shipping_fee}`
+    #[schema(value_type = Object)]
+    pub order: RawOrder,
+}
+
+/// The user's usable coupons for the order, each discount, and the best combination.
+#[utoipa::path(post, path = "/v1/orders/quote", tag = "orders", request_body = QuoteRequest,
+    security(("service" = [])),
+    responses((status = 200, body = Object), (status = 400, body = ErrorBody)))]
+pub async fn quote(
+    State(state): State<AppState>,
+    _: Service,
+    body: ApiJson<QuoteRequest>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let QuoteRequest { user_id, order } = body.value;
+    let order = parse_order(&order)?;
+    if order.user_id() != user_id {
+        return Err(bad("user_id: must be the order's user_id"));
+    }
+    let client = state.pool.get().await?;
+    let rows =
+        coupons::of_user(&**client, &user_id, CouponStatus::Unused, MAX_QUOTE_COUPONS).await?;
+    let candidates = rows
+        .iter()
+        .map(|r| r.pricing_coupon())
+        .collect::<Result<Vec<_>, _>>()?;
+    let q = quote_order(&order, &candidates, state.now());
+    Ok(axum::Json(json!({
+        "coupons": q.coupons.iter().map(|c| {
+            let mut v = json!({"coupon_id": c.coupon_id, "usable": c.usable, "discount": c.discount});
+            if let Some(reason) = &c.reason {
+                v["reason"] = json!(reason.code());
+                v["reason_message"] = json!(reason.to_string());
+            }
+            v
+        }).collect::<Vec<_>>(),
+        "best": {"coupon_ids": q.best.coupon_ids, "discount": q.best.discount, "payable": q.best.payable},
+    })))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockBody {
+    #[schema(value_type = Object)]
+    pub order: RawOrder,
+    pub coupon_ids: Vec<Uuid>,
+    /// What the client computed; the lock is refused (422) when it differs.
+    pub expected_payable: String,
+    /// Lock timeout, default 1800 s.
+    pub lock_ttl_seconds: Option<i64>,
+}
+
+/// Try: lock every listed coupon for the order, or none.
+#[utoipa::path(post, path = "/v1/orders/lock", tag = "orders", request_body = LockBody,
+    security(("service" = [])),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn lock(
+    State(state): State<AppState>,
+    _: Service,
+    ctx: Ctx,
+    body: ApiJson<LockBody>,
+) -> Result<Response, ApiError> {
+    let input = &body.value;
+    let order = parse_order(&input.order)?;
+    validate_coupon_ids(&input.coupon_ids)?;
+    let expected_payable = Money::parse(&input.expected_payable)
+        .map_err(|e| bad(&format!("expected_payable: {e}")))?;
+    let ttl = input.lock_ttl_seconds.map_or(Ok(DEFAULT_LOCK_TTL), |s| {
+        (1..=MAX_LOCK_TTL_SECS)
+            .contains(&s)
+            .then(|| Duration::seconds(s))
+            .ok_or_else(|| bad("lock_ttl_seconds: must be 1 to 86400"))
+    })?;
+    let req = LockRequest {
+        order: &order,
+        coupon_ids: &input.coupon_ids,
+        expected_payable,
+        request_hash: body.hash,
+        lock_ttl: ttl,
+        now: state.now(),
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "service", &body.hash).await? {
+        return Ok(replay);
+    }
+    let answer = orders::lock(&tx, &req, &ctx.metadata("service")).await?;
+    ctx.commit(tx, "service", StatusCode::OK, answer).await
+}
+
+fn validate_coupon_ids(ids: &[Uuid]) -> Result<(), ApiError> {
+    if ids.is_empty() || ids.len() > MAX_COUPONS_PER_ORDER {
+        return Err(bad("coupon_ids: must list 1 to 20 coupons"));
+    }
+    let mut sorted = ids.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    if sorted.len() != ids.len() {
+        return Err(bad("coupon_ids: a coupon is listed twice"));
+    }
+    Ok(())
+}
+
+async fn settle(
+    state: AppState,
+    ctx: Ctx,
+    order_id: String,
+    confirm: bool,
+) -> Result<Response, ApiError> {
+    if order_id.is_empty() || order_id.len() > MAX_ID_LEN {
+        return Err(ApiError::NotFound("order not found".into()));
+    }
+    let what: &[u8] = if confirm { b"confirm" } else { b"cancel" };
+    let hash = request_hash(&[order_id.as_bytes(), what]);
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "service", &hash).await? {
+        return Ok(replay);
+    }
+    let metadata = ctx.metadata("service");
+    let answer = if confirm {
+        orders::confirm(&tx, &order_id, &metadata, state.now()).await?
+    } else {
+        orders::cancel(&tx, &order_id, &metadata, state.now()).await?
+    };
+    ctx.commit(tx, "service", StatusCode::OK, answer).await
+}
+
+/// Confirm: the locked coupons are used. Idempotent.
+#[utoipa::path(post, path = "/v1/orders/{order_id}/confirm", tag = "orders", security(("service" = [])),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn confirm(
+    State(s): State<AppState>,
+    _: Service,
+    ctx: Ctx,
+    ApiPath(order_id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    settle(s, ctx, order_id, true).await
+}
+
+/// Cancel: the locked coupons are released. Idempotent; a cancel before the
+/// lock is recorded and the late lock refused.
+#[utoipa::path(post, path = "/v1/orders/{order_id}/cancel", tag = "orders", security(("service" = [])),
+    responses((status = 200, body = Object), (status = 409, body = ErrorBody)))]
+pub async fn cancel(
+    State(s): State<AppState>,
+    _: Service,
+    ctx: Ctx,
+    ApiPath(order_id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    settle(s, ctx, order_id, false).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefundBody {
+    pub refund_id: String,
+    #[schema(value_type = Vec<Object>)]
+    pub lines: Vec<RefundLine>,
+}
+
+/// Refund units of a confirmed order's lines, partly or fully.
+#[utoipa::path(post, path = "/v1/orders/{order_id}/refunds", tag = "orders", request_body = RefundBody,
+    security(("service" = [])),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn refunds(
+    State(state): State<AppState>,
+    _: Service,
+    ctx: Ctx,
+    ApiPath(order_id): ApiPath<String>,
+    body: ApiJson<RefundBody>,
+) -> Result<Response, ApiError> {
+    let input = &body.value;
+    if input.refund_id.is_empty() || input.refund_id.len() > MAX_ID_LEN {
+        return Err(bad("refund_id: must be 1 to 128 characters"));
+    }
+    if input.lines.len() > MAX_REFUND_LINES {
+        return Err(bad("lines: at most 500"));
+    }
+    let req = RefundRequest {
+        order_id: &order_id,
+        refund_id: &input.refund_id,
+        lines: &input.lines,
+        request_hash: body.hash,
+        now: state.now(),
+        tz: state.tz,
+    };
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "service", &body.hash).await? {
+        return Ok(replay);
+    }
+    let answer = refunds::refund(&tx, &req, &ctx.metadata("service")).await?;
+    ctx.commit(tx, "service", StatusCode::OK, answer).await
+}

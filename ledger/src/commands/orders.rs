@@ -1,0 +1,399 @@
+//! Checkout as TCC: lock (Try) all of an order's coupons or none, confirm
+//! (use them), cancel (release them), and release locks that timed out.
+//! All idempotent by order id; a cancel before any lock is recorded so that
+//! a late lock is refused (no hanging lock).
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+use tokio_postgres::Transaction;
+use uuid::Uuid;
+
+use super::CommandError;
+use super::coupons::{self, CouponRow};
+use crate::domain::coupon_state::{CouponCommand, UnlockReason};
+use crate::domain::events::{DomainEvent, Metadata, OrderLocked, OrderSettled, event_of};
+use crate::domain::money::Money;
+use crate::domain::order::Order;
+use crate::domain::pricing::{Pricing, price};
+use crate::store;
+
+/// How long a lock holds when the caller does not say.
+pub const DEFAULT_LOCK_TTL: Duration = Duration::minutes(30);
+
+pub struct LockRequest<'a> {
+    pub order: &'a Order,
+    pub coupon_ids: &'a [Uuid],
+    pub expected_payable: Money,
+    pub request_hash: [u8; 32],
+    pub lock_ttl: Duration,
+    pub now: DateTime<Utc>,
+}
+
+fn stream(order_id: &str) -> String {
+    format!("order-{order_id}")
+}
+
+/// The Try. Answers `{order_id, discount, payable, allocations}`; the same
+/// request again gets the same answer, another request for the order a 409.
+pub async fn lock(
+    tx: &Transaction<'_>,
+    req: &LockRequest<'_>,
+    metadata: &Metadata,
+) -> Result<Value, CommandError> {
+    let order_id = req.order.order_id();
+    if let Some(answer) = claim_order(tx, req).await? {
+        return Ok(answer);
+    }
+    let rows = owned_coupons(tx, req).await?;
+    let pricing = price_in_request_order(&rows, req)?;
+    for row in &rows {
+        let command = CouponCommand::Lock {
+            order_id: order_id.to_owned(),
+        };
+        coupons::change(tx, row, &command, None, metadata, req.now).await?;
+    }
+    let locked = OrderLocked {
+        order_id: order_id.to_owned(),
+        user_id: req.order.user_id().to_owned(),
+        order: req.order.to_raw(),
+        coupon_ids: req.coupon_ids.to_vec(),
+        discount: pricing.discount,
+        payable: pricing.payable,
+        allocations: pricing.allocations.clone(),
+        lock_expires_at: req.now + req.lock_ttl,
+    };
+    store::append(
+        tx,
+        &stream(order_id),
+        0,
+        &[locked.to_new_event(metadata, req.now)],
+    )
+    .await?;
+    let answer = json!({
+        "order_id": order_id, "discount": pricing.discount, "payable": pricing.payable,
+        "allocations": pricing.allocations.iter().map(|a| json!({
+            "coupon_id": a.coupon_id, "line_id": a.line_id, "amount": a.amount,
+        })).collect::<Vec<_>>(),
+    });
+    tx.execute(
+        "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
+                allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
+          WHERE order_id = $1",
+        &[
+            &order_id,
+            &answer,
+            &serde_json::to_value(&locked.order).map_err(|e| CommandError::Internal(e.into()))?,
+            &serde_json::to_value(&locked.allocations)
+                .map_err(|e| CommandError::Internal(e.into()))?,
+            &req.coupon_ids,
+            &locked.lock_expires_at,
+        ],
+    )
+    .await?;
+    Ok(answer)
+}
+
+/// Takes the order id for this lock. Returns the earlier answer when the
+/// same request was locked before; refuses a cancelled or different order.
+async fn claim_order(
+    tx: &Transaction<'_>,
+    req: &LockRequest<'_>,
+) -> Result<Option<Value>, CommandError> {
+    let order_id = req.order.order_id();
+    let inserted = tx
+        .execute(
+            "INSERT INTO orders (order_id, user_id, status, request_hash, version, updated_at)
+             VALUES ($1, $2, 'locking', $3, 0, $4) ON CONFLICT DO NOTHING",
+            &[
+                &order_id,
+                &req.order.user_id(),
+                &req.request_hash.as_slice(),
+                &req.now,
+            ],
+        )
+        .await?;
+    if inserted == 1 {
+        return Ok(None);
+    }
+    let row = tx
+        .query_one(
+            "SELECT status, request_hash, lock_response FROM orders WHERE order_id = $1 FOR UPDATE",
+            &[&order_id],
+        )
+        .await?;
+    let status: &str = row.get(0);
+    if status == "cancelled_before_lock" {
+        return Err(CommandError::Conflict(
+            "order_cancelled",
+            "the order was cancelled before it was locked; a late lock is refused".into(),
+        ));
+    }
+    let same = row.get::<_, Option<&[u8]>>(1) == Some(req.request_hash.as_slice());
+    match row.get::<_, Option<Value>>(2) {
+        Some(answer) if same => Ok(Some(answer)),
+        _ => Err(CommandError::Conflict(
+            "order_exists",
+            format!("order {order_id} was already locked with other content"),
+        )),
+    }
+}
+
+/// The listed coupons, all of which must exist and belong to the order's
+/// user: another user's coupon is reported exactly like a missing one.
+async fn owned_coupons(
+    tx: &Transaction<'_>,
+    req: &LockRequest<'_>,
+) -> Result<Vec<CouponRow>, CommandError> {
+    let rows = coupons::lock_rows(tx, req.coupon_ids).await?;
+    let all_owned =
+        rows.len() == req.coupon_ids.len() && rows.iter().all(|r| r.user_id == req.order.user_id());
+    if !all_owned {
+        return Err(CommandError::NotFound("coupon"));
+    }
+    if let Some(void) = rows.iter().find(|r| r.template_status == "void") {
+        return Err(CommandError::Unprocessable(
+            "template_void",
+            format!("coupon {} belongs to a void template", void.id),
+        ));
+    }
+    Ok(rows)
+}
+
+/// Prices the coupons in the order the client listed them (stacking applies
+/// in that order) and checks the client's expected payable.
+fn price_in_request_order(
+    rows: &[CouponRow],
+    req: &LockRequest<'_>,
+) -> Result<Pricing<Uuid>, CommandError> {
+    let mut listed = Vec::with_capacity(rows.len());
+    for id in req.coupon_ids {
+        let row = rows
+            .iter()
+            .find(|r| r.id == *id)
+            .ok_or(CommandError::NotFound("coupon"))?;
+        // The state machine speaks first: a locked or used coupon is a conflict.
+        crate::domain::coupon_state::decide(
+            &row.state(),
+            &CouponCommand::Lock {
+                order_id: req.order.order_id().to_owned(),
+            },
+            req.now,
+        )?;
+        listed.push(row.pricing_coupon()?);
+    }
+    let pricing = price(req.order, &listed, req.now).map_err(|refusal| {
+        CommandError::Unprocessable(
+            refusal.reason.code(),
+            format!("coupon {}: {}", refusal.coupon_id, refusal.reason),
+        )
+    })?;
+    if pricing.payable != req.expected_payable {
+        return Err(CommandError::Unprocessable(
+            "payable_mismatch",
+            format!(
+                "payable is {}, not {}",
+                pricing.payable, req.expected_payable
+            ),
+        ));
+    }
+    Ok(pricing)
+}
+
+/// The order row, locked.
+struct OrderRow {
+    status: String,
+    coupon_ids: Vec<Uuid>,
+    lock_expires_at: Option<DateTime<Utc>>,
+    version: i32,
+}
+
+async fn lock_order(
+    tx: &Transaction<'_>,
+    order_id: &str,
+) -> Result<Option<OrderRow>, CommandError> {
+    let row = tx
+        .query_opt(
+            "SELECT status, coupon_ids, lock_expires_at, version FROM orders
+              WHERE order_id = $1 FOR UPDATE",
+            &[&order_id],
+        )
+        .await?;
+    Ok(row.map(|r| OrderRow {
+        status: r.get(0),
+        coupon_ids: r.get(1),
+        lock_expires_at: r.get(2),
+        version: r.get(3),
+    }))
+}
+
+fn answer(order_id: &str, status: &str, coupon_ids: &[Uuid]) -> Value {
+    json!({"order_id": order_id, "status": status, "coupon_ids": coupon_ids})
+}
+
+/// The Confirm: the locked coupons become used.
+pub async fn confirm(
+    tx: &Transaction<'_>,
+    order_id: &str,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Value, CommandError> {
+    let order = lock_order(tx, order_id)
+        .await?
+        .ok_or(CommandError::NotFound("order"))?;
+    match order.status.as_str() {
+        "confirmed" => return Ok(answer(order_id, "confirmed", &order.coupon_ids)),
+        "locked" if order.lock_expires_at.is_some_and(|t| now > t) => {
+            return Err(CommandError::Conflict(
+                "lock_expired",
+                "the order's lock timed out".into(),
+            ));
+        }
+        "locked" => {}
+        _ => {
+            return Err(CommandError::Conflict(
+                "order_not_locked",
+                format!("the order is {}; it cannot be confirmed", order.status),
+            ));
+        }
+    }
+    let command = CouponCommand::Use {
+        order_id: order_id.to_owned(),
+    };
+    settle(
+        tx,
+        order_id,
+        &order,
+        &command,
+        ("OrderConfirmed", "confirmed", None),
+        metadata,
+        now,
+    )
+    .await
+}
+
+/// The Cancel: the locked coupons return to unused. A cancel for an order
+/// never locked is recorded, so its late lock is refused.
+pub async fn cancel(
+    tx: &Transaction<'_>,
+    order_id: &str,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Value, CommandError> {
+    let Some(order) = lock_order(tx, order_id).await? else {
+        return cancel_before_lock(tx, order_id, metadata, now).await;
+    };
+    match order.status.as_str() {
+        "locked" => {}
+        "confirmed" => {
+            return Err(CommandError::Conflict(
+                "order_confirmed",
+                "the order is confirmed: refund it instead".into(),
+            ));
+        }
+        status => return Ok(answer(order_id, status, &order.coupon_ids)),
+    }
+    let command = CouponCommand::Unlock {
+        order_id: order_id.to_owned(),
+        reason: UnlockReason::Cancel,
+    };
+    settle(
+        tx,
+        order_id,
+        &order,
+        &command,
+        ("OrderCancelled", "cancelled", Some("cancel")),
+        metadata,
+        now,
+    )
+    .await
+}
+
+async fn cancel_before_lock(
+    tx: &Transaction<'_>,
+    order_id: &str,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Value, CommandError> {
+    let inserted = tx
+        .execute(
+            "INSERT INTO orders (order_id, status, version, updated_at)
+             VALUES ($1, 'cancelled_before_lock', 1, $2) ON CONFLICT DO NOTHING",
+            &[&order_id, &now],
+        )
+        .await?;
+    if inserted == 0 {
+        // A lock or another cancel got there first: decide against it.
+        return Box::pin(cancel(tx, order_id, metadata, now)).await;
+    }
+    let settled = OrderSettled {
+        order_id: order_id.to_owned(),
+        coupon_ids: vec![],
+        reason: Some("before_lock".into()),
+    };
+    let event = event_of("OrderCancelled", &settled, metadata, now);
+    store::append(tx, &stream(order_id), 0, &[event]).await?;
+    Ok(answer(order_id, "cancelled_before_lock", &[]))
+}
+
+/// Applies `command` to every coupon of a locked order, then records the
+/// order's new status with its event.
+async fn settle(
+    tx: &Transaction<'_>,
+    order_id: &str,
+    order: &OrderRow,
+    command: &CouponCommand,
+    (event_type, status, reason): (&str, &str, Option<&str>),
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Value, CommandError> {
+    for coupon in coupons::lock_rows(tx, &order.coupon_ids).await? {
+        coupons::change(tx, &coupon, command, None, metadata, now).await?;
+    }
+    let settled = OrderSettled {
+        order_id: order_id.to_owned(),
+        coupon_ids: order.coupon_ids.clone(),
+        reason: reason.map(str::to_owned),
+    };
+    let event = event_of(event_type, &settled, metadata, now);
+    let out = store::append(tx, &stream(order_id), order.version, &[event]).await?;
+    tx.execute(
+        "UPDATE orders SET status = $2, version = $3, updated_at = $4 WHERE order_id = $1",
+        &[&order_id, &status, &out.version, &now],
+    )
+    .await?;
+    Ok(answer(order_id, status, &order.coupon_ids))
+}
+
+/// Releases up to `batch` locks that timed out by `now`; returns how many.
+/// Concurrent callers skip each other's orders (SKIP LOCKED).
+pub async fn release_expired_locks(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    batch: i64,
+) -> Result<usize, CommandError> {
+    let due = tx
+        .query(
+            "SELECT order_id, status, coupon_ids, lock_expires_at, version FROM orders
+              WHERE status = 'locked' AND lock_expires_at < $1
+              ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+            &[&now, &batch.clamp(1, 10_000)],
+        )
+        .await?;
+    let metadata = coupons::system("lock-timeout");
+    for row in &due {
+        let order_id: String = row.get(0);
+        let order = OrderRow {
+            status: row.get(1),
+            coupon_ids: row.get(2),
+            lock_expires_at: row.get(3),
+            version: row.get(4),
+        };
+        let command = CouponCommand::Unlock {
+            order_id: order_id.clone(),
+            reason: UnlockReason::Timeout,
+        };
+        let outcome = ("OrderReleased", "released", Some("timeout"));
+        settle(tx, &order_id, &order, &command, outcome, &metadata, now).await?;
+    }
+    Ok(due.len())
+}

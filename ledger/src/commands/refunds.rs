@@ -1,0 +1,237 @@
+//! Refunds of a confirmed order, partial or full (按比例退). The pricing
+//! engine computes amounts and coupon-cost reversals; a coupon goes back to
+//! its owner only when every line it was allocated to is fully refunded, by
+//! its template's policy: `restore` (unused again) or `reissue` (this one
+//! `refunded`, a new one issued with `refund_from`).
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use serde_json::{Value, json};
+use tokio_postgres::Transaction;
+use uuid::Uuid;
+
+use super::CommandError;
+use super::coupons::{self, CouponRow};
+use crate::domain::allocation::Allocation;
+use crate::domain::coupon_state::CouponCommand;
+use crate::domain::events::{CouponIssued, DomainEvent, Metadata, OrderRefunded};
+use crate::domain::ids::CouponId;
+use crate::domain::order::{Order, RawOrder};
+use crate::domain::refund::{Refund, RefundLine, Settlement};
+use crate::store;
+
+/// Most lines one refund request may list.
+pub const MAX_REFUND_LINES: usize = 500;
+
+pub struct RefundRequest<'a> {
+    pub order_id: &'a str,
+    pub refund_id: &'a str,
+    pub lines: &'a [RefundLine],
+    pub request_hash: [u8; 32],
+    pub now: DateTime<Utc>,
+    pub tz: Tz,
+}
+
+fn internal(e: impl std::fmt::Display) -> CommandError {
+    CommandError::Internal(anyhow::anyhow!("{e}"))
+}
+
+pub async fn refund(
+    tx: &Transaction<'_>,
+    req: &RefundRequest<'_>,
+    metadata: &Metadata,
+) -> Result<Value, CommandError> {
+    let row = tx
+        .query_opt(
+            "SELECT status, order_body, allocations, version FROM orders
+              WHERE order_id = $1 FOR UPDATE",
+            &[&req.order_id],
+        )
+        .await?
+        .ok_or(CommandError::NotFound("order"))?;
+    if let Some(answer) = earlier_answer(tx, req).await? {
+        return Ok(answer);
+    }
+    if row.get::<_, &str>(0) != "confirmed" {
+        return Err(CommandError::Conflict(
+            "order_not_confirmed",
+            "only a confirmed order can be refunded".into(),
+        ));
+    }
+    let raw: RawOrder = serde_json::from_value(row.get(1)).map_err(internal)?;
+    let order = Order::parse(&raw).map_err(internal)?;
+    let allocations: Vec<Allocation<Uuid>> =
+        serde_json::from_value(row.get(2)).map_err(internal)?;
+    let past = past_refunds(tx, req.order_id).await?;
+    let settlement = Settlement::new(&order, &allocations).map_err(internal)?;
+    let refund = settlement
+        .refund(&past, req.lines)
+        .map_err(|e| CommandError::Unprocessable(e.code(), e.to_string()))?;
+    let reissued = return_coupons(tx, req, &refund.coupons_returned, metadata).await?;
+    let event = OrderRefunded {
+        order_id: req.order_id.to_owned(),
+        refund_id: req.refund_id.to_owned(),
+        refund: refund.clone(),
+    };
+    let version: i32 = row.get(3);
+    let stream = format!("order-{}", req.order_id);
+    let out = store::append(
+        tx,
+        &stream,
+        version,
+        &[event.to_new_event(metadata, req.now)],
+    )
+    .await?;
+    tx.execute(
+        "UPDATE orders SET version = $2, updated_at = $3 WHERE order_id = $1",
+        &[&req.order_id, &out.version, &req.now],
+    )
+    .await?;
+    let answer = answer(req.refund_id, &refund, &reissued);
+    record(tx, req, &refund, &answer, past.len()).await?;
+    Ok(answer)
+}
+
+/// The answer to this refund id if it was refunded before with the same
+/// request; a 409 if with another.
+async fn earlier_answer(
+    tx: &Transaction<'_>,
+    req: &RefundRequest<'_>,
+) -> Result<Option<Value>, CommandError> {
+    let row = tx
+        .query_opt(
+            "SELECT request_hash, response FROM refunds WHERE order_id = $1 AND refund_id = $2",
+            &[&req.order_id, &req.refund_id],
+        )
+        .await?;
+    match row {
+        None => Ok(None),
+        Some(r) if r.get::<_, &[u8]>(0) == req.request_hash.as_slice() => Ok(Some(r.get(1))),
+        Some(_) => Err(CommandError::Conflict(
+            "refund_exists",
+            format!("refund {} was made with other content", req.refund_id),
+        )),
+    }
+}
+
+async fn past_refunds(
+    tx: &Transaction<'_>,
+    order_id: &str,
+) -> Result<Vec<Refund<Uuid>>, CommandError> {
+    let rows = tx
+        .query(
+            "SELECT refund FROM refunds WHERE order_id = $1 ORDER BY seq",
+            &[&order_id],
+        )
+        .await?;
+    rows.iter()
+        .map(|r| serde_json::from_value(r.get(0)).map_err(internal))
+        .collect()
+}
+
+async fn record(
+    tx: &Transaction<'_>,
+    req: &RefundRequest<'_>,
+    refund: &Refund<Uuid>,
+    answer: &Value,
+    seq: usize,
+) -> Result<(), CommandError> {
+    tx.execute(
+        "INSERT INTO refunds (order_id, refund_id, seq, request_hash, refund, response, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &[
+            &req.order_id,
+            &req.refund_id,
+            &(seq as i32),
+            &req.request_hash.as_slice(),
+            &serde_json::to_value(refund).map_err(internal)?,
+            answer,
+            &req.now,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+fn answer(refund_id: &str, refund: &Refund<Uuid>, reissued: &[(Uuid, Uuid)]) -> Value {
+    json!({
+        "refund_id": refund_id,
+        "amount": refund.amount,
+        "lines": refund.lines.iter().map(|l| json!({
+            "line_id": l.line_id, "quantity": l.quantity, "amount": l.amount,
+        })).collect::<Vec<_>>(),
+        "shipping_amount": refund.shipping.as_ref().map(|s| s.amount),
+        "coupon_cost_reversed": refund.coupon_cost_reversed,
+        "coupons_returned": refund.coupons_returned,
+        "coupons_reissued": reissued.iter().map(|(from, to)| json!({"from": from, "to": to}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// Gives released coupons back by their template's policy; returns the
+/// (old, new) pairs of reissued ones.
+async fn return_coupons(
+    tx: &Transaction<'_>,
+    req: &RefundRequest<'_>,
+    released: &[Uuid],
+    metadata: &Metadata,
+) -> Result<Vec<(Uuid, Uuid)>, CommandError> {
+    let mut reissued = Vec::new();
+    for coupon in coupons::lock_rows(tx, released).await? {
+        let (order_id, refund_id) = (req.order_id.to_owned(), req.refund_id.to_owned());
+        if coupon.refund_policy == "reissue" {
+            let new_id = reissue(tx, &coupon, req, metadata).await?;
+            let command = CouponCommand::MarkRefunded {
+                order_id,
+                refund_id,
+            };
+            coupons::change(tx, &coupon, &command, Some(new_id), metadata, req.now).await?;
+            reissued.push((coupon.id, new_id));
+        } else {
+            let command = CouponCommand::Restore {
+                order_id,
+                refund_id,
+            };
+            coupons::change(tx, &coupon, &command, None, metadata, req.now).await?;
+        }
+    }
+    Ok(reissued)
+}
+
+/// A new coupon of the same template for the same user, valid from now.
+/// It replaces a refunded one, so it takes no quota and no per-user count.
+async fn reissue(
+    tx: &Transaction<'_>,
+    old: &CouponRow,
+    req: &RefundRequest<'_>,
+    metadata: &Metadata,
+) -> Result<Uuid, CommandError> {
+    let terms = old.pricing_coupon()?.terms;
+    let validity = terms
+        .validity()
+        .validity_for(req.now, req.tz)
+        .map_err(|_| internal("validity out of range"))?;
+    let id = CouponId::generate();
+    let issued = CouponIssued {
+        coupon_id: id.0,
+        template_sn: old.template_sn.clone(),
+        user_id: old.user_id.clone(),
+        issued_at: req.now,
+        effective_at: validity.effective_at,
+        expires_at: validity.expires_at,
+        face_value: terms.face_value(),
+        currency: terms.currency().as_str().to_owned(),
+        channel_id: None,
+        refund_from: Some(old.id),
+        job_id: None,
+    };
+    super::claim::insert_coupon(tx, &issued).await?;
+    store::append(
+        tx,
+        &id.stream_id(),
+        0,
+        &[issued.to_new_event(metadata, req.now)],
+    )
+    .await?;
+    Ok(id.0)
+}

@@ -1,0 +1,150 @@
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use tokio_postgres::{GenericClient, Row};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::store::{self, RecordedEvent};
+
+/// Largest page of a user's coupons.
+pub const MAX_PAGE: i64 = 200;
+/// Most events of one coupon's history returned.
+const MAX_HISTORY: i64 = 1_000;
+
+/// A coupon as the API shows it (DESIGN §7).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CouponView {
+    pub id: Uuid,
+    pub template_sn: String,
+    pub user_id: String,
+    /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
+    pub status: String,
+    pub issued_at: DateTime<Utc>,
+    pub effective_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub channel_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund_from: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+}
+
+const COLUMNS: &str = "id, template_sn, user_id, status, issued_at, effective_at, expires_at, \
+     channel_id, refund_from, order_id";
+
+impl CouponView {
+    /// The coupon a `CouponIssued` event just created.
+    pub fn issued(c: &crate::domain::events::CouponIssued) -> Self {
+        Self {
+            id: c.coupon_id,
+            template_sn: c.template_sn.clone(),
+            user_id: c.user_id.clone(),
+            status: "unused".into(),
+            issued_at: c.issued_at,
+            effective_at: c.effective_at,
+            expires_at: c.expires_at,
+            channel_id: c.channel_id,
+            refund_from: c.refund_from,
+            order_id: None,
+        }
+    }
+
+    fn from_row(r: &Row) -> Self {
+        Self {
+            id: r.get(0),
+            template_sn: r.get(1),
+            user_id: r.get(2),
+            status: r.get(3),
+            issued_at: r.get(4),
+            effective_at: r.get(5),
+            expires_at: r.get(6),
+            channel_id: r.get(7),
+            refund_from: r.get(8),
+            order_id: r.get(9),
+        }
+    }
+}
+
+pub async fn coupon(
+    client: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<CouponView>, tokio_postgres::Error> {
+    let sql = format!("SELECT {COLUMNS} FROM coupons WHERE id = $1");
+    Ok(client
+        .query_opt(&sql, &[&id])
+        .await?
+        .as_ref()
+        .map(CouponView::from_row))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CouponPage {
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+    pub coupons: Vec<CouponView>,
+}
+
+/// A user's coupons, oldest first (stable: issue time, then id), optionally of one status.
+pub async fn of_user(
+    client: &impl GenericClient,
+    user_id: &str,
+    status: Option<&str>,
+    offset: i64,
+    limit: i64,
+) -> Result<CouponPage, tokio_postgres::Error> {
+    let filter = "user_id = $1 AND ($2::text IS NULL OR status = $2)";
+    let total: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM coupons WHERE {filter}"),
+            &[&user_id, &status],
+        )
+        .await?
+        .get(0);
+    let sql = format!(
+        "SELECT {COLUMNS} FROM coupons WHERE {filter} ORDER BY issued_at, id OFFSET $3 LIMIT $4"
+    );
+    let rows = client
+        .query(&sql, &[&user_id, &status, &offset, &limit])
+        .await?;
+    Ok(CouponPage {
+        total,
+        offset,
+        limit,
+        coupons: rows.iter().map(CouponView::from_row).collect(),
+    })
+}
+
+/// One event of a coupon's history.
+#[derive(Serialize, ToSchema)]
+pub struct HistoryEvent {
+    pub position: i64,
+    pub event_id: Uuid,
+    pub stream_version: i32,
+    pub event_type: String,
+    #[schema(value_type = Object)]
+    pub payload: Value,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub occurred_at: DateTime<Utc>,
+}
+
+pub async fn history(
+    client: &impl GenericClient,
+    id: Uuid,
+) -> Result<Vec<HistoryEvent>, tokio_postgres::Error> {
+    let events = store::read_stream(client, &format!("coupon-{id}"), 0, MAX_HISTORY).await?;
+    Ok(events
+        .into_iter()
+        .map(|e: RecordedEvent| HistoryEvent {
+            position: e.position,
+            event_id: e.event_id,
+            stream_version: e.stream_version,
+            event_type: e.event_type,
+            payload: e.payload,
+            metadata: e.metadata,
+            occurred_at: e.occurred_at,
+        })
+        .collect())
+}
