@@ -1,6 +1,6 @@
 //! The best combination of a user's coupons, and the quote.
 
-#[path = "domain_support.rs"]
+#[path = "support/domain.rs"]
 mod support;
 
 use ledger::domain::{Coupon, Money, best_combination, price, quote};

@@ -1,7 +1,7 @@
 //! One coupon's discount (each rule at, below and above its threshold, caps,
 //! shipping, scopes), combinations (stacking), allocation and payable.
 
-#[path = "domain_support.rs"]
+#[path = "support/domain.rs"]
 mod support;
 
 use ledger::domain::{

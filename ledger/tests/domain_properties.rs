@@ -3,7 +3,7 @@
 //! return exactly what was paid, the best combination beats every single
 //! coupon and every pair, and the integer rounding is the documented one.
 
-#[path = "domain_support.rs"]
+#[path = "support/domain.rs"]
 mod support;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! Partial refunds: proportional amounts, coupon cost reversal, release.
 
-#[path = "domain_support.rs"]
+#[path = "support/domain.rs"]
 mod support;
 
 use ledger::domain::{

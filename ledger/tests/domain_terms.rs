@@ -1,7 +1,7 @@
 //! Parsing template terms, orders and amounts: valid shapes, and errors that
 //! name the offending field.
 
-#[path = "domain_support.rs"]
+#[path = "support/domain.rs"]
 mod support;
 
 use ledger::domain::{
