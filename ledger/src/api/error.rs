@@ -121,13 +121,15 @@ impl IntoResponse for ApiError {
 
 impl From<tokio_postgres::Error> for ApiError {
     fn from(e: tokio_postgres::Error) -> Self {
-        if e.is_closed() || e.as_db_error().is_none() && e.code().is_none() {
+        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
+        if e.is_closed() || io {
             tracing::warn!(error = %e, "postgres unreachable");
             return Self::Unavailable("postgres".into());
         }
-        if let Some(db) = e.as_db_error() {
-            tracing::error!(code = ?db.code(), message = db.message(), detail = ?db.detail(),
-                constraint = ?db.constraint(), "database error");
+        match e.as_db_error() {
+            Some(db) => tracing::error!(code = ?db.code(), message = db.message(),
+                detail = ?db.detail(), constraint = ?db.constraint(), "database error"),
+            None => tracing::error!(error = format!("{e:#}"), "postgres client error"),
         }
         Self::Internal(e.into())
     }

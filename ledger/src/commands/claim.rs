@@ -137,37 +137,56 @@ async fn issue(
     terms: &Terms,
     metadata: &Metadata,
 ) -> Result<CouponIssued, CommandError> {
-    let validity = terms
-        .validity()
-        .validity_for(req.now, req.tz)
-        .map_err(|_| {
-            CommandError::Unprocessable(
-                "validity_out_of_range",
-                "the coupon's validity cannot be computed".into(),
-            )
-        })?;
+    let new = NewCoupon {
+        template_sn: req.template_sn.as_str(),
+        user_id: req.user_id.as_str(),
+        channel_id: req.channel_id,
+        refund_from: None,
+    };
+    issue_coupon(tx, &new, terms, metadata, req.now, req.tz).await
+}
+
+/// Who gets a new coupon, and why.
+pub struct NewCoupon<'a> {
+    pub template_sn: &'a str,
+    pub user_id: &'a str,
+    pub channel_id: Option<Uuid>,
+    /// Set when the coupon replaces a refunded one (`reissue` policy).
+    pub refund_from: Option<Uuid>,
+}
+
+/// Issues one coupon: validity fixed now from the template's terms, the row,
+/// and its `CouponIssued` event. Quota and per-user guards are the caller's.
+pub async fn issue_coupon(
+    tx: &Transaction<'_>,
+    new: &NewCoupon<'_>,
+    terms: &Terms,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<CouponIssued, CommandError> {
+    let validity = terms.validity().validity_for(now, tz).map_err(|_| {
+        CommandError::Unprocessable(
+            "validity_out_of_range",
+            "the coupon's validity cannot be computed".into(),
+        )
+    })?;
     let id = CouponId::generate();
     let event = CouponIssued {
         coupon_id: id.0,
-        template_sn: req.template_sn.to_string(),
-        user_id: req.user_id.to_string(),
-        issued_at: req.now,
+        template_sn: new.template_sn.to_owned(),
+        user_id: new.user_id.to_owned(),
+        issued_at: now,
         effective_at: validity.effective_at,
         expires_at: validity.expires_at,
         face_value: terms.face_value(),
         currency: terms.currency().as_str().to_owned(),
-        channel_id: req.channel_id,
-        refund_from: None,
+        channel_id: new.channel_id,
+        refund_from: new.refund_from,
         job_id: None,
     };
     insert_coupon(tx, &event).await?;
-    store::append(
-        tx,
-        &id.stream_id(),
-        0,
-        &[event.to_new_event(metadata, req.now)],
-    )
-    .await?;
+    store::append(tx, &id.stream_id(), 0, &[event.to_new_event(metadata, now)]).await?;
     Ok(event)
 }
 

@@ -11,11 +11,11 @@ use tokio_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
+use super::claim::{NewCoupon, issue_coupon};
 use super::coupons::{self, CouponRow};
 use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::CouponCommand;
-use crate::domain::events::{CouponIssued, DomainEvent, Metadata, OrderRefunded};
-use crate::domain::ids::CouponId;
+use crate::domain::events::{DomainEvent, Metadata, OrderRefunded};
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::refund::{Refund, RefundLine, Settlement};
 use crate::store;
@@ -207,31 +207,12 @@ async fn reissue(
     metadata: &Metadata,
 ) -> Result<Uuid, CommandError> {
     let terms = old.pricing_coupon()?.terms;
-    let validity = terms
-        .validity()
-        .validity_for(req.now, req.tz)
-        .map_err(|_| internal("validity out of range"))?;
-    let id = CouponId::generate();
-    let issued = CouponIssued {
-        coupon_id: id.0,
-        template_sn: old.template_sn.clone(),
-        user_id: old.user_id.clone(),
-        issued_at: req.now,
-        effective_at: validity.effective_at,
-        expires_at: validity.expires_at,
-        face_value: terms.face_value(),
-        currency: terms.currency().as_str().to_owned(),
+    let new = NewCoupon {
+        template_sn: &old.template_sn,
+        user_id: &old.user_id,
         channel_id: None,
         refund_from: Some(old.id),
-        job_id: None,
     };
-    super::claim::insert_coupon(tx, &issued).await?;
-    store::append(
-        tx,
-        &id.stream_id(),
-        0,
-        &[issued.to_new_event(metadata, req.now)],
-    )
-    .await?;
-    Ok(id.0)
+    let issued = issue_coupon(tx, &new, &terms, metadata, req.now, req.tz).await?;
+    Ok(issued.coupon_id)
 }
