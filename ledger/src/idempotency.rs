@@ -5,9 +5,9 @@
 //! the effect it stands for. A concurrent second request with the same key
 //! waits on the first one's row lock and then sees its stored response.
 
+use deadpool_postgres::Transaction;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio_postgres::Transaction;
 
 /// Longest accepted key; longer ones are refused at the edge.
 pub const MAX_KEY_LEN: usize = 255;
@@ -68,8 +68,11 @@ pub async fn claim(
     validate_key(key)?;
     let inserted = tx
         .execute(
-            "INSERT INTO idempotency_keys (scope, key, request_hash) VALUES ($1, $2, $3)
+            &tx.prepare_cached(
+                "INSERT INTO idempotency_keys (scope, key, request_hash) VALUES ($1, $2, $3)
              ON CONFLICT DO NOTHING",
+            )
+            .await?,
             &[&scope, &key, &hash.as_slice()],
         )
         .await?;
@@ -78,8 +81,11 @@ pub async fn claim(
     }
     let row = tx
         .query_one(
-            "SELECT request_hash, response_status, response_body
+            &tx.prepare_cached(
+                "SELECT request_hash, response_status, response_body
                FROM idempotency_keys WHERE scope = $1 AND key = $2",
+            )
+            .await?,
             &[&scope, &key],
         )
         .await?;
@@ -104,8 +110,11 @@ pub async fn record_response(
 ) -> Result<(), IdempotencyError> {
     let updated = tx
         .execute(
-            "UPDATE idempotency_keys SET response_status = $3, response_body = $4
+            &tx.prepare_cached(
+                "UPDATE idempotency_keys SET response_status = $3, response_body = $4
               WHERE scope = $1 AND key = $2",
+            )
+            .await?,
             &[&scope, &key, &(response.status as i16), &response.body],
         )
         .await?;

@@ -3,7 +3,7 @@
 //! Claimed inside the transaction that applies the message's effect, so a
 //! redelivery after a crash between commit and ack finds the row and is a no-op.
 
-use tokio_postgres::Transaction;
+use deadpool_postgres::Transaction;
 
 /// Returns true the first time `consumer` sees `message_id`, false on a redelivery.
 pub async fn claim(
@@ -13,7 +13,10 @@ pub async fn claim(
 ) -> Result<bool, tokio_postgres::Error> {
     let inserted = tx
         .execute(
-            "INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            &tx.prepare_cached(
+                "INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            )
+            .await?,
             &[&consumer, &message_id],
         )
         .await?;

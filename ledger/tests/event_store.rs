@@ -209,7 +209,7 @@ async fn batch_append_writes_ten_thousand_events_in_one_copy() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reads_never_skip_a_late_commit_nor_stall_on_a_rollback() {
     let db = TestDb::new().await.unwrap();
-    let mut held_client = db.client().await.unwrap();
+    let mut held_client = db.pool.get().await.unwrap();
     let held = held_client.transaction().await.unwrap();
     let late = event(0);
     store::append(&held, "held", 0, std::slice::from_ref(&late))
@@ -235,7 +235,7 @@ async fn reads_never_skip_a_late_commit_nor_stall_on_a_rollback() {
     let cursor = all.last().unwrap().cursor();
 
     // A transaction that rolls back holds the reader only while it is open.
-    let mut doomed_client = db.client().await.unwrap();
+    let mut doomed_client = db.pool.get().await.unwrap();
     let doomed = doomed_client.transaction().await.unwrap();
     store::append(&doomed, "doomed", 0, &[event(0)])
         .await
@@ -268,7 +268,7 @@ async fn reads_never_skip_a_late_commit_nor_stall_on_a_rollback() {
 async fn another_databases_open_transaction_does_not_hold_readers_back() {
     let db = TestDb::new().await.unwrap();
     let other = TestDb::new().await.unwrap();
-    let mut other_client = other.client().await.unwrap();
+    let mut other_client = other.pool.get().await.unwrap();
     let other_tx = other_client.transaction().await.unwrap();
     store::append(&other_tx, "elsewhere", 0, &[event(0)])
         .await

@@ -69,8 +69,7 @@ pub async fn quote(
         return Err(bad("user_id: must be the order's user_id"));
     }
     let client = state.pool.get().await?;
-    let rows =
-        coupons::of_user(&**client, &user_id, CouponStatus::Unused, MAX_QUOTE_COUPONS).await?;
+    let rows = coupons::of_user(&client, &user_id, CouponStatus::Unused, MAX_QUOTE_COUPONS).await?;
     let candidates = rows
         .iter()
         .map(|r| r.pricing_coupon())

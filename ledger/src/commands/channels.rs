@@ -1,8 +1,9 @@
 //! Channels (发放渠道): who may issue coupons, and their request-signing secrets.
 
 use chrono::{DateTime, Utc};
+use deadpool_postgres::Transaction;
 use rand::RngCore;
-use tokio_postgres::{GenericClient, Transaction};
+use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -27,12 +28,14 @@ pub async fn create(
     rand::rng().fill_bytes(&mut bytes);
     let secret = hex::encode(bytes);
     tx.execute(
-        "INSERT INTO channels (id, name, created_at) VALUES ($1, $2, $3)",
+        &tx.prepare_cached("INSERT INTO channels (id, name, created_at) VALUES ($1, $2, $3)")
+            .await?,
         &[&id, &name, &now],
     )
     .await?;
     tx.execute(
-        "INSERT INTO channel_secrets (channel_id, secret) VALUES ($1, $2)",
+        &tx.prepare_cached("INSERT INTO channel_secrets (channel_id, secret) VALUES ($1, $2)")
+            .await?,
         &[&id, &secret],
     )
     .await?;

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use tokio_postgres::Transaction;
+use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -41,10 +41,13 @@ pub async fn claim(
     precheck(&view, req)?;
     let limit_ok = tx
         .query_opt(
-            "INSERT INTO user_claims AS c (template_sn, user_id, claimed) VALUES ($1, $2, 1)
+            &tx.prepare_cached(
+                "INSERT INTO user_claims AS c (template_sn, user_id, claimed) VALUES ($1, $2, 1)
              ON CONFLICT (template_sn, user_id)
              DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < $3
              RETURNING claimed",
+            )
+            .await?,
             &[
                 &req.template_sn.as_str(),
                 &req.user_id.as_str(),
@@ -64,8 +67,11 @@ pub async fn claim(
     // The hot row: touched last so its lock is held as briefly as possible.
     let issued = tx
         .query_opt(
-            "UPDATE templates SET issued = issued + 1
+            &tx.prepare_cached(
+                "UPDATE templates SET issued = issued + 1
               WHERE sn = $1 AND status = 'active' AND issued < total RETURNING issued",
+            )
+            .await?,
             &[&req.template_sn.as_str()],
         )
         .await?;
@@ -84,10 +90,13 @@ async fn read_template(
 ) -> Result<TemplateView, CommandError> {
     let row = tx
         .query_opt(
-            "SELECT status, issue_begin, issue_end, per_user_limit, terms,
+            &tx.prepare_cached(
+                "SELECT status, issue_begin, issue_end, per_user_limit, terms,
                     $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
                         WHERE template_sn = $1 AND channel_id = $2)
                FROM templates WHERE sn = $1",
+            )
+            .await?,
             &[&req.template_sn.as_str(), &req.channel_id],
         )
         .await?
@@ -195,9 +204,12 @@ pub async fn insert_coupon(
     c: &CouponIssued,
 ) -> Result<(), tokio_postgres::Error> {
     tx.execute(
-        "INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
+        &tx.prepare_cached(
+            "INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
              expires_at, channel_id, refund_from, version)
          VALUES ($1, $2, $3, 'unused', $4, $5, $6, $7, $8, 1)",
+        )
+        .await?,
         &[
             &c.coupon_id,
             &c.template_sn,

@@ -3,7 +3,8 @@
 //! together. Also the batch commands `expire_coupons` and the admin void.
 
 use chrono::{DateTime, Utc};
-use tokio_postgres::{Row, Transaction};
+use deadpool_postgres::Transaction;
+use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -90,13 +91,13 @@ impl CouponRow {
 /// so concurrent orders cannot deadlock).
 pub async fn lock_rows(tx: &Transaction<'_>, ids: &[Uuid]) -> Result<Vec<CouponRow>, CommandError> {
     let sql = format!("{SELECT} WHERE c.id = ANY($1) ORDER BY c.id FOR UPDATE OF c");
-    let rows = tx.query(&sql, &[&ids]).await?;
+    let rows = tx.query(&tx.prepare_cached(&sql).await?, &[&ids]).await?;
     rows.iter().map(CouponRow::from_row).collect()
 }
 
 /// A user's coupons in `status`, for quotes (at most `limit`).
 pub async fn of_user(
-    tx: &impl tokio_postgres::GenericClient,
+    tx: &deadpool_postgres::Client,
     user_id: &str,
     status: CouponStatus,
     limit: i64,
@@ -105,7 +106,10 @@ pub async fn of_user(
         "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
     );
     let rows = tx
-        .query(&sql, &[&user_id, &status.as_str(), &limit])
+        .query(
+            &tx.prepare_cached(&sql).await?,
+            &[&user_id, &status.as_str(), &limit],
+        )
         .await?;
     rows.iter().map(CouponRow::from_row).collect()
 }
@@ -126,8 +130,11 @@ pub async fn change(
     let event = event_of(change.event_type(), &payload, metadata, now);
     let updated = tx
         .execute(
-            "UPDATE coupons SET status = $2, order_id = $3, version = version + 1
+            &tx.prepare_cached(
+                "UPDATE coupons SET status = $2, order_id = $3, version = version + 1
               WHERE id = $1 AND version = $4",
+            )
+            .await?,
             &[
                 &coupon.id,
                 &next.status.as_str(),
@@ -158,7 +165,12 @@ pub async fn expire_coupons(
         "{SELECT} WHERE c.status = 'unused' AND c.expires_at < $1
           ORDER BY c.expires_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED"
     );
-    let rows = tx.query(&sql, &[&now, &batch.clamp(1, 10_000)]).await?;
+    let rows = tx
+        .query(
+            &tx.prepare_cached(&sql).await?,
+            &[&now, &batch.clamp(1, 10_000)],
+        )
+        .await?;
     let metadata = system("expiry");
     let mut expired = 0;
     for row in &rows {

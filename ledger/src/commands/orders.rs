@@ -4,8 +4,8 @@
 //! a late lock is refused (no hanging lock).
 
 use chrono::{DateTime, Duration, Utc};
+use deadpool_postgres::Transaction;
 use serde_json::{Value, json};
-use tokio_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -76,9 +76,12 @@ pub async fn lock(
         })).collect::<Vec<_>>(),
     });
     tx.execute(
-        "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
+        &tx.prepare_cached(
+            "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
                 allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
           WHERE order_id = $1",
+        )
+        .await?,
         &[
             &order_id,
             &answer,
@@ -102,8 +105,11 @@ async fn claim_order(
     let order_id = req.order.order_id();
     let inserted = tx
         .execute(
-            "INSERT INTO orders (order_id, user_id, status, request_hash, version, updated_at)
+            &tx.prepare_cached(
+                "INSERT INTO orders (order_id, user_id, status, request_hash, version, updated_at)
              VALUES ($1, $2, 'locking', $3, 0, $4) ON CONFLICT DO NOTHING",
+            )
+            .await?,
             &[
                 &order_id,
                 &req.order.user_id(),
@@ -117,7 +123,7 @@ async fn claim_order(
     }
     let row = tx
         .query_one(
-            "SELECT status, request_hash, lock_response FROM orders WHERE order_id = $1 FOR UPDATE",
+            &tx.prepare_cached("SELECT status, request_hash, lock_response FROM orders WHERE order_id = $1 FOR UPDATE").await?,
             &[&order_id],
         )
         .await?;
@@ -213,8 +219,11 @@ async fn lock_order(
 ) -> Result<Option<OrderRow>, CommandError> {
     let row = tx
         .query_opt(
-            "SELECT status, coupon_ids, lock_expires_at, version FROM orders
+            &tx.prepare_cached(
+                "SELECT status, coupon_ids, lock_expires_at, version FROM orders
               WHERE order_id = $1 FOR UPDATE",
+            )
+            .await?,
             &[&order_id],
         )
         .await?;
@@ -316,8 +325,11 @@ async fn cancel_before_lock(
 ) -> Result<Value, CommandError> {
     let inserted = tx
         .execute(
-            "INSERT INTO orders (order_id, status, version, updated_at)
+            &tx.prepare_cached(
+                "INSERT INTO orders (order_id, status, version, updated_at)
              VALUES ($1, 'cancelled_before_lock', 1, $2) ON CONFLICT DO NOTHING",
+            )
+            .await?,
             &[&order_id, &now],
         )
         .await?;
@@ -357,7 +369,10 @@ async fn settle(
     let event = event_of(event_type, &settled, metadata, now);
     let out = store::append(tx, &stream(order_id), order.version, &[event]).await?;
     tx.execute(
-        "UPDATE orders SET status = $2, version = $3, updated_at = $4 WHERE order_id = $1",
+        &tx.prepare_cached(
+            "UPDATE orders SET status = $2, version = $3, updated_at = $4 WHERE order_id = $1",
+        )
+        .await?,
         &[&order_id, &status, &out.version, &now],
     )
     .await?;
@@ -373,9 +388,12 @@ pub async fn release_expired_locks(
 ) -> Result<usize, CommandError> {
     let due = tx
         .query(
-            "SELECT order_id, status, coupon_ids, lock_expires_at, version FROM orders
+            &tx.prepare_cached(
+                "SELECT order_id, status, coupon_ids, lock_expires_at, version FROM orders
               WHERE status = 'locked' AND lock_expires_at < $1
               ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+            )
+            .await?,
             &[&now, &batch.clamp(1, 10_000)],
         )
         .await?;

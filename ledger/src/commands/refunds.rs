@@ -6,8 +6,8 @@
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
 use serde_json::{Value, json};
-use tokio_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -43,8 +43,11 @@ pub async fn refund(
 ) -> Result<Value, CommandError> {
     let row = tx
         .query_opt(
-            "SELECT status, order_body, allocations, version FROM orders
+            &tx.prepare_cached(
+                "SELECT status, order_body, allocations, version FROM orders
               WHERE order_id = $1 FOR UPDATE",
+            )
+            .await?,
             &[&req.order_id],
         )
         .await?
@@ -83,7 +86,8 @@ pub async fn refund(
     )
     .await?;
     tx.execute(
-        "UPDATE orders SET version = $2, updated_at = $3 WHERE order_id = $1",
+        &tx.prepare_cached("UPDATE orders SET version = $2, updated_at = $3 WHERE order_id = $1")
+            .await?,
         &[&req.order_id, &out.version, &req.now],
     )
     .await?;
@@ -100,7 +104,10 @@ async fn earlier_answer(
 ) -> Result<Option<Value>, CommandError> {
     let row = tx
         .query_opt(
-            "SELECT request_hash, response FROM refunds WHERE order_id = $1 AND refund_id = $2",
+            &tx.prepare_cached(
+                "SELECT request_hash, response FROM refunds WHERE order_id = $1 AND refund_id = $2",
+            )
+            .await?,
             &[&req.order_id, &req.refund_id],
         )
         .await?;
@@ -120,7 +127,8 @@ async fn past_refunds(
 ) -> Result<Vec<Refund<Uuid>>, CommandError> {
     let rows = tx
         .query(
-            "SELECT refund FROM refunds WHERE order_id = $1 ORDER BY seq",
+            &tx.prepare_cached("SELECT refund FROM refunds WHERE order_id = $1 ORDER BY seq")
+                .await?,
             &[&order_id],
         )
         .await?;
@@ -137,8 +145,8 @@ async fn record(
     seq: usize,
 ) -> Result<(), CommandError> {
     tx.execute(
-        "INSERT INTO refunds (order_id, refund_id, seq, request_hash, refund, response, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        &tx.prepare_cached("INSERT INTO refunds (order_id, refund_id, seq, request_hash, refund, response, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)").await?,
         &[
             &req.order_id,
             &req.refund_id,

@@ -2,7 +2,7 @@
 //! Each appends to `template-<sn>` and updates the write model in one transaction.
 
 use chrono::{DateTime, Utc};
-use tokio_postgres::Transaction;
+use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -30,10 +30,13 @@ pub async fn create(
     let c = &template.created;
     let terms = serde_json::to_value(&c.terms).map_err(|e| CommandError::Internal(e.into()))?;
     tx.execute(
-        "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
+        &tx.prepare_cached(
+            "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
              issue_end, total, per_user_limit, refund_policy, remind_days_before, status,
              version, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13)",
+        )
+        .await?,
         &[
             &c.sn,
             &c.name,
@@ -66,7 +69,10 @@ struct Locked {
 async fn lock(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<Locked, CommandError> {
     let row = tx
         .query_opt(
-            "SELECT status, total, version FROM templates WHERE sn = $1 FOR UPDATE",
+            &tx.prepare_cached(
+                "SELECT status, total, version FROM templates WHERE sn = $1 FOR UPDATE",
+            )
+            .await?,
             &[&sn.as_str()],
         )
         .await?
@@ -100,7 +106,8 @@ pub async fn change_status(
     let event = status_changed_event(&change, metadata, now);
     bump(tx, sn, current.version, event).await?;
     tx.execute(
-        "UPDATE templates SET status = $2 WHERE sn = $1",
+        &tx.prepare_cached("UPDATE templates SET status = $2 WHERE sn = $1")
+            .await?,
         &[&sn.as_str(), &to.as_str()],
     )
     .await?;
@@ -135,7 +142,8 @@ pub async fn raise_quota(
     };
     bump(tx, sn, current.version, raised.to_new_event(metadata, now)).await?;
     tx.execute(
-        "UPDATE templates SET total = $2 WHERE sn = $1",
+        &tx.prepare_cached("UPDATE templates SET total = $2 WHERE sn = $1")
+            .await?,
         &[&sn.as_str(), &total],
     )
     .await?;
@@ -152,15 +160,22 @@ pub async fn allow_channel(
 ) -> Result<(), CommandError> {
     let current = lock(tx, sn).await?;
     let channel = tx
-        .query_opt("SELECT 1 FROM channels WHERE id = $1", &[&channel_id])
+        .query_opt(
+            &tx.prepare_cached("SELECT 1 FROM channels WHERE id = $1")
+                .await?,
+            &[&channel_id],
+        )
         .await?;
     if channel.is_none() {
         return Err(CommandError::NotFound("channel"));
     }
     let inserted = tx
         .execute(
-            "INSERT INTO template_channels (template_sn, channel_id) VALUES ($1, $2)
+            &tx.prepare_cached(
+                "INSERT INTO template_channels (template_sn, channel_id) VALUES ($1, $2)
              ON CONFLICT DO NOTHING",
+            )
+            .await?,
             &[&sn.as_str(), &channel_id],
         )
         .await?;
@@ -183,7 +198,8 @@ async fn bump(
 ) -> Result<(), CommandError> {
     let out = store::append(tx, &sn.stream_id(), version, &[event]).await?;
     tx.execute(
-        "UPDATE templates SET version = $2 WHERE sn = $1",
+        &tx.prepare_cached("UPDATE templates SET version = $2 WHERE sn = $1")
+            .await?,
         &[&sn.as_str(), &out.version],
     )
     .await?;

@@ -1,8 +1,8 @@
 //! Append to one stream at an expected version, idempotent by event id.
 
 use chrono::{DateTime, Utc};
+use deadpool_postgres::Transaction;
 use serde_json::Value;
-use tokio_postgres::Transaction;
 use uuid::Uuid;
 
 use super::error::{StoreError, is_version_conflict};
@@ -52,7 +52,7 @@ pub async fn append(
     let columns = Columns::of(events);
     let rows = tx
         .query(
-            INSERT,
+            &tx.prepare_cached(INSERT).await?,
             &[
                 &columns.ids,
                 &stream_id,
@@ -96,8 +96,11 @@ async fn previous_append(
     let ids: Vec<Uuid> = events.iter().map(|e| e.event_id).collect();
     let rows = tx
         .query(
-            "SELECT event_id, stream_id, event_type, payload, position, stream_version
+            &tx.prepare_cached(
+                "SELECT event_id, stream_id, event_type, payload, position, stream_version
                FROM events WHERE event_id = ANY($1) ORDER BY position",
+            )
+            .await?,
             &[&ids],
         )
         .await?;
