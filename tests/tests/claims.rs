@@ -316,3 +316,66 @@ async fn every_event_carries_actor_correlation_and_idempotency_key() {
     );
     assert_eq!(coupon["channel_id"], ch.id.as_str());
 }
+
+#[tokio::test]
+async fn template_terms_are_immutable_but_name_and_reminder_may_change() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let path = format!("/v1/templates/{sn}");
+    let patch = |body: serde_json::Value| {
+        server
+            .admin(reqwest::Method::PATCH, &path)
+            .json(&body)
+            .send()
+    };
+    for (field, value) in [
+        (
+            "discount",
+            json!({"type": "fixed_off", "threshold": "1.00", "amount": "1.00"}),
+        ),
+        (
+            "validity",
+            json!({"type": "relative", "begin_days": 0, "end_days": 30}),
+        ),
+        ("use_scope", json!([])),
+        ("face_value", json!("99.00")),
+        ("kind", json!("shipping")),
+    ] {
+        let r = patch(json!({ field: value })).await.unwrap();
+        assert_eq!(r.status(), 409, "{field}");
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "immutable_field");
+    }
+    assert_eq!(
+        patch(json!({"total": 99})).await.unwrap().status(),
+        409,
+        "quota has its own route"
+    );
+
+    let r = patch(json!({"name": "renamed", "remind_days_before": null}))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let view: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(
+        (view["name"].as_str(), view["remind_days_before"].is_null()),
+        (Some("renamed"), true)
+    );
+    assert_eq!(view["discount"]["amount"], "20.00", "terms untouched");
+    let client = env.db.client().await.unwrap();
+    let types: Vec<String> = client
+        .query(
+            "SELECT event_type FROM events WHERE stream_id = $1 ORDER BY stream_version",
+            &[&format!("template-{sn}")],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        types,
+        ["TemplateCreated", "TemplateActivated", "TemplateUpdated"]
+    );
+}

@@ -113,7 +113,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
         .routes(routes!(templates::create))
-        .routes(routes!(templates::read))
+        .routes(routes!(templates::read, templates::update))
         .routes(routes!(templates::activate))
         .routes(routes!(templates::stop))
         .routes(routes!(templates::void))

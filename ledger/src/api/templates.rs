@@ -17,7 +17,7 @@ use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, ApiPath};
 use crate::commands::templates::{self, NewTemplate};
-use crate::domain::events::{IssueWindow, TemplateCreated};
+use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::TemplateSn;
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
@@ -272,6 +272,108 @@ pub async fn void(
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     change_status(s, ctx, sn, StatusAction::Void).await
+}
+
+/// Fields fixed at creation: issued coupons were priced and dated by them.
+const IMMUTABLE: &[&str] = &[
+    "kind",
+    "currency",
+    "discount",
+    "face_value",
+    "validity",
+    "use_scope",
+    "stacking",
+    "refund_policy",
+    "issue_window",
+    "per_user_limit",
+];
+
+/// `PATCH /v1/templates/{sn}`: only the name and the reminder may change.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTemplate {
+    pub name: Option<String>,
+    /// A number of days, or null to stop reminders.
+    #[serde(default, deserialize_with = "present")]
+    pub remind_days_before: Option<Option<i32>>,
+}
+
+/// Tells "absent" (None) from "null" (Some(None)).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<i32>>, D::Error> {
+    Option::<i32>::deserialize(d).map(Some)
+}
+
+/// Rename a template or change its reminder. Terms, window and limits are
+/// immutable (409); the quota and status have their own routes.
+#[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate,
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+pub async fn update(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<serde_json::Map<String, Value>>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    if let Some(field) = body.value.keys().find(|k| IMMUTABLE.contains(&k.as_str())) {
+        return Err(ApiError::conflict(
+            "immutable_field",
+            format!("{field} cannot change once a template is created"),
+        ));
+    }
+    if let Some(field) = body
+        .value
+        .keys()
+        .find(|k| matches!(k.as_str(), "total" | "status"))
+    {
+        return Err(ApiError::conflict(
+            "use_dedicated_route",
+            format!("{field} changes through /quota or /activate, /stop, /void"),
+        ));
+    }
+    let input: UpdateTemplate = serde_json::from_value(Value::Object(body.value))
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
+    let change = validate_update(&sn, input)?;
+    let mut client = state.pool.get().await?;
+    let tx = client.transaction().await?;
+    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
+        return Ok(replay);
+    }
+    templates::update(&tx, &change, &ctx.metadata("admin"), state.now()).await?;
+    let view = read_view(&*tx, &sn).await?;
+    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
+        .await
+}
+
+fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
+    let invalid = |m: &str| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m.to_owned(),
+    };
+    let name = match input.name.as_deref().map(str::trim) {
+        Some(n) if n.is_empty() || n.chars().count() > MAX_NAME_LEN => {
+            return Err(invalid("name: must be 1 to 200 characters"));
+        }
+        other => other.map(str::to_owned),
+    };
+    if input
+        .remind_days_before
+        .flatten()
+        .is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d))
+    {
+        return Err(invalid("remind_days_before: must be 0 to 365"));
+    }
+    if name.is_none() && input.remind_days_before.is_none() {
+        return Err(invalid(
+            "nothing to change: give name or remind_days_before",
+        ));
+    }
+    Ok(TemplateUpdated {
+        sn: sn.to_string(),
+        name,
+        remind_days_before: input.remind_days_before,
+    })
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::CommandError;
 use crate::domain::events::{
     DomainEvent, Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, status_changed_event,
+    TemplateStatusChanged, TemplateUpdated, status_changed_event,
 };
 use crate::domain::ids::TemplateSn;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
@@ -112,6 +112,34 @@ pub async fn change_status(
     )
     .await?;
     Ok(to)
+}
+
+/// Renames a template or changes its reminder; its terms never change.
+pub async fn update(
+    tx: &Transaction<'_>,
+    change: &TemplateUpdated,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let sn = TemplateSn::parse(&change.sn).ok_or(CommandError::NotFound("template"))?;
+    let current = lock(tx, &sn).await?;
+    bump(tx, &sn, current.version, change.to_new_event(metadata, now)).await?;
+    tx.execute(
+        &tx.prepare_cached(
+            "UPDATE templates SET name = coalesce($2, name),
+                    remind_days_before = CASE WHEN $3 THEN $4 ELSE remind_days_before END
+              WHERE sn = $1",
+        )
+        .await?,
+        &[
+            &sn.as_str(),
+            &change.name,
+            &change.remind_days_before.is_some(),
+            &change.remind_days_before.flatten(),
+        ],
+    )
+    .await?;
+    Ok(())
 }
 
 /// Raises the quota; lowering it is refused (coupons may be issued against it).

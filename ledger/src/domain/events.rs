@@ -217,3 +217,18 @@ pub fn event_of(
         occurred_at,
     }
 }
+
+/// The mutable attributes of a template changed (terms never do).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TemplateUpdated {
+    pub sn: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Some(None) clears the reminder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_days_before: Option<Option<i32>>,
+}
+
+impl DomainEvent for TemplateUpdated {
+    const TYPE: &'static str = "TemplateUpdated";
+}
