@@ -113,6 +113,17 @@ impl Server {
         bail!("ledger serve did not become healthy")
     }
 
+    /// Asks the server to stop (SIGTERM) and waits for it to exit.
+    pub async fn terminate(mut self) -> anyhow::Result<std::process::ExitStatus> {
+        let pid = self.child.id().context("server already exited")?;
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .await?;
+        anyhow::ensure!(sent.success(), "kill -TERM {pid} failed");
+        Ok(tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await??)
+    }
+
     /// Stops the server abruptly (SIGKILL), as a crash would.
     pub async fn kill(mut self) -> anyhow::Result<()> {
         self.child.kill().await?;

@@ -116,3 +116,29 @@ async fn readiness_is_200_when_every_dependency_answers() {
         "{metrics}"
     );
 }
+
+#[tokio::test]
+async fn sigterm_answers_what_was_sent_then_exits_cleanly() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    // A request sent just before the signal: whether it is still running when
+    // the signal lands or not, it must be answered, and the exit must be clean.
+    let http = server.http.clone();
+    let url = server.url("/v1/templates");
+    let in_flight = tokio::spawn(async move {
+        http.post(url)
+            .bearer_auth(tests::ADMIN_TOKEN)
+            .json(&tests::template_body(5, 1))
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let status = server.terminate().await.unwrap();
+    assert!(status.success(), "exit status {status}");
+    assert_eq!(
+        in_flight.await.unwrap().unwrap(),
+        201,
+        "the request sent before SIGTERM was answered"
+    );
+}

@@ -177,8 +177,17 @@ fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
     TemplateSn::parse(sn).ok_or_else(|| ApiError::NotFound("template not found".into()))
 }
 
-fn to_value(view: &TemplateView) -> Value {
-    serde_json::to_value(view).unwrap_or(Value::Null)
+/// Commits a template command (recording its answer under the
+/// Idempotency-Key) and answers with the template as it now stands.
+async fn answer_with_template(
+    ctx: &Ctx,
+    tx: deadpool_postgres::Transaction<'_>,
+    sn: &TemplateSn,
+    status: StatusCode,
+) -> Result<Response, ApiError> {
+    let view = read_view(&*tx, sn).await?;
+    let body = serde_json::to_value(view).map_err(|e| ApiError::Internal(e.into()))?;
+    ctx.commit(tx, "admin", status, body).await
 }
 
 /// Create a template (draft).
@@ -199,9 +208,7 @@ pub async fn create(
     }
     templates::create(&tx, &template, &ctx.metadata("admin"), state.now()).await?;
     let sn = parse_sn(&template.created.sn)?;
-    let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::CREATED, to_value(&view))
-        .await
+    answer_with_template(&ctx, tx, &sn, StatusCode::CREATED).await
 }
 
 /// Read a template.
@@ -233,9 +240,7 @@ async fn change_status(
         return Ok(replay);
     }
     templates::change_status(&tx, &sn, action, &ctx.metadata("admin"), state.now()).await?;
-    let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
-        .await
+    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
 }
 
 /// Activate a draft or stopped template: claims open.
@@ -341,9 +346,7 @@ pub async fn update(
         return Ok(replay);
     }
     templates::update(&tx, &change, &ctx.metadata("admin"), state.now()).await?;
-    let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
-        .await
+    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
 }
 
 fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
@@ -407,9 +410,7 @@ pub async fn quota(
         state.now(),
     )
     .await?;
-    let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
-        .await
+    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -437,7 +438,5 @@ pub async fn allow_channel(
     }
     let metadata = ctx.metadata("admin");
     templates::allow_channel(&tx, &sn, body.value.channel_id, &metadata, state.now()).await?;
-    let view = read_view(&*tx, &sn).await?;
-    ctx.commit(tx, "admin", StatusCode::OK, to_value(&view))
-        .await
+    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
 }
