@@ -11,7 +11,11 @@
 //!   ordered reads that never skip a late commit).
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
-//! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds).
+//! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds,
+//!   the state machine, what an event does to the projections).
+//! - [`messaging`]: RabbitMQ topology, event messages, confirmed publishing, JSON Schemas.
+//! - [`projections`]: apply an event to `balances` / `template_stats`; serve them.
+//! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
 //! - [`queries`]: the read side — coupons, a user's coupons, a coupon's history.
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
@@ -23,7 +27,9 @@ pub mod db;
 pub mod domain;
 pub mod idempotency;
 pub mod inbox;
+pub mod messaging;
 pub mod migrate;
+pub mod projections;
 pub mod queries;
 pub mod redis_handle;
 pub mod store;

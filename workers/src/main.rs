@@ -1,2 +1,116 @@
-//! The `workers` binary: outbox relay, issuance, projections, scanner.
-fn main() {}
+//! The `workers` binary: outbox relay, projection workers, scanner.
+//!
+//! - [`relay`]: committed events → `coupon.events`, once, with confirms.
+//! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
+//!   dead letters, reconnects, graceful shutdown).
+//! - [`projector`]: the `balances` and `template_stats` projection workers.
+//! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
+//! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
+
+mod consumer;
+mod projector;
+mod relay;
+mod scanner;
+mod shutdown;
+
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use ledger::config::Config;
+use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
+use ledger::messaging::topology;
+
+use crate::consumer::Spec;
+use crate::projector::Projector;
+use crate::shutdown::Shutdown;
+
+#[derive(Parser)]
+#[command(name = "workers", version, about = "couponledger workers")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the workers (all of them unless --only says which).
+    Run {
+        /// Comma-separated: relay, balances, template_stats, scanner.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<Worker>,
+        /// Seconds between scanner sweeps.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        scan_interval: u64,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+enum Worker {
+    Relay,
+    Balances,
+    TemplateStats,
+    Scanner,
+}
+
+const ALL: [Worker; 4] = [
+    Worker::Relay,
+    Worker::Balances,
+    Worker::TemplateStats,
+    Worker::Scanner,
+];
+
+/// Connections per worker process: one per consumer plus the scanner's.
+const POOL_SIZE: usize = 8;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let Command::Run {
+        only,
+        scan_interval,
+    } = Cli::parse().command;
+    let config = Config::from_env()?;
+    let workers = if only.is_empty() { ALL.to_vec() } else { only };
+    let shutdown = Shutdown::on_signals()?;
+    run(config, &workers, Duration::from_secs(scan_interval), shutdown).await
+}
+
+async fn run(
+    config: Config,
+    workers: &[Worker],
+    scan_interval: Duration,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let pool = ledger::db::pool(&config.database, POOL_SIZE);
+    let mut tasks = tokio::task::JoinSet::new();
+    for &worker in workers {
+        let (config, pool, shutdown) = (config.clone(), pool.clone(), shutdown.clone());
+        let url = config.amqp_url.clone();
+        match worker {
+            Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
+            Worker::Balances => {
+                let spec = Spec::new(BALANCES, topology::BALANCES_QUEUE, &url);
+                let handler = Projector { projection: BALANCES };
+                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+            }
+            Worker::TemplateStats => {
+                let spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
+                let handler = Projector { projection: TEMPLATE_STATS };
+                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+            }
+            Worker::Scanner => tasks.spawn(scanner::run(pool, scan_interval, shutdown)),
+        };
+        tracing::info!(?worker, "started");
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.context("a worker panicked")??;
+    }
+    Ok(())
+}

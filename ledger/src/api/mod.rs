@@ -4,7 +4,8 @@
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
 //! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
-//! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`]: the routes.
+//! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
+//!   [`projections`]: the routes.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
 
 pub mod auth;
@@ -17,6 +18,7 @@ pub mod extract;
 pub mod health;
 pub mod metrics;
 pub mod orders;
+pub mod projections;
 pub mod signature;
 pub mod templates;
 
@@ -130,6 +132,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::events))
         .routes(routes!(coupons::void))
         .routes(routes!(coupons::of_user))
+        .routes(routes!(projections::balance))
+        .routes(routes!(projections::template_stats))
         .split_for_parts()
 }
 

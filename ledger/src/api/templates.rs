@@ -173,7 +173,7 @@ pub async fn read_view(
     })
 }
 
-fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
+pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
     TemplateSn::parse(sn).ok_or_else(|| ApiError::NotFound("template not found".into()))
 }
 

@@ -12,7 +12,7 @@ use crate::domain::money::Money;
 
 /// One part of one coupon's discount: on a line, or on the shipping fee
 /// when `line_id` is `None`. Zero parts are never listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Allocation<C> {
     pub coupon_id: C,
     pub line_id: Option<String>,

@@ -58,7 +58,7 @@ pub struct CouponState {
 }
 
 /// Why a lock was released.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnlockReason {
     Cancel,

@@ -31,7 +31,7 @@ pub trait DomainEvent: Serialize {
 }
 
 /// Who did it and in answer to what (DESIGN §4 `metadata`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Metadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,
@@ -44,13 +44,13 @@ pub struct Metadata {
     pub idempotency_key: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IssueWindow {
     pub begin: DateTime<Utc>,
     pub end: DateTime<Utc>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateCreated {
     pub sn: String,
     pub name: String,
@@ -64,33 +64,33 @@ pub struct TemplateCreated {
 }
 
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateStatusChanged {
     pub sn: String,
     pub from: String,
     pub to: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateQuotaRaised {
     pub sn: String,
     pub from: i64,
     pub total: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateChannelAllowed {
     pub sn: String,
     pub channel_id: Uuid,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChannelCreated {
     pub channel_id: Uuid,
     pub name: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CouponIssued {
     pub coupon_id: Uuid,
     pub template_sn: String,
@@ -149,7 +149,7 @@ pub fn status_changed_event(
 
 /// The payload of every coupon event after `CouponIssued`; which fields are
 /// set depends on the event type (see `coupon_state::CouponChange`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CouponChanged {
     pub coupon_id: Uuid,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,7 +164,7 @@ pub struct CouponChanged {
 }
 
 /// An order's lock (TCC Try): its coupons, what they take off, and where.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderLocked {
     pub order_id: String,
     pub user_id: String,
@@ -178,7 +178,7 @@ pub struct OrderLocked {
 
 /// Confirm (`OrderConfirmed`), cancel (`OrderCancelled`, also before any
 /// lock: an empty rollback) and lock timeout (`OrderReleased`) of an order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderSettled {
     pub order_id: String,
     pub coupon_ids: Vec<Uuid>,
@@ -186,7 +186,7 @@ pub struct OrderSettled {
     pub reason: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderRefunded {
     pub order_id: String,
     pub refund_id: String,
@@ -219,7 +219,7 @@ pub fn event_of(
 }
 
 /// The mutable attributes of a template changed (terms never do).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateUpdated {
     pub sn: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

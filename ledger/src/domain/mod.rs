@@ -23,6 +23,7 @@ pub mod money;
 pub mod order;
 pub mod parse_error;
 pub mod pricing;
+pub mod projection;
 pub mod quote;
 pub mod refund;
 pub mod rule;

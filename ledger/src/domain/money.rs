@@ -158,6 +158,21 @@ impl<'de> Deserialize<'de> for Money {
     }
 }
 
+/// In published messages an amount is a string with exactly two places.
+impl schemars::JsonSchema for Money {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Money".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[0-9]{1,18}\\.[0-9]{2}$",
+            "examples": ["12.30"]
+        })
+    }
+}
+
 /// `digits[.digits]`, at most 40 characters (what `Decimal` can read exactly).
 pub(crate) fn is_plain_decimal(s: &str) -> bool {
     let (int, frac) = s.split_once('.').unwrap_or((s, "0"));

@@ -97,14 +97,14 @@ impl RefundError {
 }
 
 /// The reversal of part of one coupon's allocation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reversal<C> {
     pub coupon_id: C,
     pub amount: Money,
 }
 
 /// What one line of a refund returns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefundedLine<C> {
     pub line_id: String,
     pub quantity: u32,
@@ -113,7 +113,7 @@ pub struct RefundedLine<C> {
 }
 
 /// The shipping part of the refund that completes the order's refund.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefundedShipping<C> {
     pub amount: Money,
     pub reversals: Vec<Reversal<C>>,
@@ -121,7 +121,7 @@ pub struct RefundedShipping<C> {
 
 /// Per coupon of the order: what this refund reversed, and whether every
 /// line it was allocated to is now fully refunded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CouponRefund<C> {
     pub coupon_id: C,
     pub reversed: Money,
@@ -130,7 +130,7 @@ pub struct CouponRefund<C> {
 
 /// The outcome of one refund. Store it: later refunds take the earlier ones
 /// as input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Refund<C> {
     /// Returned to the customer: lines plus shipping.
     pub amount: Money,

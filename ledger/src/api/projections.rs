@@ -1,0 +1,51 @@
+//! `GET /v1/users/{uid}/balance` and `GET /v1/templates/{sn}/stats`: the
+//! projections, each with the position it reflects. They trail the event
+//! log by what the relay and the projection workers have not applied yet.
+
+use axum::Json;
+use axum::extract::State;
+
+use super::AppState;
+use super::auth::{Admin, Service};
+use super::error::{ApiError, ErrorBody};
+use super::extract::ApiPath;
+use super::templates::parse_sn;
+use crate::domain::ids::UserId;
+use crate::projections::read::{self, Balance, TemplateStats};
+
+/// A user's coupons by status: count and face value (projection `balances`).
+#[utoipa::path(get, path = "/v1/users/{uid}/balance", tag = "projections",
+    security(("service" = [])),
+    responses((status = 200, body = Balance), (status = 400, body = ErrorBody)))]
+pub async fn balance(
+    State(state): State<AppState>,
+    _: Service,
+    ApiPath(uid): ApiPath<String>,
+) -> Result<Json<Balance>, ApiError> {
+    let user = UserId::parse(&uid).map_err(|message| ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    })?;
+    let client = state.pool.get().await?;
+    Ok(Json(read::balance(&**client, user.as_str()).await?))
+}
+
+/// A template's coupons by status, liability and cost (projection `template_stats`).
+#[utoipa::path(get, path = "/v1/templates/{sn}/stats", tag = "projections",
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateStats), (status = 404, body = ErrorBody)))]
+pub async fn template_stats(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<TemplateStats>, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let client = state.pool.get().await?;
+    let exists = client
+        .query_opt("SELECT 1 FROM templates WHERE sn = $1", &[&sn.as_str()])
+        .await?;
+    if exists.is_none() {
+        return Err(ApiError::NotFound("template not found".into()));
+    }
+    Ok(Json(read::template_stats(&**client, sn.as_str()).await?))
+}

@@ -1,0 +1,100 @@
+//! An event as a message (DESIGN §5): the body is the envelope below, valid
+//! against `schemas/<type>.v<version>.json`; `message_id` is the event id,
+//! `type` the event type; headers `stream_id`, `stream_version`, `position`
+//! and `schema` let a subscriber route without parsing the body.
+
+use chrono::{DateTime, Utc};
+use lapin::BasicProperties;
+use lapin::types::{AMQPValue, FieldTable};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::store::RecordedEvent;
+
+/// The body of every event message. `P` is the payload type and `M` the
+/// metadata (raw JSON when relayed; typed when generating schemas).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Envelope<P, M> {
+    pub event_id: Uuid,
+    pub event_type: String,
+    pub schema_version: i16,
+    pub stream_id: String,
+    pub stream_version: i32,
+    /// The event's global position in the store (not its delivery order).
+    pub position: i64,
+    pub occurred_at: DateTime<Utc>,
+    pub recorded_at: DateTime<Utc>,
+    pub metadata: M,
+    pub payload: P,
+}
+
+/// A message ready to publish.
+#[derive(Clone, Debug)]
+pub struct Outgoing {
+    pub body: Vec<u8>,
+    pub properties: BasicProperties,
+}
+
+/// The schema file that describes messages of this type and version.
+pub fn schema_file(event_type: &str, schema_version: i16) -> String {
+    format!("{event_type}.v{schema_version}.json")
+}
+
+/// The message of a stored event.
+pub fn encode(event: &RecordedEvent) -> Outgoing {
+    let envelope = Envelope {
+        event_id: event.event_id,
+        event_type: event.event_type.clone(),
+        schema_version: event.schema_version,
+        stream_id: event.stream_id.clone(),
+        stream_version: event.stream_version,
+        position: event.position,
+        occurred_at: event.occurred_at,
+        recorded_at: event.recorded_at,
+        metadata: &event.metadata,
+        payload: &event.payload,
+    };
+    let body = serde_json::to_vec(&envelope).expect("JSON values serialize");
+    let mut headers = FieldTable::default();
+    let schema = schema_file(&event.event_type, event.schema_version);
+    for (key, value) in [
+        ("stream_id", AMQPValue::LongString(event.stream_id.as_str().into())),
+        ("stream_version", AMQPValue::LongInt(event.stream_version)),
+        ("position", AMQPValue::LongLongInt(event.position)),
+        ("schema", AMQPValue::LongString(schema.as_str().into())),
+    ] {
+        headers.insert(key.into(), value);
+    }
+    let properties = BasicProperties::default()
+        .with_message_id(event.event_id.to_string().into())
+        .with_type(event.event_type.as_str().into())
+        .with_content_type("application/json".into())
+        .with_delivery_mode(2)
+        .with_timestamp(u64::try_from(event.recorded_at.timestamp()).unwrap_or(0))
+        .with_app_id("couponledger".into())
+        .with_headers(headers);
+    Outgoing { body, properties }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("not an event message: {0}")]
+pub struct DecodeError(#[from] serde_json::Error);
+
+/// The event a message carries (its `tx_id` is not published: 0).
+pub fn decode(body: &[u8]) -> Result<RecordedEvent, DecodeError> {
+    let e: Envelope<Value, Value> = serde_json::from_slice(body)?;
+    Ok(RecordedEvent {
+        position: e.position,
+        event_id: e.event_id,
+        stream_id: e.stream_id,
+        stream_version: e.stream_version,
+        event_type: e.event_type,
+        schema_version: e.schema_version,
+        payload: e.payload,
+        metadata: e.metadata,
+        occurred_at: e.occurred_at,
+        recorded_at: e.recorded_at,
+        tx_id: 0,
+    })
+}

@@ -1,0 +1,19 @@
+//! RabbitMQ (DESIGN §5): the contract topology, the message format of every
+//! event, publishing with confirms, and the JSON Schemas of `schemas/`.
+//!
+//! - [`topology`]: exchanges and queues, declared idempotently by every binary.
+//! - [`message`]: an event as a message (body, properties, headers) and back.
+//! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
+//!   nacks and returns.
+//! - [`schemas`]: one JSON Schema per event type and version, from the types.
+
+pub mod message;
+pub mod publish;
+pub mod schemas;
+pub mod topology;
+
+/// Opens a connection named after the process using it.
+pub async fn connect(amqp_url: &str, name: &str) -> Result<lapin::Connection, lapin::Error> {
+    let options = lapin::ConnectionProperties::default().with_connection_name(name.into());
+    lapin::Connection::connect(amqp_url, options).await
+}

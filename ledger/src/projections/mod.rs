@@ -1,0 +1,79 @@
+//! The projection workers' write side: apply one event to `balances` or
+//! `template_stats` in the caller's transaction (DESIGN §5).
+//!
+//! Each projection remembers the last version it applied per stream, so a
+//! redelivered or already caught-up event is skipped, and an event that
+//! arrives after a gap first pulls the missing versions from `events`
+//! (never applying out of order). The effect itself is
+//! [`crate::domain::projection`]'s pure fold.
+//!
+//! - [`coupons`]: coupon streams → status buckets.
+//! - [`orders`]: order streams → template cost.
+//! - [`read`]: what the API serves (a user's balance, a template's stats).
+
+pub mod coupons;
+pub mod orders;
+pub mod read;
+
+use deadpool_postgres::Transaction;
+
+use crate::domain::projection::{ProjectionError, StreamKind, follows, stream_kind};
+use crate::store::RecordedEvent;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error(transparent)]
+    Projection(#[from] ProjectionError),
+    #[error(transparent)]
+    Db(#[from] tokio_postgres::Error),
+}
+
+/// What applying an event did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// The event (and any versions missing before it) took effect.
+    Applied,
+    /// The projection had already applied this stream version.
+    AlreadyApplied,
+    /// The projection does not follow this stream.
+    NotFollowed,
+}
+
+/// Applies `event` to `projection` (one of `domain::projection::PROJECTIONS`).
+pub async fn apply(
+    tx: &Transaction<'_>,
+    projection: &'static str,
+    event: &RecordedEvent,
+) -> Result<Applied, ApplyError> {
+    let kind = stream_kind(&event.stream_id);
+    let applied = match kind {
+        _ if !follows(projection, kind) => Applied::NotFollowed,
+        StreamKind::Coupon(id) => coupons::apply(tx, projection, id, event).await?,
+        StreamKind::Order => orders::apply(tx, projection, event).await?,
+        StreamKind::Other => Applied::NotFollowed,
+    };
+    record_position(tx, projection, event.position).await?;
+    Ok(applied)
+}
+
+/// The position the projection reflects: the last event it was given.
+async fn record_position(
+    tx: &Transaction<'_>,
+    projection: &str,
+    position: i64,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "INSERT INTO projection_positions (projection, position, applied)
+               VALUES ($1, $2, 1)
+               ON CONFLICT (projection) DO UPDATE
+                 SET position = EXCLUDED.position,
+                     applied = projection_positions.applied + 1,
+                     updated_at = now()";
+    tx.execute(&tx.prepare_cached(sql).await?, &[&projection, &position])
+        .await?;
+    Ok(())
+}
+
+/// Cents as the numeric(20, 2) the tables hold.
+fn decimal(cents: i64) -> rust_decimal::Decimal {
+    rust_decimal::Decimal::new(cents, 2)
+}

@@ -1,0 +1,204 @@
+//! The consumer runtime every worker uses (DESIGN §5):
+//!
+//! - bounded prefetch; one message at a time per worker, so a stream's
+//!   events are applied in the order they arrive;
+//! - the effect and the inbox row (consumer, message id) commit in one
+//!   transaction, and the ack follows the commit: a redelivery is a no-op;
+//! - a failure is retried (nack + requeue after a backoff); the quorum
+//!   queue counts deliveries (`x-delivery-count`), and after
+//!   [`Spec::max_attempts`] the message goes to `coupon.dead` with its error
+//!   in the `x-error` header, and the worker goes on;
+//! - the connection is re-established after a broker restart;
+//! - on shutdown the consumer is cancelled after the in-flight message.
+
+use std::future::Future;
+use std::time::Duration;
+
+use deadpool_postgres::{Pool, Transaction};
+use futures_util::StreamExt;
+use lapin::message::Delivery;
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicNackOptions, BasicQosOptions};
+use lapin::types::{AMQPValue, FieldTable};
+
+use ledger::messaging::message::Outgoing;
+use ledger::messaging::publish::Publisher;
+use ledger::messaging::{self, topology};
+
+use crate::shutdown::{Shutdown, backoff};
+
+/// What a worker does with one message, inside the transaction that also
+/// records it in the inbox.
+pub trait Handler: Send + Sync {
+    fn handle(
+        &self,
+        tx: &Transaction<'_>,
+        delivery: &Delivery,
+    ) -> impl Future<Output = anyhow::Result<()>> + Send;
+}
+
+/// Where and how a worker consumes.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// The inbox's consumer name.
+    pub name: &'static str,
+    pub queue: &'static str,
+    pub prefetch: u16,
+    /// Deliveries of one message before it is dead-lettered.
+    pub max_attempts: u32,
+    pub amqp_url: String,
+}
+
+impl Spec {
+    pub fn new(name: &'static str, queue: &'static str, amqp_url: &str) -> Self {
+        Self {
+            name,
+            queue,
+            prefetch: 64,
+            max_attempts: 5,
+            amqp_url: amqp_url.to_owned(),
+        }
+    }
+}
+
+pub async fn run<H: Handler>(
+    spec: Spec,
+    pool: Pool,
+    handler: H,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let mut failures = 0;
+    while !shutdown.is_set() {
+        match session(&spec, &pool, &handler, &mut shutdown).await {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                let error = format!("{e:#}");
+                tracing::warn!(worker = spec.name, error, "consumer session failed; reconnecting");
+                failures += 1;
+                shutdown.sleep(backoff(failures)).await;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn session<H: Handler>(
+    spec: &Spec,
+    pool: &Pool,
+    handler: &H,
+    shutdown: &mut Shutdown,
+) -> anyhow::Result<()> {
+    let name = format!("couponledger-{}", spec.name);
+    let connection = messaging::connect(&spec.amqp_url, &name).await?;
+    let channel = connection.create_channel().await?;
+    topology::declare(&channel).await?;
+    channel
+        .basic_qos(spec.prefetch, BasicQosOptions::default())
+        .await?;
+    let dead = Publisher::open(&connection).await?;
+    let options = BasicConsumeOptions::default();
+    let mut consumer = channel
+        .basic_consume(spec.queue.into(), name.as_str().into(), options, FieldTable::default())
+        .await?;
+    tracing::info!(worker = spec.name, queue = spec.queue, "consuming");
+    loop {
+        let next = tokio::select! {
+            next = consumer.next() => next,
+            _ = shutdown.wait() => break,
+        };
+        let delivery = next.ok_or_else(|| anyhow::anyhow!("the broker closed the consumer"))??;
+        process(spec, pool, handler, &dead, delivery).await?;
+    }
+    // Unacked prefetched messages go back to the queue with the channel.
+    let _ = channel.close(200, "shutdown".into()).await;
+    let _ = connection.close(200, "shutdown".into()).await;
+    Ok(())
+}
+
+/// Handles one delivery to the end: acked, requeued, or dead-lettered.
+async fn process<H: Handler>(
+    spec: &Spec,
+    pool: &Pool,
+    handler: &H,
+    dead: &Publisher,
+    delivery: Delivery,
+) -> anyhow::Result<()> {
+    let attempt = delivery_count(&delivery) + 1;
+    match handle_once(spec, pool, handler, &delivery).await {
+        Ok(()) => {
+            delivery.ack(BasicAckOptions::default()).await?;
+        }
+        Err(e) if attempt >= spec.max_attempts => {
+            let error = format!("{e:#}");
+            tracing::error!(worker = spec.name, attempt, error, "dead-lettering a message");
+            dead.publish_all(topology::DEAD, "", &[dead_letter(spec, &delivery, &error, attempt)])
+                .await?;
+            delivery.ack(BasicAckOptions::default()).await?;
+        }
+        Err(e) => {
+            let error = format!("{e:#}");
+            tracing::warn!(worker = spec.name, attempt, error, "message failed; will retry");
+            tokio::time::sleep(retry_delay(attempt)).await;
+            let requeue = BasicNackOptions {
+                requeue: true,
+                ..Default::default()
+            };
+            delivery.nack(requeue).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Applies the message and records it in the inbox, in one transaction.
+async fn handle_once<H: Handler>(
+    spec: &Spec,
+    pool: &Pool,
+    handler: &H,
+    delivery: &Delivery,
+) -> anyhow::Result<()> {
+    let message_id = delivery
+        .properties
+        .message_id()
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("the message has no message_id"))?
+        .to_string();
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    if ledger::inbox::claim(&tx, spec.name, &message_id).await? {
+        handler.handle(&tx, delivery).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Earlier deliveries of this message, as the quorum queue counts them.
+fn delivery_count(delivery: &Delivery) -> u32 {
+    let headers = delivery.properties.headers().as_ref();
+    let count = headers.and_then(|h| h.inner().get("x-delivery-count"));
+    match count {
+        Some(AMQPValue::LongLongInt(n)) => u32::try_from(*n).unwrap_or(u32::MAX),
+        Some(AMQPValue::LongInt(n)) => u32::try_from(*n).unwrap_or(u32::MAX),
+        Some(AMQPValue::ShortInt(n)) => u32::try_from(*n).unwrap_or(u32::MAX),
+        _ => 0,
+    }
+}
+
+fn retry_delay(attempt: u32) -> Duration {
+    Duration::from_millis(50u64 << attempt.min(5))
+}
+
+/// The failed message as it was, plus where it came from and why it failed.
+fn dead_letter(spec: &Spec, delivery: &Delivery, error: &str, attempts: u32) -> Outgoing {
+    let mut headers = delivery.properties.headers().clone().unwrap_or_default();
+    for (key, value) in [
+        ("x-error", error),
+        ("x-consumer", spec.name),
+        ("x-original-queue", spec.queue),
+    ] {
+        headers.insert(key.into(), AMQPValue::LongString(value.into()));
+    }
+    headers.insert("x-attempts".into(), AMQPValue::LongLongInt(i64::from(attempts)));
+    Outgoing {
+        body: delivery.data.clone(),
+        properties: delivery.properties.clone().with_headers(headers),
+    }
+}

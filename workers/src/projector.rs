@@ -1,0 +1,27 @@
+//! The projection workers (`balances`, `template_stats`): each consumes its
+//! own queue bound to `coupon.events` and applies every event through
+//! `ledger::projections::apply`, which skips versions it has seen and
+//! catches up from Postgres when one is missing.
+
+use deadpool_postgres::Transaction;
+use lapin::message::Delivery;
+use ledger::messaging::message;
+use ledger::projections::{self, Applied};
+
+use crate::consumer::Handler;
+
+pub struct Projector {
+    pub projection: &'static str,
+}
+
+impl Handler for Projector {
+    async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
+        let event = message::decode(&delivery.data)?;
+        let applied = projections::apply(tx, self.projection, &event).await?;
+        if applied == Applied::AlreadyApplied {
+            tracing::debug!(projection = self.projection, stream = event.stream_id,
+                version = event.stream_version, "already applied");
+        }
+        Ok(())
+    }
+}

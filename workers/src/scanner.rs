@@ -1,0 +1,56 @@
+//! The scanner: every interval, expires unused coupons past their expiry
+//! and releases order locks that timed out, in bounded batches. Both
+//! commands lock their rows with SKIP LOCKED and go through the coupon
+//! state machine, so two scanners never apply the same change twice.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use deadpool_postgres::Pool;
+use ledger::commands::{coupons, orders};
+
+use crate::shutdown::Shutdown;
+
+/// Rows changed per transaction.
+pub const BATCH: i64 = 500;
+/// Batches per sweep, so one sweep cannot run forever.
+const MAX_BATCHES: usize = 200;
+
+pub async fn run(pool: Pool, interval: Duration, mut shutdown: Shutdown) -> anyhow::Result<()> {
+    while !shutdown.is_set() {
+        if let Err(e) = sweep(&pool, &shutdown).await {
+            tracing::warn!(error = format!("{e:#}"), "scanner sweep failed; next interval retries");
+        }
+        shutdown.sleep(interval).await;
+    }
+    Ok(())
+}
+
+/// One sweep of both commands; returns (expired, released).
+pub async fn sweep(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<(usize, usize)> {
+    let mut totals = (0, 0);
+    for _ in 0..MAX_BATCHES {
+        let (expired, released) = batch(pool).await?;
+        totals = (totals.0 + expired, totals.1 + released);
+        let full = |n: usize| n == usize::try_from(BATCH).unwrap_or(usize::MAX);
+        if shutdown.is_set() || !(full(expired) || full(released)) {
+            break;
+        }
+    }
+    if totals != (0, 0) {
+        tracing::info!(expired = totals.0, released = totals.1, "scanner sweep");
+    }
+    Ok(totals)
+}
+
+async fn batch(pool: &Pool) -> anyhow::Result<(usize, usize)> {
+    let now = Utc::now();
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let expired = coupons::expire_coupons(&tx, now, BATCH).await?;
+    tx.commit().await?;
+    let tx = client.transaction().await?;
+    let released = orders::release_expired_locks(&tx, now, BATCH).await?;
+    tx.commit().await?;
+    Ok((expired, released))
+}
