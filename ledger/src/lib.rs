@@ -32,6 +32,7 @@ pub mod migrate;
 pub mod projections;
 pub mod queries;
 pub mod redis_handle;
+pub mod replay;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -28,6 +28,34 @@ enum Command {
         #[arg(long)]
         dev: bool,
     },
+    /// Rebuild every projection and write-model table from `events` and compare.
+    Replay {
+        /// Compare with the live tables; print differences; exit 1 on any.
+        #[arg(long)]
+        verify: bool,
+    },
+    /// Event log commands.
+    Events {
+        #[command(subcommand)]
+        command: EventsCommand,
+    },
+    /// Write the JSON Schemas of every event message into a directory.
+    Schemas {
+        #[arg(long, default_value = "schemas")]
+        write: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum EventsCommand {
+    /// Backfill a subscriber's queue with the stored events from a position on.
+    Publish {
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..))]
+        from_position: i64,
+        /// The queue (it must exist).
+        #[arg(long)]
+        queue: String,
+    },
 }
 
 #[tokio::main]
@@ -38,7 +66,82 @@ async fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Migrate => migrate(&config).await,
         Command::Serve { dev } => serve(config, dev).await,
+        Command::Replay { verify } => replay(&config, verify).await,
+        Command::Events {
+            command: EventsCommand::Publish {
+                from_position,
+                queue,
+            },
+        } => publish(&config, from_position, &queue).await,
+        Command::Schemas { write } => schemas(&write),
     }
+}
+
+async fn replay(config: &Config, verify: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(verify, "only `ledger replay --verify` is supported");
+    let mut client = ledger::db::connect(&config.database).await?;
+    let total: i64 = client
+        .query_one("SELECT count(*) FROM events", &[])
+        .await?
+        .get(0);
+    let bar = progress_bar(u64::try_from(total)?, "replaying");
+    let started = std::time::Instant::now();
+    let report = ledger::replay::verify_snapshot(&mut client, |n| bar.set_position(n)).await?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    for d in &report.differences {
+        println!("{d}");
+    }
+    println!(
+        "replayed {} events in {seconds:.2} s ({:.0} events/s): {} differences",
+        report.events,
+        report.events as f64 / seconds.max(1e-9),
+        report.differences.len()
+    );
+    if !report.differences.is_empty() {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+async fn publish(config: &Config, from_position: i64, queue: &str) -> anyhow::Result<()> {
+    let client = ledger::db::connect(&config.database).await?;
+    let amqp = ledger::messaging::connect(&config.amqp_url, "couponledger-backfill").await?;
+    let publisher = ledger::messaging::publish::Publisher::open(&amqp).await?;
+    let bar = progress_bar(0, "publishing");
+    let sent = ledger::messaging::backfill::backfill(&client, &publisher, queue, from_position, |n| {
+        bar.set_position(n)
+    })
+    .await?;
+    bar.finish_and_clear();
+    println!("published {sent} events to {queue} from position {from_position}");
+    Ok(())
+}
+
+fn schemas(dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (file, schema) in ledger::messaging::schemas::all() {
+        let text = ledger::messaging::schemas::file_contents(&schema);
+        std::fs::write(dir.join(&file), text).with_context(|| format!("writing {file}"))?;
+    }
+    println!("wrote the schemas to {}", dir.display());
+    Ok(())
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+fn progress_bar(total: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = if total > 0 {
+        indicatif::ProgressBar::new(total)
+    } else {
+        indicatif::ProgressBar::no_length()
+    };
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg} {wide_bar} {pos}/{len} events ({per_sec}, eta {eta})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_message(what.to_owned());
+    bar
 }
 
 async fn migrate(config: &Config) -> anyhow::Result<()> {
@@ -71,9 +174,28 @@ async fn serve(config: Config, dev: bool) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("LEDGER_LISTEN: cannot listen on {}", config.listen))?;
+    tokio::spawn(declare_topology(config.amqp_url.clone()));
     tracing::info!(listen = %config.listen, "serving the API");
     ledger::api::serve(listener, state).await?;
     Ok(())
+}
+
+/// Declares the contract topology, retrying until RabbitMQ answers: the API
+/// serves meanwhile (readiness reports RabbitMQ while it is down).
+async fn declare_topology(amqp_url: String) {
+    for attempt in 0..u32::MAX {
+        let declared = async {
+            let connection = ledger::messaging::connect(&amqp_url, "couponledger-api").await?;
+            let channel = connection.create_channel().await?;
+            ledger::messaging::topology::declare(&channel).await?;
+            connection.close(200, "declared".into()).await
+        };
+        match declared.await {
+            Ok(()) => return,
+            Err(e) => tracing::warn!(error = %e, attempt, "cannot declare the RabbitMQ topology yet"),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(2u64.pow(attempt.min(4)))).await;
+    }
 }
 
 /// The bearer tokens; `serve` refuses to start without them unless `--dev`.

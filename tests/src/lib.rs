@@ -13,6 +13,10 @@ use tokio::process::{Child, Command};
 
 pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
+pub mod scenario;
+pub mod subscriber;
+pub mod workers;
+
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 pub const SERVICE_TOKEN: &str = "test-service-token";
 

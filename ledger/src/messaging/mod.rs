@@ -5,8 +5,10 @@
 //! - [`message`]: an event as a message (body, properties, headers) and back.
 //! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
 //!   nacks and returns.
+//! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
 
+pub mod backfill;
 pub mod message;
 pub mod publish;
 pub mod schemas;

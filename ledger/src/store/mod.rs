@@ -15,4 +15,4 @@ pub use append::{AppendOutcome, append};
 pub use batch::copy_events;
 pub use error::StoreError;
 pub use event::{GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
-pub use read::{read_all, read_stream};
+pub use read::{read_all, read_all_from, read_stream};

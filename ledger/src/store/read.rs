@@ -57,16 +57,25 @@ pub async fn read_all(
     after: GlobalCursor,
     limit: i64,
 ) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
+    read_all_from(client, after, 0, limit).await
+}
+
+/// [`read_all`], leaving out events whose position is below `from_position`
+/// (a backfill that starts at a position).
+pub async fn read_all_from(
+    client: &impl GenericClient,
+    after: GlobalCursor,
+    from_position: i64,
+    limit: i64,
+) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
     let sql = format!(
         "SELECT {COLUMNS} FROM events
-          WHERE (tx_id, position) > ($1, $2) AND tx_id < ({HORIZON})
+          WHERE (tx_id, position) > ($1, $2) AND tx_id < ({HORIZON}) AND position >= $4
           ORDER BY tx_id, position LIMIT $3"
     );
-    let rows = client
-        .query(
-            &sql,
-            &[&after.tx_id, &after.position, &limit.clamp(1, MAX_READ)],
-        )
-        .await?;
+    let limit = limit.clamp(1, MAX_READ);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+        [&after.tx_id, &after.position, &limit, &from_position];
+    let rows = client.query(&sql, &params).await?;
     rows.iter().map(RecordedEvent::from_row).collect()
 }

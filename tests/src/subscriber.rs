@@ -1,0 +1,127 @@
+//! A subscriber of `coupon.events` with a queue of its own, as analytics
+//! would bind one; and the schema check every received message passes.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures_util::StreamExt;
+use lapin::options::{BasicConsumeOptions, QueueDeclareOptions};
+use lapin::types::{AMQPValue, FieldTable};
+use serde_json::Value;
+use uuid::Uuid;
+
+use ledger::messaging::{self, topology};
+
+use crate::Env;
+
+/// One received message, as the subscriber sees it.
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub message_id: String,
+    pub event_type: String,
+    pub stream_id: String,
+    pub stream_version: i32,
+    pub position: i64,
+    pub schema: String,
+    pub body: Value,
+}
+
+pub struct Subscriber {
+    _connection: lapin::Connection,
+    consumer: lapin::Consumer,
+}
+
+impl Subscriber {
+    /// Declares `queue` (durable, classic), binds it to `coupon.events`
+    /// unless `bind` is false, and starts consuming (auto-ack).
+    pub async fn new(env: &Env, queue: &str, bind: bool) -> anyhow::Result<Self> {
+        let connection = messaging::connect(&env.vhost.amqp_url, "test-subscriber").await?;
+        let channel = connection.create_channel().await?;
+        topology::declare(&channel).await?;
+        let durable = QueueDeclareOptions { durable: true, ..Default::default() };
+        channel.queue_declare(queue.into(), durable, FieldTable::default()).await?;
+        if bind {
+            topology::bind(&channel, queue, topology::EVENTS).await?;
+        }
+        let no_ack = BasicConsumeOptions { no_ack: true, ..Default::default() };
+        let consumer = channel
+            .basic_consume(queue.into(), "test".into(), no_ack, FieldTable::default())
+            .await?;
+        Ok(Self { _connection: connection, consumer })
+    }
+
+    /// Receives until `done` says so or nothing arrives for `quiet`.
+    pub async fn receive_until(
+        &mut self,
+        quiet: Duration,
+        mut done: impl FnMut(&[Received]) -> bool,
+    ) -> anyhow::Result<Vec<Received>> {
+        let mut got = Vec::new();
+        while !done(&got) {
+            let Ok(next) = tokio::time::timeout(quiet, self.consumer.next()).await else {
+                break;
+            };
+            let delivery = next.context("consumer closed")??;
+            got.push(received(&delivery)?);
+        }
+        Ok(got)
+    }
+}
+
+fn received(d: &lapin::message::Delivery) -> anyhow::Result<Received> {
+    let headers = d.properties.headers().clone().unwrap_or_default();
+    let h = |k: &str| headers.inner().get(k).cloned();
+    let text = |v: Option<AMQPValue>| match v {
+        Some(AMQPValue::LongString(s)) => Ok(s.to_string()),
+        other => anyhow::bail!("expected a string header, got {other:?}"),
+    };
+    let int = |v: Option<AMQPValue>| match v {
+        Some(AMQPValue::LongInt(n)) => Ok(i64::from(n)),
+        Some(AMQPValue::LongLongInt(n)) => Ok(n),
+        other => anyhow::bail!("expected an integer header, got {other:?}"),
+    };
+    Ok(Received {
+        message_id: d.properties.message_id().as_ref().context("message_id")?.to_string(),
+        event_type: d.properties.kind().as_ref().context("type")?.to_string(),
+        stream_id: text(h("stream_id"))?,
+        stream_version: i32::try_from(int(h("stream_version"))?)?,
+        position: int(h("position"))?,
+        schema: text(h("schema"))?,
+        body: serde_json::from_slice(&d.data)?,
+    })
+}
+
+/// The event ids a set of messages covers.
+pub fn ids(got: &[Received]) -> std::collections::HashSet<Uuid> {
+    got.iter().filter_map(|r| r.message_id.parse().ok()).collect()
+}
+
+/// Validates messages against `schemas/<schema header>`, compiling each file once.
+#[derive(Default)]
+pub struct Schemas {
+    compiled: HashMap<String, jsonschema::Validator>,
+}
+
+impl Schemas {
+    pub fn dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schemas")
+    }
+
+    pub fn check(&mut self, r: &Received) -> anyhow::Result<()> {
+        if !self.compiled.contains_key(&r.schema) {
+            let path = Self::dir().join(&r.schema);
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("no schema file {}", path.display()))?;
+            let validator = jsonschema::validator_for(&serde_json::from_str(&text)?)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", r.schema))?;
+            self.compiled.insert(r.schema.clone(), validator);
+        }
+        let validator = &self.compiled[&r.schema];
+        if let Err(e) = validator.validate(&r.body) {
+            anyhow::bail!("{} ({}) is not valid against {}: {e}", r.message_id, r.event_type, r.schema);
+        }
+        Ok(())
+    }
+}
