@@ -8,7 +8,7 @@ use std::time::Duration;
 use tests::scenario::{checkout, claim_many};
 use tests::subscriber::{Received, Schemas, Subscriber, ids};
 use tests::workers::{Workers, ledger};
-use tests::{Env, Server, template_body};
+use tests::{Env, Server};
 use uuid::Uuid;
 
 async fn stored_ids(env: &Env) -> anyhow::Result<HashSet<Uuid>> {

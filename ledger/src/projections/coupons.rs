@@ -148,7 +148,7 @@ async fn move_bucket(
     };
     let sql = format!(
         "INSERT INTO {table} ({owner_column}, status, count, face_value)
-         SELECT $1, s, c, c * $2 FROM unnest($3::text[], $4::bigint[]) AS d (s, c)
+         SELECT $1::text, s, c, c * $2::numeric FROM unnest($3::text[], $4::bigint[]) AS d (s, c)
          ON CONFLICT ({owner_column}, status) DO UPDATE
            SET count = {table}.count + EXCLUDED.count,
                face_value = {table}.face_value + EXCLUDED.face_value"
