@@ -68,10 +68,11 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve { dev } => serve(config, dev).await,
         Command::Replay { verify } => replay(&config, verify).await,
         Command::Events {
-            command: EventsCommand::Publish {
-                from_position,
-                queue,
-            },
+            command:
+                EventsCommand::Publish {
+                    from_position,
+                    queue,
+                },
         } => publish(&config, from_position, &queue).await,
         Command::Schemas { write } => schemas(&write),
     }
@@ -109,10 +110,11 @@ async fn publish(config: &Config, from_position: i64, queue: &str) -> anyhow::Re
     let amqp = ledger::messaging::connect(&config.amqp_url, "couponledger-backfill").await?;
     let publisher = ledger::messaging::publish::Publisher::open(&amqp).await?;
     let bar = progress_bar(0, "publishing");
-    let sent = ledger::messaging::backfill::backfill(&client, &publisher, queue, from_position, |n| {
-        bar.set_position(n)
-    })
-    .await?;
+    let sent =
+        ledger::messaging::backfill::backfill(&client, &publisher, queue, from_position, |n| {
+            bar.set_position(n)
+        })
+        .await?;
     bar.finish_and_clear();
     println!("published {sent} events to {queue} from position {from_position}");
     Ok(())
@@ -192,7 +194,9 @@ async fn declare_topology(amqp_url: String) {
         };
         match declared.await {
             Ok(()) => return,
-            Err(e) => tracing::warn!(error = %e, attempt, "cannot declare the RabbitMQ topology yet"),
+            Err(e) => {
+                tracing::warn!(error = %e, attempt, "cannot declare the RabbitMQ topology yet")
+            }
         }
         tokio::time::sleep(std::time::Duration::from_secs(2u64.pow(attempt.min(4)))).await;
     }

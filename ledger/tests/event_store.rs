@@ -278,3 +278,31 @@ async fn another_databases_open_transaction_does_not_hold_readers_back() {
     assert_eq!(read_everything(&db).await.len(), 1);
     other_tx.rollback().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stream_reads_in_version_order_even_when_its_next_writer_started_first() {
+    let db = TestDb::new().await.unwrap();
+    append_one(&db, "s", 0, &event(1)).await.unwrap();
+    // The writer of version 3 takes its transaction id first (any write does)...
+    let mut early_client = db.pool.get().await.unwrap();
+    let early = early_client.transaction().await.unwrap();
+    early
+        .execute(
+            "INSERT INTO inbox (consumer, message_id) VALUES ('t', 'x')",
+            &[],
+        )
+        .await
+        .unwrap();
+    // ...then version 2 is written and committed by a younger transaction...
+    append_one(&db, "s", 1, &event(2)).await.unwrap();
+    // ...and only then does the older transaction append version 3.
+    store::append(&early, "s", 2, &[event(3)]).await.unwrap();
+    early.commit().await.unwrap();
+
+    let versions: Vec<i32> = read_everything(&db)
+        .await
+        .iter()
+        .map(|e| e.stream_version)
+        .collect();
+    assert_eq!(versions, [1, 2, 3]);
+}

@@ -40,16 +40,27 @@ impl Subscriber {
         let connection = messaging::connect(&env.vhost.amqp_url, "test-subscriber").await?;
         let channel = connection.create_channel().await?;
         topology::declare(&channel).await?;
-        let durable = QueueDeclareOptions { durable: true, ..Default::default() };
-        channel.queue_declare(queue.into(), durable, FieldTable::default()).await?;
+        let durable = QueueDeclareOptions {
+            durable: true,
+            ..Default::default()
+        };
+        channel
+            .queue_declare(queue.into(), durable, FieldTable::default())
+            .await?;
         if bind {
             topology::bind(&channel, queue, topology::EVENTS).await?;
         }
-        let no_ack = BasicConsumeOptions { no_ack: true, ..Default::default() };
+        let no_ack = BasicConsumeOptions {
+            no_ack: true,
+            ..Default::default()
+        };
         let consumer = channel
             .basic_consume(queue.into(), "test".into(), no_ack, FieldTable::default())
             .await?;
-        Ok(Self { _connection: connection, consumer })
+        Ok(Self {
+            _connection: connection,
+            consumer,
+        })
     }
 
     /// Receives until `done` says so or nothing arrives for `quiet`.
@@ -83,7 +94,12 @@ fn received(d: &lapin::message::Delivery) -> anyhow::Result<Received> {
         other => anyhow::bail!("expected an integer header, got {other:?}"),
     };
     Ok(Received {
-        message_id: d.properties.message_id().as_ref().context("message_id")?.to_string(),
+        message_id: d
+            .properties
+            .message_id()
+            .as_ref()
+            .context("message_id")?
+            .to_string(),
         event_type: d.properties.kind().as_ref().context("type")?.to_string(),
         stream_id: text(h("stream_id"))?,
         stream_version: i32::try_from(int(h("stream_version"))?)?,
@@ -95,7 +111,9 @@ fn received(d: &lapin::message::Delivery) -> anyhow::Result<Received> {
 
 /// The event ids a set of messages covers.
 pub fn ids(got: &[Received]) -> std::collections::HashSet<Uuid> {
-    got.iter().filter_map(|r| r.message_id.parse().ok()).collect()
+    got.iter()
+        .filter_map(|r| r.message_id.parse().ok())
+        .collect()
 }
 
 /// Validates messages against `schemas/<schema header>`, compiling each file once.
@@ -120,7 +138,12 @@ impl Schemas {
         }
         let validator = &self.compiled[&r.schema];
         if let Err(e) = validator.validate(&r.body) {
-            anyhow::bail!("{} ({}) is not valid against {}: {e}", r.message_id, r.event_type, r.schema);
+            anyhow::bail!(
+                "{} ({}) is not valid against {}: {e}",
+                r.message_id,
+                r.event_type,
+                r.schema
+            );
         }
         Ok(())
     }

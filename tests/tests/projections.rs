@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use chrono::Utc;
+use futures_util::StreamExt;
 use lapin::BasicProperties;
 use lapin::options::BasicConsumeOptions;
 use lapin::types::{AMQPValue, FieldTable};
-use futures_util::StreamExt;
 use ledger::messaging::message::encode;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
@@ -20,13 +20,20 @@ use tests::{Env, Server, template_body};
 const CATCH_UP: Duration = Duration::from_secs(60);
 
 async fn balance(server: &Server, user: &str) -> Value {
-    let (status, body) = server.service_get(&format!("/v1/users/{user}/balance")).await.unwrap();
+    let (status, body) = server
+        .service_get(&format!("/v1/users/{user}/balance"))
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
     body
 }
 
 async fn stats(server: &Server, sn: &str) -> (u16, Value) {
-    let r = server.admin(reqwest::Method::GET, &format!("/v1/templates/{sn}/stats")).send().await.unwrap();
+    let r = server
+        .admin(reqwest::Method::GET, &format!("/v1/templates/{sn}/stats"))
+        .send()
+        .await
+        .unwrap();
     (r.status().as_u16(), r.json().await.unwrap())
 }
 
@@ -44,13 +51,26 @@ async fn balances_and_stats_follow_claims_orders_and_replay_verifies_them() {
     projections_caught_up(&env, CATCH_UP).await.unwrap();
 
     let u0 = balance(&server, "u0").await;
-    assert_eq!(u0["by_status"]["used"], json!({"count": 1, "face_value": "20.00"}));
-    assert_eq!(u0["by_status"]["unused"], json!({"count": 1, "face_value": "20.00"}));
+    assert_eq!(
+        u0["by_status"]["used"],
+        json!({"count": 1, "face_value": "20.00"})
+    );
+    assert_eq!(
+        u0["by_status"]["unused"],
+        json!({"count": 1, "face_value": "20.00"})
+    );
     assert_eq!(u0["by_status"]["expired"]["count"], 0);
     assert!(u0["reflects"]["position"].as_i64().unwrap() > 0);
     let (status, s) = stats(&server, &sn).await;
     assert_eq!(status, 200, "{s}");
-    assert_eq!((s["issued"].as_i64(), s["used"].as_i64(), s["locked"].as_i64()), (Some(52), Some(1), Some(0)));
+    assert_eq!(
+        (
+            s["issued"].as_i64(),
+            s["used"].as_i64(),
+            s["locked"].as_i64()
+        ),
+        (Some(52), Some(1), Some(0))
+    );
     assert_eq!(s["liability"], "1020.00", "51 unused x 20.00");
     assert_eq!(s["cost"], "20.00", "one confirmed order took 20.00 off");
     let (status, _) = stats(&server, "NO-SUCH-TEMPLATE").await;
@@ -58,13 +78,20 @@ async fn balances_and_stats_follow_claims_orders_and_replay_verifies_them() {
 
     let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("0 differences"), "{stdout}");
 
     // Tamper with one projection row by hand: replay names it and fails.
     let client = env.db.client().await.unwrap();
     client
-        .execute("UPDATE balances SET count = count + 1 WHERE user_id = 'u7' AND status = 'unused'", &[])
+        .execute(
+            "UPDATE balances SET count = count + 1 WHERE user_id = 'u7' AND status = 'unused'",
+            &[],
+        )
         .await
         .unwrap();
     let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
@@ -85,9 +112,14 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
     claim_many(&env, &sn, 0..1, 1).await.unwrap();
     let client = env.db.client().await.unwrap();
     let events = read_all(&client, GlobalCursor::START, 100).await.unwrap();
-    let issued = events.iter().find(|e| e.event_type == "CouponIssued").unwrap();
+    let issued = events
+        .iter()
+        .find(|e| e.event_type == "CouponIssued")
+        .unwrap();
 
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test").await.unwrap();
+    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
+        .await
+        .unwrap();
     let publisher = Publisher::open(&amqp).await.unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     let message = encode(issued);
@@ -96,12 +128,20 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         properties: BasicProperties::default().with_message_id("poison-1".into()),
     };
     let batch = [message.clone(), message.clone(), poison, message];
-    publisher.publish_all("", topology::BALANCES_QUEUE, &batch).await.unwrap();
+    publisher
+        .publish_all("", topology::BALANCES_QUEUE, &batch)
+        .await
+        .unwrap();
     let workers = Workers::start(&env, "balances").unwrap();
 
     let dead_channel = amqp.create_channel().await.unwrap();
     let mut dead = dead_channel
-        .basic_consume(topology::DEAD_LETTERS_QUEUE.into(), "t".into(), BasicConsumeOptions::default(), FieldTable::default())
+        .basic_consume(
+            topology::DEAD_LETTERS_QUEUE.into(),
+            "t".into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
         .await
         .unwrap();
     let letter = tokio::time::timeout(Duration::from_secs(60), dead.next())
@@ -116,22 +156,38 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         other => panic!("x-error header: {other:?}"),
     };
     assert!(error.contains("not an event message"), "{error}");
-    assert_eq!(headers.inner().get("x-attempts"), Some(&AMQPValue::LongLongInt(5)));
+    assert_eq!(
+        headers.inner().get("x-attempts"),
+        Some(&AMQPValue::LongLongInt(5))
+    );
 
     // The worker went on: a later event still applies.
     claim_many(&env, &sn, 1..2, 1).await.unwrap();
     let later = read_all(&client, issued.cursor(), 100).await.unwrap();
-    let later = later.iter().find(|e| e.event_type == "CouponIssued").unwrap();
-    publisher.publish_all("", topology::BALANCES_QUEUE, &[encode(later)]).await.unwrap();
+    let later = later
+        .iter()
+        .find(|e| e.event_type == "CouponIssued")
+        .unwrap();
+    publisher
+        .publish_all("", topology::BALANCES_QUEUE, &[encode(later)])
+        .await
+        .unwrap();
     for _ in 0..100 {
         if balance(&server, "u1").await["by_status"]["unused"]["count"] == 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(balance(&server, "u1").await["by_status"]["unused"]["count"], 1);
+    assert_eq!(
+        balance(&server, "u1").await["by_status"]["unused"]["count"],
+        1
+    );
     let u0 = balance(&server, "u0").await;
-    assert_eq!(u0["by_status"]["unused"], json!({"count": 1, "face_value": "20.00"}), "three deliveries, one coupon");
+    assert_eq!(
+        u0["by_status"]["unused"],
+        json!({"count": 1, "face_value": "20.00"}),
+        "three deliveries, one coupon"
+    );
     workers.terminate().await.unwrap();
 }
 
@@ -144,14 +200,22 @@ async fn a_missing_version_is_caught_up_from_postgres_not_applied_out_of_order()
     checkout(&server, "u0", coupon, true).await.unwrap();
     let client = env.db.client().await.unwrap();
     let events = read_all(&client, GlobalCursor::START, 100).await.unwrap();
-    let used = events.iter().find(|e| e.event_type == "CouponUsed").unwrap();
+    let used = events
+        .iter()
+        .find(|e| e.event_type == "CouponUsed")
+        .unwrap();
     assert_eq!(used.stream_version, 3, "issued, locked, used");
 
     // Only the last event of the coupon reaches the worker.
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test").await.unwrap();
+    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
+        .await
+        .unwrap();
     let publisher = Publisher::open(&amqp).await.unwrap();
     topology::declare(publisher.channel()).await.unwrap();
-    publisher.publish_all("", topology::BALANCES_QUEUE, &[encode(used)]).await.unwrap();
+    publisher
+        .publish_all("", topology::BALANCES_QUEUE, &[encode(used)])
+        .await
+        .unwrap();
     let workers = Workers::start(&env, "balances").unwrap();
     for _ in 0..100 {
         if balance(&server, "u0").await["by_status"]["used"]["count"] == 1 {
@@ -176,13 +240,18 @@ async fn two_scanners_expire_each_due_coupon_exactly_once() {
                               "end": now + chrono::Duration::seconds(3)});
     let sn = server.activate_template(&body).await.unwrap();
     let coupons = claim_many(&env, &sn, 0..600, 200).await.unwrap();
-    let wait = (now + chrono::Duration::seconds(4) - Utc::now()).to_std().unwrap_or_default();
+    let wait = (now + chrono::Duration::seconds(4) - Utc::now())
+        .to_std()
+        .unwrap_or_default();
     tokio::time::sleep(wait).await;
     let a = Workers::start(&env, "scanner").unwrap();
     let b = Workers::start(&env, "scanner").unwrap();
     let client = env.db.client().await.unwrap();
     for _ in 0..300 {
-        let row = client.query_one("SELECT count(*) FROM coupons WHERE status = 'unused'", &[]).await.unwrap();
+        let row = client
+            .query_one("SELECT count(*) FROM coupons WHERE status = 'unused'", &[])
+            .await
+            .unwrap();
         if row.get::<_, i64>(0) == 0 {
             break;
         }

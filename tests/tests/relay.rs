@@ -20,7 +20,11 @@ async fn stored_ids(env: &Env) -> anyhow::Result<HashSet<Uuid>> {
 /// Every stored event arrived; per stream, first arrivals in version order;
 /// every message matches its schema and its headers match its body.
 fn assert_complete_and_ordered(stored: &HashSet<Uuid>, got: &[Received]) {
-    assert_eq!(&ids(got), stored, "the subscriber has exactly the stored events");
+    assert_eq!(
+        &ids(got),
+        stored,
+        "the subscriber has exactly the stored events"
+    );
     let mut schemas = Schemas::default();
     let mut seen = HashSet::new();
     let mut last_version: HashMap<&str, i32> = HashMap::new();
@@ -48,12 +52,16 @@ async fn a_subscriber_gets_every_event_of_ten_thousand_coupons_once_in_order() {
     let sn = server.active_template(20_000, 1).await.unwrap();
     let coupons = claim_many(&env, &sn, 0..10_000, 500).await.unwrap();
     for (i, coupon) in coupons.iter().take(60).enumerate() {
-        checkout(&server, &format!("u{i}"), *coupon, i % 3 != 0).await.unwrap();
+        checkout(&server, &format!("u{i}"), *coupon, i % 3 != 0)
+            .await
+            .unwrap();
     }
     let stored = stored_ids(&env).await.unwrap();
     assert!(stored.len() > 10_100, "{} events", stored.len());
     let got = subscriber
-        .receive_until(Duration::from_secs(30), |got| ids(got).len() >= stored.len())
+        .receive_until(Duration::from_secs(30), |got| {
+            ids(got).len() >= stored.len()
+        })
         .await
         .unwrap();
     assert_complete_and_ordered(&stored, &got);
@@ -68,13 +76,32 @@ async fn a_queue_created_after_five_thousand_events_is_backfilled() {
     claim_many(&env, &sn, 0..5_000, 500).await.unwrap();
     let stored = stored_ids(&env).await.unwrap();
     assert!(stored.len() >= 5_000);
-    let mut late = Subscriber::new(&env, "analytics.late", false).await.unwrap();
-    let out = ledger(&env, &["events", "publish", "--from-position", "1", "--queue", "analytics.late"])
+    let mut late = Subscriber::new(&env, "analytics.late", false)
         .await
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ledger(
+        &env,
+        &[
+            "events",
+            "publish",
+            "--from-position",
+            "1",
+            "--queue",
+            "analytics.late",
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.contains(&format!("published {} events", stored.len())), "{printed}");
+    assert!(
+        printed.contains(&format!("published {} events", stored.len())),
+        "{printed}"
+    );
     let got = late
         .receive_until(Duration::from_secs(10), |got| got.len() >= stored.len())
         .await
@@ -93,20 +120,27 @@ async fn a_backfill_to_a_missing_queue_is_a_clear_error() {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no.such.queue") && stderr.contains("does not exist"), "{stderr}");
+    assert!(
+        stderr.contains("no.such.queue") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_second_relay_stands_by_and_takes_over_when_the_first_dies() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
-    let mut subscriber = Subscriber::new(&env, "analytics.failover", true).await.unwrap();
+    let mut subscriber = Subscriber::new(&env, "analytics.failover", true)
+        .await
+        .unwrap();
     let first = Workers::start(&env, "relay").unwrap();
     let sn = server.active_template(10_000, 1).await.unwrap();
     claim_many(&env, &sn, 0..200, 100).await.unwrap();
     let stored = stored_ids(&env).await.unwrap();
     let got = subscriber
-        .receive_until(Duration::from_secs(20), |got| ids(got).len() >= stored.len())
+        .receive_until(Duration::from_secs(20), |got| {
+            ids(got).len() >= stored.len()
+        })
         .await
         .unwrap();
     assert_eq!(ids(&got), stored);

@@ -72,7 +72,11 @@ pub async fn run<H: Handler>(
             Ok(()) => return Ok(()),
             Err(e) => {
                 let error = format!("{e:#}");
-                tracing::warn!(worker = spec.name, error, "consumer session failed; reconnecting");
+                tracing::warn!(
+                    worker = spec.name,
+                    error,
+                    "consumer session failed; reconnecting"
+                );
                 failures += 1;
                 shutdown.sleep(backoff(failures)).await;
             }
@@ -97,7 +101,12 @@ async fn session<H: Handler>(
     let dead = Publisher::open(&connection).await?;
     let options = BasicConsumeOptions::default();
     let mut consumer = channel
-        .basic_consume(spec.queue.into(), name.as_str().into(), options, FieldTable::default())
+        .basic_consume(
+            spec.queue.into(),
+            name.as_str().into(),
+            options,
+            FieldTable::default(),
+        )
         .await?;
     tracing::info!(worker = spec.name, queue = spec.queue, "consuming");
     loop {
@@ -129,14 +138,28 @@ async fn process<H: Handler>(
         }
         Err(e) if attempt >= spec.max_attempts => {
             let error = format!("{e:#}");
-            tracing::error!(worker = spec.name, attempt, error, "dead-lettering a message");
-            dead.publish_all(topology::DEAD, "", &[dead_letter(spec, &delivery, &error, attempt)])
-                .await?;
+            tracing::error!(
+                worker = spec.name,
+                attempt,
+                error,
+                "dead-lettering a message"
+            );
+            dead.publish_all(
+                topology::DEAD,
+                "",
+                &[dead_letter(spec, &delivery, &error, attempt)],
+            )
+            .await?;
             delivery.ack(BasicAckOptions::default()).await?;
         }
         Err(e) => {
             let error = format!("{e:#}");
-            tracing::warn!(worker = spec.name, attempt, error, "message failed; will retry");
+            tracing::warn!(
+                worker = spec.name,
+                attempt,
+                error,
+                "message failed; will retry"
+            );
             tokio::time::sleep(retry_delay(attempt)).await;
             let requeue = BasicNackOptions {
                 requeue: true,
@@ -196,7 +219,10 @@ fn dead_letter(spec: &Spec, delivery: &Delivery, error: &str, attempts: u32) -> 
     ] {
         headers.insert(key.into(), AMQPValue::LongString(value.into()));
     }
-    headers.insert("x-attempts".into(), AMQPValue::LongLongInt(i64::from(attempts)));
+    headers.insert(
+        "x-attempts".into(),
+        AMQPValue::LongLongInt(i64::from(attempts)),
+    );
     Outgoing {
         body: delivery.data.clone(),
         properties: delivery.properties.clone().with_headers(headers),

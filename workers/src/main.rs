@@ -79,7 +79,13 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let workers = if only.is_empty() { ALL.to_vec() } else { only };
     let shutdown = Shutdown::on_signals()?;
-    run(config, &workers, Duration::from_secs(scan_interval), shutdown).await
+    run(
+        config,
+        &workers,
+        Duration::from_secs(scan_interval),
+        shutdown,
+    )
+    .await
 }
 
 async fn run(
@@ -97,12 +103,16 @@ async fn run(
             Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
             Worker::Balances => {
                 let spec = Spec::new(BALANCES, topology::BALANCES_QUEUE, &url);
-                let handler = Projector { projection: BALANCES };
+                let handler = Projector {
+                    projection: BALANCES,
+                };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }
             Worker::TemplateStats => {
                 let spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
-                let handler = Projector { projection: TEMPLATE_STATS };
+                let handler = Projector {
+                    projection: TEMPLATE_STATS,
+                };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }
             Worker::Scanner => tasks.spawn(scanner::run(pool, scan_interval, shutdown)),

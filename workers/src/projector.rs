@@ -19,8 +19,12 @@ impl Handler for Projector {
         let event = message::decode(&delivery.data)?;
         let applied = projections::apply(tx, self.projection, &event).await?;
         if applied == Applied::AlreadyApplied {
-            tracing::debug!(projection = self.projection, stream = event.stream_id,
-                version = event.stream_version, "already applied");
+            tracing::debug!(
+                projection = self.projection,
+                stream = event.stream_id,
+                version = event.stream_version,
+                "already applied"
+            );
         }
         Ok(())
     }

@@ -31,7 +31,10 @@ pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
         match session(&config, &mut shutdown).await {
             Ok(()) => return Ok(()),
             Err(e) => {
-                tracing::warn!(error = format!("{e:#}"), "relay session failed; reconnecting");
+                tracing::warn!(
+                    error = format!("{e:#}"),
+                    "relay session failed; reconnecting"
+                );
                 failures += 1;
                 shutdown.sleep(backoff(failures)).await;
             }
@@ -103,7 +106,11 @@ async fn load_cursor(client: &Client) -> anyhow::Result<GlobalCursor> {
 
 /// Moves the cursor forward (never back: a relay that lost its lock
 /// without noticing cannot undo a newer one's progress).
-async fn save_cursor(client: &Client, cursor: GlobalCursor, published: usize) -> anyhow::Result<()> {
+async fn save_cursor(
+    client: &Client,
+    cursor: GlobalCursor,
+    published: usize,
+) -> anyhow::Result<()> {
     let published = i64::try_from(published)?;
     client
         .execute(

@@ -19,7 +19,10 @@ const MAX_BATCHES: usize = 200;
 pub async fn run(pool: Pool, interval: Duration, mut shutdown: Shutdown) -> anyhow::Result<()> {
     while !shutdown.is_set() {
         if let Err(e) = sweep(&pool, &shutdown).await {
-            tracing::warn!(error = format!("{e:#}"), "scanner sweep failed; next interval retries");
+            tracing::warn!(
+                error = format!("{e:#}"),
+                "scanner sweep failed; next interval retries"
+            );
         }
         shutdown.sleep(interval).await;
     }

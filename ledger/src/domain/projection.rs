@@ -14,7 +14,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::domain::coupon_state::{CouponChange, CouponState, CouponStatus, apply};
-use crate::domain::events::{CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled};
+use crate::domain::events::{
+    CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled,
+};
 
 /// The projections, by the names their workers, cursors and inbox use.
 pub const BALANCES: &str = "balances";
@@ -40,7 +42,10 @@ pub enum Effect {
     /// A new coupon, counted as issued and `unused`.
     Issued(CouponView),
     /// A coupon left status `from`; `view` is where it is now.
-    Moved { from: CouponStatus, view: CouponView },
+    Moved {
+        from: CouponStatus,
+        view: CouponView,
+    },
     /// An order locked coupons: what each takes off, in cents.
     Discounts(Vec<(Uuid, i64)>),
     /// An order was confirmed: its coupons' discounts become cost.
@@ -55,7 +60,9 @@ pub enum Effect {
 pub enum ProjectionError {
     #[error("{event_type} payload does not parse: {message}")]
     Payload { event_type: String, message: String },
-    #[error("{event_type} for coupon at version {version}, which the projection has not seen issued")]
+    #[error(
+        "{event_type} for coupon at version {version}, which the projection has not seen issued"
+    )]
     UnknownCoupon { event_type: String, version: i32 },
     #[error("CouponIssued at version {0}: a coupon is issued at version 1")]
     IssuedTwice(i32),
@@ -122,7 +129,11 @@ pub fn order_effect(event_type: &str, payload: &Value) -> Result<Effect, Project
         "OrderRefunded" => {
             let refunded: OrderRefunded = parse(event_type, payload)?;
             let reversals = refunded.refund.coupons.iter();
-            Effect::Reversals(reversals.map(|c| (c.coupon_id, c.reversed.cents())).collect())
+            Effect::Reversals(
+                reversals
+                    .map(|c| (c.coupon_id, c.reversed.cents()))
+                    .collect(),
+            )
         }
         _ => Effect::Nothing,
     })
@@ -198,14 +209,20 @@ mod tests {
         let Effect::Moved { from, view } = effect else {
             panic!("{effect:?}")
         };
-        assert_eq!((from, view.status, view.version), (CouponStatus::Unused, CouponStatus::Locked, 2));
+        assert_eq!(
+            (from, view.status, view.version),
+            (CouponStatus::Unused, CouponStatus::Locked, 2)
+        );
     }
 
     #[test]
     fn a_change_before_the_issue_is_an_error() {
         let lock = json!({"coupon_id": Uuid::nil(), "order_id": "o1"});
         let err = coupon_effect(None, "CouponLocked", 2, &lock).unwrap_err();
-        assert!(matches!(err, ProjectionError::UnknownCoupon { version: 2, .. }));
+        assert!(matches!(
+            err,
+            ProjectionError::UnknownCoupon { version: 2, .. }
+        ));
     }
 
     #[test]

@@ -59,7 +59,10 @@ pub fn encode(event: &RecordedEvent) -> Outgoing {
     let mut headers = FieldTable::default();
     let schema = schema_file(&event.event_type, event.schema_version);
     for (key, value) in [
-        ("stream_id", AMQPValue::LongString(event.stream_id.as_str().into())),
+        (
+            "stream_id",
+            AMQPValue::LongString(event.stream_id.as_str().into()),
+        ),
         ("stream_version", AMQPValue::LongInt(event.stream_version)),
         ("position", AMQPValue::LongLongInt(event.position)),
         ("schema", AMQPValue::LongString(schema.as_str().into())),

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use lapin::options::{BasicPublishOptions, ConfirmSelectOptions};
-use lapin::{Confirmation, PublisherConfirm};
 use lapin::{Channel, Connection};
+use lapin::{Confirmation, PublisherConfirm};
 
 use super::message::Outgoing;
 
@@ -57,7 +57,10 @@ impl Publisher {
             if pending.is_empty() {
                 return Ok(());
             }
-            tracing::warn!(refused = pending.len(), "broker nacked or returned messages; retrying");
+            tracing::warn!(
+                refused = pending.len(),
+                "broker nacked or returned messages; retrying"
+            );
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }

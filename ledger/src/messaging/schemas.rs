@@ -46,7 +46,10 @@ fn schema<P: JsonSchema>(event_type: &str) -> (String, Value) {
     let generator = SchemaSettings::draft2020_12().into_generator();
     let mut schema = generator.into_root_schema_for::<Envelope<P, Metadata>>();
     let file = schema_file(event_type, 1);
-    schema.insert("$id".into(), json!(format!("https://couponledger.dev/schemas/{file}")));
+    schema.insert(
+        "$id".into(),
+        json!(format!("https://couponledger.dev/schemas/{file}")),
+    );
     schema.insert("title".into(), json!(format!("{event_type} v1")));
     if let Some(Value::Object(properties)) = schema.get_mut("properties") {
         properties.insert("event_type".into(), json!({"const": event_type}));

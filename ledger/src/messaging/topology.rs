@@ -57,8 +57,14 @@ pub async fn declare(channel: &Channel) -> Result<(), lapin::Error> {
 /// which the consumers' retry limit relies on.
 pub async fn declare_queue(channel: &Channel, queue: &str) -> Result<(), lapin::Error> {
     let mut args = FieldTable::default();
-    args.insert("x-queue-type".into(), AMQPValue::LongString("quorum".into()));
-    args.insert("x-max-length".into(), AMQPValue::LongLongInt(MAX_QUEUE_LENGTH));
+    args.insert(
+        "x-queue-type".into(),
+        AMQPValue::LongString("quorum".into()),
+    );
+    args.insert(
+        "x-max-length".into(),
+        AMQPValue::LongLongInt(MAX_QUEUE_LENGTH),
+    );
     args.insert(
         "x-overflow".into(),
         AMQPValue::LongString("reject-publish".into()),

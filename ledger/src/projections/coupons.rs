@@ -54,7 +54,12 @@ async fn step(
     event: &RecordedEvent,
 ) -> Result<Option<CouponView>, ApplyError> {
     debug_assert_eq!(event.stream_version, view.map_or(0, |v| v.version) + 1);
-    let effect = coupon_effect(view, &event.event_type, event.stream_version, &event.payload)?;
+    let effect = coupon_effect(
+        view,
+        &event.event_type,
+        event.stream_version,
+        &event.payload,
+    )?;
     match &effect {
         Effect::Issued(new) => {
             insert(tx, projection, coupon_id, new).await?;
@@ -165,7 +170,10 @@ async fn move_bucket(
     Ok(())
 }
 
-async fn count_issued(tx: &Transaction<'_>, template_sn: &str) -> Result<(), tokio_postgres::Error> {
+async fn count_issued(
+    tx: &Transaction<'_>,
+    template_sn: &str,
+) -> Result<(), tokio_postgres::Error> {
     let sql = "INSERT INTO template_totals (template_sn, issued, cost) VALUES ($1, 1, 0)
                ON CONFLICT (template_sn) DO UPDATE SET issued = template_totals.issued + 1";
     tx.execute(&tx.prepare_cached(sql).await?, &[&template_sn])

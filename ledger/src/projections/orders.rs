@@ -66,7 +66,10 @@ async fn step(
             add_cost(tx, projection, costs).await?;
         }
         Effect::Reversals(reversals) => {
-            let costs = reversals.into_iter().map(|(id, c)| (id, Some(-c))).collect();
+            let costs = reversals
+                .into_iter()
+                .map(|(id, c)| (id, Some(-c)))
+                .collect();
             add_cost(tx, projection, costs).await?;
         }
         _ => {}

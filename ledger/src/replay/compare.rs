@@ -32,11 +32,26 @@ pub fn compare(live: &Tables, replayed: &Tables) -> Vec<Difference> {
     let mut out = Vec::new();
     diff("coupons", &live.coupons, &replayed.coupons, &mut out);
     diff("templates", &live.templates, &replayed.templates, &mut out);
-    diff("user_claims", &live.user_claims, &replayed.user_claims, &mut out);
+    diff(
+        "user_claims",
+        &live.user_claims,
+        &replayed.user_claims,
+        &mut out,
+    );
     diff("orders", &live.orders, &replayed.orders, &mut out);
     diff("balances", &live.balances, &replayed.balances, &mut out);
-    diff("template_stats", &live.template_stats, &replayed.template_stats, &mut out);
-    diff("template_totals", &live.template_totals, &replayed.template_totals, &mut out);
+    diff(
+        "template_stats",
+        &live.template_stats,
+        &replayed.template_stats,
+        &mut out,
+    );
+    diff(
+        "template_totals",
+        &live.template_totals,
+        &replayed.template_totals,
+        &mut out,
+    );
     out.sort();
     out
 }

@@ -7,8 +7,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::tables::{CouponRow, OrderRow, Tables, TemplateRow};
-use crate::domain::events::{CouponIssued, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged};
+use super::tables::{CouponRow, Tables};
+use crate::domain::events::{
+    CouponIssued, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
+};
 use crate::domain::projection::{
     CouponView, Effect, ProjectionError, StreamKind, coupon_effect, order_effect, stream_kind,
 };
@@ -39,17 +41,31 @@ impl Replay {
         }
     }
 
-    fn coupon(&mut self, id: Uuid, version: i32, event_type: &str, payload: &Value) -> Result<(), ProjectionError> {
+    fn coupon(
+        &mut self,
+        id: Uuid,
+        version: i32,
+        event_type: &str,
+        payload: &Value,
+    ) -> Result<(), ProjectionError> {
         let effect = coupon_effect(self.views.get(&id), event_type, version, payload)?;
         let t = &mut self.tables;
         let (view, from) = match effect {
             Effect::Issued(view) => {
                 let issued: CouponIssued = parse(event_type, payload)?;
-                t.template_totals.entry(view.template_sn.clone()).or_default().issued += 1;
+                t.template_totals
+                    .entry(view.template_sn.clone())
+                    .or_default()
+                    .issued += 1;
                 if issued.refund_from.is_none() {
                     // Reissues after a refund take no quota and no per-user count.
-                    t.templates.entry(view.template_sn.clone()).or_default().issued += 1;
-                    *t.user_claims.entry((view.template_sn.clone(), view.user_id.clone())).or_default() += 1;
+                    t.templates
+                        .entry(view.template_sn.clone())
+                        .or_default()
+                        .issued += 1;
+                    *t.user_claims
+                        .entry((view.template_sn.clone(), view.user_id.clone()))
+                        .or_default() += 1;
                 }
                 (view, None)
             }
@@ -57,10 +73,19 @@ impl Replay {
             _ => return Ok(()),
         };
         let status = view.status.as_str();
-        t.coupons.insert(id, CouponRow { status: status.to_owned(), version });
+        t.coupons.insert(
+            id,
+            CouponRow {
+                status: status.to_owned(),
+                version,
+            },
+        );
         let face = view.face_value;
         let mut count = |status: &str, sign: i64| {
-            let owners = [(&mut t.balances, &view.user_id), (&mut t.template_stats, &view.template_sn)];
+            let owners = [
+                (&mut t.balances, &view.user_id),
+                (&mut t.template_stats, &view.template_sn),
+            ];
             for (map, owner) in owners {
                 let b = map.entry((owner.clone(), status.to_owned())).or_default();
                 b.count += sign;
@@ -75,7 +100,13 @@ impl Replay {
         Ok(())
     }
 
-    fn order(&mut self, stream_id: &str, version: i32, event_type: &str, payload: &Value) -> Result<(), ProjectionError> {
+    fn order(
+        &mut self,
+        stream_id: &str,
+        version: i32,
+        event_type: &str,
+        payload: &Value,
+    ) -> Result<(), ProjectionError> {
         let order_id = stream_id.trim_start_matches("order-").to_owned();
         let status = match event_type {
             "OrderLocked" => Some("locked"),
@@ -85,7 +116,7 @@ impl Replay {
             "OrderReleased" => Some("released"),
             _ => None,
         };
-        let row = self.tables.orders.entry(order_id).or_insert_with(OrderRow::default);
+        let row = self.tables.orders.entry(order_id).or_default();
         row.version = version;
         if let Some(status) = status {
             row.status = status.to_owned();
@@ -99,11 +130,15 @@ impl Replay {
                 }
             }
             Effect::Confirmed(ids) => {
-                let costs: Vec<(Uuid, Option<i64>)> = ids.into_iter().map(|id| (id, None)).collect();
+                let costs: Vec<(Uuid, Option<i64>)> =
+                    ids.into_iter().map(|id| (id, None)).collect();
                 self.add_cost(&costs);
             }
             Effect::Reversals(reversals) => {
-                let costs: Vec<(Uuid, Option<i64>)> = reversals.into_iter().map(|(id, c)| (id, Some(-c))).collect();
+                let costs: Vec<(Uuid, Option<i64>)> = reversals
+                    .into_iter()
+                    .map(|(id, c)| (id, Some(-c)))
+                    .collect();
                 self.add_cost(&costs);
             }
             _ => {}
@@ -115,14 +150,27 @@ impl Replay {
         for (id, cents) in costs {
             if let Some(view) = self.views.get(id) {
                 let cost = cents.unwrap_or(view.locked_discount);
-                self.tables.template_totals.entry(view.template_sn.clone()).or_default().cost += cost;
+                self.tables
+                    .template_totals
+                    .entry(view.template_sn.clone())
+                    .or_default()
+                    .cost += cost;
             }
         }
     }
 
-    fn template(&mut self, version: i32, event_type: &str, payload: &Value) -> Result<(), ProjectionError> {
-        let sn = payload.get("sn").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let row = self.tables.templates.entry(sn).or_insert_with(TemplateRow::default);
+    fn template(
+        &mut self,
+        version: i32,
+        event_type: &str,
+        payload: &Value,
+    ) -> Result<(), ProjectionError> {
+        let sn = payload
+            .get("sn")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let row = self.tables.templates.entry(sn).or_default();
         row.version = version;
         match event_type {
             "TemplateCreated" => {
@@ -144,7 +192,10 @@ impl Replay {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(event_type: &str, payload: &Value) -> Result<T, ProjectionError> {
+fn parse<T: serde::de::DeserializeOwned>(
+    event_type: &str,
+    payload: &Value,
+) -> Result<T, ProjectionError> {
     T::deserialize(payload).map_err(|e| ProjectionError::Payload {
         event_type: event_type.to_owned(),
         message: e.to_string(),

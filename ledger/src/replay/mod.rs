@@ -44,7 +44,10 @@ pub const PROGRESS_EVERY: u64 = 10_000;
 
 /// Replays every event and compares. Run it in a REPEATABLE READ snapshot
 /// (see `verify_snapshot`) so the log and the tables agree on a moment.
-pub async fn verify(client: &impl GenericClient, mut progress: impl FnMut(u64)) -> Result<Report, ReplayError> {
+pub async fn verify(
+    client: &impl GenericClient,
+    mut progress: impl FnMut(u64),
+) -> Result<Report, ReplayError> {
     let mut replay = fold::Replay::default();
     let sql = "SELECT position, stream_id, stream_version, event_type, payload
                  FROM events ORDER BY tx_id, position";

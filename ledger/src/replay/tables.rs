@@ -60,7 +60,10 @@ pub trait Fields {
 
 impl Fields for CouponRow {
     fn fields(&self) -> Vec<(&'static str, String)> {
-        vec![("status", self.status.clone()), ("version", self.version.to_string())]
+        vec![
+            ("status", self.status.clone()),
+            ("version", self.version.to_string()),
+        ]
     }
 }
 
@@ -77,7 +80,10 @@ impl Fields for TemplateRow {
 
 impl Fields for OrderRow {
     fn fields(&self) -> Vec<(&'static str, String)> {
-        vec![("status", self.status.clone()), ("version", self.version.to_string())]
+        vec![
+            ("status", self.status.clone()),
+            ("version", self.version.to_string()),
+        ]
     }
 }
 
@@ -98,7 +104,10 @@ impl Fields for BucketRow {
 
 impl Fields for TotalsRow {
     fn fields(&self) -> Vec<(&'static str, String)> {
-        vec![("issued", self.issued.to_string()), ("cost", cents(self.cost))]
+        vec![
+            ("issued", self.issued.to_string()),
+            ("cost", cents(self.cost)),
+        ]
     }
 }
 
