@@ -4,12 +4,15 @@
 //! `cargo bench --bench pricing`
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeZone, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ledger::domain::{
     Coupon, Order, RawOrder, RawTerms, Terms, Validity, best_combination, discount_of, price,
 };
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 fn now() -> DateTime<Utc> {
@@ -213,6 +216,64 @@ fn crowded() -> Vec<Coupon<usize>> {
         .collect()
 }
 
+/// A random wallet of 12 distinct stackable goods templates of every rule
+/// type, thresholds and rates drawn wide; whole-order scopes, or (`mixed`)
+/// crossing pairs of categories with some whole-order coupons.
+fn random_wallet(rng: &mut StdRng, mixed: bool) -> Vec<Coupon<usize>> {
+    (0..12)
+        .map(|i| {
+            let discount = match rng.random_range(0..4) {
+                0 => rate(&format!("0.{:02}", rng.random_range(1..30)), None),
+                1 => fixed(
+                    &rng.random_range(0..3000).to_string(),
+                    &rng.random_range(1..80).to_string(),
+                ),
+                2 => json!({"type": "per_threshold_off",
+                    "step": rng.random_range(50..400).to_string(),
+                    "amount": rng.random_range(1..20).to_string()}),
+                _ => json!({"type": "ladder", "tiers": [
+                    {"threshold": "500", "amount": rng.random_range(1..20).to_string()},
+                    {"threshold": "2000", "amount": rng.random_range(20..60).to_string()}]}),
+            };
+            let scope = if mixed && rng.random_bool(0.7) {
+                let (a, b) = (rng.random_range(0..5), rng.random_range(0..5));
+                categories(&[&format!("c-{a}"), &format!("c-{b}")])
+            } else {
+                json!([])
+            };
+            coupon(i, &format!("T{i}"), "goods", "stackable", discount, scope)
+        })
+        .collect()
+}
+
+/// Prints how often random adversarial wallets are searched exactly within
+/// the node budget, and the time their quotes take.
+fn stress(order: &Order, mixed: bool) {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut times: Vec<Duration> = Vec::new();
+    let mut exact = 0;
+    for _ in 0..300 {
+        let wallet = random_wallet(&mut rng, mixed);
+        let started = Instant::now();
+        exact += usize::from(best_combination(order, &wallet, now()).exact);
+        times.push(started.elapsed());
+    }
+    times.sort_unstable();
+    let at = |q: usize| times[(times.len() - 1) * q / 100];
+    eprintln!(
+        "random adversarial wallets ({}): {exact}/{} exact; p50 {:?}, p99 {:?}, max {:?}",
+        if mixed {
+            "crossing scopes"
+        } else {
+            "whole order"
+        },
+        times.len(),
+        at(50),
+        at(99),
+        at(100)
+    );
+}
+
 fn benches(c: &mut Criterion) {
     let order = order();
     let wallet = wallet();
@@ -225,6 +286,8 @@ fn benches(c: &mut Criterion) {
         best.discount,
         best.exact
     );
+    stress(&order, false);
+    stress(&order, true);
     let worst = adversarial();
     let best_worst = best_combination(&order, &worst, now());
     eprintln!(
