@@ -306,3 +306,114 @@ async fn a_stream_reads_in_version_order_even_when_its_next_writer_started_first
         .collect();
     assert_eq!(versions, [1, 2, 3]);
 }
+
+/// A write-model table whose rows carry their stream's version, for
+/// `append_with_row`.
+async fn widgets(db: &TestDb) {
+    let client = db.pool.get().await.unwrap();
+    client
+        .batch_execute(
+            "CREATE TABLE widgets (id text PRIMARY KEY, version int NOT NULL);
+             INSERT INTO widgets VALUES ('w-1', 0);",
+        )
+        .await
+        .unwrap();
+}
+
+const BUMP: &str =
+    "UPDATE widgets SET version = version + 1 WHERE id = $1 AND version = $2 RETURNING version";
+
+async fn bump(db: &TestDb, expected: i32, e: &NewEvent) -> Result<i64, StoreError> {
+    let mut client = db.pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    let position =
+        store::append_with_row(&tx, BUMP, &[&"w-1", &expected], "widget-w-1", expected, e).await?;
+    tx.commit().await.unwrap();
+    Ok(position)
+}
+
+async fn widget_version(db: &TestDb) -> i32 {
+    let client = db.pool.get().await.unwrap();
+    let row = client
+        .query_one("SELECT version FROM widgets WHERE id = 'w-1'", &[])
+        .await
+        .unwrap();
+    row.get(0)
+}
+
+#[tokio::test]
+async fn a_row_write_and_its_event_are_one_append_at_the_rows_new_version() {
+    let db = TestDb::new().await.unwrap();
+    widgets(&db).await;
+    let (first, second) = (event(1), event(2));
+    let p1 = bump(&db, 0, &first).await.unwrap();
+    let p2 = bump(&db, 1, &second).await.unwrap();
+    assert!(p2 > p1);
+    let client = db.pool.get().await.unwrap();
+    let stream = read_stream(&**client, "widget-w-1", 0, 10).await.unwrap();
+    let got: Vec<_> = stream
+        .iter()
+        .map(|e| (e.event_id, e.stream_version, e.position))
+        .collect();
+    assert_eq!(got, vec![(first.event_id, 1, p1), (second.event_id, 2, p2)]);
+    assert_eq!(widget_version(&db).await, 2);
+}
+
+#[tokio::test]
+async fn a_row_write_whose_guard_fails_or_whose_stream_is_ahead_writes_nothing() {
+    let db = TestDb::new().await.unwrap();
+    widgets(&db).await;
+    // The row is at 0, not 3: the guard matches nothing.
+    let stale = bump(&db, 3, &event(1)).await;
+    assert!(matches!(
+        stale,
+        Err(StoreError::VersionConflict { expected: 3, .. })
+    ));
+    // The stream got ahead of its row (a writer that bypassed the row): the
+    // unique (stream, version) key refuses, and the row's bump rolls back.
+    append_one(&db, "widget-w-1", 0, &event(2)).await.unwrap();
+    let behind = bump(&db, 0, &event(3)).await;
+    assert!(matches!(
+        behind,
+        Err(StoreError::VersionConflict { expected: 0, .. })
+    ));
+    assert_eq!(widget_version(&db).await, 0);
+    let client = db.pool.get().await.unwrap();
+    assert_eq!(
+        read_stream(&**client, "widget-w-1", 0, 10)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_one_of_32_concurrent_row_writes_at_a_version_wins() {
+    let db = Arc::new(TestDb::new().await.unwrap());
+    widgets(&db).await;
+    let tasks: Vec<_> = (0..32)
+        .map(|n| {
+            let db = db.clone();
+            tokio::spawn(async move { bump(&db, 0, &event(n)).await })
+        })
+        .collect();
+    let mut won = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => won += 1,
+            Err(StoreError::VersionConflict { .. }) => {}
+            Err(e) => panic!("unexpected: {e}"),
+        }
+    }
+    assert_eq!(won, 1);
+    assert_eq!(widget_version(&db).await, 1);
+    let client = db.pool.get().await.unwrap();
+    assert_eq!(
+        read_stream(&**client, "widget-w-1", 0, 100)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}

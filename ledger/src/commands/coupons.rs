@@ -95,6 +95,23 @@ pub async fn lock_rows(tx: &Transaction<'_>, ids: &[Uuid]) -> Result<Vec<CouponR
     rows.iter().map(CouponRow::from_row).collect()
 }
 
+/// The coupons an order holds, locked in id order like [`lock_rows`]. The
+/// order's row is read by the statement itself, so a caller can send this
+/// together with its own read of the order (one round trip).
+pub async fn lock_rows_of_order(
+    tx: &Transaction<'_>,
+    order_id: &str,
+) -> Result<Vec<CouponRow>, CommandError> {
+    let sql = format!(
+        "{SELECT} WHERE c.id = ANY((SELECT coupon_ids FROM orders WHERE order_id = $1)::uuid[])
+          ORDER BY c.id FOR UPDATE OF c"
+    );
+    let rows = tx
+        .query(&tx.prepare_cached(&sql).await?, &[&order_id])
+        .await?;
+    rows.iter().map(CouponRow::from_row).collect()
+}
+
 /// A user's coupons in `status`, for quotes (at most `limit`).
 pub async fn of_user(
     tx: &deadpool_postgres::Client,
@@ -115,7 +132,8 @@ pub async fn of_user(
 }
 
 /// Applies `command` to the coupon through the state machine: updates the
-/// row and appends the event, or refuses without touching anything.
+/// row and appends the event (one statement), or refuses without touching
+/// anything. Calls for different coupons may run pipelined.
 pub async fn change(
     tx: &Transaction<'_>,
     coupon: &CouponRow,
@@ -128,27 +146,19 @@ pub async fn change(
     let next = coupon_state::apply(&coupon.state(), &change);
     let payload = change.payload(coupon.id, reissued_as);
     let event = event_of(change.event_type(), &payload, metadata, now);
-    let updated = tx
-        .execute(
-            &tx.prepare_cached(
-                "UPDATE coupons SET status = $2, order_id = $3, version = version + 1
-              WHERE id = $1 AND version = $4",
-            )
-            .await?,
-            &[
-                &coupon.id,
-                &next.status.as_str(),
-                &next.order_id,
-                &coupon.version,
-            ],
-        )
-        .await?;
-    debug_assert_eq!(updated, 1, "the row is locked by lock_rows");
-    store::append(
+    store::append_with_row(
         tx,
+        "UPDATE coupons SET status = $2, order_id = $3, version = version + 1
+          WHERE id = $1 AND version = $4 RETURNING version",
+        &[
+            &coupon.id,
+            &next.status.as_str(),
+            &next.order_id,
+            &coupon.version,
+        ],
         &CouponId(coupon.id).stream_id(),
         coupon.version,
-        &[event],
+        &event,
     )
     .await?;
     Ok(next)

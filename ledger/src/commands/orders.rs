@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::Transaction;
+use futures_util::future::{try_join, try_join_all};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -15,7 +16,7 @@ use crate::domain::events::{DomainEvent, Metadata, OrderLocked, OrderSettled, ev
 use crate::domain::money::Money;
 use crate::domain::order::Order;
 use crate::domain::pricing::{Pricing, price};
-use crate::store;
+use crate::store::{self, NewEvent};
 
 /// How long a lock holds when the caller does not say.
 pub const DEFAULT_LOCK_TTL: Duration = Duration::minutes(30);
@@ -41,17 +42,16 @@ pub async fn lock(
     metadata: &Metadata,
 ) -> Result<Value, CommandError> {
     let order_id = req.order.order_id();
-    if let Some(answer) = claim_order(tx, req).await? {
+    // Sent together (one round trip). `try_join` polls in argument order,
+    // so the order's row is taken before its coupons (in id order), as in
+    // every command: none can deadlock.
+    let (earlier, rows) =
+        try_join(claim_order(tx, req), coupons::lock_rows(tx, req.coupon_ids)).await?;
+    if let Some(answer) = earlier {
         return Ok(answer);
     }
-    let rows = owned_coupons(tx, req).await?;
+    check_owned(&rows, req)?;
     let pricing = price_in_request_order(&rows, req)?;
-    for row in &rows {
-        let command = CouponCommand::Lock {
-            order_id: order_id.to_owned(),
-        };
-        coupons::change(tx, row, &command, None, metadata, req.now).await?;
-    }
     let locked = OrderLocked {
         order_id: order_id.to_owned(),
         user_id: req.order.user_id().to_owned(),
@@ -62,38 +62,57 @@ pub async fn lock(
         allocations: pricing.allocations.clone(),
         lock_expires_at: req.now + req.lock_ttl,
     };
-    store::append(
-        tx,
-        &stream(order_id),
-        0,
-        &[locked.to_new_event(metadata, req.now)],
-    )
-    .await?;
     let answer = json!({
         "order_id": order_id, "discount": pricing.discount, "payable": pricing.payable,
         "allocations": pricing.allocations.iter().map(|a| json!({
             "coupon_id": a.coupon_id, "line_id": a.line_id, "amount": a.amount,
         })).collect::<Vec<_>>(),
     });
-    tx.execute(
-        &tx.prepare_cached(
-            "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
-                allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
-          WHERE order_id = $1",
-        )
-        .await?,
-        &[
-            &order_id,
-            &answer,
-            &serde_json::to_value(&locked.order).map_err(|e| CommandError::Internal(e.into()))?,
-            &serde_json::to_value(&locked.allocations)
-                .map_err(|e| CommandError::Internal(e.into()))?,
-            &req.coupon_ids,
-            &locked.lock_expires_at,
-        ],
+    let command = CouponCommand::Lock {
+        order_id: order_id.to_owned(),
+    };
+    let changes = rows
+        .iter()
+        .map(|row| coupons::change(tx, row, &command, None, metadata, req.now));
+    // Pipelined: the first failure aborts the transaction, so all or none.
+    try_join(
+        try_join_all(changes),
+        record_lock(tx, &locked, &answer, metadata, req.now),
     )
     .await?;
     Ok(answer)
+}
+
+/// The order's row and `OrderLocked` event (stream version 1), in one statement.
+async fn record_lock(
+    tx: &Transaction<'_>,
+    locked: &OrderLocked,
+    answer: &Value,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let internal = |e: serde_json::Error| CommandError::Internal(e.into());
+    let order_body = serde_json::to_value(&locked.order).map_err(internal)?;
+    let allocations = serde_json::to_value(&locked.allocations).map_err(internal)?;
+    store::append_with_row(
+        tx,
+        "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
+                allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
+          WHERE order_id = $1 AND version = 0 RETURNING version",
+        &[
+            &locked.order_id,
+            answer,
+            &order_body,
+            &allocations,
+            &locked.coupon_ids,
+            &locked.lock_expires_at,
+        ],
+        &stream(&locked.order_id),
+        0,
+        &locked.to_new_event(metadata, now),
+    )
+    .await?;
+    Ok(())
 }
 
 /// Takes the order id for this lock. Returns the earlier answer when the
@@ -144,13 +163,9 @@ async fn claim_order(
     }
 }
 
-/// The listed coupons, all of which must exist and belong to the order's
-/// user: another user's coupon is reported exactly like a missing one.
-async fn owned_coupons(
-    tx: &Transaction<'_>,
-    req: &LockRequest<'_>,
-) -> Result<Vec<CouponRow>, CommandError> {
-    let rows = coupons::lock_rows(tx, req.coupon_ids).await?;
+/// Every listed coupon must exist and belong to the order's user: another
+/// user's coupon is reported exactly like a missing one.
+fn check_owned(rows: &[CouponRow], req: &LockRequest<'_>) -> Result<(), CommandError> {
     let all_owned =
         rows.len() == req.coupon_ids.len() && rows.iter().all(|r| r.user_id == req.order.user_id());
     if !all_owned {
@@ -162,7 +177,7 @@ async fn owned_coupons(
             format!("coupon {} belongs to a void template", void.id),
         ));
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// Prices the coupons in the order the client listed them (stacking applies
@@ -205,34 +220,51 @@ fn price_in_request_order(
     Ok(pricing)
 }
 
-/// The order row, locked.
-struct OrderRow {
+/// The order row, locked, with the coupons it holds (also locked).
+struct LockedOrder {
+    order_id: String,
     status: String,
     coupon_ids: Vec<Uuid>,
     lock_expires_at: Option<DateTime<Utc>>,
     version: i32,
+    coupons: Vec<CouponRow>,
 }
 
+const ORDER_COLUMNS: &str = "order_id, status, coupon_ids, lock_expires_at, version";
+
+impl LockedOrder {
+    fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Self {
+        let order = LockedOrder {
+            order_id: row.get(0),
+            status: row.get(1),
+            coupon_ids: row.get(2),
+            lock_expires_at: row.get(3),
+            version: row.get(4),
+            coupons,
+        };
+        debug_assert!(
+            order
+                .coupons
+                .iter()
+                .all(|c| order.coupon_ids.contains(&c.id)),
+            "the coupons are the order's"
+        );
+        order
+    }
+}
+
+/// The order and its coupons, locked in that order, in one round trip.
 async fn lock_order(
     tx: &Transaction<'_>,
     order_id: &str,
-) -> Result<Option<OrderRow>, CommandError> {
-    let row = tx
-        .query_opt(
-            &tx.prepare_cached(
-                "SELECT status, coupon_ids, lock_expires_at, version FROM orders
-              WHERE order_id = $1 FOR UPDATE",
-            )
-            .await?,
-            &[&order_id],
-        )
-        .await?;
-    Ok(row.map(|r| OrderRow {
-        status: r.get(0),
-        coupon_ids: r.get(1),
-        lock_expires_at: r.get(2),
-        version: r.get(3),
-    }))
+) -> Result<Option<LockedOrder>, CommandError> {
+    let sql = format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = $1 FOR UPDATE");
+    let order = async {
+        let statement = tx.prepare_cached(&sql).await?;
+        Ok::<_, CommandError>(tx.query_opt(&statement, &[&order_id]).await?)
+    };
+    let (row, coupons) = try_join(order, coupons::lock_rows_of_order(tx, order_id)).await?;
+    Ok(row.map(|r| LockedOrder::from_row(&r, coupons)))
 }
 
 fn answer(order_id: &str, status: &str, coupon_ids: &[Uuid]) -> Value {
@@ -270,7 +302,6 @@ pub async fn confirm(
     };
     settle(
         tx,
-        order_id,
         &order,
         &command,
         ("OrderConfirmed", "confirmed", None),
@@ -307,7 +338,6 @@ pub async fn cancel(
     };
     settle(
         tx,
-        order_id,
         &order,
         &command,
         ("OrderCancelled", "cancelled", Some("cancel")),
@@ -347,36 +377,52 @@ async fn cancel_before_lock(
     Ok(answer(order_id, "cancelled_before_lock", &[]))
 }
 
-/// Applies `command` to every coupon of a locked order, then records the
-/// order's new status with its event.
+/// Applies `command` to every coupon of a locked order and records the
+/// order's new status with its event, all pipelined: the first failure
+/// aborts the transaction, so all or none.
 async fn settle(
     tx: &Transaction<'_>,
-    order_id: &str,
-    order: &OrderRow,
+    order: &LockedOrder,
     command: &CouponCommand,
     (event_type, status, reason): (&str, &str, Option<&str>),
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Value, CommandError> {
-    for coupon in coupons::lock_rows(tx, &order.coupon_ids).await? {
-        coupons::change(tx, &coupon, command, None, metadata, now).await?;
-    }
+    let order_id = order.order_id.as_str();
     let settled = OrderSettled {
         order_id: order_id.to_owned(),
         coupon_ids: order.coupon_ids.clone(),
         reason: reason.map(str::to_owned),
     };
     let event = event_of(event_type, &settled, metadata, now);
-    let out = store::append(tx, &stream(order_id), order.version, &[event]).await?;
-    tx.execute(
-        &tx.prepare_cached(
-            "UPDATE orders SET status = $2, version = $3, updated_at = $4 WHERE order_id = $1",
-        )
-        .await?,
-        &[&order_id, &status, &out.version, &now],
+    let changes = order
+        .coupons
+        .iter()
+        .map(|c| coupons::change(tx, c, command, None, metadata, now));
+    let record = record_settled(tx, order, status, &event, now);
+    try_join(try_join_all(changes), record).await?;
+    Ok(answer(order_id, status, &order.coupon_ids))
+}
+
+/// The order's new status and its event, in one statement.
+async fn record_settled(
+    tx: &Transaction<'_>,
+    order: &LockedOrder,
+    status: &str,
+    event: &NewEvent,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    store::append_with_row(
+        tx,
+        "UPDATE orders SET status = $2, updated_at = $3, version = version + 1
+          WHERE order_id = $1 AND version = $4 RETURNING version",
+        &[&order.order_id, &status, &now, &order.version],
+        &stream(&order.order_id),
+        order.version,
+        event,
     )
     .await?;
-    Ok(answer(order_id, status, &order.coupon_ids))
+    Ok(())
 }
 
 /// Releases up to `batch` locks that timed out by `now`; returns how many.
@@ -386,32 +432,27 @@ pub async fn release_expired_locks(
     now: DateTime<Utc>,
     batch: i64,
 ) -> Result<usize, CommandError> {
+    let sql = format!(
+        "SELECT {ORDER_COLUMNS} FROM orders
+          WHERE status = 'locked' AND lock_expires_at < $1
+          ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED"
+    );
     let due = tx
         .query(
-            &tx.prepare_cached(
-                "SELECT order_id, status, coupon_ids, lock_expires_at, version FROM orders
-              WHERE status = 'locked' AND lock_expires_at < $1
-              ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
-            )
-            .await?,
+            &tx.prepare_cached(&sql).await?,
             &[&now, &batch.clamp(1, 10_000)],
         )
         .await?;
     let metadata = coupons::system("lock-timeout");
     for row in &due {
-        let order_id: String = row.get(0);
-        let order = OrderRow {
-            status: row.get(1),
-            coupon_ids: row.get(2),
-            lock_expires_at: row.get(3),
-            version: row.get(4),
-        };
+        let coupons = coupons::lock_rows(tx, &row.get::<_, Vec<Uuid>>(2)).await?;
+        let order = LockedOrder::from_row(row, coupons);
         let command = CouponCommand::Unlock {
-            order_id: order_id.clone(),
+            order_id: order.order_id.clone(),
             reason: UnlockReason::Timeout,
         };
         let outcome = ("OrderReleased", "released", Some("timeout"));
-        settle(tx, &order_id, &order, &command, outcome, &metadata, now).await?;
+        settle(tx, &order, &command, outcome, &metadata, now).await?;
     }
     Ok(due.len())
 }

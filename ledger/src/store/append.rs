@@ -5,7 +5,7 @@ use deadpool_postgres::Transaction;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::error::{StoreError, is_version_conflict};
+use super::error::{StoreError, conflict_or_db};
 use super::event::NewEvent;
 
 /// The most events one append may carry (a stream's events per command are few).
@@ -131,17 +131,6 @@ async fn previous_append(
         version,
         duplicate: true,
     })
-}
-
-fn conflict_or_db(e: tokio_postgres::Error, stream_id: &str, expected: i32) -> StoreError {
-    if is_version_conflict(&e) {
-        StoreError::VersionConflict {
-            stream_id: stream_id.to_owned(),
-            expected,
-        }
-    } else {
-        StoreError::Db(e)
-    }
 }
 
 /// The events as parallel arrays, for one `unnest` insert.

@@ -22,3 +22,19 @@ pub(crate) fn is_version_conflict(e: &tokio_postgres::Error) -> bool {
             && db.constraint() == Some(STREAM_VERSION_KEY)
     })
 }
+
+/// A failed append: a version conflict on `stream_id`, or a database error.
+pub(crate) fn conflict_or_db(
+    e: tokio_postgres::Error,
+    stream_id: &str,
+    expected: i32,
+) -> StoreError {
+    if is_version_conflict(&e) {
+        StoreError::VersionConflict {
+            stream_id: stream_id.to_owned(),
+            expected,
+        }
+    } else {
+        StoreError::Db(e)
+    }
+}

@@ -2,6 +2,8 @@
 //!
 //! - [`event`]: what is appended and what is read back.
 //! - [`append`]: append to one stream at an expected version, idempotent by event id.
+//! - [`row_append`]: append one event with the row that carries its stream's
+//!   version, in one statement (the checkout path).
 //! - [`batch`]: append many new streams' events in one transaction by binary COPY.
 //! - [`read`]: read a stream; read everything after a cursor in commit-safe order.
 
@@ -10,9 +12,11 @@ pub mod batch;
 pub mod error;
 pub mod event;
 pub mod read;
+pub mod row_append;
 
 pub use append::{AppendOutcome, append};
 pub use batch::copy_events;
 pub use error::StoreError;
 pub use event::{GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
 pub use read::{read_all, read_all_from, read_stream};
+pub use row_append::append_with_row;

@@ -1,0 +1,79 @@
+//! Append one event together with the write-model row that carries its
+//! stream's version (a coupon, an order), in one statement:
+//!
+//! ```sql
+//! WITH w AS (UPDATE coupons SET ..., version = version + 1
+//!             WHERE id = $3 AND version = $4 RETURNING version)
+//! INSERT INTO events (...) SELECT ..., w.version, ... FROM w
+//! ```
+//!
+//! One round trip where an UPDATE and [`append`](super::append) take two,
+//! and no lookup of the stream's last version: the row's version guard
+//! (the row is locked by the caller) stands for the expected version, and
+//! the unique (stream, version) key still refuses any divergence between
+//! row and stream. Checkout runs on this path.
+
+use deadpool_postgres::Transaction;
+use tokio_postgres::types::ToSql;
+
+use super::error::{StoreError, conflict_or_db};
+use super::event::NewEvent;
+
+/// The statement for `write` (an UPDATE or INSERT with `n_params`
+/// parameters that returns the row's new `version`, one row or none).
+fn statement(write: &str, n_params: usize) -> String {
+    let p = |i: usize| format!("${}", n_params + i);
+    format!(
+        "WITH w AS ({write})
+         INSERT INTO events (event_id, stream_id, stream_version, event_type,
+                             schema_version, payload, metadata, occurred_at)
+         SELECT {}::uuid, {}::text, w.version, {}::text, {}::int2, {}::jsonb, {}::jsonb,
+                {}::timestamptz
+           FROM w
+         RETURNING position",
+        p(1),
+        p(2),
+        p(3),
+        p(4),
+        p(5),
+        p(6),
+        p(7)
+    )
+}
+
+/// Runs `write` (see [`statement`]) and appends `event` to `stream_id` at
+/// the version it returns, which must be `expected + 1`. Returns the
+/// event's position; `VersionConflict` when the write matched no row or the
+/// stream already has that version.
+pub async fn append_with_row(
+    tx: &Transaction<'_>,
+    write: &str,
+    params: &[&(dyn ToSql + Sync)],
+    stream_id: &str,
+    expected: i32,
+    event: &NewEvent,
+) -> Result<i64, StoreError> {
+    let sql = statement(write, params.len());
+    let mut all: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(params.len() + 7);
+    all.extend_from_slice(params);
+    all.extend_from_slice(&[
+        &event.event_id,
+        &stream_id,
+        &event.event_type,
+        &event.schema_version,
+        &event.payload,
+        &event.metadata,
+        &event.occurred_at,
+    ]);
+    let rows = tx
+        .query(&tx.prepare_cached(&sql).await?, &all)
+        .await
+        .map_err(|e| conflict_or_db(e, stream_id, expected))?;
+    debug_assert!(rows.len() <= 1, "a row write touches one row");
+    rows.first()
+        .map(|r| r.get(0))
+        .ok_or_else(|| StoreError::VersionConflict {
+            stream_id: stream_id.to_owned(),
+            expected,
+        })
+}
