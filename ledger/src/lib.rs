@@ -11,6 +11,7 @@
 //!   ordered reads that never skip a late commit).
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
+//! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds,
 //!   the state machine, what an event does to the projections).
 //! - [`messaging`]: RabbitMQ topology, event messages, confirmed publishing, JSON Schemas.
@@ -33,6 +34,7 @@ pub mod projections;
 pub mod queries;
 pub mod redis_handle;
 pub mod replay;
+pub mod retention;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

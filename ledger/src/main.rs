@@ -90,16 +90,20 @@ async fn replay(config: &Config, verify: bool) -> anyhow::Result<()> {
     let report = ledger::replay::verify_snapshot(&mut client, |n| bar.set_position(n)).await?;
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
-    for d in &report.differences {
+    let differences = &report.differences;
+    for d in &differences.listed {
         println!("{d}");
+    }
+    if differences.unlisted > 0 {
+        println!("... and {} more differences", differences.unlisted);
     }
     println!(
         "replayed {} events in {seconds:.2} s ({:.0} events/s): {} differences",
         report.events,
         report.events as f64 / seconds.max(1e-9),
-        report.differences.len()
+        differences.listed.len() as u64 + differences.unlisted
     );
-    if !report.differences.is_empty() {
+    if !differences.is_empty() {
         std::process::exit(1);
     }
     Ok(())

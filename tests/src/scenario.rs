@@ -4,7 +4,6 @@
 use std::str::FromStr;
 
 use anyhow::Context;
-use chrono::Utc;
 use ledger::commands::claim::{ClaimRequest, claim};
 use ledger::domain::events::Metadata;
 use ledger::domain::ids::{TemplateSn, UserId};
@@ -40,7 +39,7 @@ pub async fn claim_many(
                 template_sn: &sn,
                 user_id: &user,
                 channel_id: None,
-                now: Utc::now(),
+                now: ledger::store::now(),
                 tz: chrono_tz::Asia::Shanghai,
             };
             ids.push(claim(&tx, &req, &metadata).await?.coupon_id);

@@ -1,13 +1,15 @@
 //! The scanner: every interval, expires unused coupons past their expiry
 //! and releases order locks that timed out, in bounded batches. Both
 //! commands lock their rows with SKIP LOCKED and go through the coupon
-//! state machine, so two scanners never apply the same change twice.
+//! state machine, so two scanners never apply the same change twice. Then
+//! it prunes what the ledger only remembers for a while
+//! (`ledger::retention`).
 
 use std::time::Duration;
 
-use chrono::Utc;
 use deadpool_postgres::Pool;
 use ledger::commands::{coupons, orders};
+use ledger::retention;
 
 use crate::shutdown::Shutdown;
 
@@ -40,14 +42,34 @@ pub async fn sweep(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<(usize, u
             break;
         }
     }
-    if totals != (0, 0) {
-        tracing::info!(expired = totals.0, released = totals.1, "scanner sweep");
+    let pruned = prune(pool, shutdown).await?;
+    if totals != (0, 0) || pruned > 0 {
+        tracing::info!(
+            expired = totals.0,
+            released = totals.1,
+            pruned,
+            "scanner sweep"
+        );
     }
     Ok(totals)
 }
 
+/// Prunes by age, a bounded number of batches; returns the rows deleted.
+async fn prune(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<u64> {
+    let client = pool.get().await?;
+    let mut total = 0;
+    for _ in 0..MAX_BATCHES {
+        let pruned = retention::prune(&**client, ledger::store::now()).await?;
+        total += pruned.total();
+        if shutdown.is_set() || !pruned.full() {
+            break;
+        }
+    }
+    Ok(total)
+}
+
 async fn batch(pool: &Pool) -> anyhow::Result<(usize, usize)> {
-    let now = Utc::now();
+    let now = ledger::store::now();
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let expired = coupons::expire_coupons(&tx, now, BATCH).await?;

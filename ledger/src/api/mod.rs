@@ -28,7 +28,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
-use chrono::{DateTime, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Pool;
 use utoipa::OpenApi;
@@ -59,10 +59,9 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Now, to the microsecond: what Postgres stores, so event payloads and
-    /// write-model rows carry the same instants.
+    /// Now, to the microsecond (see [`crate::store::now`]).
     pub fn now(&self) -> DateTime<Utc> {
-        Utc::now().trunc_subsecs(6)
+        crate::store::now()
     }
 
     /// Spends the nonce in Redis; true when Redis says it was spent before.

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_postgres::GenericClient;
@@ -109,7 +109,11 @@ impl CreateTemplate {
             sn: TemplateSn::generate().to_string(),
             name: name.to_owned(),
             terms: terms.to_raw(),
-            issue_window: self.issue_window,
+            // Kept to the microsecond, as stored: the event and the row agree.
+            issue_window: IssueWindow {
+                begin: self.issue_window.begin.trunc_subsecs(6),
+                end: self.issue_window.end.trunc_subsecs(6),
+            },
             total: self.total,
             per_user_limit: self.per_user_limit,
             refund_policy: self.refund_policy,

@@ -2,7 +2,7 @@
 //! conditions in the same transaction as the `CouponIssued` event — never
 //! read-then-write — so no number of concurrent claims can over-issue.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use uuid::Uuid;
@@ -174,6 +174,11 @@ pub async fn issue_coupon(
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<CouponIssued, CommandError> {
+    debug_assert_eq!(
+        now,
+        now.trunc_subsecs(6),
+        "instants are stored to the microsecond"
+    );
     let validity = terms.validity().validity_for(now, tz).map_err(|_| {
         CommandError::Unprocessable(
             "validity_out_of_range",

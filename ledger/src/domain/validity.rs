@@ -10,7 +10,8 @@
 //! instant, one that does not exist the last second before the next day.
 
 use chrono::{
-    DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
+    DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta,
+    TimeZone, Utc,
 };
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -80,9 +81,11 @@ impl RelativeDays {
     }
 }
 
+/// An RFC 3339 instant, kept to the microsecond (what Postgres stores), so
+/// that events and rows carry the same instant.
 fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ParseError> {
     DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
+        .map(|t| t.with_timezone(&Utc).trunc_subsecs(6))
         .map_err(|_| ParseError::new(field, ParseErrorKind::Instant))
 }
 

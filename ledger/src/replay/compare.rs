@@ -1,10 +1,11 @@
 //! The differences between the live tables and the replayed ones.
 
-use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Debug};
-use std::hash::Hash;
 
-use super::tables::{Fields, Tables};
+use super::tables::Fields;
+
+/// The most differences a report lists; beyond, they are only counted.
+pub const MAX_REPORTED: usize = 10_000;
 
 /// One field of one row that differs (a missing row counts as empty fields).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,63 +28,51 @@ impl fmt::Display for Difference {
     }
 }
 
-/// Every difference, sorted by table and key.
-pub fn compare(live: &Tables, replayed: &Tables) -> Vec<Difference> {
-    let mut out = Vec::new();
-    diff("coupons", &live.coupons, &replayed.coupons, &mut out);
-    diff("templates", &live.templates, &replayed.templates, &mut out);
-    diff(
-        "user_claims",
-        &live.user_claims,
-        &replayed.user_claims,
-        &mut out,
-    );
-    diff("orders", &live.orders, &replayed.orders, &mut out);
-    diff("balances", &live.balances, &replayed.balances, &mut out);
-    diff(
-        "template_stats",
-        &live.template_stats,
-        &replayed.template_stats,
-        &mut out,
-    );
-    diff(
-        "template_totals",
-        &live.template_totals,
-        &replayed.template_totals,
-        &mut out,
-    );
-    out.sort();
-    out
+/// The differences found so far, at most [`MAX_REPORTED`] of them listed.
+#[derive(Debug, Default)]
+pub struct Differences {
+    pub listed: Vec<Difference>,
+    /// Differences found beyond the listed ones.
+    pub unlisted: u64,
 }
 
-fn diff<K, V>(
-    table: &'static str,
-    live: &HashMap<K, V>,
-    replayed: &HashMap<K, V>,
-    out: &mut Vec<Difference>,
-) where
-    K: Eq + Hash + Debug + Ord,
-    V: PartialEq + Fields + Default,
-{
-    let keys: BTreeSet<&K> = live.keys().chain(replayed.keys()).collect();
-    let missing = V::default();
-    for key in keys {
-        let (l, r) = (live.get(key), replayed.get(key));
-        if l == r {
-            continue;
+impl Differences {
+    pub fn is_empty(&self) -> bool {
+        self.listed.is_empty() && self.unlisted == 0
+    }
+
+    /// Compares one row of `table`, live and replayed (`None`: no such row).
+    pub fn row<V: Fields + PartialEq + Default>(
+        &mut self,
+        table: &'static str,
+        key: &impl Debug,
+        live: Option<&V>,
+        replayed: Option<&V>,
+    ) {
+        if live == replayed {
+            return;
         }
-        let show = |v: Option<&V>| v.map_or_else(|| missing.fields(), Fields::fields);
-        let absent = |v: Option<&V>, s: String| if v.is_some() { s } else { "(none)".into() };
-        for ((field, lv), (_, rv)) in show(l).into_iter().zip(show(r)) {
-            if lv != rv || l.is_none() || r.is_none() {
-                out.push(Difference {
+        let missing = V::default().fields();
+        let fields = |v: Option<&V>| v.map_or_else(|| missing.clone(), Fields::fields);
+        let shown = |v: Option<&V>, s: String| if v.is_some() { s } else { "(none)".into() };
+        for ((field, l), (_, r)) in fields(live).into_iter().zip(fields(replayed)) {
+            if l != r || live.is_none() || replayed.is_none() {
+                self.push(Difference {
                     table,
                     key: format!("{key:?}"),
                     field,
-                    live: absent(l, lv),
-                    replayed: absent(r, rv),
+                    live: shown(live, l),
+                    replayed: shown(replayed, r),
                 });
             }
+        }
+    }
+
+    fn push(&mut self, difference: Difference) {
+        if self.listed.len() < MAX_REPORTED {
+            self.listed.push(difference);
+        } else {
+            self.unlisted += 1;
         }
     }
 }

@@ -20,3 +20,12 @@ pub use error::StoreError;
 pub use event::{GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
 pub use read::{read_all, read_all_from, read_stream};
 pub use row_append::append_with_row;
+
+use chrono::{DateTime, SubsecRound, Utc};
+
+/// Now, to the microsecond: what Postgres stores, so that an event's payload
+/// and the rows written with it carry the same instants. Every clock that
+/// feeds a command reads this.
+pub fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}

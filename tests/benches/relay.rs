@@ -1,0 +1,256 @@
+//! Relay and replay at volume (issue 6 benchmark).
+//!
+//! Setup (untimed): a template and BENCH_EVENTS coupons issued to as many
+//! users, written straight in SQL exactly as the ledger writes them (so
+//! that `replay --verify` finds no difference): one `CouponIssued` event
+//! each, the coupon, claim, balance and template rows.
+//!
+//! 1. Relay: a `workers run --only relay` (release build) drains every event
+//!    onto `coupon.events` with confirms; timed from start to its cursor
+//!    reaching the last event.
+//! 2. Baseline, same run: a plain lapin publisher sends the same number of
+//!    persistent messages of the same size to the same exchange (so to the
+//!    same queues, purged first), one by one, waiting for each confirm.
+//! 3. `ledger replay --verify` over the same store: its own events/s figure.
+//!
+//! `cargo build --release --bins && cargo bench -p tests --bench relay`
+//! (BENCH_EVENTS=n, default 1,000,000).
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use chrono::{SubsecRound, Utc};
+use lapin::BasicProperties;
+use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueuePurgeOptions};
+use ledger::domain::events::{IssueWindow, TemplateCreated};
+use ledger::domain::{RawTerms, Terms};
+use ledger::messaging::{self, topology};
+use serde_json::json;
+use tests::{Env, bin};
+use tokio::process::Command;
+
+/// The template, written as the ledger writes it: its row, and its
+/// `TemplateCreated` and `TemplateActivated` events.
+async fn template(client: &tokio_postgres::Client, n: i64) {
+    let now = Utc::now().trunc_subsecs(6);
+    let terms: RawTerms = serde_json::from_value(json!({
+        "kind": "goods", "currency": "CNY",
+        "discount": {"type": "fixed_off", "threshold": "100.00", "amount": "20.00"},
+        "validity": {"type": "relative", "begin_days": 0, "end_days": 7},
+        "stacking": "stackable",
+    }))
+    .unwrap();
+    let face_value = Terms::parse(&terms).unwrap().face_value().as_decimal();
+    let created = TemplateCreated {
+        sn: "BENCH".into(),
+        name: "bench: 20 off 100".into(),
+        terms,
+        issue_window: IssueWindow {
+            begin: now - chrono::Duration::days(1),
+            end: now + chrono::Duration::days(1),
+        },
+        total: n,
+        per_user_limit: 1,
+        refund_policy: "restore".into(),
+        remind_days_before: None,
+    };
+    let terms = serde_json::to_value(&created.terms).unwrap();
+    client
+        .execute(
+            "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
+                 issue_end, total, issued, per_user_limit, refund_policy, status, version, created_at)
+             VALUES ('BENCH', $1, 'goods', 'CNY', $2, $3, $4, $5, $6, $6, 1, 'restore', 'active', 2, $7)",
+            &[&created.name, &terms, &face_value, &created.issue_window.begin,
+              &created.issue_window.end, &n, &now],
+        )
+        .await
+        .unwrap();
+    let activated = json!({"sn": "BENCH", "from": "draft", "to": "active"});
+    client
+        .execute(
+            "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
+                                 payload, metadata, occurred_at)
+             VALUES (gen_random_uuid(), 'template-BENCH', 1, 'TemplateCreated', 1, $1,
+                     '{\"actor\": \"bench\"}', $3),
+                    (gen_random_uuid(), 'template-BENCH', 2, 'TemplateActivated', 1, $2,
+                     '{\"actor\": \"bench\"}', $3)",
+            &[&serde_json::to_value(&created).unwrap(), &activated, &now],
+        )
+        .await
+        .unwrap();
+}
+
+/// `$N` coupons of the template, one per user, each with its `CouponIssued`
+/// event and its rows in every table, in one transaction (so one `now()`).
+const COUPONS: &str = "
+CREATE TEMP TABLE bench_coupons AS
+  SELECT gen_random_uuid() AS id, 'u' || i AS user_id FROM generate_series(1, $N) i;
+INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, metadata, occurred_at)
+  SELECT gen_random_uuid(), 'coupon-' || id, 1, 'CouponIssued', 1,
+         jsonb_build_object('coupon_id', id, 'template_sn', 'BENCH', 'user_id', user_id,
+           'issued_at', now(), 'effective_at', now(), 'expires_at', now() + interval '7 days',
+           'face_value', '20.00', 'currency', 'CNY'),
+         '{\"actor\": \"bench\", \"correlation_id\": \"bench\"}', now()
+    FROM bench_coupons;
+INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at, expires_at, version)
+  SELECT id, 'BENCH', user_id, 'unused', now(), now(), now() + interval '7 days', 1 FROM bench_coupons;
+INSERT INTO user_claims SELECT 'BENCH', user_id, 1 FROM bench_coupons;
+INSERT INTO balances SELECT user_id, 'unused', 1, 20.00 FROM bench_coupons;
+INSERT INTO template_stats VALUES ('BENCH', 'unused', $N, 20.00 * $N);
+INSERT INTO template_totals VALUES ('BENCH', $N, 0);
+ANALYZE;
+";
+
+fn events_setting() -> i64 {
+    std::env::var("BENCH_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// Runs the relay until its cursor has published `total` events.
+async fn relay(env: &Env, total: i64) -> Duration {
+    let client = env.db.client().await.unwrap();
+    let started = Instant::now();
+    let mut child = Command::new(bin("workers"))
+        .args(["run", "--only", "relay"])
+        .envs(env.vars())
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    loop {
+        let row = client
+            .query_opt("SELECT published FROM relay_cursors", &[])
+            .await
+            .unwrap();
+        if row.is_some_and(|r| r.get::<_, i64>(0) >= total) {
+            let elapsed = started.elapsed();
+            child.kill().await.unwrap();
+            return elapsed;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Empties the queues bound to `coupon.events`, so the baseline publishes
+/// into queues as empty as the relay found them (and stays under their
+/// bound, where the broker would refuse it).
+async fn purge_event_queues(env: &Env) {
+    let connection = messaging::connect(&env.vhost.amqp_url, "bench-purge")
+        .await
+        .unwrap();
+    let channel = connection.create_channel().await.unwrap();
+    for queue in [
+        topology::BALANCES_QUEUE,
+        topology::TEMPLATE_STATS_QUEUE,
+        topology::NOTIFY_QUEUE,
+    ] {
+        channel
+            .queue_purge(queue.into(), QueuePurgeOptions::default())
+            .await
+            .unwrap();
+    }
+}
+
+/// One by one, each confirm awaited before the next publish.
+async fn baseline(env: &Env, n: i64, body: &[u8]) -> Duration {
+    let connection = messaging::connect(&env.vhost.amqp_url, "bench-baseline")
+        .await
+        .unwrap();
+    let channel = connection.create_channel().await.unwrap();
+    channel
+        .confirm_select(ConfirmSelectOptions::default())
+        .await
+        .unwrap();
+    let started = Instant::now();
+    for i in 0..n {
+        let properties = BasicProperties::default()
+            .with_message_id(i.to_string().into())
+            .with_delivery_mode(2);
+        let confirm = channel
+            .basic_publish(
+                topology::EVENTS.into(),
+                "".into(),
+                BasicPublishOptions::default(),
+                body,
+                properties,
+            )
+            .await
+            .unwrap()
+            .await
+            .unwrap();
+        assert!(confirm.is_ack());
+    }
+    started.elapsed()
+}
+
+#[tokio::main]
+async fn main() {
+    let n = events_setting();
+    let env = Env::new().await.unwrap();
+    let client = env.db.client().await.unwrap();
+    let started = Instant::now();
+    template(&client, n).await;
+    client
+        .batch_execute(&COUPONS.replace("$N", &n.to_string()))
+        .await
+        .unwrap();
+    let total: i64 = client
+        .query_one("SELECT count(*) FROM events", &[])
+        .await
+        .unwrap()
+        .get(0);
+    println!(
+        "setup: {total} events in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let relay_time = relay(&env, total).await;
+    let relay_rate = total as f64 / relay_time.as_secs_f64();
+    println!(
+        "relay:    {total} events in {:.1} s = {relay_rate:.0} events/s",
+        relay_time.as_secs_f64()
+    );
+
+    let sample = ledger::store::read_all(&client, ledger::store::GlobalCursor::START, 10)
+        .await
+        .unwrap();
+    let body = ledger::messaging::message::encode(sample.last().unwrap()).body;
+    purge_event_queues(&env).await;
+    let base_time = baseline(&env, total, &body).await;
+    let base_rate = total as f64 / base_time.as_secs_f64();
+    println!(
+        "baseline: {total} messages one by one with confirms in {:.1} s = {base_rate:.0} msg/s",
+        base_time.as_secs_f64()
+    );
+    println!(
+        "relay / baseline = {:.2}x (target >= 1.5x)",
+        relay_rate / base_rate
+    );
+
+    // GNU time, where the machine has it, reports the replay's peak memory.
+    let gnu_time = std::path::Path::new("/usr/bin/time");
+    let mut replay = if gnu_time.exists() {
+        let mut c = Command::new(gnu_time);
+        c.args(["-f", "peak RSS %M kB"]).arg(bin("ledger"));
+        c
+    } else {
+        Command::new(bin("ledger"))
+    };
+    let out = replay
+        .args(["replay", "--verify"])
+        .envs(env.vars())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    let rss = stderr.lines().find(|l| l.starts_with("peak RSS"));
+    println!(
+        "replay --verify: {} {}",
+        stdout.lines().last().unwrap_or_default(),
+        rss.unwrap_or_default()
+    );
+}

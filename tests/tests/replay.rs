@@ -1,0 +1,81 @@
+//! `ledger replay --verify` rebuilds every write-model column from the
+//! events: a hand edit of any of them (not only of a projection) is named,
+//! and the command exits 1.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tests::scenario::{checkout, claim_many};
+use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::{Env, Server};
+
+/// Runs `ledger replay --verify`: its exit code and standard output.
+async fn verify(env: &Env) -> (Option<i32>, String) {
+    let out = ledger(env, &["replay", "--verify"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.trim().is_empty() || out.status.code() == Some(1),
+        "{stderr}"
+    );
+    (out.status.code(), stdout)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replay_names_every_hand_edit_of_the_write_model() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start(&env, "relay,balances,template_stats").unwrap();
+    let sn = server.active_template(100, 1).await.unwrap();
+    server.channel_for(&sn).await.unwrap();
+    let coupons = claim_many(&env, &sn, 0..5, 5).await.unwrap();
+    let paid = checkout(&server, "u0", coupons[0], true).await.unwrap();
+    checkout(&server, "u1", coupons[1], false).await.unwrap();
+    let refund = json!({"refund_id": "r-1", "lines": [{"line_id": "l1", "quantity": 1}]});
+    let (status, body) = server
+        .service_post(&format!("/v1/orders/{paid}/refunds"), &refund)
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    projections_caught_up(&env, Duration::from_secs(30))
+        .await
+        .unwrap();
+    workers.terminate().await.unwrap();
+    let (code, stdout) = verify(&env).await;
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 differences"), "{stdout}");
+
+    let client = env.db.client().await.unwrap();
+    let (stolen, stretched, ghost) = (coupons[2], coupons[3], uuid::Uuid::now_v7());
+    client
+        .batch_execute(&format!(
+            "UPDATE coupons SET user_id = 'mallory' WHERE id = '{stolen}';
+             UPDATE coupons SET expires_at = expires_at + interval '30 days' WHERE id = '{stretched}';
+             UPDATE templates SET face_value = 99.00 WHERE sn = '{sn}';
+             UPDATE orders SET allocations = '[]' WHERE order_id = '{paid}';
+             UPDATE refunds SET refund = '{{}}' WHERE order_id = '{paid}';
+             DELETE FROM user_claims WHERE template_sn = '{sn}' AND user_id = 'u4';
+             INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
+                                  expires_at, version)
+               SELECT '{ghost}', template_sn, 'mallory', 'unused', issued_at, effective_at,
+                      expires_at, 1 FROM coupons WHERE id = '{stolen}';"
+        ))
+        .await
+        .unwrap();
+    let (code, stdout) = verify(&env).await;
+    assert_eq!(code, Some(1), "{stdout}");
+    for expected in [
+        format!("coupons {stolen} user_id: live mallory vs replayed u2"),
+        format!("coupons {stretched} expires_at: live "),
+        format!("templates \"{sn}\" face_value: live 99.00 vs replayed 20.00"),
+        format!("orders \"{paid}\" allocations: live [] vs replayed [{{"),
+        format!("refunds (\"{paid}\", \"r-1\") refund: live {{}} vs replayed {{"),
+        format!("user_claims (\"{sn}\", \"u4\") claimed: live (none) vs replayed 1"),
+        format!("coupons {ghost} user_id: live mallory vs replayed (none)"),
+    ] {
+        assert!(
+            stdout.contains(&expected),
+            "missing {expected:?} in\n{stdout}"
+        );
+    }
+}
