@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::events::CouponChanged;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CouponStatus {
     Unused,

@@ -1,6 +1,8 @@
 //! What one event does to the projections (`balances`, `template_stats`), as
-//! a pure function. The live workers (SQL) and `ledger replay` (in memory)
-//! both fold events through [`effect`], so they cannot disagree.
+//! a pure function the live workers fold events through. `ledger replay`
+//! checks them against their definition instead (each coupon's final status
+//! by the state machine, added up), and shares only [`order_effect`] for
+//! costs.
 //!
 //! - Coupon streams move a coupon between status buckets (per user for
 //!   `balances`, per template for `template_stats`).

@@ -1,6 +1,6 @@
 //! The differences between the live tables and the replayed ones.
 
-use std::fmt::{self, Debug};
+use std::fmt;
 
 use super::tables::Fields;
 
@@ -45,7 +45,7 @@ impl Differences {
     pub fn row<V: Fields + PartialEq + Default>(
         &mut self,
         table: &'static str,
-        key: &impl Debug,
+        key: &str,
         live: Option<&V>,
         replayed: Option<&V>,
     ) {
@@ -59,12 +59,20 @@ impl Differences {
             if l != r || live.is_none() || replayed.is_none() {
                 self.push(Difference {
                     table,
-                    key: format!("{key:?}"),
+                    key: key.to_owned(),
                     field,
                     live: shown(live, l),
                     replayed: shown(replayed, r),
                 });
             }
+        }
+    }
+
+    /// Adds the differences `other` found.
+    pub fn merge(&mut self, other: Differences) {
+        self.unlisted += other.unlisted;
+        for d in other.listed {
+            self.push(d);
         }
     }
 

@@ -1,9 +1,12 @@
 //! Rebuilding [`Tables`] from the events, in memory and without I/O: each
-//! coupon's row by the coupon state machine (`coupon_state::apply`), the
-//! projections through the pure fold the live workers use
-//! (`domain::projection`), the other tables by their streams' events.
+//! coupon by the coupon state machine (`coupon_state::apply`), the
+//! projections from the coupons as the log leaves them (`Replay::counts`),
+//! costs through the pure order fold the live workers use
+//! (`domain::projection::order_effect`), the other tables by their streams'
+//! events.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -11,16 +14,16 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::tables::{
-    BucketRow, Cents, ChannelRow, CouponRow, OrderRow, Present, RefundRow, Tables, TemplateRow,
+    Cents, ChannelRow, Counts, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
+    TemplateRow,
 };
 use crate::domain::coupon_state::{self, CouponChange, CouponState};
 use crate::domain::events::{
-    ChannelCreated, CouponChanged, CouponIssued, TemplateChannelAllowed, TemplateCreated,
-    TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
+    ChannelCreated, CouponChanged, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
+    TemplateStatusChanged, TemplateUpdated,
 };
-use crate::domain::projection::{
-    CouponView, Effect, ProjectionError, StreamKind, coupon_effect, order_effect, stream_kind,
-};
+use crate::domain::money::Money;
+use crate::domain::projection::{Effect, ProjectionError, StreamKind, order_effect, stream_kind};
 use crate::domain::terms::Terms;
 
 /// One stored event, as the replay reads it.
@@ -28,55 +31,94 @@ pub struct Event<'a> {
     pub stream_id: &'a str,
     pub version: i32,
     pub event_type: &'a str,
-    pub payload: &'a Value,
+    /// The payload's JSON text, parsed once, into what its type needs.
+    pub payload: &'a [u8],
     pub occurred_at: DateTime<Utc>,
+}
+
+/// `CouponIssued` as the replay needs it, its strings borrowed from the
+/// payload's text where they can be (a million issues, no copies).
+#[derive(Deserialize)]
+struct Issued<'a> {
+    #[serde(borrow)]
+    template_sn: Cow<'a, str>,
+    #[serde(borrow)]
+    user_id: Cow<'a, str>,
+    issued_at: DateTime<Utc>,
+    effective_at: DateTime<Utc>,
+    expires_at: DateTime<Utc>,
+    face_value: Money,
+    channel_id: Option<Uuid>,
+    refund_from: Option<Uuid>,
 }
 
 /// What the log says of one coupon so far.
 pub struct ReplayedCoupon {
-    /// What the projections know (owner, template, bucket, discount).
-    pub view: CouponView,
+    pub template: Sym,
+    pub user: Sym,
+    /// Face value, in cents.
+    pub face_value: i64,
     /// By the state machine: status, order, expiry.
     pub state: CouponState,
+    /// The stream's version: every event moves it, as it moves the row's.
+    pub version: i32,
+    /// What the coupon takes off the order holding it (from `OrderLocked`).
+    pub locked_discount: i64,
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,
     pub channel_id: Option<Uuid>,
     pub refund_from: Option<Uuid>,
+    /// Set when its live row has been compared (see `live`).
+    pub compared: bool,
 }
 
 impl ReplayedCoupon {
     /// The `coupons` row the log implies.
-    pub fn into_row(self) -> CouponRow {
+    pub fn row(&self, names: &Names) -> CouponRow {
         CouponRow {
-            template_sn: self.view.template_sn,
-            user_id: self.view.user_id,
+            template_sn: names.name(self.template).to_owned(),
+            user_id: names.name(self.user).to_owned(),
             status: self.state.status.as_str().to_owned(),
-            order_id: self.state.order_id,
+            order_id: self.state.order_id.clone(),
             issued_at: self.issued_at,
             effective_at: self.effective_at,
             expires_at: self.state.expires_at,
             channel_id: self.channel_id,
             refund_from: self.refund_from,
-            version: self.view.version,
+            version: self.version,
         }
     }
 }
 
-/// The state of a replay after the events folded so far. `tables.coupons`
-/// stays empty: the coupons are in `coupons`, rows made when compared.
+/// The state of a replay after the events folded so far. The coupons are
+/// kept apart from `tables`; [`Replay::counts`] adds them up into the
+/// projections and claims.
 #[derive(Default)]
 pub struct Replay {
     pub tables: Tables,
-    pub coupons: HashMap<Uuid, ReplayedCoupon>,
+    pub coupons: Map<Uuid, ReplayedCoupon>,
     /// Refunds of each order so far (the next one's `seq`).
-    refunds_per_order: HashMap<String, i32>,
+    refunds_per_order: Map<String, i32>,
 }
 
+/// The most coupons a replay sizes its maps for up front (50 million).
+pub const MAX_PRESIZE: usize = 50_000_000;
+
 impl Replay {
+    /// A replay whose coupon map holds `coupons` entries without regrowing.
+    pub fn with_capacity(coupons: usize) -> Self {
+        let mut replay = Replay::default();
+        replay.coupons.reserve(coupons);
+        replay
+    }
+
     /// Folds one event (events must come in each stream's version order).
     pub fn apply(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
         match stream_kind(e.stream_id) {
-            StreamKind::Coupon(id) => self.coupon(id, e),
+            StreamKind::Coupon(id) if e.event_type == "CouponIssued" => {
+                self.issue(id, e.version, &parse_json(e)?)
+            }
+            StreamKind::Coupon(id) => self.change(id, e, &parse_json(e)?),
             StreamKind::Order => self.order(e),
             StreamKind::Other if e.stream_id.starts_with("template-") => self.template(e),
             StreamKind::Other if e.stream_id.starts_with("channel-") => self.channel(e),
@@ -84,71 +126,94 @@ impl Replay {
         }
     }
 
-    fn coupon(&mut self, id: Uuid, e: &Event<'_>) -> Result<(), ProjectionError> {
-        let known = self.coupons.get(&id).map(|c| &c.view);
-        match coupon_effect(known, e.event_type, e.version, e.payload)? {
-            Effect::Issued(view) => {
-                let issued: CouponIssued = parse(e.event_type, e.payload)?;
-                self.count_issue(&issued);
-                self.count_bucket(&view, view.status.as_str(), 1);
-                let coupon = ReplayedCoupon {
-                    view,
-                    state: coupon_state::issued(issued.expires_at),
-                    issued_at: issued.issued_at,
-                    effective_at: issued.effective_at,
-                    channel_id: issued.channel_id,
-                    refund_from: issued.refund_from,
-                };
-                self.coupons.insert(id, coupon);
+    /// The projections (status buckets per user and per template) and the
+    /// claim counts, from each coupon as the log leaves it: their definition,
+    /// computed apart from the workers' event-by-event fold.
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        counts.balances.reserve(self.coupons.len());
+        counts.user_claims.reserve(self.coupons.len());
+        for c in self.coupons.values() {
+            let status = c.state.status;
+            let owners = [
+                (&mut counts.balances, c.user),
+                (&mut counts.template_stats, c.template),
+            ];
+            for (map, owner) in owners {
+                let bucket = map.entry((owner, status)).or_default();
+                bucket.count += 1;
+                bucket.face_value.0 += c.face_value;
             }
-            Effect::Moved { from, view } => {
-                let changed: CouponChanged = parse(e.event_type, e.payload)?;
-                self.count_bucket(&view, view.status.as_str(), 1);
-                self.count_bucket(&view, from.as_str(), -1);
-                let change = CouponChange::from_event(e.event_type, &changed);
-                if let (Some(coupon), Some(change)) = (self.coupons.get_mut(&id), change) {
-                    coupon.state = coupon_state::apply(&coupon.state, &change);
-                    coupon.view = view;
-                }
+            // Reissues after a refund take no quota and no per-user count.
+            if c.refund_from.is_none() {
+                let claims = counts.user_claims.entry((c.template, c.user));
+                claims.or_default().claimed += 1;
             }
-            _ => {}
+        }
+        counts
+    }
+
+    fn issue(
+        &mut self,
+        id: Uuid,
+        version: i32,
+        issued: &Issued<'_>,
+    ) -> Result<(), ProjectionError> {
+        let Entry::Vacant(slot) = self.coupons.entry(id) else {
+            return Err(ProjectionError::IssuedTwice(version));
+        };
+        if version != 1 {
+            return Err(ProjectionError::IssuedTwice(version));
+        }
+        let t = &mut self.tables;
+        by_name(&mut t.template_totals, &issued.template_sn).issued += 1;
+        if issued.refund_from.is_none() {
+            by_name(&mut t.templates, &issued.template_sn).issued += 1;
+        }
+        slot.insert(ReplayedCoupon {
+            template: t.names.intern(&issued.template_sn),
+            user: t.names.intern(&issued.user_id),
+            face_value: issued.face_value.cents(),
+            state: coupon_state::issued(issued.expires_at),
+            version,
+            locked_discount: 0,
+            issued_at: issued.issued_at,
+            effective_at: issued.effective_at,
+            channel_id: issued.channel_id,
+            refund_from: issued.refund_from,
+            compared: false,
+        });
+        Ok(())
+    }
+
+    /// A coupon's later event, through the state machine.
+    fn change(
+        &mut self,
+        id: Uuid,
+        e: &Event<'_>,
+        changed: &CouponChanged,
+    ) -> Result<(), ProjectionError> {
+        let coupon = self
+            .coupons
+            .get_mut(&id)
+            .ok_or_else(|| ProjectionError::UnknownCoupon {
+                event_type: e.event_type.to_owned(),
+                version: e.version,
+            })?;
+        coupon.version = e.version;
+        if let Some(change) = CouponChange::from_event(e.event_type, changed) {
+            coupon.state = coupon_state::apply(&coupon.state, &change);
         }
         Ok(())
     }
 
-    /// Counts an issue for the template; a first issue (not a reissue after
-    /// a refund, which takes no quota) also for the quota and the user.
-    fn count_issue(&mut self, issued: &CouponIssued) {
-        let t = &mut self.tables;
-        let sn = &issued.template_sn;
-        t.template_totals.entry(sn.clone()).or_default().issued += 1;
-        if issued.refund_from.is_none() {
-            t.templates.entry(sn.clone()).or_default().issued += 1;
-            let key = (sn.clone(), issued.user_id.clone());
-            t.user_claims.entry(key).or_default().claimed += 1;
-        }
-    }
-
-    /// Adds `sign` coupons of `view` to the `status` buckets of its user and template.
-    fn count_bucket(&mut self, view: &CouponView, status: &str, sign: i64) {
-        let t = &mut self.tables;
-        let owners = [
-            (&mut t.balances, &view.user_id),
-            (&mut t.template_stats, &view.template_sn),
-        ];
-        for (map, owner) in owners {
-            let bucket: &mut BucketRow = map.entry((owner.clone(), status.to_owned())).or_default();
-            bucket.count += sign;
-            bucket.face_value.0 += sign * view.face_value;
-        }
-    }
-
     fn order(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
+        let payload = value(e)?;
         let order_id = e.stream_id.trim_start_matches("order-").to_owned();
         let row = self.tables.orders.entry(order_id.clone()).or_default();
         row.version = e.version;
         match e.event_type {
-            "OrderLocked" => lock_order(row, e)?,
+            "OrderLocked" => lock_order(row, e.event_type, &payload)?,
             "OrderConfirmed" => row.status = "confirmed".into(),
             "OrderCancelled" if e.version == 1 => row.status = "cancelled_before_lock".into(),
             "OrderCancelled" => row.status = "cancelled".into(),
@@ -156,13 +221,13 @@ impl Replay {
             _ => {}
         }
         if e.event_type == "OrderRefunded" {
-            self.refund(order_id, e)?;
+            self.refund(order_id, e, &payload)?;
         }
-        match order_effect(e.event_type, e.payload)? {
+        match order_effect(e.event_type, &payload)? {
             Effect::Discounts(discounts) => {
                 for (id, cents) in discounts {
                     if let Some(coupon) = self.coupons.get_mut(&id) {
-                        coupon.view.locked_discount = cents;
+                        coupon.locked_discount = cents;
                     }
                 }
             }
@@ -181,13 +246,18 @@ impl Replay {
         Ok(())
     }
 
-    fn refund(&mut self, order_id: String, e: &Event<'_>) -> Result<(), ProjectionError> {
+    fn refund(
+        &mut self,
+        order_id: String,
+        e: &Event<'_>,
+        payload: &Value,
+    ) -> Result<(), ProjectionError> {
         #[derive(Deserialize)]
         struct Refunded {
             refund_id: String,
             refund: Value,
         }
-        let refunded: Refunded = parse(e.event_type, e.payload)?;
+        let refunded: Refunded = parse(e.event_type, payload)?;
         // `seq` counts the order's earlier refunds (0 for the first).
         let earlier = self.refunds_per_order.entry(order_id.clone()).or_default();
         let row = RefundRow {
@@ -205,34 +275,35 @@ impl Replay {
     /// or a refund reverses part of it.
     fn add_cost(&mut self, id: Uuid, cents: Option<i64>) {
         if let Some(coupon) = self.coupons.get(&id) {
-            let view = &coupon.view;
-            let cost = cents.unwrap_or(view.locked_discount);
-            let totals = self.tables.template_totals.entry(view.template_sn.clone());
-            totals.or_default().cost.0 += cost;
+            let cost = cents.unwrap_or(coupon.locked_discount);
+            let t = &mut self.tables;
+            let template = t.names.name(coupon.template);
+            by_name(&mut t.template_totals, template).cost.0 += cost;
         }
     }
 
     fn template(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
+        let payload = &value(e)?;
         let sn = e.stream_id.trim_start_matches("template-").to_owned();
         if e.event_type == "TemplateChannelAllowed" {
-            let allowed: TemplateChannelAllowed = parse(e.event_type, e.payload)?;
+            let allowed: TemplateChannelAllowed = parse(e.event_type, payload)?;
             let key = (sn.clone(), allowed.channel_id);
             self.tables.template_channels.insert(key, Present {});
         }
         let row = self.tables.templates.entry(sn).or_default();
         row.version = e.version;
         match e.event_type {
-            "TemplateCreated" => create_template(row, e)?,
+            "TemplateCreated" => create_template(row, e, payload)?,
             "TemplateActivated" | "TemplateStopped" | "TemplateVoided" => {
-                let changed: TemplateStatusChanged = parse(e.event_type, e.payload)?;
+                let changed: TemplateStatusChanged = parse(e.event_type, payload)?;
                 row.status = changed.to;
             }
             "TemplateQuotaRaised" => {
-                let raised: TemplateQuotaRaised = parse(e.event_type, e.payload)?;
+                let raised: TemplateQuotaRaised = parse(e.event_type, payload)?;
                 row.total = raised.total;
             }
             "TemplateUpdated" => {
-                let updated: TemplateUpdated = parse(e.event_type, e.payload)?;
+                let updated: TemplateUpdated = parse(e.event_type, payload)?;
                 row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
                 if let Some(remind) = updated.remind_days_before {
                     row.remind_days_before = remind;
@@ -245,7 +316,7 @@ impl Replay {
 
     fn channel(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
         if e.event_type == "ChannelCreated" {
-            let created: ChannelCreated = parse(e.event_type, e.payload)?;
+            let created: ChannelCreated = parse(e.event_type, &value(e)?)?;
             let row = ChannelRow {
                 name: created.name,
                 created_at: e.occurred_at,
@@ -256,7 +327,11 @@ impl Replay {
     }
 }
 
-fn lock_order(row: &mut OrderRow, e: &Event<'_>) -> Result<(), ProjectionError> {
+fn lock_order(
+    row: &mut OrderRow,
+    event_type: &str,
+    payload: &Value,
+) -> Result<(), ProjectionError> {
     #[derive(Deserialize)]
     struct Locked {
         user_id: String,
@@ -265,7 +340,7 @@ fn lock_order(row: &mut OrderRow, e: &Event<'_>) -> Result<(), ProjectionError> 
         coupon_ids: Vec<Uuid>,
         lock_expires_at: DateTime<Utc>,
     }
-    let locked: Locked = parse(e.event_type, e.payload)?;
+    let locked: Locked = parse(event_type, payload)?;
     row.status = "locked".into();
     row.user_id = Some(locked.user_id);
     row.order_body = Some(locked.order);
@@ -276,8 +351,12 @@ fn lock_order(row: &mut OrderRow, e: &Event<'_>) -> Result<(), ProjectionError> 
 }
 
 /// The row of a new template (its `issued` counts what was replayed so far).
-fn create_template(row: &mut TemplateRow, e: &Event<'_>) -> Result<(), ProjectionError> {
-    let created: TemplateCreated = parse(e.event_type, e.payload)?;
+fn create_template(
+    row: &mut TemplateRow,
+    e: &Event<'_>,
+    payload: &Value,
+) -> Result<(), ProjectionError> {
+    let created: TemplateCreated = parse(e.event_type, payload)?;
     let terms = Terms::parse(&created.terms).map_err(|err| ProjectionError::Payload {
         event_type: e.event_type.to_owned(),
         message: err.to_string(),
@@ -286,7 +365,7 @@ fn create_template(row: &mut TemplateRow, e: &Event<'_>) -> Result<(), Projectio
         name: created.name,
         kind: terms.kind().as_str().to_owned(),
         currency: terms.currency().as_str().to_owned(),
-        terms: e.payload.get("terms").cloned().unwrap_or_default(),
+        terms: payload.get("terms").cloned().unwrap_or_default(),
         face_value: Cents(terms.face_value().cents()),
         issue_begin: created.issue_window.begin,
         issue_end: created.issue_window.end,
@@ -300,6 +379,31 @@ fn create_template(row: &mut TemplateRow, e: &Event<'_>) -> Result<(), Projectio
         created_at: e.occurred_at,
     };
     Ok(())
+}
+
+/// The row for `name` in a map keyed by name (the key is only copied for a
+/// new row).
+fn by_name<'m, V: Default>(map: &'m mut Map<String, V>, name: &str) -> &'m mut V {
+    if !map.contains_key(name) {
+        map.insert(name.to_owned(), V::default());
+    }
+    map.get_mut(name).expect("inserted above")
+}
+
+/// The payload, parsed straight from its text into `T`.
+fn parse_json<'a, T: Deserialize<'a>>(e: &Event<'a>) -> Result<T, ProjectionError> {
+    serde_json::from_slice(e.payload).map_err(|err| ProjectionError::Payload {
+        event_type: e.event_type.to_owned(),
+        message: err.to_string(),
+    })
+}
+
+/// The payload as a JSON value (events other than coupons', which are few).
+fn value(e: &Event<'_>) -> Result<Value, ProjectionError> {
+    serde_json::from_slice(e.payload).map_err(|err| ProjectionError::Payload {
+        event_type: e.event_type.to_owned(),
+        message: err.to_string(),
+    })
 }
 
 fn parse<T: serde::de::DeserializeOwned>(

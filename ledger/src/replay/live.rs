@@ -3,151 +3,369 @@
 //! end was replayed but is not live. Rows that count nothing (an emptied
 //! bucket, a zero claim count) are left out on both sides.
 
-use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
+use chrono::{DateTime, Utc};
 use futures_util::{TryStreamExt, pin_mut};
 use rust_decimal::Decimal;
-use tokio_postgres::{GenericClient, Row};
+use tokio_postgres::Transaction;
+use tokio_postgres::binary_copy::{BinaryCopyOutRow, BinaryCopyOutStream};
+use tokio_postgres::types::Type;
+use uuid::Uuid;
 
 use super::compare::Differences;
 use super::fold::{Replay, ReplayedCoupon};
 use super::tables::{
-    BucketRow, Cents, ChannelRow, ClaimsRow, CouponRow, Fields, OrderRow, Present, RefundRow,
-    TemplateRow, TotalsRow,
+    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, OrderRow,
+    Present, RefundRow, Sym, TemplateRow, TotalsRow,
 };
+use crate::domain::coupon_state::CouponStatus;
 
-/// Compares every live table with `replay`, which it empties.
-pub async fn compare(
-    client: &impl GenericClient,
+/// Compares the coupons and the other records with `replay`, which it
+/// empties of them.
+pub async fn compare_records(
+    tx: &Transaction<'_>,
+    names: &Names,
     replay: &mut Replay,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let sql = "SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at,
-                      expires_at, channel_id, refund_from, version FROM coupons";
-    let replayed = &mut replay.coupons;
-    table(
-        client,
-        out,
-        "coupons",
-        sql,
-        coupon,
-        replayed,
-        ReplayedCoupon::into_row,
-    )
-    .await?;
+    let mut c = Copy { tx, out };
+    c.coupons(names, &mut replay.coupons).await?;
     let t = &mut replay.tables;
-    let sql = "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total,
-                      issued, per_user_limit, refund_policy, remind_days_before, status, version,
-                      created_at FROM templates";
-    table(
-        client,
-        out,
+    c.table(
         "templates",
-        sql,
-        template,
+        TEMPLATES,
+        plain(template),
         &mut t.templates,
         same,
+        debug,
     )
     .await?;
-    let sql = "SELECT id, name, created_at FROM channels";
-    table(client, out, "channels", sql, channel, &mut t.channels, same).await?;
-    let sql = "SELECT template_sn, channel_id FROM template_channels";
-    let present = |r: &Row| ((r.get(0), r.get(1)), Present {});
-    table(
-        client,
-        out,
+    c.table(
+        "channels",
+        CHANNELS,
+        plain(channel),
+        &mut t.channels,
+        same,
+        debug,
+    )
+    .await?;
+    let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
+    let allowed = &mut t.template_channels;
+    c.table(
         "template_channels",
-        sql,
+        TEMPLATE_CHANNELS,
         present,
-        &mut t.template_channels,
+        allowed,
         same,
+        debug,
     )
     .await?;
-    let sql = "SELECT template_sn, user_id, claimed FROM user_claims WHERE claimed <> 0";
-    let claims = |r: &Row| ((r.get(0), r.get(1)), ClaimsRow { claimed: r.get(2) });
-    table(
-        client,
-        out,
-        "user_claims",
-        sql,
-        claims,
-        &mut t.user_claims,
+    c.table("orders", ORDERS, plain(order), &mut t.orders, same, debug)
+        .await?;
+    c.table(
+        "refunds",
+        REFUNDS,
+        plain(refund),
+        &mut t.refunds,
         same,
+        debug,
     )
     .await?;
-    // A lock that rolled back leaves no row; one still locking is not committed.
-    let sql = "SELECT order_id, user_id, status, order_body, allocations, coupon_ids,
-                      lock_expires_at, version FROM orders";
-    table(client, out, "orders", sql, order, &mut t.orders, same).await?;
-    let sql = "SELECT order_id, refund_id, seq, refund, created_at FROM refunds";
-    table(client, out, "refunds", sql, refund, &mut t.refunds, same).await?;
-    let sql = "SELECT user_id, status, count, face_value FROM balances
-                WHERE count <> 0 OR face_value <> 0";
-    table(client, out, "balances", sql, bucket, &mut t.balances, same).await?;
-    let sql = "SELECT template_sn, status, count, face_value FROM template_stats
-                WHERE count <> 0 OR face_value <> 0";
-    table(
-        client,
-        out,
-        "template_stats",
-        sql,
-        bucket,
-        &mut t.template_stats,
-        same,
-    )
-    .await?;
-    let sql = "SELECT template_sn, issued, cost FROM template_totals";
-    let totals = |r: &Row| {
+    let totals = plain(|r| {
         let row = TotalsRow {
-            issued: r.get(1),
-            cost: cents(r.get(2)),
+            issued: r.try_get(1)?,
+            cost: cents(r.try_get(2)?),
         };
-        (r.get(0), row)
-    };
-    table(
-        client,
-        out,
-        "template_totals",
-        sql,
-        totals,
-        &mut t.template_totals,
-        same,
-    )
-    .await
+        Ok((r.try_get(0)?, row))
+    });
+    let all = &mut t.template_totals;
+    c.table("template_totals", TEMPLATE_TOTALS, totals, all, same, debug)
+        .await
 }
 
-/// Streams the rows of `sql` (no parameters), comparing each with the
-/// replayed entry of the same key (made a row by `row_of`); then reports the
-/// replayed entries left over.
-async fn table<K, R, V>(
-    client: &impl GenericClient,
+/// Compares the claims and the projections' buckets with `counts`.
+pub async fn compare_counts(
+    tx: &Transaction<'_>,
+    names: &Names,
+    mut counts: Counts,
     out: &mut Differences,
-    name: &'static str,
-    sql: &str,
-    parse: impl Fn(&Row) -> (K, V),
-    replayed: &mut HashMap<K, R>,
-    row_of: impl Fn(R) -> V,
-) -> Result<(), tokio_postgres::Error>
-where
-    K: Eq + Hash + Debug + Ord,
-    V: Fields + PartialEq + Default,
-{
-    let rows = client.query_raw(sql, std::iter::empty::<i32>()).await?;
-    pin_mut!(rows);
-    while let Some(row) = rows.try_next().await? {
-        let (key, live) = parse(&row);
-        let replayed_row = replayed.remove(&key).map(&row_of);
-        out.row(name, &key, Some(&live), replayed_row.as_ref());
+) -> Result<(), tokio_postgres::Error> {
+    let mut c = Copy { tx, out };
+    let claims = |r: &Line| {
+        let (template, user) = (r.try_get(0)?, r.try_get(1)?);
+        let key = match (names.get(template), names.get(user)) {
+            (Some(t), Some(u)) => Key::Known((t, u)),
+            _ => Key::Unknown(format!("{:?}", (template, user))),
+        };
+        Ok((
+            key,
+            ClaimsRow {
+                claimed: r.try_get(2)?,
+            },
+        ))
+    };
+    let show = |k: &(Sym, Sym)| format!("{:?}", (names.name(k.0), names.name(k.1)));
+    c.table(
+        "user_claims",
+        USER_CLAIMS,
+        claims,
+        &mut counts.user_claims,
+        same,
+        show,
+    )
+    .await?;
+    let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
+    let bucket = |r: &Line| bucket(names, r);
+    c.table(
+        "balances",
+        BALANCES,
+        bucket,
+        &mut counts.balances,
+        same,
+        show,
+    )
+    .await?;
+    let stats = &mut counts.template_stats;
+    c.table("template_stats", TEMPLATE_STATS, bucket, stats, same, show)
+        .await
+}
+
+/// A live row's key: one the replay may hold, or one it cannot (it names a
+/// user or template the log never mentioned), shown as it reads.
+enum Key<K> {
+    Known(K),
+    Unknown(String),
+}
+
+type Parsed<K, V> = Result<(Key<K>, V), tokio_postgres::Error>;
+
+/// A parser whose keys are the replay's own (ids, names, plain strings).
+fn plain<K, V>(
+    parse: impl Fn(&Line) -> Result<(K, V), tokio_postgres::Error>,
+) -> impl Fn(&Line) -> Parsed<K, V> {
+    move |r| parse(r).map(|(k, v)| (Key::Known(k), v))
+}
+
+/// A key shown as it is.
+fn debug<K: Debug>(key: &K) -> String {
+    format!("{key:?}")
+}
+
+/// A live table: the query (copied out in binary) and its column types.
+type Query = (&'static str, &'static [Type]);
+
+const COUPONS: Query = (
+    "SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at, expires_at,
+            channel_id, refund_from, version FROM coupons",
+    &[
+        Type::UUID,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::UUID,
+        Type::UUID,
+        Type::INT4,
+    ],
+);
+const TEMPLATES: Query = (
+    "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total, issued,
+            per_user_limit, refund_policy, remind_days_before, status, version, created_at
+       FROM templates",
+    &[
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::JSONB,
+        Type::NUMERIC,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::INT8,
+        Type::INT8,
+        Type::INT4,
+        Type::TEXT,
+        Type::INT4,
+        Type::TEXT,
+        Type::INT4,
+        Type::TIMESTAMPTZ,
+    ],
+);
+const CHANNELS: Query = (
+    "SELECT id, name, created_at FROM channels",
+    &[Type::UUID, Type::TEXT, Type::TIMESTAMPTZ],
+);
+const TEMPLATE_CHANNELS: Query = (
+    "SELECT template_sn, channel_id FROM template_channels",
+    &[Type::TEXT, Type::UUID],
+);
+const USER_CLAIMS: Query = (
+    "SELECT template_sn, user_id, claimed FROM user_claims WHERE claimed <> 0",
+    &[Type::TEXT, Type::TEXT, Type::INT4],
+);
+// A lock that rolled back leaves no row; one still locking is not committed.
+const ORDERS: Query = (
+    "SELECT order_id, user_id, status, order_body, allocations, coupon_ids, lock_expires_at,
+            version FROM orders",
+    &[
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::JSONB,
+        Type::JSONB,
+        Type::UUID_ARRAY,
+        Type::TIMESTAMPTZ,
+        Type::INT4,
+    ],
+);
+const REFUNDS: Query = (
+    "SELECT order_id, refund_id, seq, refund, created_at FROM refunds",
+    &[
+        Type::TEXT,
+        Type::TEXT,
+        Type::INT4,
+        Type::JSONB,
+        Type::TIMESTAMPTZ,
+    ],
+);
+const BALANCES: Query = (
+    "SELECT user_id, status, count, face_value FROM balances WHERE count <> 0 OR face_value <> 0",
+    &[Type::TEXT, Type::TEXT, Type::INT8, Type::NUMERIC],
+);
+const TEMPLATE_STATS: Query = (
+    "SELECT template_sn, status, count, face_value FROM template_stats
+      WHERE count <> 0 OR face_value <> 0",
+    &[Type::TEXT, Type::TEXT, Type::INT8, Type::NUMERIC],
+);
+const TEMPLATE_TOTALS: Query = (
+    "SELECT template_sn, issued, cost FROM template_totals",
+    &[Type::TEXT, Type::INT8, Type::NUMERIC],
+);
+
+/// One row of a live table, as copied out.
+type Line = BinaryCopyOutRow;
+
+/// Copies live tables out of `tx`, reporting into `out`.
+struct Copy<'t, 'o> {
+    tx: &'t Transaction<'t>,
+    out: &'o mut Differences,
+}
+
+impl Copy<'_, '_> {
+    /// The rows of `query`, copied out in binary.
+    async fn rows(
+        &self,
+        (sql, types): Query,
+    ) -> Result<BinaryCopyOutStream, tokio_postgres::Error> {
+        let copy = format!("COPY ({sql}) TO STDOUT (FORMAT binary)");
+        Ok(BinaryCopyOutStream::new(
+            self.tx.copy_out(&copy).await?,
+            types,
+        ))
     }
-    // Sorted so that a report lists them in a stable order.
-    let mut left: Vec<(K, R)> = replayed.drain().collect();
-    left.sort_by(|a, b| a.0.cmp(&b.0));
-    for (key, entry) in left {
-        out.row(name, &key, None, Some(&row_of(entry)));
+
+    /// Streams the rows of `query`, comparing each with the replayed entry
+    /// of the same key (made a row by `row_of`); then reports the replayed
+    /// entries left over. `show` prints a replayed key as a live one reads.
+    async fn table<K, R, V>(
+        &mut self,
+        name: &'static str,
+        query: Query,
+        parse: impl Fn(&Line) -> Parsed<K, V>,
+        replayed: &mut Map<K, R>,
+        row_of: impl Fn(R) -> V,
+        show: impl Fn(&K) -> String,
+    ) -> Result<(), tokio_postgres::Error>
+    where
+        K: Eq + Hash + Ord,
+        V: Fields + PartialEq + Default,
+    {
+        let rows = self.rows(query).await?;
+        pin_mut!(rows);
+        while let Some(row) = rows.try_next().await? {
+            match parse(&row)? {
+                (Key::Known(key), live) => {
+                    let replayed_row = replayed.remove(&key).map(&row_of);
+                    if replayed_row.as_ref() != Some(&live) {
+                        self.out
+                            .row(name, &show(&key), Some(&live), replayed_row.as_ref());
+                    }
+                }
+                (Key::Unknown(key), live) => self.out.row(name, &key, Some(&live), None),
+            }
+        }
+        self.left_over(name, replayed, row_of, show);
+        Ok(())
     }
-    Ok(())
+
+    /// The coupons: like [`Copy::table`], but a live row that matches its
+    /// replayed coupon is compared in place, neither copied nor moved (a
+    /// million rows).
+    async fn coupons(
+        &mut self,
+        names: &Names,
+        replayed: &mut Map<Uuid, ReplayedCoupon>,
+    ) -> Result<(), tokio_postgres::Error> {
+        let rows = self.rows(COUPONS).await?;
+        pin_mut!(rows);
+        while let Some(row) = rows.try_next().await? {
+            let id: Uuid = row.try_get(0)?;
+            let replayed_coupon = replayed.get_mut(&id).filter(|c| !c.compared);
+            let replayed_row = match replayed_coupon {
+                Some(c) if c.matches(names, &row)? => {
+                    c.compared = true;
+                    continue;
+                }
+                Some(c) => {
+                    c.compared = true;
+                    Some(c.row(names))
+                }
+                None => None,
+            };
+            let (_, live) = coupon(&row)?;
+            self.out
+                .row("coupons", &debug(&id), Some(&live), replayed_row.as_ref());
+        }
+        replayed.retain(|_, c| !c.compared);
+        self.left_over("coupons", replayed, |c| c.row(names), debug);
+        Ok(())
+    }
+
+    /// Reports the replayed entries no live row claimed, in key order.
+    fn left_over<K: Ord, R, V: Fields + PartialEq + Default>(
+        &mut self,
+        name: &'static str,
+        replayed: &mut Map<K, R>,
+        row_of: impl Fn(R) -> V,
+        show: impl Fn(&K) -> String,
+    ) {
+        let mut left: Vec<(K, R)> = replayed.drain().collect();
+        left.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, entry) in left {
+            self.out.row(name, &show(&key), None, Some(&row_of(entry)));
+        }
+    }
+}
+
+impl ReplayedCoupon {
+    /// Whether the live `coupons` row (in `COUPONS`' columns) is this coupon's.
+    fn matches(&self, names: &Names, r: &Line) -> Result<bool, tokio_postgres::Error> {
+        Ok(r.try_get::<&str>(1)? == names.name(self.template)
+            && r.try_get::<&str>(2)? == names.name(self.user)
+            && r.try_get::<&str>(3)? == self.state.status.as_str()
+            && r.try_get::<Option<&str>>(4)? == self.state.order_id.as_deref()
+            && r.try_get::<DateTime<Utc>>(5)? == self.issued_at
+            && r.try_get::<DateTime<Utc>>(6)? == self.effective_at
+            && r.try_get::<DateTime<Utc>>(7)? == self.state.expires_at
+            && r.try_get::<Option<Uuid>>(8)? == self.channel_id
+            && r.try_get::<Option<Uuid>>(9)? == self.refund_from
+            && r.try_get::<i32>(10)? == self.version)
+    }
 }
 
 /// The replayed row is the compared row.
@@ -155,79 +373,85 @@ fn same<V>(row: V) -> V {
     row
 }
 
-fn coupon(r: &Row) -> (uuid::Uuid, CouponRow) {
+fn coupon(r: &Line) -> Result<(Uuid, CouponRow), tokio_postgres::Error> {
     let row = CouponRow {
-        template_sn: r.get(1),
-        user_id: r.get(2),
-        status: r.get(3),
-        order_id: r.get(4),
-        issued_at: r.get(5),
-        effective_at: r.get(6),
-        expires_at: r.get(7),
-        channel_id: r.get(8),
-        refund_from: r.get(9),
-        version: r.get(10),
+        template_sn: r.try_get(1)?,
+        user_id: r.try_get(2)?,
+        status: r.try_get(3)?,
+        order_id: r.try_get(4)?,
+        issued_at: r.try_get(5)?,
+        effective_at: r.try_get(6)?,
+        expires_at: r.try_get(7)?,
+        channel_id: r.try_get(8)?,
+        refund_from: r.try_get(9)?,
+        version: r.try_get(10)?,
     };
-    (r.get(0), row)
+    Ok((r.try_get(0)?, row))
 }
 
-fn template(r: &Row) -> (String, TemplateRow) {
+fn template(r: &Line) -> Result<(String, TemplateRow), tokio_postgres::Error> {
     let row = TemplateRow {
-        name: r.get(1),
-        kind: r.get(2),
-        currency: r.get(3),
-        terms: r.get(4),
-        face_value: cents(r.get(5)),
-        issue_begin: r.get(6),
-        issue_end: r.get(7),
-        total: r.get(8),
-        issued: r.get(9),
-        per_user_limit: r.get(10),
-        refund_policy: r.get(11),
-        remind_days_before: r.get(12),
-        status: r.get(13),
-        version: r.get(14),
-        created_at: r.get(15),
+        name: r.try_get(1)?,
+        kind: r.try_get(2)?,
+        currency: r.try_get(3)?,
+        terms: r.try_get(4)?,
+        face_value: cents(r.try_get(5)?),
+        issue_begin: r.try_get(6)?,
+        issue_end: r.try_get(7)?,
+        total: r.try_get(8)?,
+        issued: r.try_get(9)?,
+        per_user_limit: r.try_get(10)?,
+        refund_policy: r.try_get(11)?,
+        remind_days_before: r.try_get(12)?,
+        status: r.try_get(13)?,
+        version: r.try_get(14)?,
+        created_at: r.try_get(15)?,
     };
-    (r.get(0), row)
+    Ok((r.try_get(0)?, row))
 }
 
-fn channel(r: &Row) -> (uuid::Uuid, ChannelRow) {
+fn channel(r: &Line) -> Result<(Uuid, ChannelRow), tokio_postgres::Error> {
     let row = ChannelRow {
-        name: r.get(1),
-        created_at: r.get(2),
+        name: r.try_get(1)?,
+        created_at: r.try_get(2)?,
     };
-    (r.get(0), row)
+    Ok((r.try_get(0)?, row))
 }
 
-fn order(r: &Row) -> (String, OrderRow) {
+fn order(r: &Line) -> Result<(String, OrderRow), tokio_postgres::Error> {
     let row = OrderRow {
-        user_id: r.get(1),
-        status: r.get(2),
-        order_body: r.get(3),
-        allocations: r.get(4),
-        coupon_ids: r.get(5),
-        lock_expires_at: r.get(6),
-        version: r.get(7),
+        user_id: r.try_get(1)?,
+        status: r.try_get(2)?,
+        order_body: r.try_get(3)?,
+        allocations: r.try_get(4)?,
+        coupon_ids: r.try_get(5)?,
+        lock_expires_at: r.try_get(6)?,
+        version: r.try_get(7)?,
     };
-    (r.get(0), row)
+    Ok((r.try_get(0)?, row))
 }
 
-fn refund(r: &Row) -> ((String, String), RefundRow) {
+fn refund(r: &Line) -> Result<((String, String), RefundRow), tokio_postgres::Error> {
     let row = RefundRow {
-        seq: r.get(2),
-        refund: r.get(3),
-        created_at: r.get(4),
+        seq: r.try_get(2)?,
+        refund: r.try_get(3)?,
+        created_at: r.try_get(4)?,
     };
-    ((r.get(0), r.get(1)), row)
+    Ok(((r.try_get(0)?, r.try_get(1)?), row))
 }
 
-fn bucket(r: &Row) -> ((String, String), BucketRow) {
-    let row = BucketRow {
-        count: r.get(2),
-        face_value: cents(r.get(3)),
+/// A status bucket of a user (`balances`) or a template (`template_stats`).
+fn bucket(names: &Names, r: &Line) -> Parsed<(Sym, CouponStatus), BucketRow> {
+    let (owner, status): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
+    let key = match (names.get(owner), CouponStatus::parse(status)) {
+        (Some(o), Some(s)) => Key::Known((o, s)),
+        _ => Key::Unknown(format!("{:?}", (owner, status))),
     };
-    ((r.get(0), r.get(1)), row)
+    let row = BucketRow {
+        count: r.try_get(2)?,
+        face_value: cents(r.try_get(3)?),
+    };
+    Ok((key, row))
 }
 
 fn cents(d: Decimal) -> Cents {

@@ -3,10 +3,13 @@
 //! Amounts are in cents.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
+
+use crate::domain::coupon_state::CouponStatus;
 
 /// A row's fields by name and value, for reporting a difference.
 pub trait Fields {
@@ -147,22 +150,69 @@ row!(TotalsRow {
     cost: Cents,
 });
 
-/// Every write-model table and projection that events rebuild, by key.
-#[derive(Debug, Default, PartialEq)]
+/// The replay's maps: a fast hash (the keys come from the ledger's own log,
+/// not from an adversary), millions of entries.
+pub type Map<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
+
+/// A user id or template sn the replay has seen, by number: each name is
+/// kept once, however many coupons, buckets and claims carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(u32);
+
+/// The names behind [`Sym`]s.
+#[derive(Debug, Default)]
+pub struct Names {
+    syms: Map<Arc<str>, Sym>,
+    names: Vec<Arc<str>>,
+}
+
+impl Names {
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(&sym) = self.syms.get(name) {
+            return sym;
+        }
+        // Each name takes memory: the count runs out of memory long before u32.
+        let sym = Sym(u32::try_from(self.names.len()).expect("fewer than 2^32 names"));
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(name.clone());
+        self.syms.insert(name, sym);
+        sym
+    }
+
+    /// The symbol of a name the replay has seen.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        self.syms.get(name).copied()
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        &self.names[sym.0 as usize]
+    }
+}
+
+/// The write-model tables that events rebuild directly, by key (coupons
+/// are kept apart, see `fold::Replay`).
+#[derive(Debug, Default)]
 pub struct Tables {
-    pub coupons: HashMap<Uuid, CouponRow>,
-    pub templates: HashMap<String, TemplateRow>,
-    pub channels: HashMap<Uuid, ChannelRow>,
+    /// The user ids and template sns the coupons and [`Counts`] refer to.
+    pub names: Names,
+    pub templates: Map<String, TemplateRow>,
+    pub channels: Map<Uuid, ChannelRow>,
     /// (template, channel).
-    pub template_channels: HashMap<(String, Uuid), Present>,
-    /// (template, user) → coupons claimed.
-    pub user_claims: HashMap<(String, String), ClaimsRow>,
-    pub orders: HashMap<String, OrderRow>,
+    pub template_channels: Map<(String, Uuid), Present>,
+    pub orders: Map<String, OrderRow>,
     /// (order, refund id).
-    pub refunds: HashMap<(String, String), RefundRow>,
+    pub refunds: Map<(String, String), RefundRow>,
+    pub template_totals: Map<String, TotalsRow>,
+}
+
+/// What the coupons add up to: claims per user and the projections' status
+/// buckets (see `fold::Replay::finish`).
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// (template, user) → coupons claimed.
+    pub user_claims: Map<(Sym, Sym), ClaimsRow>,
     /// (user, status) → bucket.
-    pub balances: HashMap<(String, String), BucketRow>,
+    pub balances: Map<(Sym, CouponStatus), BucketRow>,
     /// (template, status) → bucket.
-    pub template_stats: HashMap<(String, String), BucketRow>,
-    pub template_totals: HashMap<String, TotalsRow>,
+    pub template_stats: Map<(Sym, CouponStatus), BucketRow>,
 }

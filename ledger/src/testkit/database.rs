@@ -150,5 +150,25 @@ async fn build_template(
     retry_while_in_use(client, &rename)
         .await
         .context("renaming the template")?;
+    drop_stale_templates(client, name).await;
     Ok(())
+}
+
+/// Drops the templates of earlier migrations, so they do not pile up on a
+/// machine. Best effort: one still being cloned from is left for next time.
+async fn drop_stale_templates(client: &tokio_postgres::Client, current: &str) {
+    let stale = client
+        .query(
+            "SELECT datname FROM pg_database
+              WHERE datname LIKE 'couponledger\\_template\\_%' AND datname <> $1",
+            &[&current],
+        )
+        .await;
+    for row in stale.iter().flatten() {
+        let name: &str = row.get(0);
+        let drop = format!("DROP DATABASE IF EXISTS {}", quote_ident(name));
+        if let Err(e) = client.batch_execute(&drop).await {
+            tracing::debug!(template = name, error = %e, "stale template kept");
+        }
+    }
 }
