@@ -113,8 +113,8 @@ async fn replay(config: &Config, verify: bool) -> anyhow::Result<()> {
     let rate = |d: std::time::Duration| report.events as f64 / d.as_secs_f64().max(1e-9);
     let total = report.fold + report.compare;
     println!(
-        "replayed {} events in {:.2} s ({:.0} events/s; rebuilt in {:.2} s, {:.0} events/s; \
-         compared in {:.2} s): {} differences",
+        "replayed {} events in {:.2} s ({:.0} events/s; folded in {:.2} s, {:.0} events/s; \
+         counted and compared in {:.2} s): {} differences",
         report.events,
         total.as_secs_f64(),
         rate(total),

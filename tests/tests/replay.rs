@@ -46,7 +46,8 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
     assert!(stdout.contains(" 0 differences"), "{stdout}");
 
     let client = env.db.client().await.unwrap();
-    let (stolen, stretched, ghost) = (coupons[2], coupons[3], uuid::Uuid::now_v7());
+    let (stolen, stretched, deleted) = (coupons[2], coupons[3], coupons[4]);
+    let ghost = uuid::Uuid::now_v7();
     client
         .batch_execute(&format!(
             "UPDATE coupons SET user_id = 'mallory' WHERE id = '{stolen}';
@@ -55,6 +56,7 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
              UPDATE orders SET allocations = '[]' WHERE order_id = '{paid}';
              UPDATE refunds SET refund = '{{}}' WHERE order_id = '{paid}';
              DELETE FROM user_claims WHERE template_sn = '{sn}' AND user_id = 'u4';
+             DELETE FROM coupons WHERE id = '{deleted}';
              INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
                                   expires_at, version)
                SELECT '{ghost}', template_sn, 'mallory', 'unused', issued_at, effective_at,
@@ -72,6 +74,7 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
         format!("refunds (\"{paid}\", \"r-1\") refund: live {{}} vs replayed {{"),
         format!("user_claims (\"{sn}\", \"u4\") claimed: live (none) vs replayed 1"),
         format!("coupons {ghost} user_id: live mallory vs replayed (none)"),
+        format!("coupons {deleted} user_id: live (none) vs replayed u4"),
     ] {
         assert!(
             stdout.contains(&expected),

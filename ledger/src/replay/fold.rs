@@ -1,6 +1,6 @@
 //! Rebuilding [`Tables`] from the events, in memory and without I/O: each
 //! coupon by the coupon state machine (`coupon_state::apply`), the
-//! projections from the coupons as the log leaves them (`Replay::counts`),
+//! projections from the coupons as the log leaves them ([`counts`]),
 //! costs through the pure order fold the live workers use
 //! (`domain::projection::order_effect`), the other tables by their streams'
 //! events.
@@ -36,6 +36,33 @@ pub struct Event<'a> {
     pub occurred_at: DateTime<Utc>,
 }
 
+/// The projections (status buckets per user and per template) and the claim
+/// counts, from each coupon as the log leaves it: their definition, computed
+/// apart from the workers' event-by-event fold.
+pub fn counts(coupons: &Map<Uuid, ReplayedCoupon>) -> Counts {
+    let mut counts = Counts::default();
+    counts.balances.reserve(coupons.len());
+    counts.user_claims.reserve(coupons.len());
+    for c in coupons.values() {
+        let status = c.state.status;
+        let owners = [
+            (&mut counts.balances, c.user),
+            (&mut counts.template_stats, c.template),
+        ];
+        for (map, owner) in owners {
+            let bucket = map.entry((owner, status)).or_default();
+            bucket.count += 1;
+            bucket.face_value.0 += c.face_value;
+        }
+        // Reissues after a refund take no quota and no per-user count.
+        if c.refund_from.is_none() {
+            let claims = counts.user_claims.entry((c.template, c.user));
+            claims.or_default().claimed += 1;
+        }
+    }
+    counts
+}
+
 /// `CouponIssued` as the replay needs it, its strings borrowed from the
 /// payload's text where they can be (a million issues, no copies).
 #[derive(Deserialize)]
@@ -68,8 +95,6 @@ pub struct ReplayedCoupon {
     pub effective_at: DateTime<Utc>,
     pub channel_id: Option<Uuid>,
     pub refund_from: Option<Uuid>,
-    /// Set when its live row has been compared (see `live`).
-    pub compared: bool,
 }
 
 impl ReplayedCoupon {
@@ -91,8 +116,8 @@ impl ReplayedCoupon {
 }
 
 /// The state of a replay after the events folded so far. The coupons are
-/// kept apart from `tables`; [`Replay::counts`] adds them up into the
-/// projections and claims.
+/// kept apart from `tables`; [`counts`] adds them up into the projections
+/// and claims.
 #[derive(Default)]
 pub struct Replay {
     pub tables: Tables,
@@ -126,33 +151,6 @@ impl Replay {
         }
     }
 
-    /// The projections (status buckets per user and per template) and the
-    /// claim counts, from each coupon as the log leaves it: their definition,
-    /// computed apart from the workers' event-by-event fold.
-    pub fn counts(&self) -> Counts {
-        let mut counts = Counts::default();
-        counts.balances.reserve(self.coupons.len());
-        counts.user_claims.reserve(self.coupons.len());
-        for c in self.coupons.values() {
-            let status = c.state.status;
-            let owners = [
-                (&mut counts.balances, c.user),
-                (&mut counts.template_stats, c.template),
-            ];
-            for (map, owner) in owners {
-                let bucket = map.entry((owner, status)).or_default();
-                bucket.count += 1;
-                bucket.face_value.0 += c.face_value;
-            }
-            // Reissues after a refund take no quota and no per-user count.
-            if c.refund_from.is_none() {
-                let claims = counts.user_claims.entry((c.template, c.user));
-                claims.or_default().claimed += 1;
-            }
-        }
-        counts
-    }
-
     fn issue(
         &mut self,
         id: Uuid,
@@ -181,7 +179,6 @@ impl Replay {
             effective_at: issued.effective_at,
             channel_id: issued.channel_id,
             refund_from: issued.refund_from,
-            compared: false,
         });
         Ok(())
     }

@@ -15,24 +15,23 @@ use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
-use super::fold::{Replay, ReplayedCoupon};
+use super::fold::ReplayedCoupon;
 use super::tables::{
     BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, OrderRow,
-    Present, RefundRow, Sym, TemplateRow, TotalsRow,
+    Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
-/// Compares the coupons and the other records with `replay`, which it
-/// empties of them.
+/// Compares the coupons and the other records (`tables`, which it empties).
 pub async fn compare_records(
     tx: &Transaction<'_>,
     names: &Names,
-    replay: &mut Replay,
+    coupons: &Map<Uuid, ReplayedCoupon>,
+    t: &mut Tables,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
     let mut c = Copy { tx, out };
-    c.coupons(names, &mut replay.coupons).await?;
-    let t = &mut replay.tables;
+    c.coupons(names, coupons).await?;
     c.table(
         "templates",
         TEMPLATES,
@@ -173,6 +172,7 @@ const COUPONS: Query = (
         Type::INT4,
     ],
 );
+const COUPON_IDS: Query = ("SELECT id FROM coupons", &[Type::UUID]);
 const TEMPLATES: Query = (
     "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total, issued,
             per_user_limit, refund_policy, remind_days_before, status, version, created_at
@@ -303,36 +303,60 @@ impl Copy<'_, '_> {
         Ok(())
     }
 
-    /// The coupons: like [`Copy::table`], but a live row that matches its
-    /// replayed coupon is compared in place, neither copied nor moved (a
-    /// million rows).
+    /// The coupons: like [`Copy::table`], but read-only (the counts are
+    /// made from the same coupons meanwhile), and a live row that matches
+    /// its replayed coupon is compared in place, never copied.
     async fn coupons(
         &mut self,
         names: &Names,
-        replayed: &mut Map<Uuid, ReplayedCoupon>,
+        replayed: &Map<Uuid, ReplayedCoupon>,
     ) -> Result<(), tokio_postgres::Error> {
         let rows = self.rows(COUPONS).await?;
         pin_mut!(rows);
+        let mut met = 0;
         while let Some(row) = rows.try_next().await? {
             let id: Uuid = row.try_get(0)?;
-            let replayed_coupon = replayed.get_mut(&id).filter(|c| !c.compared);
-            let replayed_row = match replayed_coupon {
-                Some(c) if c.matches(names, &row)? => {
-                    c.compared = true;
-                    continue;
-                }
-                Some(c) => {
-                    c.compared = true;
-                    Some(c.row(names))
-                }
-                None => None,
-            };
+            let replayed_coupon = replayed.get(&id);
+            met += usize::from(replayed_coupon.is_some());
+            if let Some(c) = replayed_coupon
+                && c.matches(names, &row)?
+            {
+                continue;
+            }
             let (_, live) = coupon(&row)?;
+            let replayed_row = replayed_coupon.map(|c| c.row(names));
             self.out
                 .row("coupons", &debug(&id), Some(&live), replayed_row.as_ref());
         }
-        replayed.retain(|_, c| !c.compared);
-        self.left_over("coupons", replayed, |c| c.row(names), debug);
+        // Live ids are unique (the primary key): if every replayed coupon
+        // was met, none is missing.
+        if met < replayed.len() {
+            self.missing_coupons(names, replayed).await?;
+        }
+        Ok(())
+    }
+
+    /// Reports the replayed coupons that have no live row.
+    async fn missing_coupons(
+        &mut self,
+        names: &Names,
+        replayed: &Map<Uuid, ReplayedCoupon>,
+    ) -> Result<(), tokio_postgres::Error> {
+        let mut live: Map<Uuid, ()> = Map::default();
+        let rows = self.rows(COUPON_IDS).await?;
+        pin_mut!(rows);
+        while let Some(row) = rows.try_next().await? {
+            live.insert(row.try_get(0)?, ());
+        }
+        let mut missing: Vec<(&Uuid, &ReplayedCoupon)> = replayed
+            .iter()
+            .filter(|(id, _)| !live.contains_key(id))
+            .collect();
+        missing.sort_by_key(|(id, _)| **id);
+        for (id, c) in missing {
+            self.out
+                .row("coupons", &debug(id), None, Some(&c.row(names)));
+        }
         Ok(())
     }
 

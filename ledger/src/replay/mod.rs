@@ -25,7 +25,9 @@ use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::{FromSql, Type};
 use tokio_postgres::{Client, Transaction};
 
-use self::tables::{Counts, Names};
+use uuid::Uuid;
+
+use self::tables::{Counts, Map, Names};
 
 pub use compare::{Difference, Differences};
 
@@ -34,9 +36,9 @@ pub use compare::{Difference, Differences};
 pub struct Report {
     pub events: u64,
     pub differences: Differences,
-    /// Rebuilding everything from the events.
+    /// Folding the events (coupons and write-model tables).
     pub fold: Duration,
-    /// Comparing with the live tables.
+    /// Adding up the projections and claims, and comparing with the live tables.
     pub compare: Duration,
 }
 
@@ -60,8 +62,9 @@ pub const PROGRESS_EVERY: u64 = 10_000;
 
 /// Replays every event and compares, in one snapshot: the log and the
 /// tables agree on a moment, and what commits meanwhile is in neither. The
-/// claims and buckets are compared on a second connection in the same
-/// snapshot, on a thread of their own, while this one compares the coupons.
+/// claims and buckets are counted and compared on a thread of their own, on
+/// a second connection in the same snapshot, while this one compares the
+/// coupons.
 pub async fn verify(
     config: &tokio_postgres::Config,
     progress: impl FnMut(u64),
@@ -73,13 +76,19 @@ pub async fn verify(
         .await?
         .get(0);
     let started = Instant::now();
-    let (mut replay, events) = fold_all(&tx, progress).await?;
-    let counts = replay.counts();
+    let (replay, events) = fold_all(&tx, progress).await?;
     let fold = started.elapsed();
-    let names = Arc::new(std::mem::take(&mut replay.tables.names));
-    let counted = counts_apart(config.clone(), snapshot, Arc::clone(&names), counts);
+    let fold::Replay {
+        mut tables,
+        coupons,
+        ..
+    } = replay;
+    let names = Arc::new(std::mem::take(&mut tables.names));
+    let coupons = Arc::new(coupons);
+    let apart = (Arc::clone(&names), Arc::clone(&coupons));
+    let counted = counts_apart(config.clone(), snapshot, apart);
     let mut differences = Differences::default();
-    live::compare_records(&tx, &names, &mut replay, &mut differences).await?;
+    live::compare_records(&tx, &names, &coupons, &mut tables, &mut differences).await?;
     let counted = counted
         .await
         .map_err(|_| ReplayError::Apart("the thread stopped".into()))??;
@@ -94,16 +103,19 @@ pub async fn verify(
     })
 }
 
-/// Compares `counts` on a thread and connection of their own, in the
-/// exported `snapshot`.
+/// The coupons as the replay left them, and the names they refer to.
+type Coupons = (Arc<Names>, Arc<Map<Uuid, fold::ReplayedCoupon>>);
+
+/// Adds up the coupons into the counts and compares those, on a thread and
+/// connection of their own, in the exported `snapshot`.
 fn counts_apart(
     config: tokio_postgres::Config,
     snapshot: String,
-    names: Arc<Names>,
-    counts: Counts,
+    (names, coupons): Coupons,
 ) -> oneshot::Receiver<Result<Differences, ReplayError>> {
     let (send, receive) = oneshot::channel();
     std::thread::spawn(move || {
+        let counts = fold::counts(&coupons);
         let compared = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
