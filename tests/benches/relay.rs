@@ -11,7 +11,9 @@
 //! 2. Baseline, same run: a plain lapin publisher sends the same number of
 //!    persistent messages of the same size to the same exchange (so to the
 //!    same queues, purged first), one by one, waiting for each confirm.
-//! 3. `ledger replay --verify` over the same store: its own events/s figure.
+//! 3. `ledger replay --verify` over the same store, after its baseline:
+//!    Postgres alone handing over the same events in the same order (the
+//!    replay's first read), received and dropped.
 //!
 //! Setup ends with VACUUM ANALYZE (as after any bulk load), and each timed
 //! phase starts after a CHECKPOINT and a `sync`, so that none pays for the
@@ -25,6 +27,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use chrono::{SubsecRound, Utc};
+use futures_util::TryStreamExt;
 use lapin::BasicProperties;
 use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueuePurgeOptions};
 use ledger::domain::events::{IssueWindow, TemplateCreated};
@@ -222,7 +225,7 @@ async fn main() {
     }
     if phase("replay") {
         settle_disk(&client).await;
-        replay(&env).await;
+        replay(&env, &client, total).await;
     }
 }
 
@@ -265,8 +268,17 @@ async fn publish(env: &Env, client: &tokio_postgres::Client, total: i64) {
     );
 }
 
-/// `ledger replay --verify` over the store, with its peak memory.
-async fn replay(env: &Env) {
+/// `ledger replay --verify` over the store, with its peak memory, after
+/// its baseline.
+async fn replay(env: &Env, client: &tokio_postgres::Client, total: i64) {
+    let bare = bare_read(client).await;
+    println!(
+        "baseline: Postgres alone hands the {total} events over (binary COPY, \
+         commit order, read and dropped) in {:.2} s = {:.0} events/s",
+        bare.as_secs_f64(),
+        total as f64 / bare.as_secs_f64()
+    );
+    settle_disk(client).await;
     // GNU time, where the machine has it, reports the replay's peak memory.
     let gnu_time = std::path::Path::new("/usr/bin/time");
     let mut command = if gnu_time.exists() {
@@ -291,4 +303,18 @@ async fn replay(env: &Env) {
         stdout.lines().last().unwrap_or_default(),
         rss.unwrap_or_default()
     );
+}
+
+/// The replay's first read and nothing else: every event in the store's
+/// order, its bytes received and dropped.
+async fn bare_read(client: &tokio_postgres::Client) -> Duration {
+    let started = Instant::now();
+    let chunks = client.copy_out(ledger::replay::EVENTS).await.unwrap();
+    futures_util::pin_mut!(chunks);
+    let mut bytes = 0;
+    while let Some(chunk) = chunks.try_next().await.unwrap() {
+        bytes += chunk.len();
+    }
+    assert!(bytes > 0);
+    started.elapsed()
 }

@@ -147,8 +147,9 @@ async fn compare_counts(
 }
 
 /// The events in the store's order, as a binary COPY: several times faster
-/// than the same rows as query results.
-const EVENTS: &str = "COPY (SELECT position, stream_id, stream_version, event_type, payload,
+/// than the same rows as query results. Public for the relay bench, whose
+/// baseline is this read alone.
+pub const EVENTS: &str = "COPY (SELECT position, stream_id, stream_version, event_type, payload,
                              occurred_at FROM events ORDER BY tx_id, position)
                       TO STDOUT (FORMAT binary)";
 const EVENT_TYPES: [Type; 6] = [
