@@ -151,6 +151,59 @@ async fn of_fifty_orders_locking_one_coupon_exactly_one_wins() {
     shop.assert_history_replays(&coupon).await;
 }
 
+/// A retried lock takes the order's row before its coupons, as confirm and
+/// cancel do: racing them, no request fails (a deadlock would be a 500).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn retried_locks_racing_confirms_and_cancels_all_answer() {
+    const ORDERS: usize = 16;
+    const RETRIES: usize = 4;
+    let shop = Arc::new(Shop::new().await);
+    let t = shop
+        .template(&template(
+            "goods",
+            fixed_off("5.00", "1.00"),
+            "stackable",
+            "restore",
+        ))
+        .await;
+    let mut orders = Vec::new();
+    for n in 0..ORDERS {
+        let user = format!("racer-{n}");
+        let coupon = shop.coupon(&t, &user).await;
+        let o = order(&format!("retry-{n}"), &user, &[("l1", 5, "2.00")], "0.00");
+        assert_eq!(shop.lock(&o, &[&coupon], "9.00").await.0, 200);
+        orders.push((n, o, coupon));
+    }
+    let mut tasks = Vec::new();
+    for (n, o, coupon) in &orders {
+        let settle = if n % 2 == 0 { "confirm" } else { "cancel" };
+        let path = format!("/v1/orders/retry-{n}/{settle}");
+        let shop_ = shop.clone();
+        tasks.push(tokio::spawn(async move {
+            (true, shop_.post(&path, &json!({})).await)
+        }));
+        for _ in 0..RETRIES {
+            let (shop_, o, coupon) = (shop.clone(), o.clone(), coupon.clone());
+            tasks.push(tokio::spawn(async move {
+                (false, shop_.lock(&o, &[&coupon], "9.00").await)
+            }));
+        }
+    }
+    for task in tasks {
+        let (settles, (status, body)) = task.await.unwrap();
+        match (settles, status) {
+            (true, 200) | (false, 200) => {}
+            (false, 409) => assert_eq!(body["error"]["code"], "order_cancelled", "{body}"),
+            other => panic!("{other:?} {body}"),
+        }
+    }
+    for (n, _, coupon) in &orders {
+        let expected = if n % 2 == 0 { "used" } else { "unused" };
+        assert_eq!(shop.status(coupon).await, expected, "order retry-{n}");
+        shop.assert_history_replays(coupon).await;
+    }
+}
+
 #[tokio::test]
 async fn lock_confirm_retry_cancel_relock_and_no_hanging_lock() {
     let shop = Shop::new().await;

@@ -7,6 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::Transaction;
 use futures_util::future::{try_join, try_join_all};
 use serde_json::{Value, json};
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -117,35 +118,43 @@ async fn record_lock(
 
 /// Takes the order id for this lock. Returns the earlier answer when the
 /// same request was locked before; refuses a cancelled or different order.
+/// The row is read `FOR UPDATE` even when it already existed (where the
+/// insert takes no lock), so that the order is always locked before its
+/// coupons.
 async fn claim_order(
     tx: &Transaction<'_>,
     req: &LockRequest<'_>,
 ) -> Result<Option<Value>, CommandError> {
     let order_id = req.order.order_id();
-    let inserted = tx
-        .execute(
-            &tx.prepare_cached(
+    let insert = async {
+        let statement = tx
+            .prepare_cached(
                 "INSERT INTO orders (order_id, user_id, status, request_hash, version, updated_at)
-             VALUES ($1, $2, 'locking', $3, 0, $4) ON CONFLICT DO NOTHING",
+                 VALUES ($1, $2, 'locking', $3, 0, $4) ON CONFLICT DO NOTHING",
             )
-            .await?,
-            &[
-                &order_id,
-                &req.order.user_id(),
-                &req.request_hash.as_slice(),
-                &req.now,
-            ],
-        )
-        .await?;
+            .await?;
+        let params: [&(dyn ToSql + Sync); 4] = [
+            &order_id,
+            &req.order.user_id(),
+            &req.request_hash.as_slice(),
+            &req.now,
+        ];
+        tx.execute(&statement, &params).await
+    };
+    let select = async {
+        let statement = tx
+            .prepare_cached(
+                "SELECT status, request_hash, lock_response FROM orders
+                  WHERE order_id = $1 FOR UPDATE",
+            )
+            .await?;
+        tx.query_one(&statement, &[&order_id]).await
+    };
+    // Sent together, the insert first: the select sees the inserted row.
+    let (inserted, row) = try_join(insert, select).await?;
     if inserted == 1 {
         return Ok(None);
     }
-    let row = tx
-        .query_one(
-            &tx.prepare_cached("SELECT status, request_hash, lock_response FROM orders WHERE order_id = $1 FOR UPDATE").await?,
-            &[&order_id],
-        )
-        .await?;
     let status: &str = row.get(0);
     if status == "cancelled_before_lock" {
         return Err(CommandError::Conflict(
