@@ -27,7 +27,7 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
     let server = Server::start(&env).await.unwrap();
     let workers = Workers::start(&env, "relay,balances,template_stats").unwrap();
     let sn = server.active_template(100, 1).await.unwrap();
-    server.channel_for(&sn).await.unwrap();
+    let channel = server.channel_for(&sn).await.unwrap();
     let coupons = claim_many(&env, &sn, 0..5, 5).await.unwrap();
     let paid = checkout(&server, "u0", coupons[0], true).await.unwrap();
     checkout(&server, "u1", coupons[1], false).await.unwrap();
@@ -57,6 +57,7 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
              UPDATE refunds SET refund = '{{}}' WHERE order_id = '{paid}';
              DELETE FROM user_claims WHERE template_sn = '{sn}' AND user_id = 'u4';
              DELETE FROM coupons WHERE id = '{deleted}';
+             DELETE FROM template_channels WHERE template_sn = '{sn}';
              INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
                                   expires_at, version)
                SELECT '{ghost}', template_sn, 'mallory', 'unused', issued_at, effective_at,
@@ -75,6 +76,10 @@ async fn replay_names_every_hand_edit_of_the_write_model() {
         format!("user_claims (\"{sn}\", \"u4\") claimed: live (none) vs replayed 1"),
         format!("coupons {ghost} user_id: live mallory vs replayed (none)"),
         format!("coupons {deleted} user_id: live (none) vs replayed u4"),
+        format!(
+            "template_channels (\"{sn}\", {}) (row): live (none) vs replayed present",
+            channel.id
+        ),
     ] {
         assert!(
             stdout.contains(&expected),

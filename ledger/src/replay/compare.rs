@@ -7,7 +7,8 @@ use super::tables::Fields;
 /// The most differences a report lists; beyond, they are only counted.
 pub const MAX_REPORTED: usize = 10_000;
 
-/// One field of one row that differs (a missing row counts as empty fields).
+/// One field of one row that differs (a missing row counts as empty fields;
+/// `(row)` when no field tells the rows apart).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Difference {
     pub table: &'static str,
@@ -55,8 +56,10 @@ impl Differences {
         let missing = V::default().fields();
         let fields = |v: Option<&V>| v.map_or_else(|| missing.clone(), Fields::fields);
         let shown = |v: Option<&V>, s: String| if v.is_some() { s } else { "(none)".into() };
+        let mut named = false;
         for ((field, l), (_, r)) in fields(live).into_iter().zip(fields(replayed)) {
             if l != r || live.is_none() || replayed.is_none() {
+                named = true;
                 self.push(Difference {
                     table,
                     key: key.to_owned(),
@@ -65,6 +68,18 @@ impl Differences {
                     replayed: shown(replayed, r),
                 });
             }
+        }
+        // No field told them apart (a row without fields, as a template's
+        // allowed channel, or values that print alike): the row still differs.
+        if !named {
+            let presence = |v: Option<&V>| if v.is_some() { "present" } else { "(none)" };
+            self.push(Difference {
+                table,
+                key: key.to_owned(),
+                field: "(row)",
+                live: presence(live).into(),
+                replayed: presence(replayed).into(),
+            });
         }
     }
 

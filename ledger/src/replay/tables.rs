@@ -206,7 +206,7 @@ pub struct Tables {
 }
 
 /// What the coupons add up to: claims per user and the projections' status
-/// buckets (see `fold::Replay::finish`).
+/// buckets (see `fold::counts`).
 #[derive(Debug, Default)]
 pub struct Counts {
     /// (template, user) → coupons claimed.
