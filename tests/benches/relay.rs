@@ -15,9 +15,9 @@
 //!    Postgres alone handing over the same events in the same order (the
 //!    replay's first read), received and dropped.
 //!
-//! Setup ends with VACUUM ANALYZE (as after any bulk load), and each timed
-//! phase starts after a CHECKPOINT and a `sync`, so that none pays for the
-//! writeback of what the setup wrote.
+//! Setup ends with VACUUM ANALYZE (as after any bulk load); the relay, the
+//! replay's baseline and the replay each start after a CHECKPOINT and a
+//! `sync`, so that none pays for the writeback of what came before.
 //!
 //! `cargo build --release --bins && cargo bench -p tests --bench relay`
 //! (BENCH_EVENTS=n, default 1,000,000; BENCH_PHASES=publish,replay selects
