@@ -2,16 +2,17 @@
 //! stream's version (a coupon, an order), in one statement:
 //!
 //! ```sql
-//! WITH w AS (UPDATE coupons SET ..., version = version + 1
-//!             WHERE id = $3 AND version = $4 RETURNING version)
+//! WITH w AS (UPDATE coupons SET status = $1, ..., version = version + 1
+//!             WHERE id = $n AND version = $m RETURNING version)
 //! INSERT INTO events (...) SELECT ..., w.version, ... FROM w
 //! ```
 //!
 //! One round trip where an UPDATE and [`append`](super::append) take two,
 //! and no lookup of the stream's last version: the row's version guard
-//! (the row is locked by the caller) stands for the expected version, and
-//! the unique (stream, version) key still refuses any divergence between
-//! row and stream. Checkout runs on this path.
+//! (the row is locked by the caller) stands for the expected version. The
+//! unique (stream, version) key refuses a stream that ran ahead of its row;
+//! one left behind (a gap) is caught in debug builds by the returned version
+//! and by `ledger replay --verify` in any. Checkout runs on this path.
 
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;
@@ -30,7 +31,7 @@ fn statement(write: &str, n_params: usize) -> String {
          SELECT {}::uuid, {}::text, w.version, {}::text, {}::int2, {}::jsonb, {}::jsonb,
                 {}::timestamptz
            FROM w
-         RETURNING position",
+         RETURNING position, stream_version",
         p(1),
         p(2),
         p(3),
@@ -42,7 +43,8 @@ fn statement(write: &str, n_params: usize) -> String {
 }
 
 /// Runs `write` (see [`statement`]) and appends `event` to `stream_id` at
-/// the version it returns, which must be `expected + 1`. Returns the
+/// the version it returns, which must be `expected + 1` (the write's guard
+/// is the caller's: `expected` names the conflict). Returns the
 /// event's position; `VersionConflict` when the write matched no row or the
 /// stream already has that version.
 pub async fn append_with_row(
@@ -70,10 +72,10 @@ pub async fn append_with_row(
         .await
         .map_err(|e| conflict_or_db(e, stream_id, expected))?;
     debug_assert!(rows.len() <= 1, "a row write touches one row");
-    rows.first()
-        .map(|r| r.get(0))
-        .ok_or_else(|| StoreError::VersionConflict {
-            stream_id: stream_id.to_owned(),
-            expected,
-        })
+    let row = rows.first().ok_or_else(|| StoreError::VersionConflict {
+        stream_id: stream_id.to_owned(),
+        expected,
+    })?;
+    debug_assert_eq!(row.get::<_, i32>(1), expected + 1, "{stream_id}");
+    Ok(row.get(0))
 }
