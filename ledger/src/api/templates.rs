@@ -87,7 +87,13 @@ impl CreateTemplate {
             use_scope: self.use_scope,
         };
         let terms = Terms::parse(&raw)?;
-        if self.issue_window.begin >= self.issue_window.end {
+        // Kept to the microsecond, as stored (the event and the row agree),
+        // before it is checked: two instants apart by less are one.
+        let issue_window = IssueWindow {
+            begin: self.issue_window.begin.trunc_subsecs(6),
+            end: self.issue_window.end.trunc_subsecs(6),
+        };
+        if issue_window.begin >= issue_window.end {
             return Err(invalid("issue_window", "begin must be before end"));
         }
         if self.total < 0 {
@@ -109,11 +115,7 @@ impl CreateTemplate {
             sn: TemplateSn::generate().to_string(),
             name: name.to_owned(),
             terms: terms.to_raw(),
-            // Kept to the microsecond, as stored: the event and the row agree.
-            issue_window: IssueWindow {
-                begin: self.issue_window.begin.trunc_subsecs(6),
-                end: self.issue_window.end.trunc_subsecs(6),
-            },
+            issue_window,
             total: self.total,
             per_user_limit: self.per_user_limit,
             refund_policy: self.refund_policy,
