@@ -151,7 +151,11 @@ fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus {
     apply(&state, change).status
 }
 
-fn parse<T: DeserializeOwned>(event_type: &str, payload: &Value) -> Result<T, ProjectionError> {
+/// The payload as `T`, its error naming the event type.
+pub(crate) fn parse<T: DeserializeOwned>(
+    event_type: &str,
+    payload: &Value,
+) -> Result<T, ProjectionError> {
     T::deserialize(payload).map_err(|e| ProjectionError::Payload {
         event_type: event_type.to_owned(),
         message: e.to_string(),

@@ -23,7 +23,9 @@ use crate::domain::events::{
     TemplateStatusChanged, TemplateUpdated,
 };
 use crate::domain::money::Money;
-use crate::domain::projection::{Effect, ProjectionError, StreamKind, order_effect, stream_kind};
+use crate::domain::projection::{
+    Effect, ProjectionError, StreamKind, order_effect, parse, stream_kind,
+};
 use crate::domain::terms::Terms;
 
 /// One stored event, as the replay reads it.
@@ -205,7 +207,7 @@ impl Replay {
     }
 
     fn order(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
-        let payload = value(e)?;
+        let payload = parse_json::<Value>(e)?;
         let order_id = e.stream_id.trim_start_matches("order-").to_owned();
         let row = self.tables.orders.entry(order_id.clone()).or_default();
         row.version = e.version;
@@ -280,7 +282,7 @@ impl Replay {
     }
 
     fn template(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
-        let payload = &value(e)?;
+        let payload = &parse_json::<Value>(e)?;
         let sn = e.stream_id.trim_start_matches("template-").to_owned();
         if e.event_type == "TemplateChannelAllowed" {
             let allowed: TemplateChannelAllowed = parse(e.event_type, payload)?;
@@ -313,7 +315,7 @@ impl Replay {
 
     fn channel(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
         if e.event_type == "ChannelCreated" {
-            let created: ChannelCreated = parse(e.event_type, &value(e)?)?;
+            let created: ChannelCreated = parse(e.event_type, &parse_json::<Value>(e)?)?;
             let row = ChannelRow {
                 name: created.name,
                 created_at: e.occurred_at,
@@ -392,23 +394,5 @@ fn parse_json<'a, T: Deserialize<'a>>(e: &Event<'a>) -> Result<T, ProjectionErro
     serde_json::from_slice(e.payload).map_err(|err| ProjectionError::Payload {
         event_type: e.event_type.to_owned(),
         message: err.to_string(),
-    })
-}
-
-/// The payload as a JSON value (events other than coupons', which are few).
-fn value(e: &Event<'_>) -> Result<Value, ProjectionError> {
-    serde_json::from_slice(e.payload).map_err(|err| ProjectionError::Payload {
-        event_type: e.event_type.to_owned(),
-        message: err.to_string(),
-    })
-}
-
-fn parse<T: serde::de::DeserializeOwned>(
-    event_type: &str,
-    payload: &Value,
-) -> Result<T, ProjectionError> {
-    T::deserialize(payload).map_err(|e| ProjectionError::Payload {
-        event_type: event_type.to_owned(),
-        message: e.to_string(),
     })
 }
