@@ -4,7 +4,7 @@ use chrono::{Duration, Utc};
 use ledger::retention::{self, PRUNE_BATCH, Pruned};
 use ledger::testkit::TestDb;
 
-/// Rows of each pruned table `age` old: `n` nonces, one key, one inbox row.
+/// `n` rows of each pruned table, `age` old.
 async fn rows_aged(db: &TestDb, tag: &str, n: i64, age: Duration) {
     let client = db.pool.get().await.unwrap();
     let at = Utc::now() - age;
@@ -19,15 +19,16 @@ async fn rows_aged(db: &TestDb, tag: &str, n: i64, age: Duration) {
     client
         .execute(
             "INSERT INTO idempotency_keys (scope, key, request_hash, created_at)
-             VALUES ('admin', $1, '\\x00', $2)",
-            &[&tag, &at],
+             SELECT 'admin', $1 || i, '\\x00', $3 FROM generate_series(1, $2::bigint) i",
+            &[&tag, &n, &at],
         )
         .await
         .unwrap();
     client
         .execute(
-            "INSERT INTO inbox (consumer, message_id, processed_at) VALUES ('balances', $1, $2)",
-            &[&tag, &at],
+            "INSERT INTO inbox (consumer, message_id, processed_at)
+             SELECT 'balances', $1 || i, $3 FROM generate_series(1, $2::bigint) i",
+            &[&tag, &n, &at],
         )
         .await
         .unwrap();
@@ -43,22 +44,28 @@ async fn count(db: &TestDb, table: &str) -> i64 {
 async fn each_table_loses_only_rows_older_than_its_retention() {
     let db = TestDb::new().await.unwrap();
     let margin = Duration::minutes(1);
-    // Just inside each retention: kept. Just outside: pruned.
-    rows_aged(&db, "nonce-kept", 1, retention::NONCE_RETENTION - margin).await;
-    rows_aged(&db, "all-old", 1, retention::INBOX_RETENTION + margin).await;
-    rows_aged(&db, "key-old", 1, retention::IDEMPOTENCY_RETENTION + margin).await;
+    // A minute inside and a minute outside each table's retention.
+    for (tag, age) in [
+        ("nonce-in", retention::NONCE_RETENTION - margin),
+        ("key-in", retention::IDEMPOTENCY_RETENTION - margin),
+        ("key-out", retention::IDEMPOTENCY_RETENTION + margin),
+        ("inbox-in", retention::INBOX_RETENTION - margin),
+        ("inbox-out", retention::INBOX_RETENTION + margin),
+    ] {
+        rows_aged(&db, tag, 1, age).await;
+    }
     let client = db.pool.get().await.unwrap();
     let pruned = retention::prune(&**client, Utc::now()).await.unwrap();
-    // The 25-hour-old rows: the key is pruned, the nonce too, the inbox row kept.
+    // Nonces: all but nonce-in; keys: key-out and older; inbox: inbox-out.
     let expected = Pruned {
-        nonces: 2,
-        idempotency_keys: 2,
+        nonces: 4,
+        idempotency_keys: 3,
         inbox: 1,
     };
     assert_eq!(pruned, expected);
     assert_eq!(count(&db, "channel_nonces").await, 1);
-    assert_eq!(count(&db, "idempotency_keys").await, 1);
-    assert_eq!(count(&db, "inbox").await, 2);
+    assert_eq!(count(&db, "idempotency_keys").await, 2);
+    assert_eq!(count(&db, "inbox").await, 4);
     let again = retention::prune(&**client, Utc::now()).await.unwrap();
     assert_eq!(again, Pruned::default());
 }
@@ -66,14 +73,28 @@ async fn each_table_loses_only_rows_older_than_its_retention() {
 #[tokio::test]
 async fn one_prune_deletes_at_most_a_batch_per_table() {
     let db = TestDb::new().await.unwrap();
-    rows_aged(&db, "old-", PRUNE_BATCH + 5, Duration::hours(1)).await;
+    // Past every table's retention.
+    let age = retention::INBOX_RETENTION + Duration::hours(1);
+    rows_aged(&db, "old-", PRUNE_BATCH + 5, age).await;
     let client = db.pool.get().await.unwrap();
     let batch = u64::try_from(PRUNE_BATCH).unwrap();
     let first = retention::prune(&**client, Utc::now()).await.unwrap();
-    assert_eq!(first.nonces, batch);
+    let full = Pruned {
+        nonces: batch,
+        idempotency_keys: batch,
+        inbox: batch,
+    };
+    assert_eq!(first, full);
     assert!(first.full());
     let second = retention::prune(&**client, Utc::now()).await.unwrap();
-    assert_eq!(second.nonces, 5);
+    let rest = Pruned {
+        nonces: 5,
+        idempotency_keys: 5,
+        inbox: 5,
+    };
+    assert_eq!(second, rest);
     assert!(!second.full());
-    assert_eq!(count(&db, "channel_nonces").await, 0);
+    for table in ["channel_nonces", "idempotency_keys", "inbox"] {
+        assert_eq!(count(&db, table).await, 0, "{table}");
+    }
 }
