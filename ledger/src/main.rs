@@ -92,15 +92,9 @@ async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
 async fn replay(config: &Config, verify: bool) -> anyhow::Result<()> {
     anyhow::ensure!(verify, "only `ledger replay --verify` is supported");
     let client = ledger::db::connect(&config.database).await?;
-    // Postgres' estimate: enough for a progress bar, and no scan of the log.
-    let estimate: i64 = client
-        .query_one(
-            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'events'::regclass",
-            &[],
-        )
-        .await?
-        .get(0);
-    let bar = progress_bar(u64::try_from(estimate)?, "replaying");
+    let estimate = ledger::replay::estimated_rows(&client, "events").await?;
+    drop(client);
+    let bar = progress_bar(estimate, "replaying");
     let report = ledger::replay::verify(&config.database, |n| bar.set_position(n)).await?;
     bar.finish_and_clear();
     let differences = &report.differences;
@@ -121,7 +115,7 @@ async fn replay(config: &Config, verify: bool) -> anyhow::Result<()> {
         report.fold.as_secs_f64(),
         rate(report.fold),
         report.compare.as_secs_f64(),
-        differences.listed.len() as u64 + differences.unlisted
+        differences.len()
     );
     if !differences.is_empty() {
         std::process::exit(1);

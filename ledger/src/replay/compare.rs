@@ -42,6 +42,11 @@ impl Differences {
         self.listed.is_empty() && self.unlisted == 0
     }
 
+    /// Every difference found, listed or not.
+    pub fn len(&self) -> u64 {
+        self.listed.len() as u64 + self.unlisted
+    }
+
     /// Compares one row of `table`, live and replayed (`None`: no such row).
     pub fn row<V: Fields + PartialEq + Default>(
         &mut self,

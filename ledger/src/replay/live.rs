@@ -30,26 +30,18 @@ pub async fn compare_records(
     t: &mut Tables,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let mut c = Copy { tx, out };
+    let mut c = Live { tx, out };
     c.coupons(names, coupons).await?;
     c.table(
         "templates",
         TEMPLATES,
         plain(template),
         &mut t.templates,
-        same,
         debug,
     )
     .await?;
-    c.table(
-        "channels",
-        CHANNELS,
-        plain(channel),
-        &mut t.channels,
-        same,
-        debug,
-    )
-    .await?;
+    c.table("channels", CHANNELS, plain(channel), &mut t.channels, debug)
+        .await?;
     let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
     let allowed = &mut t.template_channels;
     c.table(
@@ -57,21 +49,13 @@ pub async fn compare_records(
         TEMPLATE_CHANNELS,
         present,
         allowed,
-        same,
         debug,
     )
     .await?;
-    c.table("orders", ORDERS, plain(order), &mut t.orders, same, debug)
+    c.table("orders", ORDERS, plain(order), &mut t.orders, debug)
         .await?;
-    c.table(
-        "refunds",
-        REFUNDS,
-        plain(refund),
-        &mut t.refunds,
-        same,
-        debug,
-    )
-    .await?;
+    c.table("refunds", REFUNDS, plain(refund), &mut t.refunds, debug)
+        .await?;
     let totals = plain(|r| {
         let row = TotalsRow {
             issued: r.try_get(1)?,
@@ -80,7 +64,7 @@ pub async fn compare_records(
         Ok((r.try_get(0)?, row))
     });
     let all = &mut t.template_totals;
-    c.table("template_totals", TEMPLATE_TOTALS, totals, all, same, debug)
+    c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
         .await
 }
 
@@ -91,7 +75,7 @@ pub async fn compare_counts(
     mut counts: Counts,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let mut c = Copy { tx, out };
+    let mut c = Live { tx, out };
     let claims = |r: &Line| {
         let (template, user) = (r.try_get(0)?, r.try_get(1)?);
         let key = match (names.get(template), names.get(user)) {
@@ -111,23 +95,15 @@ pub async fn compare_counts(
         USER_CLAIMS,
         claims,
         &mut counts.user_claims,
-        same,
         show,
     )
     .await?;
     let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
     let bucket = |r: &Line| bucket(names, r);
-    c.table(
-        "balances",
-        BALANCES,
-        bucket,
-        &mut counts.balances,
-        same,
-        show,
-    )
-    .await?;
+    c.table("balances", BALANCES, bucket, &mut counts.balances, show)
+        .await?;
     let stats = &mut counts.template_stats;
-    c.table("template_stats", TEMPLATE_STATS, bucket, stats, same, show)
+    c.table("template_stats", TEMPLATE_STATS, bucket, stats, show)
         .await
 }
 
@@ -251,12 +227,12 @@ const TEMPLATE_TOTALS: Query = (
 type Line = BinaryCopyOutRow;
 
 /// Copies live tables out of `tx`, reporting into `out`.
-struct Copy<'t, 'o> {
+struct Live<'t, 'o> {
     tx: &'t Transaction<'t>,
     out: &'o mut Differences,
 }
 
-impl Copy<'_, '_> {
+impl Live<'_, '_> {
     /// The rows of `query`, copied out in binary.
     async fn rows(
         &self,
@@ -269,16 +245,15 @@ impl Copy<'_, '_> {
         ))
     }
 
-    /// Streams the rows of `query`, comparing each with the replayed entry
-    /// of the same key (made a row by `row_of`); then reports the replayed
-    /// entries left over. `show` prints a replayed key as a live one reads.
-    async fn table<K, R, V>(
+    /// Streams the rows of `query`, comparing each with the replayed row of
+    /// the same key; then reports the replayed rows left over. `show` prints
+    /// a replayed key as a live one reads.
+    async fn table<K, V>(
         &mut self,
         name: &'static str,
         query: Query,
         parse: impl Fn(&Line) -> Parsed<K, V>,
-        replayed: &mut Map<K, R>,
-        row_of: impl Fn(R) -> V,
+        replayed: &mut Map<K, V>,
         show: impl Fn(&K) -> String,
     ) -> Result<(), tokio_postgres::Error>
     where
@@ -290,20 +265,18 @@ impl Copy<'_, '_> {
         while let Some(row) = rows.try_next().await? {
             match parse(&row)? {
                 (Key::Known(key), live) => {
-                    let replayed_row = replayed.remove(&key).map(&row_of);
-                    if replayed_row.as_ref() != Some(&live) {
-                        self.out
-                            .row(name, &show(&key), Some(&live), replayed_row.as_ref());
-                    }
+                    let replayed_row = replayed.remove(&key);
+                    self.out
+                        .row(name, &show(&key), Some(&live), replayed_row.as_ref());
                 }
                 (Key::Unknown(key), live) => self.out.row(name, &key, Some(&live), None),
             }
         }
-        self.left_over(name, replayed, row_of, show);
+        self.left_over(name, replayed, show);
         Ok(())
     }
 
-    /// The coupons: like [`Copy::table`], but read-only (the counts are
+    /// The coupons: like [`Live::table`], but read-only (the counts are
     /// made from the same coupons meanwhile), and a live row that matches
     /// its replayed coupon is compared in place, never copied.
     async fn coupons(
@@ -360,18 +333,17 @@ impl Copy<'_, '_> {
         Ok(())
     }
 
-    /// Reports the replayed entries no live row claimed, in key order.
-    fn left_over<K: Ord, R, V: Fields + PartialEq + Default>(
+    /// Reports the replayed rows no live row claimed, in key order.
+    fn left_over<K: Ord, V: Fields + PartialEq + Default>(
         &mut self,
         name: &'static str,
-        replayed: &mut Map<K, R>,
-        row_of: impl Fn(R) -> V,
+        replayed: &mut Map<K, V>,
         show: impl Fn(&K) -> String,
     ) {
-        let mut left: Vec<(K, R)> = replayed.drain().collect();
+        let mut left: Vec<(K, V)> = replayed.drain().collect();
         left.sort_by(|a, b| a.0.cmp(&b.0));
-        for (key, entry) in left {
-            self.out.row(name, &show(&key), None, Some(&row_of(entry)));
+        for (key, row) in left {
+            self.out.row(name, &show(&key), None, Some(&row));
         }
     }
 }
@@ -390,11 +362,6 @@ impl ReplayedCoupon {
             && r.try_get::<Option<Uuid>>(9)? == self.refund_from
             && r.try_get::<i32>(10)? == self.version)
     }
-}
-
-/// The replayed row is the compared row.
-fn same<V>(row: V) -> V {
-    row
 }
 
 fn coupon(r: &Line) -> Result<(Uuid, CouponRow), tokio_postgres::Error> {

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::{FromSql, Type};
-use tokio_postgres::{Client, Transaction};
+use tokio_postgres::{Client, GenericClient, Transaction};
 
 use uuid::Uuid;
 
@@ -167,7 +167,10 @@ async fn fold_all(
     tx: &Transaction<'_>,
     mut progress: impl FnMut(u64),
 ) -> Result<(fold::Replay, u64), ReplayError> {
-    let mut replay = fold::Replay::with_capacity(estimated_rows(tx).await?);
+    // The coupons, and as many balances and claims: sized once, bounded.
+    let coupons = estimated_rows(tx, "coupons").await?;
+    let presize = usize::try_from(coupons).map_or(fold::MAX_PRESIZE, |n| n.min(fold::MAX_PRESIZE));
+    let mut replay = fold::Replay::with_capacity(presize);
     let rows = BinaryCopyOutStream::new(tx.copy_out(EVENTS).await?, &EVENT_TYPES);
     pin_mut!(rows);
     let mut events = 0;
@@ -195,20 +198,19 @@ async fn fold_all(
     Ok((replay, events))
 }
 
-/// Postgres' estimate of the rows of the big tables (coupons, and as many
-/// balances and claims), so the replay's maps are sized once, not regrown.
-async fn estimated_rows(tx: &Transaction<'_>) -> Result<usize, tokio_postgres::Error> {
-    let row = tx
+/// Postgres' estimate of `table`'s rows (no scan): for sizing maps and
+/// progress bars, where a wrong one only costs regrowing or a wrong bar.
+pub async fn estimated_rows(
+    client: &impl GenericClient,
+    table: &str,
+) -> Result<u64, tokio_postgres::Error> {
+    let row = client
         .query_one(
-            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'coupons'::regclass",
-            &[],
+            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = $1::text::regclass",
+            &[&table],
         )
         .await?;
-    let estimate: i64 = row.get(0);
-    // An estimate, so bounded: a wrong one only costs regrowing.
-    Ok(usize::try_from(estimate)
-        .unwrap_or(0)
-        .min(fold::MAX_PRESIZE))
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
 }
 
 /// A `jsonb` column as its JSON text, unparsed: the fold parses it once,
