@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -90,9 +91,7 @@ impl CouponRow {
 /// The coupons with `ids`, locked in id order (one order for every caller,
 /// so concurrent orders cannot deadlock).
 pub async fn lock_rows(tx: &Transaction<'_>, ids: &[Uuid]) -> Result<Vec<CouponRow>, CommandError> {
-    let sql = format!("{SELECT} WHERE c.id = ANY($1) ORDER BY c.id FOR UPDATE OF c");
-    let rows = tx.query(&tx.prepare_cached(&sql).await?, &[&ids]).await?;
-    rows.iter().map(CouponRow::from_row).collect()
+    lock_where(tx, "c.id = ANY($1)", &[&ids]).await
 }
 
 /// The coupons an order holds, locked in id order like [`lock_rows`]. The
@@ -102,13 +101,19 @@ pub async fn lock_rows_of_order(
     tx: &Transaction<'_>,
     order_id: &str,
 ) -> Result<Vec<CouponRow>, CommandError> {
-    let sql = format!(
-        "{SELECT} WHERE c.id = ANY((SELECT coupon_ids FROM orders WHERE order_id = $1)::uuid[])
-          ORDER BY c.id FOR UPDATE OF c"
-    );
-    let rows = tx
-        .query(&tx.prepare_cached(&sql).await?, &[&order_id])
-        .await?;
+    // The cast makes ANY take the array, not the subquery's rows.
+    let held = "c.id = ANY((SELECT coupon_ids FROM orders WHERE order_id = $1)::uuid[])";
+    lock_where(tx, held, &[&order_id]).await
+}
+
+/// The coupons matching `condition`, locked in id order.
+async fn lock_where(
+    tx: &Transaction<'_>,
+    condition: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<CouponRow>, CommandError> {
+    let sql = format!("{SELECT} WHERE {condition} ORDER BY c.id FOR UPDATE OF c");
+    let rows = tx.query(&tx.prepare_cached(&sql).await?, params).await?;
     rows.iter().map(CouponRow::from_row).collect()
 }
 
