@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use ledger::domain::coupon_state::{self, CouponChange};
-use ledger::domain::events::CouponChanged;
+use ledger::domain::ledger_event::LedgerEvent;
 use serde_json::{Value, json};
 use tests::{Channel, Env, Server};
 
@@ -98,8 +98,10 @@ impl Shop {
         let changes: Vec<CouponChange> = events[1..]
             .iter()
             .map(|e| {
-                let payload: CouponChanged = serde_json::from_value(e["payload"].clone()).unwrap();
-                CouponChange::from_event(e["event_type"].as_str().unwrap(), &payload).unwrap()
+                let event_type = e["event_type"].as_str().unwrap();
+                let version = e["schema_version"].as_i64().unwrap() as i16;
+                let event = LedgerEvent::decode(event_type, version, &e["payload"]).unwrap();
+                event.coupon_change().unwrap()
             })
             .collect();
         let versions: Vec<i64> = events

@@ -149,7 +149,7 @@ impl From<crate::store::StoreError> for ApiError {
             StoreError::VersionConflict { .. } => {
                 Self::conflict("concurrent_update", "changed concurrently; retry")
             }
-            StoreError::EventIdReused { .. } => Self::Internal(e.into()),
+            StoreError::EventIdReused { .. } | StoreError::Encode(_) => Self::Internal(e.into()),
             StoreError::Db(e) => e.into(),
         }
     }

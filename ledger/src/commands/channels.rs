@@ -7,9 +7,11 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
-use crate::domain::events::{ChannelCreated, DomainEvent, Metadata};
+use crate::domain::events::{ChannelCreated, Metadata};
 use crate::domain::ids::ChannelId;
+use crate::domain::ledger_event::LedgerEvent;
 use crate::store;
+use crate::store::NewEvent;
 
 pub struct CreatedChannel {
     pub id: Uuid,
@@ -44,7 +46,17 @@ pub async fn create(
         name: name.to_owned(),
     };
     let stream = ChannelId(id).stream_id();
-    store::append(tx, &stream, 0, &[created.to_new_event(metadata, now)]).await?;
+    store::append(
+        tx,
+        &stream,
+        0,
+        &[NewEvent::of(
+            &LedgerEvent::ChannelCreated(created),
+            metadata,
+            now,
+        )?],
+    )
+    .await?;
     Ok(CreatedChannel { id, secret })
 }
 

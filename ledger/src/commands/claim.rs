@@ -8,10 +8,13 @@ use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
-use crate::domain::events::{CouponIssued, DomainEvent, Metadata};
+use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store;
+use crate::store::NewEvent;
 
 pub struct ClaimRequest<'a> {
     pub template_sn: &'a TemplateSn,
@@ -24,7 +27,7 @@ pub struct ClaimRequest<'a> {
 
 /// What the pre-checks read; the guards re-check what can change concurrently.
 struct TemplateView {
-    status: String,
+    status: TemplateStatus,
     issue_begin: DateTime<Utc>,
     issue_end: DateTime<Utc>,
     per_user_limit: i32,
@@ -104,8 +107,14 @@ async fn read_template(
     let raw: RawTerms =
         serde_json::from_value(row.get(4)).map_err(|e| CommandError::Internal(e.into()))?;
     let terms = Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
+    let status = TemplateStatus::parse(row.get(0)).ok_or_else(|| {
+        CommandError::Internal(anyhow::anyhow!(
+            "unknown template status {:?}",
+            row.get::<_, &str>(0)
+        ))
+    })?;
     Ok(TemplateView {
-        status: row.get(0),
+        status,
         issue_begin: row.get(1),
         issue_end: row.get(2),
         per_user_limit: row.get(3),
@@ -120,10 +129,10 @@ fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandEr
             "this channel may not issue this template".into(),
         ));
     }
-    if view.status != "active" {
+    if view.status != TemplateStatus::Active {
         return Err(CommandError::Unprocessable(
             "template_not_active",
-            format!("the template is {}", view.status),
+            format!("the template is {}", view.status.as_str()),
         ));
     }
     if req.now < view.issue_begin || req.now > view.issue_end {
@@ -200,7 +209,8 @@ pub async fn issue_coupon(
         job_id: None,
     };
     insert_coupon(tx, &event).await?;
-    store::append(tx, &id.stream_id(), 0, &[event.to_new_event(metadata, now)]).await?;
+    let new = NewEvent::of(&LedgerEvent::CouponIssued(event.clone()), metadata, now)?;
+    store::append(tx, &id.stream_id(), 0, &[new]).await?;
     Ok(event)
 }
 

@@ -11,11 +11,13 @@ use uuid::Uuid;
 use super::CommandError;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{self, CouponCommand, CouponState, CouponStatus};
-use crate::domain::events::{Metadata, event_of};
+use crate::domain::events::Metadata;
 use crate::domain::ids::CouponId;
+use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::terms::{RawTerms, Terms};
 use crate::domain::validity::Validity;
 use crate::store;
+use crate::store::NewEvent;
 
 /// Most coupons one order may carry, and one batch of the sweepers.
 pub const MAX_COUPONS_PER_ORDER: usize = 20;
@@ -149,8 +151,8 @@ pub async fn change(
 ) -> Result<CouponState, CommandError> {
     let change = coupon_state::decide(&coupon.state(), command, now)?;
     let next = coupon_state::apply(&coupon.state(), &change);
-    let payload = change.payload(coupon.id, reissued_as);
-    let event = event_of(change.event_type(), &payload, metadata, now);
+    let event = LedgerEvent::coupon_changed(coupon.id, &change, reissued_as);
+    let event = NewEvent::of(&event, metadata, now)?;
     store::append_with_row(
         tx,
         "UPDATE coupons SET status = $2, order_id = $3, version = version + 1

@@ -16,7 +16,7 @@ pub mod orders;
 pub mod refunds;
 pub mod templates;
 
-use crate::store::StoreError;
+use crate::store::{EncodeError, StoreError};
 
 /// Why a command did not take effect. Each maps to one HTTP status.
 #[derive(Debug, thiserror::Error)]
@@ -40,4 +40,10 @@ pub enum CommandError {
     Db(#[from] tokio_postgres::Error),
     #[error(transparent)]
     Internal(anyhow::Error),
+}
+
+impl From<EncodeError> for CommandError {
+    fn from(e: EncodeError) -> Self {
+        Self::Store(StoreError::Encode(e))
+    }
 }

@@ -13,11 +13,14 @@ use uuid::Uuid;
 use super::CommandError;
 use super::coupons::{self, CouponRow};
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
-use crate::domain::events::{DomainEvent, Metadata, OrderLocked, OrderSettled, event_of};
+use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
+use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::money::Money;
 use crate::domain::order::Order;
 use crate::domain::pricing::{Pricing, price};
-use crate::store::{self, NewEvent};
+use crate::domain::stream::StreamKind;
+use crate::store;
+use crate::store::NewEvent;
 
 /// How long a lock holds when the caller does not say.
 pub const DEFAULT_LOCK_TTL: Duration = Duration::minutes(30);
@@ -32,7 +35,7 @@ pub struct LockRequest<'a> {
 }
 
 fn stream(order_id: &str) -> String {
-    format!("order-{order_id}")
+    StreamKind::Order.id(order_id)
 }
 
 /// The Try. Answers `{order_id, discount, payable, allocations}`; the same
@@ -110,7 +113,7 @@ async fn record_lock(
         ],
         &stream(&locked.order_id),
         0,
-        &locked.to_new_event(metadata, now),
+        &NewEvent::of(&LedgerEvent::OrderLocked(locked.clone()), metadata, now)?,
     )
     .await?;
     Ok(())
@@ -313,7 +316,7 @@ pub async fn confirm(
         tx,
         &order,
         &command,
-        ("OrderConfirmed", "confirmed", None),
+        (LedgerEvent::OrderConfirmed, "confirmed", None),
         metadata,
         now,
     )
@@ -349,7 +352,7 @@ pub async fn cancel(
         tx,
         &order,
         &command,
-        ("OrderCancelled", "cancelled", Some("cancel")),
+        (LedgerEvent::OrderCancelled, "cancelled", Some("cancel")),
         metadata,
         now,
     )
@@ -381,7 +384,7 @@ async fn cancel_before_lock(
         coupon_ids: vec![],
         reason: Some("before_lock".into()),
     };
-    let event = event_of("OrderCancelled", &settled, metadata, now);
+    let event = NewEvent::of(&LedgerEvent::OrderCancelled(settled), metadata, now)?;
     store::append(tx, &stream(order_id), 0, &[event]).await?;
     Ok(answer(order_id, "cancelled_before_lock", &[]))
 }
@@ -393,7 +396,7 @@ async fn settle(
     tx: &Transaction<'_>,
     order: &LockedOrder,
     command: &CouponCommand,
-    (event_type, status, reason): (&str, &str, Option<&str>),
+    (event, status, reason): (fn(OrderSettled) -> LedgerEvent, &str, Option<&str>),
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Value, CommandError> {
@@ -403,7 +406,7 @@ async fn settle(
         coupon_ids: order.coupon_ids.clone(),
         reason: reason.map(str::to_owned),
     };
-    let event = event_of(event_type, &settled, metadata, now);
+    let event = NewEvent::of(&event(settled), metadata, now)?;
     let changes = order
         .coupons
         .iter()
@@ -460,7 +463,8 @@ pub async fn release_expired_locks(
             order_id: order.order_id.clone(),
             reason: UnlockReason::Timeout,
         };
-        let outcome = ("OrderReleased", "released", Some("timeout"));
+        let event: fn(OrderSettled) -> LedgerEvent = LedgerEvent::OrderReleased;
+        let outcome = (event, "released", Some("timeout"));
         settle(tx, &order, &command, outcome, &metadata, now).await?;
     }
     Ok(due.len())

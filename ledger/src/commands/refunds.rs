@@ -15,10 +15,13 @@ use super::claim::{NewCoupon, issue_coupon};
 use super::coupons::{self, CouponRow};
 use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::CouponCommand;
-use crate::domain::events::{DomainEvent, Metadata, OrderRefunded};
+use crate::domain::events::{Metadata, OrderRefunded};
+use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::refund::{Refund, RefundLine, Settlement};
+use crate::domain::stream::StreamKind;
 use crate::store;
+use crate::store::NewEvent;
 
 /// Most lines one refund request may list.
 pub const MAX_REFUND_LINES: usize = 500;
@@ -77,12 +80,16 @@ pub async fn refund(
         refund: refund.clone(),
     };
     let version: i32 = row.get(3);
-    let stream = format!("order-{}", req.order_id);
+    let stream = StreamKind::Order.id(req.order_id);
     let out = store::append(
         tx,
         &stream,
         version,
-        &[event.to_new_event(metadata, req.now)],
+        &[NewEvent::of(
+            &LedgerEvent::OrderRefunded(event),
+            metadata,
+            req.now,
+        )?],
     )
     .await?;
     tx.execute(

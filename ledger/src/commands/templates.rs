@@ -7,13 +7,14 @@ use uuid::Uuid;
 
 use super::CommandError;
 use crate::domain::events::{
-    DomainEvent, Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated, status_changed_event,
+    Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
+    TemplateUpdated,
 };
 use crate::domain::ids::TemplateSn;
+use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::Terms;
-use crate::store;
+use crate::store::{self, NewEvent};
 
 /// A validated template, ready to be created.
 pub struct NewTemplate {
@@ -55,7 +56,17 @@ pub async fn create(
     )
     .await?;
     let sn = TemplateSn::parse(&c.sn).ok_or(CommandError::NotFound("template"))?;
-    store::append(tx, &sn.stream_id(), 0, &[c.to_new_event(metadata, now)]).await?;
+    store::append(
+        tx,
+        &sn.stream_id(),
+        0,
+        &[NewEvent::of(
+            &LedgerEvent::TemplateCreated(c.clone()),
+            metadata,
+            now,
+        )?],
+    )
+    .await?;
     Ok(())
 }
 
@@ -103,7 +114,11 @@ pub async fn change_status(
         from: current.status.as_str().to_owned(),
         to: to.as_str().to_owned(),
     };
-    let event = status_changed_event(&change, metadata, now);
+    let event = NewEvent::of(
+        &LedgerEvent::template_status_changed(change, to),
+        metadata,
+        now,
+    )?;
     bump(tx, sn, current.version, event).await?;
     tx.execute(
         &tx.prepare_cached("UPDATE templates SET status = $2 WHERE sn = $1")
@@ -123,7 +138,14 @@ pub async fn update(
 ) -> Result<(), CommandError> {
     let sn = TemplateSn::parse(&change.sn).ok_or(CommandError::NotFound("template"))?;
     let current = lock(tx, &sn).await?;
-    bump(tx, &sn, current.version, change.to_new_event(metadata, now)).await?;
+    let event = LedgerEvent::TemplateUpdated(change.clone());
+    bump(
+        tx,
+        &sn,
+        current.version,
+        NewEvent::of(&event, metadata, now)?,
+    )
+    .await?;
     tx.execute(
         &tx.prepare_cached(
             "UPDATE templates SET name = coalesce($2, name),
@@ -168,7 +190,14 @@ pub async fn raise_quota(
         from: current.total,
         total,
     };
-    bump(tx, sn, current.version, raised.to_new_event(metadata, now)).await?;
+    let event = LedgerEvent::TemplateQuotaRaised(raised);
+    bump(
+        tx,
+        sn,
+        current.version,
+        NewEvent::of(&event, metadata, now)?,
+    )
+    .await?;
     tx.execute(
         &tx.prepare_cached("UPDATE templates SET total = $2 WHERE sn = $1")
             .await?,
@@ -212,7 +241,14 @@ pub async fn allow_channel(
             sn: sn.to_string(),
             channel_id,
         };
-        bump(tx, sn, current.version, allowed.to_new_event(metadata, now)).await?;
+        let event = LedgerEvent::TemplateChannelAllowed(allowed);
+        bump(
+            tx,
+            sn,
+            current.version,
+            NewEvent::of(&event, metadata, now)?,
+        )
+        .await?;
     }
     Ok(())
 }

@@ -10,8 +10,6 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::events::CouponChanged;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CouponStatus {
@@ -91,7 +89,8 @@ pub enum CouponCommand {
     Void,
 }
 
-/// The coupon events after issue, as the state machine sees them.
+/// The coupon events after issue, as the state machine sees them (their
+/// events: `LedgerEvent::coupon_changed` and `LedgerEvent::coupon_change`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CouponChange {
     Locked {
@@ -114,21 +113,6 @@ pub enum CouponChange {
     },
     Expired,
     Voided,
-}
-
-impl CouponChange {
-    /// The contract event type name.
-    pub fn event_type(&self) -> &'static str {
-        match self {
-            Self::Locked { .. } => "CouponLocked",
-            Self::Unlocked { .. } => "CouponUnlocked",
-            Self::Used { .. } => "CouponUsed",
-            Self::Restored { .. } => "CouponRestored",
-            Self::Refunded { .. } => "CouponRefunded",
-            Self::Expired => "CouponExpired",
-            Self::Voided => "CouponVoided",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -223,68 +207,6 @@ pub fn issued(expires_at: DateTime<Utc>) -> CouponState {
         status: CouponStatus::Unused,
         order_id: None,
         expires_at,
-    }
-}
-
-impl CouponChange {
-    /// The event payload of this change to `coupon_id`.
-    pub fn payload(&self, coupon_id: uuid::Uuid, reissued_as: Option<uuid::Uuid>) -> CouponChanged {
-        let mut p = CouponChanged {
-            coupon_id,
-            reissued_as,
-            ..Default::default()
-        };
-        match self {
-            Self::Locked { order_id } | Self::Used { order_id } => {
-                p.order_id = Some(order_id.clone())
-            }
-            Self::Unlocked { order_id, reason } => {
-                p.order_id = Some(order_id.clone());
-                p.reason = Some(*reason);
-            }
-            Self::Restored {
-                order_id,
-                refund_id,
-            }
-            | Self::Refunded {
-                order_id,
-                refund_id,
-            } => {
-                p.order_id = Some(order_id.clone());
-                p.refund_id = Some(refund_id.clone());
-            }
-            Self::Expired | Self::Voided => {}
-        }
-        p
-    }
-
-    /// Reads a stored coupon event back; None for `CouponIssued` and unknown types.
-    pub fn from_event(event_type: &str, payload: &CouponChanged) -> Option<CouponChange> {
-        let order_id = || payload.order_id.clone();
-        let refund_id = || payload.refund_id.clone();
-        Some(match event_type {
-            "CouponLocked" => Self::Locked {
-                order_id: order_id()?,
-            },
-            "CouponUnlocked" => Self::Unlocked {
-                order_id: order_id()?,
-                reason: payload.reason?,
-            },
-            "CouponUsed" => Self::Used {
-                order_id: order_id()?,
-            },
-            "CouponRestored" => Self::Restored {
-                order_id: order_id()?,
-                refund_id: refund_id()?,
-            },
-            "CouponRefunded" => Self::Refunded {
-                order_id: order_id()?,
-                refund_id: refund_id()?,
-            },
-            "CouponExpired" => Self::Expired,
-            "CouponVoided" => Self::Voided,
-            _ => return None,
-        })
     }
 }
 

@@ -6,6 +6,8 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::domain::stream::StreamKind;
+
 /// Unambiguous alphabet for template serial numbers: no 0/O, 1/I/L.
 const SN_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 pub const SN_LEN: usize = 20;
@@ -36,7 +38,7 @@ impl TemplateSn {
     }
 
     pub fn stream_id(&self) -> String {
-        format!("template-{}", self.0)
+        StreamKind::Template.id(&self.0)
     }
 }
 
@@ -86,7 +88,7 @@ impl CouponId {
     }
 
     pub fn stream_id(&self) -> String {
-        format!("coupon-{}", self.0)
+        StreamKind::Coupon.id(self.0)
     }
 }
 
@@ -103,7 +105,7 @@ pub struct ChannelId(pub Uuid);
 
 impl ChannelId {
     pub fn stream_id(&self) -> String {
-        format!("channel-{}", self.0)
+        StreamKind::Channel.id(self.0)
     }
 }
 

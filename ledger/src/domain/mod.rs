@@ -11,6 +11,14 @@
 //!   their split over lines, the payable amount ([`price`]).
 //! - [`best`], [`quote`]: the best combination of a user's coupons.
 //! - [`refund`]: proportional partial refunds and coupon release.
+//!
+//! Events and streams (one list each):
+//!
+//! - [`ledger_event`]: every event type, its schema version and payload
+//!   ([`events`]), decoded once into [`LedgerEvent`].
+//! - [`stream`]: every stream kind and its id prefix.
+//! - [`coupon_state`], [`template_status`]: the state machines.
+//! - [`projection`]: what one event does to the projections.
 
 pub mod allocation;
 pub mod best;
@@ -19,6 +27,7 @@ pub mod coupon_state;
 pub mod discount;
 pub mod events;
 pub mod ids;
+pub mod ledger_event;
 pub mod money;
 pub mod order;
 pub mod parse_error;
@@ -29,6 +38,7 @@ pub mod refund;
 pub mod rule;
 pub mod scope;
 pub mod stacking;
+pub mod stream;
 pub mod template_status;
 pub mod terms;
 pub mod validity;
@@ -37,6 +47,7 @@ pub use allocation::Allocation;
 pub use best::{Best, best_combination};
 pub use coupon::Coupon;
 pub use discount::{NotApplicable, discount_of};
+pub use ledger_event::{EventType, LedgerEvent};
 pub use money::{AmountError, Currency, CurrencyError, Money};
 pub use order::{Line, Order, RawLine, RawOrder};
 pub use parse_error::{ParseError, ParseErrorKind};

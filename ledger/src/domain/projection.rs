@@ -11,14 +11,11 @@
 //!   `OrderRefunded` reverses part of it. Orders keep their own stream
 //!   order, so the lock is always known before the confirm.
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
 use uuid::Uuid;
 
 use crate::domain::coupon_state::{CouponChange, CouponState, CouponStatus, apply};
-use crate::domain::events::{
-    CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled,
-};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::stream::StreamKind;
 
 /// The projections, by the names their workers, cursors and inbox use.
 pub const BALANCES: &str = "balances";
@@ -60,44 +57,42 @@ pub enum Effect {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ProjectionError {
-    #[error("{event_type} payload does not parse: {message}")]
-    Payload { event_type: String, message: String },
     #[error(
         "{event_type} for coupon at version {version}, which the projection has not seen issued"
     )]
-    UnknownCoupon { event_type: String, version: i32 },
+    UnknownCoupon {
+        event_type: &'static str,
+        version: i32,
+    },
     #[error("CouponIssued at version {0}: a coupon is issued at version 1")]
     IssuedTwice(i32),
 }
 
-/// The effect of the event (`event_type`, `payload`) at `version` of a coupon
-/// stream whose current view is `view`.
+/// The effect of `event` at `version` of a coupon stream whose current view
+/// is `view`.
 pub fn coupon_effect(
     view: Option<&CouponView>,
-    event_type: &str,
+    event: &LedgerEvent,
     version: i32,
-    payload: &Value,
 ) -> Result<Effect, ProjectionError> {
-    if event_type == "CouponIssued" {
-        let issued: CouponIssued = parse(event_type, payload)?;
+    if let LedgerEvent::CouponIssued(issued) = event {
         if view.is_some() || version != 1 {
             return Err(ProjectionError::IssuedTwice(version));
         }
         return Ok(Effect::Issued(CouponView {
-            user_id: issued.user_id,
-            template_sn: issued.template_sn,
+            user_id: issued.user_id.clone(),
+            template_sn: issued.template_sn.clone(),
             face_value: issued.face_value.cents(),
             status: CouponStatus::Unused,
             version,
             locked_discount: 0,
         }));
     }
-    let changed: CouponChanged = parse(event_type, payload)?;
-    let Some(change) = CouponChange::from_event(event_type, &changed) else {
+    let Some(change) = event.coupon_change() else {
         return Ok(Effect::Nothing);
     };
     let view = view.ok_or_else(|| ProjectionError::UnknownCoupon {
-        event_type: event_type.to_owned(),
+        event_type: event.event_type().as_str(),
         version,
     })?;
     Ok(Effect::Moved {
@@ -111,10 +106,9 @@ pub fn coupon_effect(
 }
 
 /// The effect of an order stream's event.
-pub fn order_effect(event_type: &str, payload: &Value) -> Result<Effect, ProjectionError> {
-    Ok(match event_type {
-        "OrderLocked" => {
-            let locked: OrderLocked = parse(event_type, payload)?;
+pub fn order_effect(event: &LedgerEvent) -> Effect {
+    match event {
+        LedgerEvent::OrderLocked(locked) => {
             let mut per_coupon: Vec<(Uuid, i64)> =
                 locked.coupon_ids.iter().map(|id| (*id, 0)).collect();
             for a in &locked.allocations {
@@ -124,12 +118,8 @@ pub fn order_effect(event_type: &str, payload: &Value) -> Result<Effect, Project
             }
             Effect::Discounts(per_coupon)
         }
-        "OrderConfirmed" => {
-            let settled: OrderSettled = parse(event_type, payload)?;
-            Effect::Confirmed(settled.coupon_ids)
-        }
-        "OrderRefunded" => {
-            let refunded: OrderRefunded = parse(event_type, payload)?;
+        LedgerEvent::OrderConfirmed(settled) => Effect::Confirmed(settled.coupon_ids.clone()),
+        LedgerEvent::OrderRefunded(refunded) => {
             let reversals = refunded.refund.coupons.iter();
             Effect::Reversals(
                 reversals
@@ -138,7 +128,7 @@ pub fn order_effect(event_type: &str, payload: &Value) -> Result<Effect, Project
             )
         }
         _ => Effect::Nothing,
-    })
+    }
 }
 
 /// The status a change leads to, by the coupon state machine's own fold.
@@ -151,56 +141,35 @@ fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus {
     apply(&state, change).status
 }
 
-/// The payload as `T`, its error naming the event type.
-pub(crate) fn parse<T: DeserializeOwned>(
-    event_type: &str,
-    payload: &Value,
-) -> Result<T, ProjectionError> {
-    T::deserialize(payload).map_err(|e| ProjectionError::Payload {
-        event_type: event_type.to_owned(),
-        message: e.to_string(),
-    })
-}
-
-/// The kind of stream an event belongs to, by its id's prefix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamKind {
-    Coupon(Uuid),
-    Order,
-    Other,
-}
-
-pub fn stream_kind(stream_id: &str) -> StreamKind {
-    if let Some(id) = stream_id.strip_prefix("coupon-") {
-        return Uuid::parse_str(id).map_or(StreamKind::Other, StreamKind::Coupon);
-    }
-    if stream_id.starts_with("order-") {
-        return StreamKind::Order;
-    }
-    StreamKind::Other
-}
-
 /// Whether `projection` follows streams of this kind.
 pub fn follows(projection: &str, kind: StreamKind) -> bool {
     match kind {
-        StreamKind::Coupon(_) => true,
+        StreamKind::Coupon => true,
         StreamKind::Order => projection == TEMPLATE_STATS,
-        StreamKind::Other => false,
+        StreamKind::Template | StreamKind::Channel => false,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    fn issued() -> CouponView {
-        let payload = json!({
+    fn event(event_type: &str, payload: Value) -> LedgerEvent {
+        LedgerEvent::decode(event_type, 1, &payload).unwrap()
+    }
+
+    fn issued_payload() -> Value {
+        json!({
             "coupon_id": Uuid::nil(), "template_sn": "T1", "user_id": "u1",
             "issued_at": "2026-11-01T00:00:00Z", "effective_at": "2026-11-01T00:00:00Z",
             "expires_at": "2026-11-08T00:00:00Z", "face_value": "20.00", "currency": "CNY"
-        });
-        match coupon_effect(None, "CouponIssued", 1, &payload).unwrap() {
+        })
+    }
+
+    fn issued() -> CouponView {
+        let payload = issued_payload();
+        match coupon_effect(None, &event("CouponIssued", payload), 1).unwrap() {
             Effect::Issued(view) => view,
             other => panic!("{other:?}"),
         }
@@ -211,7 +180,7 @@ mod tests {
         let view = issued();
         assert_eq!((view.face_value, view.status), (2000, CouponStatus::Unused));
         let lock = json!({"coupon_id": Uuid::nil(), "order_id": "o1"});
-        let effect = coupon_effect(Some(&view), "CouponLocked", 2, &lock).unwrap();
+        let effect = coupon_effect(Some(&view), &event("CouponLocked", lock), 2).unwrap();
         let Effect::Moved { from, view } = effect else {
             panic!("{effect:?}")
         };
@@ -224,7 +193,7 @@ mod tests {
     #[test]
     fn a_change_before_the_issue_is_an_error() {
         let lock = json!({"coupon_id": Uuid::nil(), "order_id": "o1"});
-        let err = coupon_effect(None, "CouponLocked", 2, &lock).unwrap_err();
+        let err = coupon_effect(None, &event("CouponLocked", lock), 2).unwrap_err();
         assert!(matches!(
             err,
             ProjectionError::UnknownCoupon { version: 2, .. }
@@ -234,17 +203,22 @@ mod tests {
     #[test]
     fn a_second_issue_is_an_error() {
         let view = issued();
-        let payload = json!({"coupon_id": Uuid::nil()});
-        assert!(coupon_effect(Some(&view), "CouponIssued", 2, &payload).is_err());
+        let LedgerEvent::CouponIssued(mut again) = event("CouponIssued", issued_payload()) else {
+            unreachable!()
+        };
+        again.user_id = "u2".into();
+        let again = LedgerEvent::CouponIssued(again);
+        assert_eq!(
+            coupon_effect(Some(&view), &again, 2),
+            Err(ProjectionError::IssuedTwice(2))
+        );
     }
 
     #[test]
-    fn streams_are_told_apart() {
-        let id = Uuid::now_v7();
-        assert_eq!(stream_kind(&format!("coupon-{id}")), StreamKind::Coupon(id));
-        assert_eq!(stream_kind("order-42"), StreamKind::Order);
-        assert_eq!(stream_kind("template-T1"), StreamKind::Other);
+    fn projections_follow_their_stream_kinds() {
+        assert!(follows(BALANCES, StreamKind::Coupon));
         assert!(!follows(BALANCES, StreamKind::Order));
         assert!(follows(TEMPLATE_STATS, StreamKind::Order));
+        assert!(!follows(TEMPLATE_STATS, StreamKind::Template));
     }
 }

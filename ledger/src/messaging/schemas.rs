@@ -8,54 +8,39 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
 use super::message::{Envelope, schema_file};
-use crate::domain::events::{
-    ChannelCreated, CouponChanged, CouponIssued, Metadata, OrderLocked, OrderRefunded,
-    OrderSettled, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated,
-};
+use crate::domain::events::Metadata;
+use crate::domain::ledger_event::{EventType, PayloadVisitor};
 
-/// Every event type the ledger appends, with its schema (version 1 each).
+/// Every event type the ledger appends, with the schema of its current version.
 pub fn all() -> Vec<(String, Value)> {
-    vec![
-        schema::<TemplateCreated>("TemplateCreated"),
-        schema::<TemplateStatusChanged>("TemplateActivated"),
-        schema::<TemplateStatusChanged>("TemplateStopped"),
-        schema::<TemplateStatusChanged>("TemplateVoided"),
-        schema::<TemplateQuotaRaised>("TemplateQuotaRaised"),
-        schema::<TemplateChannelAllowed>("TemplateChannelAllowed"),
-        schema::<TemplateUpdated>("TemplateUpdated"),
-        schema::<ChannelCreated>("ChannelCreated"),
-        schema::<CouponIssued>("CouponIssued"),
-        schema::<CouponChanged>("CouponLocked"),
-        schema::<CouponChanged>("CouponUnlocked"),
-        schema::<CouponChanged>("CouponUsed"),
-        schema::<CouponChanged>("CouponRestored"),
-        schema::<CouponChanged>("CouponRefunded"),
-        schema::<CouponChanged>("CouponExpired"),
-        schema::<CouponChanged>("CouponVoided"),
-        schema::<OrderLocked>("OrderLocked"),
-        schema::<OrderSettled>("OrderConfirmed"),
-        schema::<OrderSettled>("OrderCancelled"),
-        schema::<OrderSettled>("OrderReleased"),
-        schema::<OrderRefunded>("OrderRefunded"),
-    ]
+    EventType::ALL
+        .iter()
+        .map(|t| t.visit_payload(EnvelopeSchema))
+        .collect()
 }
 
-/// The file name and schema of messages of `event_type` (version 1).
-fn schema<P: JsonSchema>(event_type: &str) -> (String, Value) {
-    let generator = SchemaSettings::draft2020_12().into_generator();
-    let mut schema = generator.into_root_schema_for::<Envelope<P, Metadata>>();
-    let file = schema_file(event_type, 1);
-    schema.insert(
-        "$id".into(),
-        json!(format!("https://couponledger.dev/schemas/{file}")),
-    );
-    schema.insert("title".into(), json!(format!("{event_type} v1")));
-    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
-        properties.insert("event_type".into(), json!({"const": event_type}));
-        properties.insert("schema_version".into(), json!({"const": 1}));
+/// The file name and schema of messages of one event type.
+struct EnvelopeSchema;
+
+impl PayloadVisitor for EnvelopeSchema {
+    type Output = (String, Value);
+
+    fn visit<P: JsonSchema>(self, event_type: EventType) -> (String, Value) {
+        let (name, version) = (event_type.as_str(), event_type.schema_version());
+        let generator = SchemaSettings::draft2020_12().into_generator();
+        let mut schema = generator.into_root_schema_for::<Envelope<P, Metadata>>();
+        let file = schema_file(name, version);
+        schema.insert(
+            "$id".into(),
+            json!(format!("https://couponledger.dev/schemas/{file}")),
+        );
+        schema.insert("title".into(), json!(format!("{name} v{version}")));
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.insert("event_type".into(), json!({"const": name}));
+            properties.insert("schema_version".into(), json!({"const": version}));
+        }
+        (file, schema.to_value())
     }
-    (file, schema.to_value())
 }
 
 /// The schemas as files would hold them: pretty JSON and a final newline.

@@ -7,6 +7,7 @@ use uuid::Uuid;
 use super::{Applied, ApplyError, decimal};
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::projection::{BALANCES, CouponView, Effect, coupon_effect};
+use crate::domain::stream::StreamKind;
 use crate::store::{RecordedEvent, read_stream};
 
 /// Applies a coupon stream's event, after any versions missing before it.
@@ -36,7 +37,7 @@ pub async fn catch_up(
     mut view: Option<CouponView>,
     until: i32,
 ) -> Result<Option<CouponView>, ApplyError> {
-    let stream = format!("coupon-{coupon_id}");
+    let stream = StreamKind::Coupon.id(coupon_id);
     let current = view.as_ref().map_or(0, |v| v.version);
     let limit = i64::from(until.saturating_sub(current));
     for missing in read_stream(&**tx, &stream, current, limit).await? {
@@ -54,12 +55,7 @@ async fn step(
     event: &RecordedEvent,
 ) -> Result<Option<CouponView>, ApplyError> {
     debug_assert_eq!(event.stream_version, view.map_or(0, |v| v.version) + 1);
-    let effect = coupon_effect(
-        view,
-        &event.event_type,
-        event.stream_version,
-        &event.payload,
-    )?;
+    let effect = coupon_effect(view, &event.decode()?, event.stream_version)?;
     match &effect {
         Effect::Issued(new) => {
             insert(tx, projection, coupon_id, new).await?;

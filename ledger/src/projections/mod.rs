@@ -17,13 +17,22 @@ pub mod read;
 
 use deadpool_postgres::Transaction;
 
-use crate::domain::projection::{ProjectionError, StreamKind, follows, stream_kind};
-use crate::store::RecordedEvent;
+use crate::domain::projection::{ProjectionError, follows};
+use crate::domain::stream::{Stream, UnknownStream};
+use crate::store::{RecordedEvent, StoredEventError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
     #[error(transparent)]
     Projection(#[from] ProjectionError),
+    /// An event of a type or version this build does not know.
+    #[error(transparent)]
+    Decode(#[from] StoredEventError),
+    #[error("event at position {position}: {source}")]
+    Stream {
+        position: i64,
+        source: UnknownStream,
+    },
     #[error(transparent)]
     Db(#[from] tokio_postgres::Error),
 }
@@ -45,12 +54,15 @@ pub async fn apply(
     projection: &'static str,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
-    let kind = stream_kind(&event.stream_id);
-    let applied = match kind {
-        _ if !follows(projection, kind) => Applied::NotFollowed,
-        StreamKind::Coupon(id) => coupons::apply(tx, projection, id, event).await?,
-        StreamKind::Order => orders::apply(tx, projection, event).await?,
-        StreamKind::Other => Applied::NotFollowed,
+    let stream = Stream::parse(&event.stream_id).map_err(|source| ApplyError::Stream {
+        position: event.position,
+        source,
+    })?;
+    let applied = match stream {
+        _ if !follows(projection, stream.kind()) => Applied::NotFollowed,
+        Stream::Coupon(id) => coupons::apply(tx, projection, id, event).await?,
+        Stream::Order(_) => orders::apply(tx, projection, event).await?,
+        Stream::Template(_) | Stream::Channel(_) => Applied::NotFollowed,
     };
     record_position(tx, projection, event.position).await?;
     Ok(applied)

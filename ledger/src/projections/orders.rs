@@ -50,7 +50,7 @@ async fn step(
     projection: &'static str,
     event: &RecordedEvent,
 ) -> Result<(), ApplyError> {
-    match order_effect(&event.event_type, &event.payload)? {
+    match order_effect(&event.decode()?) {
         Effect::Discounts(discounts) => {
             for (coupon_id, cents) in discounts {
                 ensure_coupon(tx, projection, coupon_id).await?;

@@ -5,6 +5,7 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::domain::stream::StreamKind;
 use crate::store::{self, RecordedEvent};
 
 /// Largest page of a user's coupons.
@@ -123,6 +124,7 @@ pub struct HistoryEvent {
     pub event_id: Uuid,
     pub stream_version: i32,
     pub event_type: String,
+    pub schema_version: i16,
     #[schema(value_type = Object)]
     pub payload: Value,
     #[schema(value_type = Object)]
@@ -134,7 +136,7 @@ pub async fn history(
     client: &impl GenericClient,
     id: Uuid,
 ) -> Result<Vec<HistoryEvent>, tokio_postgres::Error> {
-    let events = store::read_stream(client, &format!("coupon-{id}"), 0, MAX_HISTORY).await?;
+    let events = store::read_stream(client, &StreamKind::Coupon.id(id), 0, MAX_HISTORY).await?;
     Ok(events
         .into_iter()
         .map(|e: RecordedEvent| HistoryEvent {
@@ -142,6 +144,7 @@ pub async fn history(
             event_id: e.event_id,
             stream_version: e.stream_version,
             event_type: e.event_type,
+            schema_version: e.schema_version,
             payload: e.payload,
             metadata: e.metadata,
             occurred_at: e.occurred_at,

@@ -17,15 +17,12 @@ use super::tables::{
     Cents, ChannelRow, Counts, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
     TemplateRow,
 };
-use crate::domain::coupon_state::{self, CouponChange, CouponState};
-use crate::domain::events::{
-    ChannelCreated, CouponChanged, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated,
-};
+use crate::domain::coupon_state::{self, CouponState};
+use crate::domain::events::TemplateCreated;
+use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
 use crate::domain::money::Money;
-use crate::domain::projection::{
-    Effect, ProjectionError, StreamKind, order_effect, parse, stream_kind,
-};
+use crate::domain::projection::{Effect, ProjectionError, order_effect};
+use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::terms::Terms;
 
 /// One stored event, as the replay reads it.
@@ -33,9 +30,28 @@ pub struct Event<'a> {
     pub stream_id: &'a str,
     pub version: i32,
     pub event_type: &'a str,
+    pub schema_version: i16,
     /// The payload's JSON text, parsed once, into what its type needs.
     pub payload: &'a [u8],
     pub occurred_at: DateTime<Utc>,
+}
+
+/// Why an event could not be folded.
+#[derive(Debug, thiserror::Error)]
+pub enum FoldError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error(transparent)]
+    Stream(#[from] UnknownStream),
+    #[error(transparent)]
+    Projection(#[from] ProjectionError),
+    #[error("{event_type} on a {stream:?} stream")]
+    WrongStream {
+        event_type: &'static str,
+        stream: StreamKind,
+    },
+    #[error("TemplateCreated terms do not parse: {0}")]
+    Terms(String),
 }
 
 /// The projections (status buckets per user and per template) and the claim
@@ -140,30 +156,33 @@ impl Replay {
     }
 
     /// Folds one event (events must come in each stream's version order).
-    pub fn apply(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
-        match stream_kind(e.stream_id) {
-            StreamKind::Coupon(id) if e.event_type == "CouponIssued" => {
+    pub fn apply(&mut self, e: &Event<'_>) -> Result<(), FoldError> {
+        let event_type = check_type(e.event_type, e.schema_version)?;
+        let stream = Stream::parse(e.stream_id)?;
+        if event_type.stream_kind() != stream.kind() {
+            return Err(FoldError::WrongStream {
+                event_type: event_type.as_str(),
+                stream: stream.kind(),
+            });
+        }
+        match stream {
+            // Most events are issues: read with borrowed strings, not decoded.
+            Stream::Coupon(id) if event_type == EventType::CouponIssued => {
                 self.issue(id, e.version, &parse_json(e)?)
             }
-            StreamKind::Coupon(id) => self.change(id, e, &parse_json(e)?),
-            StreamKind::Order => self.order(e),
-            StreamKind::Other if e.stream_id.starts_with("template-") => self.template(e),
-            StreamKind::Other if e.stream_id.starts_with("channel-") => self.channel(e),
-            StreamKind::Other => Ok(()),
+            Stream::Coupon(id) => self.change(id, e, &decode(e)?),
+            Stream::Order(order_id) => self.order(order_id, e),
+            Stream::Template(sn) => self.template(sn, e),
+            Stream::Channel(_) => self.channel(e, &decode(e)?),
         }
     }
 
-    fn issue(
-        &mut self,
-        id: Uuid,
-        version: i32,
-        issued: &Issued<'_>,
-    ) -> Result<(), ProjectionError> {
+    fn issue(&mut self, id: Uuid, version: i32, issued: &Issued<'_>) -> Result<(), FoldError> {
         let Entry::Vacant(slot) = self.coupons.entry(id) else {
-            return Err(ProjectionError::IssuedTwice(version));
+            return Err(ProjectionError::IssuedTwice(version).into());
         };
         if version != 1 {
-            return Err(ProjectionError::IssuedTwice(version));
+            return Err(ProjectionError::IssuedTwice(version).into());
         }
         let t = &mut self.tables;
         by_name(&mut t.template_totals, &issued.template_sn).issued += 1;
@@ -186,43 +205,43 @@ impl Replay {
     }
 
     /// A coupon's later event, through the state machine.
-    fn change(
-        &mut self,
-        id: Uuid,
-        e: &Event<'_>,
-        changed: &CouponChanged,
-    ) -> Result<(), ProjectionError> {
+    fn change(&mut self, id: Uuid, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
         let coupon = self
             .coupons
             .get_mut(&id)
             .ok_or_else(|| ProjectionError::UnknownCoupon {
-                event_type: e.event_type.to_owned(),
+                event_type: event.event_type().as_str(),
                 version: e.version,
             })?;
         coupon.version = e.version;
-        if let Some(change) = CouponChange::from_event(e.event_type, changed) {
+        if let Some(change) = event.coupon_change() {
             coupon.state = coupon_state::apply(&coupon.state, &change);
         }
         Ok(())
     }
 
-    fn order(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
+    /// An order's event. The row keeps the payload's own JSON (order,
+    /// allocations, refund) as the live row does.
+    fn order(&mut self, order_id: &str, e: &Event<'_>) -> Result<(), FoldError> {
         let payload = parse_json::<Value>(e)?;
-        let order_id = e.stream_id.trim_start_matches("order-").to_owned();
-        let row = self.tables.orders.entry(order_id.clone()).or_default();
+        let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
+        let row = self.tables.orders.entry(order_id.to_owned()).or_default();
         row.version = e.version;
-        match e.event_type {
-            "OrderLocked" => lock_order(row, e.event_type, &payload)?,
-            "OrderConfirmed" => row.status = "confirmed".into(),
-            "OrderCancelled" if e.version == 1 => row.status = "cancelled_before_lock".into(),
-            "OrderCancelled" => row.status = "cancelled".into(),
-            "OrderReleased" => row.status = "released".into(),
+        match &event {
+            LedgerEvent::OrderLocked(_) => lock_order(row, &event, &payload),
+            LedgerEvent::OrderConfirmed(_) => row.status = "confirmed".into(),
+            LedgerEvent::OrderCancelled(_) if e.version == 1 => {
+                row.status = "cancelled_before_lock".into()
+            }
+            LedgerEvent::OrderCancelled(_) => row.status = "cancelled".into(),
+            LedgerEvent::OrderReleased(_) => row.status = "released".into(),
             _ => {}
         }
-        if e.event_type == "OrderRefunded" {
-            self.refund(order_id, e, &payload)?;
+        if let LedgerEvent::OrderRefunded(refunded) = &event {
+            let refund = payload.get("refund").cloned().unwrap_or_default();
+            self.refund(order_id, &refunded.refund_id, refund, e.occurred_at);
         }
-        match order_effect(e.event_type, &payload)? {
+        match order_effect(&event) {
             Effect::Discounts(discounts) => {
                 for (id, cents) in discounts {
                     if let Some(coupon) = self.coupons.get_mut(&id) {
@@ -245,29 +264,17 @@ impl Replay {
         Ok(())
     }
 
-    fn refund(
-        &mut self,
-        order_id: String,
-        e: &Event<'_>,
-        payload: &Value,
-    ) -> Result<(), ProjectionError> {
-        #[derive(Deserialize)]
-        struct Refunded {
-            refund_id: String,
-            refund: Value,
-        }
-        let refunded: Refunded = parse(e.event_type, payload)?;
+    fn refund(&mut self, order_id: &str, refund_id: &str, refund: Value, at: DateTime<Utc>) {
         // `seq` counts the order's earlier refunds (0 for the first).
-        let earlier = self.refunds_per_order.entry(order_id.clone()).or_default();
+        let earlier = by_name(&mut self.refunds_per_order, order_id);
         let row = RefundRow {
             seq: *earlier,
-            refund: refunded.refund,
-            created_at: e.occurred_at,
+            refund,
+            created_at: at,
         };
         *earlier += 1;
-        let key = (order_id, refunded.refund_id);
+        let key = (order_id.to_owned(), refund_id.to_owned());
         self.tables.refunds.insert(key, row);
-        Ok(())
     }
 
     /// A confirmed coupon's discount becomes its template's cost (`None`),
@@ -281,28 +288,25 @@ impl Replay {
         }
     }
 
-    fn template(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
-        let payload = &parse_json::<Value>(e)?;
-        let sn = e.stream_id.trim_start_matches("template-").to_owned();
-        if e.event_type == "TemplateChannelAllowed" {
-            let allowed: TemplateChannelAllowed = parse(e.event_type, payload)?;
-            let key = (sn.clone(), allowed.channel_id);
+    fn template(&mut self, sn: &str, e: &Event<'_>) -> Result<(), FoldError> {
+        let payload = parse_json::<Value>(e)?;
+        let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
+        if let LedgerEvent::TemplateChannelAllowed(allowed) = &event {
+            let key = (sn.to_owned(), allowed.channel_id);
             self.tables.template_channels.insert(key, Present {});
         }
-        let row = self.tables.templates.entry(sn).or_default();
+        let row = by_name(&mut self.tables.templates, sn);
         row.version = e.version;
-        match e.event_type {
-            "TemplateCreated" => create_template(row, e, payload)?,
-            "TemplateActivated" | "TemplateStopped" | "TemplateVoided" => {
-                let changed: TemplateStatusChanged = parse(e.event_type, payload)?;
-                row.status = changed.to;
+        match event {
+            LedgerEvent::TemplateCreated(created) => {
+                let terms = payload.get("terms").cloned().unwrap_or_default();
+                create_template(row, e, created, terms)?
             }
-            "TemplateQuotaRaised" => {
-                let raised: TemplateQuotaRaised = parse(e.event_type, payload)?;
-                row.total = raised.total;
-            }
-            "TemplateUpdated" => {
-                let updated: TemplateUpdated = parse(e.event_type, payload)?;
+            LedgerEvent::TemplateActivated(changed)
+            | LedgerEvent::TemplateStopped(changed)
+            | LedgerEvent::TemplateVoided(changed) => row.status = changed.to,
+            LedgerEvent::TemplateQuotaRaised(raised) => row.total = raised.total,
+            LedgerEvent::TemplateUpdated(updated) => {
                 row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
                 if let Some(remind) = updated.remind_days_before {
                     row.remind_days_before = remind;
@@ -313,11 +317,10 @@ impl Replay {
         Ok(())
     }
 
-    fn channel(&mut self, e: &Event<'_>) -> Result<(), ProjectionError> {
-        if e.event_type == "ChannelCreated" {
-            let created: ChannelCreated = parse(e.event_type, &parse_json::<Value>(e)?)?;
+    fn channel(&mut self, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
+        if let LedgerEvent::ChannelCreated(created) = event {
             let row = ChannelRow {
-                name: created.name,
+                name: created.name.clone(),
                 created_at: e.occurred_at,
             };
             self.tables.channels.insert(created.channel_id, row);
@@ -326,45 +329,32 @@ impl Replay {
     }
 }
 
-fn lock_order(
-    row: &mut OrderRow,
-    event_type: &str,
-    payload: &Value,
-) -> Result<(), ProjectionError> {
-    #[derive(Deserialize)]
-    struct Locked {
-        user_id: String,
-        order: Value,
-        allocations: Value,
-        coupon_ids: Vec<Uuid>,
-        lock_expires_at: DateTime<Utc>,
-    }
-    let locked: Locked = parse(event_type, payload)?;
+/// The row of a locked order; `payload` is the event's own JSON.
+fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
+    let LedgerEvent::OrderLocked(locked) = event else {
+        return;
+    };
     row.status = "locked".into();
-    row.user_id = Some(locked.user_id);
-    row.order_body = Some(locked.order);
-    row.allocations = Some(locked.allocations);
-    row.coupon_ids = locked.coupon_ids;
+    row.user_id = Some(locked.user_id.clone());
+    row.order_body = payload.get("order").cloned();
+    row.allocations = payload.get("allocations").cloned();
+    row.coupon_ids = locked.coupon_ids.clone();
     row.lock_expires_at = Some(locked.lock_expires_at);
-    Ok(())
 }
 
 /// The row of a new template (its `issued` counts what was replayed so far).
 fn create_template(
     row: &mut TemplateRow,
     e: &Event<'_>,
-    payload: &Value,
-) -> Result<(), ProjectionError> {
-    let created: TemplateCreated = parse(e.event_type, payload)?;
-    let terms = Terms::parse(&created.terms).map_err(|err| ProjectionError::Payload {
-        event_type: e.event_type.to_owned(),
-        message: err.to_string(),
-    })?;
+    created: TemplateCreated,
+    terms_json: Value,
+) -> Result<(), FoldError> {
+    let terms = Terms::parse(&created.terms).map_err(|err| FoldError::Terms(err.to_string()))?;
     *row = TemplateRow {
         name: created.name,
         kind: terms.kind().as_str().to_owned(),
         currency: terms.currency().as_str().to_owned(),
-        terms: payload.get("terms").cloned().unwrap_or_default(),
+        terms: terms_json,
         face_value: Cents(terms.face_value().cents()),
         issue_begin: created.issue_window.begin,
         issue_end: created.issue_window.end,
@@ -390,9 +380,14 @@ fn by_name<'m, V: Default>(map: &'m mut Map<String, V>, name: &str) -> &'m mut V
 }
 
 /// The payload, parsed straight from its text into `T`.
-fn parse_json<'a, T: Deserialize<'a>>(e: &Event<'a>) -> Result<T, ProjectionError> {
-    serde_json::from_slice(e.payload).map_err(|err| ProjectionError::Payload {
-        event_type: e.event_type.to_owned(),
+fn parse_json<'a, T: Deserialize<'a>>(e: &Event<'a>) -> Result<T, DecodeError> {
+    serde_json::from_slice(e.payload).map_err(|err| DecodeError::Payload {
+        event_type: EventType::parse(e.event_type).map_or("?", EventType::as_str),
         message: err.to_string(),
     })
+}
+
+/// The payload decoded into its event.
+fn decode(e: &Event<'_>) -> Result<LedgerEvent, DecodeError> {
+    LedgerEvent::decode_slice(e.event_type, e.schema_version, e.payload)
 }

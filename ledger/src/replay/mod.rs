@@ -53,7 +53,7 @@ pub enum ReplayError {
         position: i64,
         stream_id: String,
         version: i32,
-        source: crate::domain::projection::ProjectionError,
+        source: fold::FoldError,
     },
 }
 
@@ -150,15 +150,16 @@ async fn compare_counts(
 /// than the same rows as query results. Public for the relay bench, whose
 /// baseline is this read alone.
 pub const EVENTS: &str = "COPY (SELECT position, stream_id, stream_version, event_type, payload,
-                             occurred_at FROM events ORDER BY tx_id, position)
+                             occurred_at, schema_version FROM events ORDER BY tx_id, position)
                       TO STDOUT (FORMAT binary)";
-const EVENT_TYPES: [Type; 6] = [
+const EVENT_TYPES: [Type; 7] = [
     Type::INT8,
     Type::TEXT,
     Type::INT4,
     Type::TEXT,
     Type::JSONB,
     Type::TIMESTAMPTZ,
+    Type::INT2,
 ];
 
 /// Folds every event, streamed in the store's order; returns the replay and
@@ -180,6 +181,7 @@ async fn fold_all(
             stream_id: row.try_get(1)?,
             version: row.try_get(2)?,
             event_type: row.try_get(3)?,
+            schema_version: row.try_get(6)?,
             payload: payload.0,
             occurred_at: row.try_get(5)?,
         };

@@ -10,6 +10,8 @@ pub enum StoreError {
     EventIdReused { event_id: Uuid },
     #[error("event store: {0}")]
     Db(#[from] tokio_postgres::Error),
+    #[error(transparent)]
+    Encode(#[from] super::event::EncodeError),
 }
 
 /// The unique constraint that guards stream versions (created by V1).

@@ -3,6 +3,9 @@ use serde_json::Value;
 use tokio_postgres::Row;
 use uuid::Uuid;
 
+use crate::domain::events::Metadata;
+use crate::domain::ledger_event::{DecodeError, LedgerEvent};
+
 /// An event about to be appended. Its stream and version are given by the append.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewEvent {
@@ -13,6 +16,48 @@ pub struct NewEvent {
     /// actor, channel, correlation, causation, idempotency key.
     pub metadata: Value,
     pub occurred_at: DateTime<Utc>,
+}
+
+/// An event's payload or metadata could not be turned into JSON: an error,
+/// never a stored `null`.
+#[derive(Debug, thiserror::Error)]
+#[error("{event_type} does not serialize: {source}")]
+pub struct EncodeError {
+    pub event_type: &'static str,
+    pub source: serde_json::Error,
+}
+
+impl NewEvent {
+    /// `event`, ready to append: a fresh id, its type's name and version.
+    pub fn of(
+        event: &LedgerEvent,
+        metadata: &Metadata,
+        occurred_at: DateTime<Utc>,
+    ) -> Result<Self, EncodeError> {
+        let event_type = event.event_type();
+        let error = |source| EncodeError {
+            event_type: event_type.as_str(),
+            source,
+        };
+        Ok(Self {
+            event_id: Uuid::now_v7(),
+            event_type: event_type.as_str().to_owned(),
+            schema_version: event_type.schema_version(),
+            payload: event.payload_json().map_err(error)?,
+            metadata: serde_json::to_value(metadata).map_err(error)?,
+            occurred_at,
+        })
+    }
+}
+
+/// A stored event this build cannot decode, and where it is.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("event at position {position} ({stream_id} v{stream_version}): {source}")]
+pub struct StoredEventError {
+    pub position: i64,
+    pub stream_id: String,
+    pub stream_version: i32,
+    pub source: DecodeError,
 }
 
 /// An event with its place, for batch appends of many streams at once.
@@ -58,6 +103,18 @@ impl RecordedEvent {
             recorded_at: row.try_get(9)?,
             tx_id: row.try_get(10)?,
         })
+    }
+
+    /// The event, decoded once; an unknown type or version names the position.
+    pub fn decode(&self) -> Result<LedgerEvent, StoredEventError> {
+        LedgerEvent::decode(&self.event_type, self.schema_version, &self.payload).map_err(
+            |source| StoredEventError {
+                position: self.position,
+                stream_id: self.stream_id.clone(),
+                stream_version: self.stream_version,
+                source,
+            },
+        )
     }
 
     pub fn cursor(&self) -> GlobalCursor {

@@ -17,7 +17,9 @@ pub mod row_append;
 pub use append::{AppendOutcome, append};
 pub use batch::copy_events;
 pub use error::StoreError;
-pub use event::{GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
+pub use event::{
+    EncodeError, GlobalCursor, NewEvent, RecordedEvent, StoredEventError, StreamEvent,
+};
 pub use read::{read_all, read_all_from, read_stream};
 pub use row_append::append_with_row;
 

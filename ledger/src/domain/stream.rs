@@ -1,0 +1,122 @@
+//! Streams: every kind of stream the store holds and its id prefix, in one
+//! place. A stream id is `<prefix><key>` (`coupon-<uuid>`, `order-<id>`,
+//! `template-<sn>`, `channel-<uuid>`, DESIGN §4); it is built with
+//! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
+
+use std::fmt;
+
+use uuid::Uuid;
+
+/// The kinds of stream, each with its contract prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamKind {
+    Coupon,
+    Order,
+    Template,
+    Channel,
+}
+
+impl StreamKind {
+    pub const ALL: [StreamKind; 4] = [Self::Coupon, Self::Order, Self::Template, Self::Channel];
+
+    /// The prefix of this kind's stream ids, dash included.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            Self::Coupon => "coupon-",
+            Self::Order => "order-",
+            Self::Template => "template-",
+            Self::Channel => "channel-",
+        }
+    }
+
+    /// The stream id of `key` (a coupon or channel uuid, an order id, a sn).
+    pub fn id(self, key: impl fmt::Display) -> String {
+        format!("{}{key}", self.prefix())
+    }
+}
+
+/// A stream id, told apart by its prefix; keys borrow from the id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream<'a> {
+    Coupon(Uuid),
+    Order(&'a str),
+    Template(&'a str),
+    Channel(Uuid),
+}
+
+/// A stream id no kind claims (or whose key does not parse).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("stream id {0:?} is of no known kind")]
+pub struct UnknownStream(pub String);
+
+impl<'a> Stream<'a> {
+    pub fn parse(stream_id: &'a str) -> Result<Self, UnknownStream> {
+        let unknown = || UnknownStream(stream_id.to_owned());
+        let uuid = |key: &str| Uuid::parse_str(key).map_err(|_| unknown());
+        let (kind, key) = StreamKind::ALL
+            .into_iter()
+            .find_map(|kind| Some((kind, stream_id.strip_prefix(kind.prefix())?)))
+            .filter(|(_, key)| !key.is_empty())
+            .ok_or_else(unknown)?;
+        Ok(match kind {
+            StreamKind::Coupon => Self::Coupon(uuid(key)?),
+            StreamKind::Order => Self::Order(key),
+            StreamKind::Template => Self::Template(key),
+            StreamKind::Channel => Self::Channel(uuid(key)?),
+        })
+    }
+
+    pub fn kind(&self) -> StreamKind {
+        match self {
+            Self::Coupon(_) => StreamKind::Coupon,
+            Self::Order(_) => StreamKind::Order,
+            Self::Template(_) => StreamKind::Template,
+            Self::Channel(_) => StreamKind::Channel,
+        }
+    }
+}
+
+impl fmt::Display for Stream<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let prefix = self.kind().prefix();
+        match self {
+            Self::Coupon(id) | Self::Channel(id) => write!(f, "{prefix}{id}"),
+            Self::Order(key) | Self::Template(key) => write!(f, "{prefix}{key}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips() {
+        let id = Uuid::now_v7();
+        for (stream, key) in [
+            (Stream::Coupon(id), id.to_string()),
+            (Stream::Order("o-42"), "o-42".to_owned()),
+            (Stream::Template("SN123"), "SN123".to_owned()),
+            (Stream::Channel(id), id.to_string()),
+        ] {
+            let text = stream.kind().id(&key);
+            assert_eq!(text, stream.to_string());
+            assert_eq!(Stream::parse(&text), Ok(stream));
+        }
+    }
+
+    #[test]
+    fn unknown_or_malformed_ids_are_refused() {
+        for id in [
+            "",
+            "coupon-",
+            "coupon-42",
+            "channel-x",
+            "order-",
+            "job-1",
+            "Coupon-1",
+        ] {
+            assert!(Stream::parse(id).is_err(), "{id}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! An event this build does not know (a type it has never heard of, or a
+//! schema version newer than it reads) is a clear error naming its position,
+//! in `ledger replay --verify` and in the projection workers: never a panic,
+//! never silently skipped.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use futures_util::StreamExt;
+use lapin::options::BasicConsumeOptions;
+use lapin::types::{AMQPValue, FieldTable};
+use ledger::messaging::{self, topology};
+use ledger::store::{self, NewEvent, read_stream};
+use serde_json::json;
+use tests::scenario::claim_many;
+use tests::workers::{Workers, ledger};
+use tests::{Env, Server};
+use uuid::Uuid;
+
+/// Claims one coupon, then appends `(event_type, schema_version)` as the
+/// coupon's second event; returns the new event's position.
+async fn append_unknown(env: &Env, event_type: &str, schema_version: i16) -> i64 {
+    let server = Server::start(env).await.unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let coupon = claim_many(env, &sn, 0..1, 1).await.unwrap()[0];
+    let stream = format!("coupon-{coupon}");
+    let event = NewEvent {
+        event_id: Uuid::now_v7(),
+        event_type: event_type.to_owned(),
+        schema_version,
+        payload: json!({"coupon_id": coupon}),
+        metadata: json!({"actor": "test", "correlation_id": "t"}),
+        occurred_at: Utc::now(),
+    };
+    let mut client = env.db.pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    store::append(&tx, &stream, 1, &[event]).await.unwrap();
+    tx.commit().await.unwrap();
+    let events = read_stream(&**client, &stream, 1, 1).await.unwrap();
+    events[0].position
+}
+
+async fn replay_fails_naming_the_position(event_type: &str, version: i16, expected: &str) {
+    let env = Env::new().await.unwrap();
+    let position = append_unknown(&env, event_type, version).await;
+    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("event at position {position} (coupon-")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(expected), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replay_names_the_position_of_an_unknown_event_type() {
+    let expected = r#"unknown event type "CouponTeleported""#;
+    replay_fails_naming_the_position("CouponTeleported", 1, expected).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replay_names_the_position_of_an_unknown_schema_version() {
+    let expected = "CouponVoided schema version 9 is unknown (this build reads v1)";
+    replay_fails_naming_the_position("CouponVoided", 9, expected).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projection_dead_letters_an_unknown_event_naming_its_position() {
+    let env = Env::new().await.unwrap();
+    let position = append_unknown(&env, "CouponTeleported", 1).await;
+    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
+        .await
+        .unwrap();
+    let channel = amqp.create_channel().await.unwrap();
+    topology::declare(&channel).await.unwrap();
+    let mut dead = channel
+        .basic_consume(
+            topology::DEAD_LETTERS_QUEUE.into(),
+            "t".into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "relay,balances").unwrap();
+    let letter = tokio::time::timeout(Duration::from_secs(90), dead.next())
+        .await
+        .expect("the unknown event is dead-lettered")
+        .unwrap()
+        .unwrap();
+    let headers = letter.properties.headers().clone().unwrap();
+    let error = match headers.inner().get("x-error") {
+        Some(AMQPValue::LongString(s)) => s.to_string(),
+        other => panic!("x-error header: {other:?}"),
+    };
+    assert!(
+        error.contains(&format!("event at position {position} (coupon-")),
+        "{error}"
+    );
+    assert!(
+        error.contains(r#"unknown event type "CouponTeleported""#),
+        "{error}"
+    );
+    workers.terminate().await.unwrap();
+}
