@@ -1,25 +1,44 @@
 //! couponledger: an event-sourced coupon ledger.
 //!
-//! A map of the modules:
+//! A map of the modules, in the order a request meets them:
 //!
-//! - [`api`]: the HTTP API v1 (axum + OpenAPI): routes, auth, errors.
+//! - [`api`]: the HTTP API v1 (axum + OpenAPI): routes, auth, errors. Only
+//!   HTTP lives here: a handler parses its input, calls one command or
+//!   query, and answers a typed body.
 //! - [`commands`]: the write side — SQL guards and event appends in one transaction.
-//! - [`config`]: the environment variables of DESIGN §3, parsed once.
-//! - [`db`]: the Postgres connection pool.
-//! - [`migrate`]: `ledger migrate` — create the database, apply `migrations/` under a lock.
+//! - [`queries`]: the read side — templates, coupons, a user's coupons, a coupon's history.
+//! - [`domain`]: pure rules, no I/O. The events and streams are listed once
+//!   ([`domain::ledger_event`], [`domain::stream`]); the state machines,
+//!   validity, pricing, allocation, refunds and what an event does to the
+//!   projections are pure functions over them.
 //! - [`store`]: the append-only event store (append, batch append by binary COPY,
-//!   ordered reads that never skip a late commit).
+//!   ordered reads that never skip a late commit); `NewEvent::of` and
+//!   `RecordedEvent::decode` are the one way in and out of the typed events.
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
-//! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
-//! - [`domain`]: pure coupon rules (validity, pricing, allocation, refunds,
-//!   the state machine, what an event does to the projections).
 //! - [`messaging`]: RabbitMQ topology, event messages, confirmed publishing, JSON Schemas.
 //! - [`projections`]: apply an event to `balances` / `template_stats`; serve them.
 //! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
-//! - [`queries`]: the read side — coupons, a user's coupons, a coupon's history.
+//! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
+//! - [`config`]: the environment variables of DESIGN §3, parsed once.
+//! - [`db`]: the Postgres connection pool. [`migrate`]: `ledger migrate`.
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
+//!
+//! Where the coming features live (DESIGN §9–§14), each in the same layers:
+//!
+//! - Bulk issuance: `api/issuance_jobs.rs` (streamed upload, chunk publishing),
+//!   `commands/issuance.rs` (one chunk in one transaction), `domain/issuance.rs`
+//!   (line parsing and outcomes), the worker in `workers/src/issuance.rs`, the
+//!   CLI in `ledger/src/cli/issue.rs`.
+//! - Expiry reminders: `domain/reminder.rs` (notify days), `projections/notify.rs`,
+//!   the sender in `workers/src/notify.rs`.
+//! - Finance: `audit/` (hash chain, sealer, verify), `queries/liability.rs`,
+//!   `cli/audit.rs`, `cli/report.rs`, `cli/export.rs`.
+//! - Flash sales: `flash/` (Redis gate and reconciliation, group commit, rate limits).
+//! - Redemption codes and packages: `domain/code.rs` (keyed permutation + tag),
+//!   `commands/redemptions.rs`, `commands/packages.rs`, `cli/codes.rs`.
+//! - Admin console: `api/admin/` (server-rendered pages, vendored assets).
 
 pub mod api;
 pub mod commands;
