@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use chrono::Utc;
 use futures_util::SinkExt;
+use ledger::domain::stream::StreamKind;
 use ledger::store::{self, NewEvent, StreamEvent};
 use ledger::testkit::TestDb;
 use serde_json::json;
@@ -22,7 +23,7 @@ fn coupon_issued(n: usize) -> StreamEvent {
     let coupon_id = Uuid::now_v7();
     let now = Utc::now();
     StreamEvent {
-        stream_id: format!("coupon-{coupon_id}"),
+        stream_id: StreamKind::Coupon.id(coupon_id),
         stream_version: 1,
         event: NewEvent {
             event_id: Uuid::now_v7(),

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use ledger::domain::stream::StreamKind;
 use serde_json::json;
 use tests::{Env, Server};
 
@@ -96,7 +97,7 @@ async fn naive_claim(client: &mut tokio_postgres::Client) {
     tx.execute(
         "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
              payload, metadata, occurred_at) VALUES ($1, $2, 1, 'CouponIssued', 1, $3, '{}', now())",
-        &[&uuid::Uuid::now_v7(), &format!("coupon-{coupon}"), &payload],
+        &[&uuid::Uuid::now_v7(), &StreamKind::Coupon.id(coupon), &payload],
     )
     .await
     .unwrap();
