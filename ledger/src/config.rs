@@ -12,6 +12,7 @@ pub const DEFAULT_AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_TZ: &str = "Asia/Shanghai";
+pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
 
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message} (got {value:?})")]
@@ -70,7 +71,8 @@ impl Config {
             admin_token: lookup("LEDGER_ADMIN_TOKEN").filter(|v| !v.is_empty()),
             service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
             tz,
-            redis_prefix: lookup("LEDGER_REDIS_PREFIX").unwrap_or_else(|| "couponledger:".into()),
+            redis_prefix: lookup("LEDGER_REDIS_PREFIX")
+                .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
         })
     }
 }
@@ -83,11 +85,13 @@ fn parse_with<T, E: std::fmt::Display>(
     parse(value).map_err(|e| error(var, value, &e.to_string()))
 }
 
+/// The error, with any password in the value masked, also where the
+/// parser's message quotes it.
 fn error(var: &'static str, value: &str, message: &str) -> ConfigError {
     ConfigError {
         var,
-        value: value.to_owned(),
-        message: message.to_owned(),
+        value: crate::redact::url(value),
+        message: crate::redact::scrub(message, [value]),
     }
 }
 
@@ -126,6 +130,22 @@ mod tests {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var);
             assert!(err.to_string().starts_with(var), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_bad_url_is_quoted_without_its_password() {
+        for (var, value) in [
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h:99999/db"),
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h/"),
+            ("AMQP_URL", "amqp://u:s3cr3t-pw@h:notaport/%2f"),
+            ("REDIS_URL", "rediss://u:s3cr3t-pw@h:notaport/0"),
+        ] {
+            let err = config(&[(var, value)]).unwrap_err();
+            assert_eq!(err.var, var);
+            let shown = format!("{err} {err:?}");
+            assert!(!shown.contains("s3cr3t-pw"), "{shown}");
+            assert!(shown.contains("u:***@h"), "{shown}");
         }
     }
 }

@@ -10,9 +10,12 @@
 //! - [`fold`]: events → tables (pure).
 //! - [`live`]: the live tables, streamed and compared row by row.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
+//! - [`lag`]: how far each projection is behind the log, so differences in
+//!   its tables while it catches up are told apart from corruption.
 
 pub mod compare;
 pub mod fold;
+pub mod lag;
 pub mod live;
 pub mod tables;
 
@@ -30,6 +33,7 @@ use uuid::Uuid;
 use self::tables::{Counts, Map, Names};
 
 pub use compare::{Difference, Differences};
+pub use lag::Lag;
 
 /// What a verification found, and how long its two phases took.
 #[derive(Debug)]
@@ -40,6 +44,49 @@ pub struct Report {
     pub fold: Duration,
     /// Adding up the projections and claims, and comparing with the live tables.
     pub compare: Duration,
+    /// Where each projection stood in the snapshot.
+    pub lags: Vec<Lag>,
+}
+
+/// What a verification concludes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The live tables are what the log says.
+    Agree,
+    /// Every difference is in the tables of a projection behind the log.
+    Lag,
+    /// Some difference is not explained by lag.
+    Differ,
+}
+
+impl Report {
+    /// Whether `table` belongs to a projection that was behind the log.
+    pub fn is_lag(&self, table: &str) -> bool {
+        self.lags
+            .iter()
+            .any(|l| l.is_behind() && lag::tables_of(l.projection).contains(&table))
+    }
+
+    /// The differences lag does not explain.
+    pub fn unexplained(&self) -> u64 {
+        let lagging: Vec<&str> = self
+            .lags
+            .iter()
+            .filter(|l| l.is_behind())
+            .flat_map(|l| lag::tables_of(l.projection).iter().copied())
+            .collect();
+        self.differences.len() - self.differences.in_tables(&lagging)
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if self.differences.is_empty() {
+            Verdict::Agree
+        } else if self.unexplained() == 0 {
+            Verdict::Lag
+        } else {
+            Verdict::Differ
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +122,7 @@ pub async fn verify(
         .query_one("SELECT pg_export_snapshot()", &[])
         .await?
         .get(0);
+    let lags = lag::lags(&tx).await?;
     let started = Instant::now();
     let (replay, events) = fold_all(&tx, progress).await?;
     let fold = started.elapsed();
@@ -100,6 +148,7 @@ pub async fn verify(
         differences,
         fold,
         compare: started.elapsed() - fold,
+        lags,
     })
 }
 
