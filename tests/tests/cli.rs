@@ -177,3 +177,36 @@ async fn a_password_in_a_connection_url_is_never_printed() {
         }
     }
 }
+
+/// Runs `scripts/signed-claim` against `base` (LEDGER_URL).
+async fn signed_claim(base: &str, args: [&str; 4]) -> (Option<i32>, String) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/signed-claim");
+    let out = Command::new(script)
+        .args(args)
+        .env("LEDGER_URL", base)
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), text)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signed_claim_script_uses_ledger_url_and_fails_on_a_refusal() {
+    let env = Env::new().await.unwrap();
+    let server = tests::Server::start(&env).await.unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let channel = server.channel_for(&sn).await.unwrap();
+    let args = [channel.id.as_str(), &channel.secret, &sn, "user-42"];
+    let (code, text) = signed_claim(&server.base, args).await;
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.starts_with("HTTP 2"), "{text}");
+    // The per-user limit is 1: the second claim is refused.
+    let (code, text) = signed_claim(&server.base, args).await;
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.starts_with("HTTP 4"), "{text}");
+    let wrong = [channel.id.as_str(), "not-the-secret", &sn, "user-43"];
+    let (code, text) = signed_claim(&server.base, wrong).await;
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.starts_with("HTTP 401"), "{text}");
+}
