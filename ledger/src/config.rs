@@ -22,7 +22,9 @@ pub struct ConfigError {
     pub message: String,
 }
 
-#[derive(Clone, Debug)]
+/// `Debug` is written by hand: it masks the URLs' passwords and leaves the
+/// tokens (and any secret added later) out.
+#[derive(Clone)]
 pub struct Config {
     pub database: tokio_postgres::Config,
     pub database_url: String,
@@ -35,6 +37,19 @@ pub struct Config {
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
     /// tests can share one Redis.
     pub redis_prefix: String,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("database_url", &crate::redact::url(&self.database_url))
+            .field("amqp_url", &crate::redact::url(&self.amqp_url))
+            .field("redis_url", &crate::redact::url(&self.redis_url))
+            .field("listen", &self.listen)
+            .field("tz", &self.tz)
+            .field("redis_prefix", &self.redis_prefix)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Config {
@@ -131,6 +146,23 @@ mod tests {
             assert_eq!(err.var, var);
             assert!(err.to_string().starts_with(var), "{err}");
         }
+    }
+
+    #[test]
+    fn debug_shows_no_password_and_no_token() {
+        let c = config(&[
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h/db"),
+            ("AMQP_URL", "amqp://u:s3cr3t-pw@h/%2f"),
+            ("REDIS_URL", "redis://:s3cr3t-pw@h/0"),
+            ("LEDGER_ADMIN_TOKEN", "admin-t0ken"),
+        ])
+        .unwrap();
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("s3cr3t-pw") && !shown.contains("admin-t0ken"),
+            "{shown}"
+        );
+        assert!(shown.contains("postgres://u:***@h/db"), "{shown}");
     }
 
     #[test]

@@ -4,11 +4,18 @@
 /// What a password is replaced with.
 pub const MASK: &str = "***";
 
+/// The shortest password [`scrub`] masks where it stands alone.
+const MIN_SCRUBBED: usize = 3;
+
 /// `url` with its password masked: `scheme://user:***@host/...`, or a
 /// libpq `key=value` string with `password=***`. Anything else is unchanged.
 pub fn url(url: &str) -> String {
     match password(url) {
-        Some(p) => url.replacen(p, MASK, 1),
+        // At the password's own place: the user may read the same.
+        Some(p) => {
+            let start = p.as_ptr() as usize - url.as_ptr() as usize;
+            format!("{}{MASK}{}", &url[..start], &url[start + p.len()..])
+        }
         None => url.to_owned(),
     }
 }
@@ -38,7 +45,14 @@ fn keyword_password(s: &str) -> Option<&str> {
 /// error or a log line is printed, whatever quoted the URL.
 pub fn scrub<'a>(text: &str, urls: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = text.to_owned();
-    for p in urls.into_iter().filter_map(password) {
+    for u in urls {
+        let Some(p) = password(u) else { continue };
+        out = out.replace(u, &url(u));
+        // A password quoted alone is masked too, unless it is so short that
+        // masking it would mangle every word holding those letters.
+        if p.len() < MIN_SCRUBBED {
+            continue;
+        }
         // Percent-encoded passwords may also appear decoded.
         out = out.replace(p, MASK);
         if let Ok(decoded) = percent_decode(p)
@@ -89,6 +103,8 @@ mod tests {
             ),
             // An `@` inside the password: the userinfo ends at the last one.
             ("postgres://u:p@ss@h/db", "postgres://u:***@h/db"),
+            // The user may read as the password: the password is masked.
+            ("amqp://guest:guest@h/%2f", "amqp://guest:***@h/%2f"),
             (
                 "host=db password=s3cr3t-pw dbname=x",
                 "host=db password=*** dbname=x",
@@ -119,5 +135,15 @@ mod tests {
         let urls = ["postgres://u:s3cr3t%2Dpw@h/db", "amqp://g:other@h/%2f"];
         let text = "bad s3cr3t%2Dpw and s3cr3t-pw and other; keep guest";
         assert_eq!(scrub(text, urls), "bad *** and *** and ***; keep guest");
+    }
+
+    #[test]
+    fn scrub_masks_a_short_password_only_within_its_url() {
+        let urls = ["amqp://g:ab@h/%2f"];
+        let text = "cannot reach amqp://g:ab@h/%2f: about a broken cable";
+        assert_eq!(
+            scrub(text, urls),
+            "cannot reach amqp://g:***@h/%2f: about a broken cable"
+        );
     }
 }
