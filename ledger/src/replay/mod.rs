@@ -60,22 +60,22 @@ pub enum Verdict {
 }
 
 impl Report {
+    /// The tables of the projections that were behind the log.
+    fn lagging_tables(&self) -> Vec<&'static str> {
+        let behind = self.lags.iter().filter(|l| l.is_behind());
+        behind
+            .flat_map(|l| lag::tables_of(l.projection).iter().copied())
+            .collect()
+    }
+
     /// Whether `table` belongs to a projection that was behind the log.
     pub fn is_lag(&self, table: &str) -> bool {
-        self.lags
-            .iter()
-            .any(|l| l.is_behind() && lag::tables_of(l.projection).contains(&table))
+        self.lagging_tables().contains(&table)
     }
 
     /// The differences lag does not explain.
     pub fn unexplained(&self) -> u64 {
-        let lagging: Vec<&str> = self
-            .lags
-            .iter()
-            .filter(|l| l.is_behind())
-            .flat_map(|l| lag::tables_of(l.projection).iter().copied())
-            .collect();
-        self.differences.len() - self.differences.in_tables(&lagging)
+        self.differences.len() - self.differences.in_tables(&self.lagging_tables())
     }
 
     pub fn verdict(&self) -> Verdict {
@@ -293,4 +293,52 @@ async fn read_only(client: &mut Client) -> Result<Transaction<'_>, tokio_postgre
         .read_only(true)
         .start()
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables::ClaimsRow;
+    use super::*;
+    use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
+
+    fn report(tables: &[&'static str], behind: &[&'static str]) -> Report {
+        let mut differences = Differences::default();
+        for table in tables {
+            differences.row(table, "k", Some(&ClaimsRow { claimed: 1 }), None);
+        }
+        let lag = |projection| Lag {
+            projection,
+            position: Some(5),
+            head: Some(7),
+            behind: if behind.contains(&projection) { 2 } else { 0 },
+        };
+        Report {
+            events: 7,
+            differences,
+            fold: Duration::ZERO,
+            compare: Duration::ZERO,
+            lags: vec![lag(BALANCES), lag(TEMPLATE_STATS)],
+        }
+    }
+
+    #[test]
+    fn differences_are_lag_only_in_the_tables_of_a_projection_behind() {
+        assert_eq!(report(&[], &[BALANCES]).verdict(), Verdict::Agree);
+        let lagging = report(&["balances"], &[BALANCES]);
+        assert_eq!(
+            (lagging.verdict(), lagging.unexplained()),
+            (Verdict::Lag, 0)
+        );
+        let stats = report(&["template_stats", "template_totals"], &[TEMPLATE_STATS]);
+        assert_eq!(stats.verdict(), Verdict::Lag);
+        // Caught up, the same difference is corruption.
+        assert_eq!(
+            report(&["balances"], &[TEMPLATE_STATS]).verdict(),
+            Verdict::Differ
+        );
+        // The write model is never lag.
+        let mixed = report(&["balances", "coupons"], &[BALANCES, TEMPLATE_STATS]);
+        assert_eq!((mixed.verdict(), mixed.unexplained()), (Verdict::Differ, 1));
+        assert!(mixed.is_lag("balances") && !mixed.is_lag("coupons"));
+    }
 }
