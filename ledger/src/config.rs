@@ -12,6 +12,7 @@ pub const DEFAULT_AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_TZ: &str = "Asia/Shanghai";
+pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
 
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message} (got {value:?})")]
@@ -21,7 +22,9 @@ pub struct ConfigError {
     pub message: String,
 }
 
-#[derive(Clone, Debug)]
+/// `Debug` is written by hand: it masks the URLs' passwords and leaves the
+/// tokens (and any secret added later) out.
+#[derive(Clone)]
 pub struct Config {
     pub database: tokio_postgres::Config,
     pub database_url: String,
@@ -34,6 +37,19 @@ pub struct Config {
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
     /// tests can share one Redis.
     pub redis_prefix: String,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("database_url", &crate::redact::url(&self.database_url))
+            .field("amqp_url", &crate::redact::url(&self.amqp_url))
+            .field("redis_url", &crate::redact::url(&self.redis_url))
+            .field("listen", &self.listen)
+            .field("tz", &self.tz)
+            .field("redis_prefix", &self.redis_prefix)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Config {
@@ -70,7 +86,8 @@ impl Config {
             admin_token: lookup("LEDGER_ADMIN_TOKEN").filter(|v| !v.is_empty()),
             service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
             tz,
-            redis_prefix: lookup("LEDGER_REDIS_PREFIX").unwrap_or_else(|| "couponledger:".into()),
+            redis_prefix: lookup("LEDGER_REDIS_PREFIX")
+                .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
         })
     }
 }
@@ -83,11 +100,13 @@ fn parse_with<T, E: std::fmt::Display>(
     parse(value).map_err(|e| error(var, value, &e.to_string()))
 }
 
+/// The error, with any password in the value masked, also where the
+/// parser's message quotes it.
 fn error(var: &'static str, value: &str, message: &str) -> ConfigError {
     ConfigError {
         var,
-        value: value.to_owned(),
-        message: message.to_owned(),
+        value: crate::redact::url(value),
+        message: crate::redact::scrub(message, [value]),
     }
 }
 
@@ -126,6 +145,39 @@ mod tests {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var);
             assert!(err.to_string().starts_with(var), "{err}");
+        }
+    }
+
+    #[test]
+    fn debug_shows_no_password_and_no_token() {
+        let c = config(&[
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h/db"),
+            ("AMQP_URL", "amqp://u:s3cr3t-pw@h/%2f"),
+            ("REDIS_URL", "redis://:s3cr3t-pw@h/0"),
+            ("LEDGER_ADMIN_TOKEN", "admin-t0ken"),
+        ])
+        .unwrap();
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("s3cr3t-pw") && !shown.contains("admin-t0ken"),
+            "{shown}"
+        );
+        assert!(shown.contains("postgres://u:***@h/db"), "{shown}");
+    }
+
+    #[test]
+    fn a_bad_url_is_quoted_without_its_password() {
+        for (var, value) in [
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h:99999/db"),
+            ("DATABASE_URL", "postgres://u:s3cr3t-pw@h/"),
+            ("AMQP_URL", "amqp://u:s3cr3t-pw@h:notaport/%2f"),
+            ("REDIS_URL", "rediss://u:s3cr3t-pw@h:notaport/0"),
+        ] {
+            let err = config(&[(var, value)]).unwrap_err();
+            assert_eq!(err.var, var);
+            let shown = format!("{err} {err:?}");
+            assert!(!shown.contains("s3cr3t-pw"), "{shown}");
+            assert!(shown.contains("u:***@h"), "{shown}");
         }
     }
 }

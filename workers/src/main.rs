@@ -26,7 +26,12 @@ use crate::projector::Projector;
 use crate::shutdown::Shutdown;
 
 #[derive(Parser)]
-#[command(name = "workers", version, about = "couponledger workers")]
+#[command(
+    name = "workers",
+    version,
+    about = "couponledger workers",
+    after_help = ledger::env_vars::help()
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

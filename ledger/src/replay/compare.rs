@@ -1,5 +1,6 @@
 //! The differences between the live tables and the replayed ones.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use super::tables::Fields;
@@ -35,6 +36,8 @@ pub struct Differences {
     pub listed: Vec<Difference>,
     /// Differences found beyond the listed ones.
     pub unlisted: u64,
+    /// Every difference found, per table, listed or not.
+    pub per_table: BTreeMap<&'static str, u64>,
 }
 
 impl Differences {
@@ -45,6 +48,11 @@ impl Differences {
     /// Every difference found, listed or not.
     pub fn len(&self) -> u64 {
         self.listed.len() as u64 + self.unlisted
+    }
+
+    /// The differences found in `tables`, listed or not.
+    pub fn in_tables(&self, tables: &[&str]) -> u64 {
+        tables.iter().filter_map(|t| self.per_table.get(t)).sum()
     }
 
     /// Compares one row of `table`, live and replayed (`None`: no such row).
@@ -91,12 +99,21 @@ impl Differences {
     /// Adds the differences `other` found.
     pub fn merge(&mut self, other: Differences) {
         self.unlisted += other.unlisted;
+        for (table, n) in other.per_table {
+            *self.per_table.entry(table).or_default() += n;
+        }
         for d in other.listed {
-            self.push(d);
+            self.list(d);
         }
     }
 
     fn push(&mut self, difference: Difference) {
+        *self.per_table.entry(difference.table).or_default() += 1;
+        self.list(difference);
+    }
+
+    /// Lists `difference` (already counted in `per_table`), or counts it unlisted.
+    fn list(&mut self, difference: Difference) {
         if self.listed.len() < MAX_REPORTED {
             self.listed.push(difference);
         } else {

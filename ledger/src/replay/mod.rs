@@ -10,9 +10,12 @@
 //! - [`fold`]: events → tables (pure).
 //! - [`live`]: the live tables, streamed and compared row by row.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
+//! - [`lag`]: how far each projection is behind the log, so differences in
+//!   its tables while it catches up are told apart from corruption.
 
 pub mod compare;
 pub mod fold;
+pub mod lag;
 pub mod live;
 pub mod tables;
 
@@ -30,6 +33,7 @@ use uuid::Uuid;
 use self::tables::{Counts, Map, Names};
 
 pub use compare::{Difference, Differences};
+pub use lag::Lag;
 
 /// What a verification found, and how long its two phases took.
 #[derive(Debug)]
@@ -40,6 +44,49 @@ pub struct Report {
     pub fold: Duration,
     /// Adding up the projections and claims, and comparing with the live tables.
     pub compare: Duration,
+    /// Where each projection stood in the snapshot.
+    pub lags: Vec<Lag>,
+}
+
+/// What a verification concludes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The live tables are what the log says.
+    Agree,
+    /// Every difference is in the tables of a projection behind the log.
+    Lag,
+    /// Some difference is not explained by lag.
+    Differ,
+}
+
+impl Report {
+    /// The tables of the projections that were behind the log.
+    fn lagging_tables(&self) -> Vec<&'static str> {
+        let behind = self.lags.iter().filter(|l| l.is_behind());
+        behind
+            .flat_map(|l| lag::tables_of(l.projection).iter().copied())
+            .collect()
+    }
+
+    /// Whether `table` belongs to a projection that was behind the log.
+    pub fn is_lag(&self, table: &str) -> bool {
+        self.lagging_tables().contains(&table)
+    }
+
+    /// The differences lag does not explain.
+    pub fn unexplained(&self) -> u64 {
+        self.differences.len() - self.differences.in_tables(&self.lagging_tables())
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if self.differences.is_empty() {
+            Verdict::Agree
+        } else if self.unexplained() == 0 {
+            Verdict::Lag
+        } else {
+            Verdict::Differ
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +122,7 @@ pub async fn verify(
         .query_one("SELECT pg_export_snapshot()", &[])
         .await?
         .get(0);
+    let lags = lag::lags(&tx).await?;
     let started = Instant::now();
     let (replay, events) = fold_all(&tx, progress).await?;
     let fold = started.elapsed();
@@ -100,6 +148,7 @@ pub async fn verify(
         differences,
         fold,
         compare: started.elapsed() - fold,
+        lags,
     })
 }
 
@@ -246,4 +295,52 @@ async fn read_only(client: &mut Client) -> Result<Transaction<'_>, tokio_postgre
         .read_only(true)
         .start()
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables::ClaimsRow;
+    use super::*;
+    use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
+
+    fn report(tables: &[&'static str], behind: &[&'static str]) -> Report {
+        let mut differences = Differences::default();
+        for table in tables {
+            differences.row(table, "k", Some(&ClaimsRow { claimed: 1 }), None);
+        }
+        let lag = |projection| Lag {
+            projection,
+            position: Some(5),
+            head: Some(7),
+            behind: if behind.contains(&projection) { 2 } else { 0 },
+        };
+        Report {
+            events: 7,
+            differences,
+            fold: Duration::ZERO,
+            compare: Duration::ZERO,
+            lags: vec![lag(BALANCES), lag(TEMPLATE_STATS)],
+        }
+    }
+
+    #[test]
+    fn differences_are_lag_only_in_the_tables_of_a_projection_behind() {
+        assert_eq!(report(&[], &[BALANCES]).verdict(), Verdict::Agree);
+        let lagging = report(&["balances"], &[BALANCES]);
+        assert_eq!(
+            (lagging.verdict(), lagging.unexplained()),
+            (Verdict::Lag, 0)
+        );
+        let stats = report(&["template_stats", "template_totals"], &[TEMPLATE_STATS]);
+        assert_eq!(stats.verdict(), Verdict::Lag);
+        // Caught up, the same difference is corruption.
+        assert_eq!(
+            report(&["balances"], &[TEMPLATE_STATS]).verdict(),
+            Verdict::Differ
+        );
+        // The write model is never lag.
+        let mixed = report(&["balances", "coupons"], &[BALANCES, TEMPLATE_STATS]);
+        assert_eq!((mixed.verdict(), mixed.unexplained()), (Verdict::Differ, 1));
+        assert!(mixed.is_lag("balances") && !mixed.is_lag("coupons"));
+    }
 }

@@ -1,0 +1,67 @@
+//! The `ledger` subcommands, one module each; this one holds the clap types
+//! and the dispatch. A new subcommand is one more file and one more arm.
+
+mod events;
+mod migrate;
+mod progress;
+mod replay;
+mod schemas;
+mod serve;
+
+use clap::{Parser, Subcommand};
+use ledger::config::Config;
+
+#[derive(Parser)]
+#[command(
+    name = "ledger",
+    version,
+    about = "couponledger: event-sourced coupon ledger",
+    after_help = ledger::env_vars::help()
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Create the database when missing and apply migrations (safe to repeat).
+    Migrate,
+    /// Serve the HTTP API on LEDGER_LISTEN.
+    Serve(serve::Args),
+    /// Rebuild every projection and write-model table from `events` and
+    /// compare them with the live tables (verification is the only mode).
+    #[command(after_help = replay::AFTER_HELP)]
+    Replay(replay::Args),
+    /// Event log commands.
+    Events {
+        #[command(subcommand)]
+        command: events::Command,
+    },
+    /// Write the JSON Schemas of every event message into a directory.
+    Schemas(schemas::Args),
+}
+
+impl Command {
+    /// The server serves many requests at once; the other commands are one
+    /// stream of work, faster on one thread (no hand-offs between threads).
+    pub fn runtime(&self) -> std::io::Result<tokio::runtime::Runtime> {
+        match self {
+            Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+            _ => tokio::runtime::Builder::new_current_thread(),
+        }
+        .enable_all()
+        .build()
+    }
+
+    /// Runs the subcommand; `Ok` carries the process' exit code.
+    pub async fn run(self, config: Config) -> anyhow::Result<u8> {
+        match self {
+            Command::Migrate => migrate::run(&config).await.map(|()| 0),
+            Command::Serve(args) => serve::run(config, args).await.map(|()| 0),
+            Command::Replay(args) => replay::run(&config, args).await,
+            Command::Events { command } => events::run(&config, command).await.map(|()| 0),
+            Command::Schemas(args) => schemas::run(&args).map(|()| 0),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The environment variables the binaries read, with their defaults: one
+//! list, shown by `ledger --help` and `workers --help` (DESIGN §3).
+
+use crate::config;
+
+/// (name, default or rule, what it is).
+pub const ENV_VARS: &[(&str, &str, &str)] = &[
+    ("DATABASE_URL", config::DEFAULT_DATABASE_URL, "PostgreSQL"),
+    ("AMQP_URL", config::DEFAULT_AMQP_URL, "RabbitMQ"),
+    ("REDIS_URL", config::DEFAULT_REDIS_URL, "Redis"),
+    (
+        "LEDGER_LISTEN",
+        config::DEFAULT_LISTEN,
+        "HTTP listen address of `serve`",
+    ),
+    (
+        "LEDGER_ADMIN_TOKEN",
+        "required by `serve` unless --dev",
+        "bearer token of the admin routes",
+    ),
+    (
+        "LEDGER_SERVICE_TOKEN",
+        "required by `serve` unless --dev",
+        "bearer token of the service routes",
+    ),
+    (
+        "LEDGER_SECRET_KEY",
+        "required by `serve` unless --dev",
+        "key that encrypts channel secrets at rest",
+    ),
+    ("LEDGER_TZ", config::DEFAULT_TZ, "business time zone"),
+    (
+        "LEDGER_REDIS_PREFIX",
+        config::DEFAULT_REDIS_PREFIX,
+        "prefix of every Redis key",
+    ),
+    ("RUST_LOG", "info", "log filter"),
+];
+
+/// The list as a `--help` section.
+pub fn help() -> String {
+    let width = ENV_VARS.iter().map(|(n, ..)| n.len()).max().unwrap_or(0);
+    let mut out = String::from("Environment variables:\n");
+    for (name, default, what) in ENV_VARS {
+        out.push_str(&format!("  {name:<width$}  {what} [default: {default}]\n"));
+    }
+    out.push_str("Passwords in the URLs are masked in every message.");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn help_lists_every_variable_with_its_default() {
+        let help = super::help();
+        for (name, default, _) in super::ENV_VARS {
+            assert!(help.contains(&format!("  {name} ")), "{name}");
+            assert!(help.contains(default), "{default}");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! How far each projection is behind the log, in the verification's
+//! snapshot: a projection's tables differ from the replay while it catches
+//! up, and that is lag, not corruption.
+//!
+//! A projection records the position of the last event it was given
+//! (`projection_positions`); the relay hands events out in the store's order
+//! (`tx_id`, `position`), so the events after that one are the ones it has
+//! not applied yet.
+
+use std::time::Duration;
+
+use tokio_postgres::GenericClient;
+
+use crate::domain::projection::{BALANCES, PROJECTIONS, TEMPLATE_STATS};
+
+/// Where one projection stands against the log's head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lag {
+    pub projection: &'static str,
+    /// The position of the last event it applied (`None`: none yet).
+    pub position: Option<i64>,
+    /// The position of the log's last event in the store's order (`None`: no events).
+    pub head: Option<i64>,
+    /// Events after `position`, which it has not applied.
+    pub behind: i64,
+}
+
+impl Lag {
+    pub fn is_behind(&self) -> bool {
+        self.behind > 0
+    }
+}
+
+/// The tables a projection writes: their differences are lag while it is behind.
+pub fn tables_of(projection: &str) -> &'static [&'static str] {
+    match projection {
+        BALANCES => &["balances"],
+        TEMPLATE_STATS => &["template_stats", "template_totals"],
+        _ => &[],
+    }
+}
+
+const LAG: &str = "
+    WITH head AS (SELECT position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1)
+    SELECT p.name, pp.position, (SELECT position FROM head),
+           CASE WHEN pp.position IS NULL THEN (SELECT count(*) FROM events)
+                ELSE (SELECT count(*) FROM events e, events last
+                       WHERE last.position = pp.position
+                         AND (e.tx_id, e.position) > (last.tx_id, last.position))
+           END
+      FROM unnest($1::text[]) AS p (name)
+      LEFT JOIN projection_positions pp ON pp.projection = p.name
+     ORDER BY p.name";
+
+/// Every projection's lag, as `client` sees the tables.
+pub async fn lags(client: &impl GenericClient) -> Result<Vec<Lag>, tokio_postgres::Error> {
+    let names: Vec<&str> = PROJECTIONS.to_vec();
+    let rows = client.query(LAG, &[&names]).await?;
+    let lag = |row: &tokio_postgres::Row| {
+        let name: &str = row.get(0);
+        let projection = PROJECTIONS.into_iter().find(|p| *p == name)?;
+        Some(Lag {
+            projection,
+            position: row.get(1),
+            head: row.get(2),
+            behind: row.get(3),
+        })
+    };
+    Ok(rows.iter().filter_map(lag).collect())
+}
+
+/// Waits, at most `timeout`, until no projection is behind; the lags last seen.
+pub async fn wait(
+    client: &impl GenericClient,
+    timeout: Duration,
+) -> Result<Vec<Lag>, tokio_postgres::Error> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let lags = lags(client).await?;
+        if !lags.iter().any(Lag::is_behind) || tokio::time::Instant::now() >= deadline {
+            return Ok(lags);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
