@@ -20,7 +20,9 @@
 //! - [`projections`]: apply an event to `balances` / `template_stats`; serve them.
 //! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
-//! - [`config`]: the environment variables of DESIGN §3, parsed once.
+//! - [`config`]: the environment variables of DESIGN §3, parsed once;
+//!   [`env_vars`] lists them for `--help`; [`redact`] masks passwords in
+//!   anything printed.
 //! - [`db`]: the Postgres connection pool. [`migrate`]: `ledger migrate`.
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
