@@ -27,6 +27,7 @@ pub mod coupon_state;
 pub mod discount;
 pub mod events;
 pub mod ids;
+pub mod issuance;
 pub mod ledger_event;
 pub mod money;
 pub mod order;
@@ -41,6 +42,7 @@ pub mod stacking;
 pub mod stream;
 pub mod template_status;
 pub mod terms;
+pub mod user_file;
 pub mod validity;
 
 pub use allocation::Allocation;

@@ -1,0 +1,232 @@
+//! Bulk issuance (DESIGN §9), the pure part: a job's statuses, each line's
+//! outcome, the chunk message, and how one chunk's lines are decided given
+//! what the users already hold and how much quota is left.
+//!
+//! Deciding a chunk is two steps, because the quota guard in SQL can only
+//! reserve once it knows how many lines want a coupon:
+//! 1. [`per_user`]: in file order, a line passes while its user is under the
+//!    template's per-user limit (counting earlier lines of the same chunk);
+//! 2. [`take_quota`]: of the passing lines, the first `granted` (what the
+//!    guarded UPDATE reserved) are issued, the rest are `sold_out`.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Lines per chunk message by default, and at most.
+pub const DEFAULT_CHUNK_LINES: usize = 1_000;
+pub const MAX_CHUNK_LINES: usize = 10_000;
+
+/// Where a job stands (contract names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobStatus {
+    /// The file is being read and its chunks published.
+    Uploading,
+    /// The upload broke off; the same file under the same key resumes it.
+    Incomplete,
+    /// Every chunk is on the queue; none issued yet.
+    Queued,
+    Running,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+impl JobStatus {
+    pub const ALL: [JobStatus; 7] = [
+        Self::Uploading,
+        Self::Incomplete,
+        Self::Queued,
+        Self::Running,
+        Self::Done,
+        Self::Cancelled,
+        Self::Failed,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Uploading => "uploading",
+            Self::Incomplete => "incomplete",
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Done => "done",
+            Self::Cancelled => "cancelled",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == s)
+    }
+
+    /// No chunk will change the job any more.
+    pub const fn is_final(self) -> bool {
+        matches!(self, Self::Done | Self::Cancelled | Self::Failed)
+    }
+}
+
+/// What became of one line of the file (contract names). Every line ends
+/// in exactly one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Issued,
+    Invalid,
+    OverLimit,
+    SoldOut,
+    Cancelled,
+}
+
+impl Outcome {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Issued => "issued",
+            Self::Invalid => "invalid",
+            Self::OverLimit => "over_limit",
+            Self::SoldOut => "sold_out",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One valid line of the file, as a chunk carries it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChunkLine {
+    /// 1-based line number in the uploaded file.
+    pub line: u64,
+    pub user_id: String,
+}
+
+/// The body of a `coupon.issuance` message (schema in `schemas/`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IssuanceChunk {
+    pub job_id: Uuid,
+    /// 0-based, in file order.
+    pub chunk_no: i32,
+    pub template_sn: String,
+    pub lines: Vec<ChunkLine>,
+}
+
+impl IssuanceChunk {
+    /// The message id: the same (job, chunk) always has the same id, so a
+    /// chunk published twice is applied once (the worker's inbox).
+    pub fn message_id(job_id: Uuid, chunk_no: i32) -> String {
+        format!("issuance-{job_id}-{chunk_no}")
+    }
+}
+
+/// The lines of a chunk after the per-user limit.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PerUser {
+    /// Indices (into the chunk's lines) that may get a coupon, in order.
+    pub passing: Vec<usize>,
+    /// Indices whose user is at the limit.
+    pub over_limit: Vec<usize>,
+}
+
+/// Step 1: which lines pass the per-user limit, given what each user
+/// already claimed of the template (absent: none).
+pub fn per_user(lines: &[ChunkLine], claimed: &HashMap<String, i32>, limit: i32) -> PerUser {
+    let mut so_far: HashMap<&str, i32> = HashMap::new();
+    let mut decided = PerUser::default();
+    for (i, line) in lines.iter().enumerate() {
+        let held = so_far
+            .entry(&line.user_id)
+            .or_insert_with(|| claimed.get(&line.user_id).copied().unwrap_or(0));
+        if *held < limit {
+            *held += 1;
+            decided.passing.push(i);
+        } else {
+            decided.over_limit.push(i);
+        }
+    }
+    decided
+}
+
+/// Step 2: the first `granted` passing lines are issued, the rest sold out.
+/// Returns (issued, sold_out).
+pub fn take_quota(passing: &[usize], granted: usize) -> (&[usize], &[usize]) {
+    debug_assert!(
+        granted <= passing.len(),
+        "the guard reserves at most what was asked"
+    );
+    passing.split_at(granted.min(passing.len()))
+}
+
+/// Each user's new claim count after the issued lines (for the guarded upsert).
+pub fn claims_after(
+    lines: &[ChunkLine],
+    issued: &[usize],
+    claimed: &HashMap<String, i32>,
+) -> Vec<(String, i32)> {
+    let mut counts: HashMap<&str, i32> = HashMap::new();
+    for &i in issued {
+        *counts.entry(&lines[i].user_id).or_default() += 1;
+    }
+    let mut after: Vec<(String, i32)> = counts
+        .into_iter()
+        .map(|(user, n)| (user.to_owned(), claimed.get(user).copied().unwrap_or(0) + n))
+        .collect();
+    // A fixed order: concurrent chunks lock user_claims rows alike.
+    after.sort();
+    after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(users: &[&str]) -> Vec<ChunkLine> {
+        users
+            .iter()
+            .enumerate()
+            .map(|(i, u)| ChunkLine {
+                line: i as u64 + 1,
+                user_id: (*u).to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_users_pass_up_to_their_limit_counting_what_they_hold() {
+        let chunk = lines(&["a", "b", "a", "a", "c", "b"]);
+        let claimed = HashMap::from([("b".to_owned(), 1)]);
+        let decided = per_user(&chunk, &claimed, 2);
+        assert_eq!(decided.passing, vec![0, 1, 2, 4]);
+        assert_eq!(decided.over_limit, vec![3, 5]);
+    }
+
+    #[test]
+    fn the_quota_goes_to_the_first_passing_lines_and_claims_count_only_them() {
+        let chunk = lines(&["a", "b", "a", "c"]);
+        let claimed = HashMap::from([("a".to_owned(), 1)]);
+        let decided = per_user(&chunk, &claimed, 3);
+        let (issued, sold_out) = take_quota(&decided.passing, 3);
+        assert_eq!((issued, sold_out), (&[0, 1, 2][..], &[3][..]));
+        let after = claims_after(&chunk, issued, &claimed);
+        assert_eq!(after, vec![("a".to_owned(), 3), ("b".to_owned(), 1)]);
+    }
+
+    #[test]
+    fn every_line_gets_exactly_one_outcome() {
+        let chunk = lines(&["a", "a", "a", "b", "b", "c"]);
+        for limit in 1..4 {
+            for granted in 0..=6 {
+                let decided = per_user(&chunk, &HashMap::new(), limit);
+                let granted = granted.min(decided.passing.len());
+                let (issued, sold_out) = take_quota(&decided.passing, granted);
+                let mut all: Vec<usize> = [issued, sold_out, &decided.over_limit].concat();
+                all.sort();
+                assert_eq!(all, (0..chunk.len()).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for status in JobStatus::ALL {
+            assert_eq!(JobStatus::parse(status.as_str()), Some(status));
+        }
+        assert!(JobStatus::Done.is_final() && !JobStatus::Running.is_final());
+    }
+}
