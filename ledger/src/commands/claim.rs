@@ -207,6 +207,7 @@ pub async fn issue_coupon(
         channel_id: new.channel_id,
         refund_from: new.refund_from,
         job_id: None,
+        job_line: None,
     };
     insert_coupon(tx, &event).await?;
     let new = NewEvent::of(&LedgerEvent::CouponIssued(event.clone()), metadata, now)?;

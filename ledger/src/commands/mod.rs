@@ -6,12 +6,14 @@
 //! - [`claim`]: issue one coupon to a user, guarded in SQL.
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
+//! - [`issuance`]: one bulk-issuance chunk in one transaction.
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 
 pub mod channels;
 pub mod claim;
 pub mod coupons;
+pub mod issuance;
 pub mod orders;
 pub mod refunds;
 pub mod templates;

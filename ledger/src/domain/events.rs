@@ -87,6 +87,9 @@ pub struct CouponIssued {
     pub refund_from: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_id: Option<Uuid>,
+    /// The line of the job's file this coupon answers (bulk issuance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_line: Option<u64>,
 }
 
 /// The payload of every coupon event after `CouponIssued`; which fields are

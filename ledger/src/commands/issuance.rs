@@ -1,0 +1,397 @@
+//! One bulk-issuance chunk in ONE transaction (DESIGN §9): the job's state,
+//! the per-user limits of all its users (one read, one guarded upsert), the
+//! quota for the chunk (one guarded update that takes what is left), the
+//! coupons and their `CouponIssued` events by binary COPY, the lines that got
+//! none, and the chunk's outcome counts. The caller claims the inbox row in
+//! the same transaction, so a redelivered chunk is a no-op.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use futures_util::pin_mut;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::Type;
+
+use super::CommandError;
+use crate::domain::events::{CouponIssued, Metadata};
+use crate::domain::ids::CouponId;
+use crate::domain::issuance::{
+    ChunkLine, IssuanceChunk, JobStatus, Outcome, claims_after, per_user, take_quota,
+};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::{RawTerms, Terms};
+use crate::store::{self, NewEvent, StreamEvent};
+
+/// What became of a chunk's lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChunkOutcome {
+    pub issued: i32,
+    pub over_limit: i32,
+    pub sold_out: i32,
+    pub cancelled: i32,
+}
+
+/// The template as a chunk needs it.
+struct Template {
+    status: TemplateStatus,
+    issue_begin: DateTime<Utc>,
+    issue_end: DateTime<Utc>,
+    per_user_limit: i32,
+    terms: Terms,
+}
+
+/// Issues what it can of `chunk`; every line ends in one outcome.
+pub async fn apply_chunk(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<ChunkOutcome, CommandError> {
+    let job_status = job_status(tx, chunk).await?;
+    let template = read_template(tx, &chunk.template_sn).await?;
+    let closed = why_closed(job_status, &template, now);
+    let all: Vec<usize> = (0..chunk.lines.len()).collect();
+    let outcome = match closed {
+        Some(reason) => {
+            record_lines(tx, chunk, &all, Outcome::Cancelled, reason).await?;
+            ChunkOutcome {
+                cancelled: count(&all),
+                ..Default::default()
+            }
+        }
+        None => issue_open(tx, chunk, &template, metadata, now, tz).await?,
+    };
+    finish_chunk(tx, chunk, &outcome, now).await?;
+    Ok(outcome)
+}
+
+/// Why no line of the chunk can be issued, if so.
+fn why_closed(job: JobStatus, t: &Template, now: DateTime<Utc>) -> Option<&'static str> {
+    if job == JobStatus::Cancelled {
+        return Some("the job was cancelled");
+    }
+    if t.status != TemplateStatus::Active {
+        return Some("the template is not active");
+    }
+    (now < t.issue_begin || now > t.issue_end).then_some("outside the template's issue window")
+}
+
+async fn issue_open(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    template: &Template,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<ChunkOutcome, CommandError> {
+    let sn = chunk.template_sn.as_str();
+    let claimed = lock_claims(tx, sn, &chunk.lines).await?;
+    let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
+    let granted = reserve_quota(tx, sn, decided.passing.len()).await?;
+    let (issued, sold_out) = take_quota(&decided.passing, granted);
+    let after = claims_after(&chunk.lines, issued, &claimed);
+    save_claims(tx, sn, &chunk.lines, &after).await?;
+    issue_coupons(tx, chunk, issued, &template.terms, metadata, now, tz).await?;
+    let over = &decided.over_limit;
+    record_lines(
+        tx,
+        chunk,
+        over,
+        Outcome::OverLimit,
+        "user at the per-user limit",
+    )
+    .await?;
+    record_lines(
+        tx,
+        chunk,
+        sold_out,
+        Outcome::SoldOut,
+        "the quota is exhausted",
+    )
+    .await?;
+    Ok(ChunkOutcome {
+        issued: count(issued),
+        over_limit: count(over),
+        sold_out: count(sold_out),
+        cancelled: 0,
+    })
+}
+
+fn count(lines: &[usize]) -> i32 {
+    i32::try_from(lines.len()).expect("a chunk holds at most MAX_CHUNK_LINES lines")
+}
+
+async fn job_status(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+) -> Result<JobStatus, CommandError> {
+    let row = tx
+        .query_opt(
+            &tx.prepare_cached("SELECT status, template_sn FROM issuance_jobs WHERE id = $1")
+                .await?,
+            &[&chunk.job_id],
+        )
+        .await?
+        .ok_or(CommandError::NotFound("issuance job"))?;
+    if row.get::<_, &str>(1) != chunk.template_sn {
+        return Err(internal("the chunk names another template than its job"));
+    }
+    JobStatus::parse(row.get(0)).ok_or_else(|| internal("unknown job status"))
+}
+
+async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {
+    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms
+                 FROM templates WHERE sn = $1";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&sn])
+        .await?
+        .ok_or(CommandError::NotFound("template"))?;
+    let raw: RawTerms = serde_json::from_value(row.get(4)).map_err(|e| internal(&e.to_string()))?;
+    Ok(Template {
+        status: TemplateStatus::parse(row.get(0)).ok_or_else(|| internal("unknown status"))?,
+        issue_begin: row.get(1),
+        issue_end: row.get(2),
+        per_user_limit: row.get(3),
+        terms: Terms::parse(&raw).map_err(|e| internal(&e.to_string()))?,
+    })
+}
+
+/// What each user of the chunk already claimed, every user's row locked.
+/// Rows are created (claimed 0) for new users first, so that every row is
+/// locked before the template's: a concurrent claim, which takes its user's
+/// row and then the template's, can wait for this chunk but never deadlock
+/// with it. Users are taken in one sorted order, so chunks do not either.
+async fn lock_claims(
+    tx: &Transaction<'_>,
+    sn: &str,
+    lines: &[ChunkLine],
+) -> Result<HashMap<String, i32>, tokio_postgres::Error> {
+    let users = distinct_users(lines);
+    let create = "INSERT INTO user_claims (template_sn, user_id, claimed)
+                  SELECT $1, u, 0 FROM unnest($2::text[]) AS u ORDER BY u
+                  ON CONFLICT DO NOTHING";
+    tx.execute(&tx.prepare_cached(create).await?, &[&sn, &users])
+        .await?;
+    let lock = "SELECT user_id, claimed FROM user_claims
+                 WHERE template_sn = $1 AND user_id = ANY($2) ORDER BY user_id FOR UPDATE";
+    let rows = tx
+        .query(&tx.prepare_cached(lock).await?, &[&sn, &users])
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+fn distinct_users(lines: &[ChunkLine]) -> Vec<&str> {
+    let mut users: Vec<&str> = lines.iter().map(|l| l.user_id.as_str()).collect();
+    users.sort_unstable();
+    users.dedup();
+    users
+}
+
+/// Reserves up to `wanted` units of the template's quota; how many it got.
+/// The hot row is locked here, after everything else the chunk locks.
+async fn reserve_quota(
+    tx: &Transaction<'_>,
+    sn: &str,
+    wanted: usize,
+) -> Result<usize, tokio_postgres::Error> {
+    if wanted == 0 {
+        return Ok(0);
+    }
+    let lock = "SELECT total - issued FROM templates WHERE sn = $1 FOR UPDATE";
+    let left: i64 = tx
+        .query_one(&tx.prepare_cached(lock).await?, &[&sn])
+        .await?
+        .get(0);
+    let wanted = i64::try_from(wanted).expect("chunk sizes fit i64");
+    let granted = wanted.min(left.max(0));
+    let guarded =
+        "UPDATE templates SET issued = issued + $2 WHERE sn = $1 AND issued + $2 <= total";
+    let updated = tx
+        .execute(&tx.prepare_cached(guarded).await?, &[&sn, &granted])
+        .await?;
+    debug_assert_eq!(updated, 1, "the row is locked: the guard holds");
+    Ok(usize::try_from(granted).expect("granted is in 0..=wanted"))
+}
+
+/// Writes each user's count after the chunk (their rows are locked), and
+/// drops the rows this chunk created for users who got nothing.
+async fn save_claims(
+    tx: &Transaction<'_>,
+    sn: &str,
+    lines: &[ChunkLine],
+    after: &[(String, i32)],
+) -> Result<(), tokio_postgres::Error> {
+    let users: Vec<&str> = after.iter().map(|(u, _)| u.as_str()).collect();
+    let counts: Vec<i32> = after.iter().map(|(_, n)| *n).collect();
+    let update = "UPDATE user_claims c SET claimed = x.n
+                    FROM unnest($2::text[], $3::int[]) AS x (u, n)
+                   WHERE c.template_sn = $1 AND c.user_id = x.u";
+    tx.execute(&tx.prepare_cached(update).await?, &[&sn, &users, &counts])
+        .await?;
+    let empty = "DELETE FROM user_claims
+                  WHERE template_sn = $1 AND user_id = ANY($2) AND claimed = 0";
+    let all = distinct_users(lines);
+    tx.execute(&tx.prepare_cached(empty).await?, &[&sn, &all])
+        .await?;
+    Ok(())
+}
+
+fn internal(message: &str) -> CommandError {
+    CommandError::Internal(anyhow::anyhow!("{message}"))
+}
+
+const COPY_COUPONS: &str = "COPY coupons (id, template_sn, user_id, status, issued_at, \
+     effective_at, expires_at, version, job_id, job_line) FROM STDIN (FORMAT binary)";
+const COUPON_TYPES: [Type; 10] = [
+    Type::UUID,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TIMESTAMPTZ,
+    Type::TIMESTAMPTZ,
+    Type::TIMESTAMPTZ,
+    Type::INT4,
+    Type::UUID,
+    Type::INT8,
+];
+
+/// The coupons of the `issued` lines: rows and events, each by one COPY.
+async fn issue_coupons(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    issued: &[usize],
+    terms: &Terms,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<(), CommandError> {
+    if issued.is_empty() {
+        return Ok(());
+    }
+    let validity = terms.validity().validity_for(now, tz).map_err(|_| {
+        CommandError::Unprocessable(
+            "validity_out_of_range",
+            "the coupons' validity cannot be computed".into(),
+        )
+    })?;
+    let coupons: Vec<CouponIssued> = issued
+        .iter()
+        .map(|&i| CouponIssued {
+            coupon_id: CouponId::generate().0,
+            template_sn: chunk.template_sn.clone(),
+            user_id: chunk.lines[i].user_id.clone(),
+            issued_at: now,
+            effective_at: validity.effective_at,
+            expires_at: validity.expires_at,
+            face_value: terms.face_value(),
+            currency: terms.currency().as_str().to_owned(),
+            channel_id: None,
+            refund_from: None,
+            job_id: Some(chunk.job_id),
+            job_line: Some(chunk.lines[i].line),
+        })
+        .collect();
+    copy_coupons(tx, &coupons).await?;
+    let events = coupons
+        .into_iter()
+        .map(|c| {
+            let stream_id = CouponId(c.coupon_id).stream_id();
+            let event = NewEvent::of(&LedgerEvent::CouponIssued(c), metadata, now)?;
+            Ok(StreamEvent {
+                stream_id,
+                stream_version: 1,
+                event,
+            })
+        })
+        .collect::<Result<Vec<_>, CommandError>>()?;
+    store::copy_events(tx, &events).await?;
+    Ok(())
+}
+
+async fn copy_coupons(
+    tx: &Transaction<'_>,
+    coupons: &[CouponIssued],
+) -> Result<u64, tokio_postgres::Error> {
+    let sink = tx.copy_in(COPY_COUPONS).await?;
+    let writer = BinaryCopyInWriter::new(sink, &COUPON_TYPES);
+    pin_mut!(writer);
+    let unused = crate::domain::coupon_state::CouponStatus::Unused.as_str();
+    for c in coupons {
+        let line = c.job_line.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
+        writer
+            .as_mut()
+            .write(&[
+                &c.coupon_id,
+                &c.template_sn,
+                &c.user_id,
+                &unused,
+                &c.issued_at,
+                &c.effective_at,
+                &c.expires_at,
+                &1_i32,
+                &c.job_id,
+                &line,
+            ])
+            .await?;
+    }
+    writer.finish().await
+}
+
+/// Records `which` lines of the chunk with their outcome (they got no coupon).
+async fn record_lines(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    which: &[usize],
+    outcome: Outcome,
+    reason: &str,
+) -> Result<(), tokio_postgres::Error> {
+    if which.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<i64> = which
+        .iter()
+        .map(|&i| i64::try_from(chunk.lines[i].line).unwrap_or(i64::MAX))
+        .collect();
+    let users: Vec<&str> = which
+        .iter()
+        .map(|&i| chunk.lines[i].user_id.as_str())
+        .collect();
+    let sql = "INSERT INTO issuance_lines (job_id, line, user_id, outcome, reason)
+               SELECT $1, l, u, $4, $5 FROM unnest($2::bigint[], $3::text[]) AS x (l, u)";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&chunk.job_id, &lines, &users, &outcome.as_str(), &reason];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// Marks the chunk done with its counts (the job's totals add these up).
+async fn finish_chunk(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    o: &ChunkOutcome,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let sql = "UPDATE issuance_chunks SET done_at = $3, issued = $4, over_limit = $5,
+                      sold_out = $6, cancelled = $7
+                WHERE job_id = $1 AND chunk_no = $2 AND done_at IS NULL";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &chunk.job_id,
+        &chunk.chunk_no,
+        &now,
+        &o.issued,
+        &o.over_limit,
+        &o.sold_out,
+        &o.cancelled,
+    ];
+    let updated = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    if updated != 1 {
+        return Err(internal(
+            "the chunk is unknown to its job or was already done",
+        ));
+    }
+    Ok(())
+}

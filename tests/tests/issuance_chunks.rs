@@ -1,0 +1,249 @@
+//! One bulk-issuance chunk in one transaction, against real Postgres: every
+//! line ends in exactly one outcome, the per-user limit counts claims and
+//! earlier lines alike, the quota is never exceeded however many chunks and
+//! claims race for it, and `ledger replay --verify` agrees with the result.
+
+use std::sync::Arc;
+
+use ledger::commands::issuance::{ChunkOutcome, apply_chunk};
+use ledger::domain::events::Metadata;
+use ledger::domain::issuance::{ChunkLine, IssuanceChunk};
+use tests::scenario::claim_many;
+use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::{Env, Server, template_body};
+use uuid::Uuid;
+
+/// `ledger replay --verify` once the projections caught up: exit code, output.
+async fn verified(env: &Env) -> (Option<i32>, String) {
+    let workers = Workers::start(env, "relay,balances,template_stats").unwrap();
+    projections_caught_up(env, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    workers.terminate().await.unwrap();
+    let out = ledger(env, &["replay", "--verify"]).await.unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+/// A queued job for `sn` with `chunks` published chunks (as an upload leaves it).
+async fn job(env: &Env, sn: &str, chunks: &[IssuanceChunk]) -> Uuid {
+    let client = env.db.client().await.unwrap();
+    let id = chunks.first().map_or_else(Uuid::now_v7, |c| c.job_id);
+    client
+        .execute(
+            "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status, created_at,
+                                        updated_at, chunks_total)
+             VALUES ($1, $2, $3, 'plain', 'queued', now(), now(), $4)",
+            &[&id, &sn, &id.to_string(), &(chunks.len() as i32)],
+        )
+        .await
+        .unwrap();
+    for c in chunks {
+        let (first, last) = (c.lines[0].line as i64, c.lines.last().unwrap().line as i64);
+        client
+            .execute(
+                "INSERT INTO issuance_chunks (job_id, chunk_no, lines, first_line, last_line,
+                                              digest, published_at)
+                 VALUES ($1, $2, $3, $4, $5, '\\x00', now())",
+                &[&id, &c.chunk_no, &(c.lines.len() as i32), &first, &last],
+            )
+            .await
+            .unwrap();
+    }
+    id
+}
+
+fn chunk(
+    job_id: Uuid,
+    sn: &str,
+    chunk_no: i32,
+    first_line: u64,
+    users: &[String],
+) -> IssuanceChunk {
+    let lines = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| ChunkLine {
+            line: first_line + i as u64,
+            user_id: u.clone(),
+        })
+        .collect();
+    IssuanceChunk {
+        job_id,
+        chunk_no,
+        template_sn: sn.to_owned(),
+        lines,
+    }
+}
+
+async fn apply(env: &Env, c: &IssuanceChunk) -> ChunkOutcome {
+    let mut client = env.db.pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    let metadata = Metadata {
+        actor: "system:issuance".into(),
+        correlation_id: c.job_id.to_string(),
+        ..Default::default()
+    };
+    let now = ledger::store::now();
+    let outcome = apply_chunk(&tx, c, &metadata, now, chrono_tz::Asia::Shanghai)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    outcome
+}
+
+fn strings(users: &[&str]) -> Vec<String> {
+    users.iter().map(|u| (*u).to_owned()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunk_gives_every_line_one_outcome_and_replay_agrees() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(5, 2))
+        .await
+        .unwrap();
+    claim_many(&env, &sn, 0..1, 1).await.unwrap(); // u0 holds one
+    let id = Uuid::now_v7();
+    let users = strings(&["u0", "u0", "u0", "b", "c", "d", "e", "f"]);
+    let c = chunk(id, &sn, 0, 2, &users);
+    job(&env, &sn, std::slice::from_ref(&c)).await;
+
+    let outcome = apply(&env, &c).await;
+    let expected = ChunkOutcome {
+        issued: 4,
+        over_limit: 2,
+        sold_out: 2,
+        cancelled: 0,
+    };
+    assert_eq!(outcome, expected);
+    let client = env.db.client().await.unwrap();
+    let issued: Vec<(String, i64)> = client
+        .query(
+            "SELECT user_id, job_line FROM coupons WHERE job_id = $1 ORDER BY job_line",
+            &[&id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let want: Vec<(String, i64)> = vec![
+        ("u0".into(), 2),
+        ("b".into(), 5),
+        ("c".into(), 6),
+        ("d".into(), 7),
+    ];
+    assert_eq!(issued, want);
+    let others: Vec<(i64, String)> = client
+        .query(
+            "SELECT line, outcome FROM issuance_lines WHERE job_id = $1 ORDER BY line",
+            &[&id],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let want: Vec<(i64, String)> = vec![
+        (3, "over_limit".into()),
+        (4, "over_limit".into()),
+        (8, "sold_out".into()),
+        (9, "sold_out".into()),
+    ];
+    assert_eq!(others, want);
+    let claims: i64 = client
+        .query_one(
+            "SELECT count(*) FROM user_claims WHERE template_sn = $1 AND user_id IN ('e', 'f')",
+            &[&sn],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(claims, 0, "users who got nothing hold no claim row");
+    let events: i64 = client
+        .query_one(
+            "SELECT count(*) FROM events WHERE event_type = 'CouponIssued'
+               AND (payload->>'job_id')::uuid = $1",
+            &[&id],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(events, 4);
+    let (code, output) = verified(&env).await;
+    assert_eq!(code, Some(0), "{output}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn racing_chunks_and_claims_never_exceed_the_quota_or_a_users_limit() {
+    let env = Env::new().await.unwrap();
+    let server = Arc::new(Server::start(&env).await.unwrap());
+    let total = 300;
+    let sn = server
+        .activate_template(&template_body(total, 1))
+        .await
+        .unwrap();
+    let channel = Arc::new(server.channel_for(&sn).await.unwrap());
+    let id = Uuid::now_v7();
+    // 8 chunks of 100 lines over 400 users: each user appears in two chunks.
+    let chunks: Vec<IssuanceChunk> = (0..8)
+        .map(|n| {
+            let users: Vec<String> = (0..100)
+                .map(|i| format!("u{}", (n % 4) * 100 + i))
+                .collect();
+            chunk(id, &sn, n, 1 + 100 * n as u64, &users)
+        })
+        .collect();
+    job(&env, &sn, &chunks).await;
+    let env = Arc::new(env);
+    let mut tasks = tokio::task::JoinSet::new();
+    for c in chunks {
+        let env = env.clone();
+        tasks.spawn(async move { apply(&env, &c).await });
+    }
+    for i in 0..60 {
+        let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
+        tasks.spawn(async move {
+            let (status, body) = server
+                .claim(&channel, &sn, &format!("u{}", i * 5))
+                .await
+                .unwrap();
+            assert!([201, 409, 410].contains(&status), "{status} {body}");
+            ChunkOutcome::default()
+        });
+    }
+    let mut lines = ChunkOutcome::default();
+    while let Some(outcome) = tasks.join_next().await {
+        let o = outcome.unwrap();
+        lines.issued += o.issued;
+        lines.over_limit += o.over_limit;
+        lines.sold_out += o.sold_out;
+    }
+    assert_eq!(
+        lines.issued + lines.over_limit + lines.sold_out,
+        800,
+        "{lines:?}"
+    );
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM coupons WHERE template_sn = $1),
+                    (SELECT issued FROM templates WHERE sn = $1),
+                    (SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+                       GROUP BY user_id HAVING count(*) > 1) AS twice)",
+            &[&sn],
+        )
+        .await
+        .unwrap();
+    let (coupons, issued, twice): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+    assert_eq!((coupons, issued), (total, total), "exactly the quota");
+    assert_eq!(twice, 0, "no user above the per-user limit of 1");
+    let (code, output) = verified(&env).await;
+    assert_eq!(code, Some(0), "{output}");
+}
