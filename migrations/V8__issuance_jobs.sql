@@ -39,7 +39,8 @@ CREATE TABLE issuance_chunks (
     first_line bigint      NOT NULL,
     last_line  bigint      NOT NULL,
     digest     bytea       NOT NULL,
-    published_at timestamptz NOT NULL,
+    -- Set once the broker confirmed the chunk's message.
+    published_at timestamptz,
     -- Set by the issuance worker in the chunk's own transaction.
     done_at    timestamptz,
     issued     integer     NOT NULL DEFAULT 0,

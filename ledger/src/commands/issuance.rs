@@ -51,7 +51,9 @@ pub async fn apply_chunk(
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
-    let job_status = job_status(tx, chunk).await?;
+    let Some(job_status) = job_status(tx, chunk).await? else {
+        return Ok(ChunkOutcome::default()); // done before: a late duplicate
+    };
     let template = read_template(tx, &chunk.template_sn).await?;
     let closed = why_closed(job_status, &template, now);
     let all: Vec<usize> = (0..chunk.lines.len()).collect();
@@ -125,22 +127,30 @@ fn count(lines: &[usize]) -> i32 {
     i32::try_from(lines.len()).expect("a chunk holds at most MAX_CHUNK_LINES lines")
 }
 
+/// The job's status; None when this chunk was applied before.
 async fn job_status(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-) -> Result<JobStatus, CommandError> {
+) -> Result<Option<JobStatus>, CommandError> {
+    let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL
+                 FROM issuance_jobs j
+                 JOIN issuance_chunks c ON c.job_id = j.id AND c.chunk_no = $2
+                WHERE j.id = $1";
     let row = tx
         .query_opt(
-            &tx.prepare_cached("SELECT status, template_sn FROM issuance_jobs WHERE id = $1")
-                .await?,
-            &[&chunk.job_id],
+            &tx.prepare_cached(sql).await?,
+            &[&chunk.job_id, &chunk.chunk_no],
         )
         .await?
-        .ok_or(CommandError::NotFound("issuance job"))?;
+        .ok_or(CommandError::NotFound("issuance job or chunk"))?;
     if row.get::<_, &str>(1) != chunk.template_sn {
         return Err(internal("the chunk names another template than its job"));
     }
-    JobStatus::parse(row.get(0)).ok_or_else(|| internal("unknown job status"))
+    if row.get::<_, bool>(2) {
+        return Ok(None);
+    }
+    let status = JobStatus::parse(row.get(0)).ok_or_else(|| internal("unknown job status"))?;
+    Ok(Some(status))
 }
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {

@@ -7,6 +7,7 @@
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
 //! - [`issuance`]: one bulk-issuance chunk in one transaction.
+//! - [`issuance_job`]: a bulk-issuance job's upload side: open, chunks, progress, cancel.
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 
@@ -14,6 +15,7 @@ pub mod channels;
 pub mod claim;
 pub mod coupons;
 pub mod issuance;
+pub mod issuance_job;
 pub mod orders;
 pub mod refunds;
 pub mod templates;

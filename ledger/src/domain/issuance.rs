@@ -64,6 +64,30 @@ impl JobStatus {
     pub const fn is_final(self) -> bool {
         matches!(self, Self::Done | Self::Cancelled | Self::Failed)
     }
+
+    /// The status a reader sees. The job row holds what the upload and
+    /// cancel wrote; `running` and `done` follow from its chunks, and an
+    /// upload silent for longer than `silence` broke off.
+    pub fn shown(self, progress: JobProgress, silence: chrono::Duration) -> JobStatus {
+        match self {
+            Self::Uploading if progress.now - progress.updated_at > silence => Self::Incomplete,
+            Self::Queued | Self::Running if Some(progress.chunks_done) == progress.chunks_total => {
+                Self::Done
+            }
+            Self::Queued if progress.chunks_done > 0 => Self::Running,
+            other => other,
+        }
+    }
+}
+
+/// What [`JobStatus::shown`] needs to know of a job.
+#[derive(Clone, Copy, Debug)]
+pub struct JobProgress {
+    /// Known once the upload ended.
+    pub chunks_total: Option<i32>,
+    pub chunks_done: i32,
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+    pub now: chrono::DateTime<chrono::Utc>,
 }
 
 /// What became of one line of the file (contract names). Every line ends
@@ -220,6 +244,26 @@ mod tests {
                 assert_eq!(all, (0..chunk.len()).collect::<Vec<_>>());
             }
         }
+    }
+
+    #[test]
+    fn running_done_and_incomplete_follow_from_the_chunks_and_the_clock() {
+        let now = chrono::Utc::now();
+        let silence = chrono::Duration::seconds(30);
+        let at = |chunks_total, chunks_done, quiet| JobProgress {
+            chunks_total,
+            chunks_done,
+            updated_at: now - chrono::Duration::seconds(quiet),
+            now,
+        };
+        use JobStatus as S;
+        assert_eq!(S::Queued.shown(at(Some(3), 0, 0), silence), S::Queued);
+        assert_eq!(S::Queued.shown(at(Some(3), 1, 0), silence), S::Running);
+        assert_eq!(S::Queued.shown(at(Some(3), 3, 0), silence), S::Done);
+        assert_eq!(S::Queued.shown(at(Some(0), 0, 0), silence), S::Done);
+        assert_eq!(S::Uploading.shown(at(None, 2, 5), silence), S::Uploading);
+        assert_eq!(S::Uploading.shown(at(None, 2, 31), silence), S::Incomplete);
+        assert_eq!(S::Cancelled.shown(at(Some(3), 3, 0), silence), S::Cancelled);
     }
 
     #[test]

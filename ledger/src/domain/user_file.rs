@@ -31,9 +31,14 @@ pub enum FileFormat {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineKind {
     Blank,
-    Invalid(Invalid),
+    /// Why the line names no user, and its text for the report (escaped,
+    /// at most [`MAX_SHOWN_CHARS`] characters).
+    Invalid(Invalid, String),
     User(UserId),
 }
+
+/// How much of an invalid line the report shows.
+pub const MAX_SHOWN_CHARS: usize = 80;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
@@ -131,7 +136,7 @@ impl UserFile {
             raw.pop();
         }
         let kind = if std::mem::take(&mut self.overlong) {
-            Some(LineKind::Invalid(Invalid::TooLong))
+            Some(invalid(Invalid::TooLong, &raw))
         } else {
             match self.format {
                 FileFormat::Plain => Some(plain_line(&raw)),
@@ -166,9 +171,9 @@ impl UserFile {
             return Ok(Some(LineKind::Blank));
         }
         Ok(Some(match csv_fields(raw) {
-            Err(reason) => LineKind::Invalid(Invalid::Csv(reason)),
+            Err(reason) => invalid(Invalid::Csv(reason), raw),
             Ok(fields) => match fields.get(column) {
-                None => LineKind::Invalid(Invalid::MissingField(column + 1)),
+                None => invalid(Invalid::MissingField(column + 1), raw),
                 Some(field) => user(trim(field)),
             },
         }))
@@ -185,19 +190,30 @@ fn plain_line(raw: &[u8]) -> LineKind {
 /// The user a trimmed field names, or why it names none.
 fn user(field: &[u8]) -> LineKind {
     if field.is_empty() {
-        return LineKind::Invalid(Invalid::Empty);
+        return invalid(Invalid::Empty, field);
     }
     if let Some(at) = field.iter().position(|b| !b.is_ascii_graphic()) {
-        return LineKind::Invalid(Invalid::BadCharacter(at + 1));
+        return invalid(Invalid::BadCharacter(at + 1), field);
     }
     if field.len() > MAX_USER_ID_LEN {
-        return LineKind::Invalid(Invalid::TooLong);
+        return invalid(Invalid::TooLong, field);
     }
     let text = std::str::from_utf8(field).expect("visible ASCII is UTF-8");
     match UserId::parse(text) {
         Ok(id) => LineKind::User(id),
-        Err(_) => LineKind::Invalid(Invalid::BadCharacter(1)),
+        Err(_) => invalid(Invalid::BadCharacter(1), field),
     }
+}
+
+/// An invalid line, with as much of its text as the report shows: escaped
+/// (control characters, NUL and invalid UTF-8 never reach a text column).
+fn invalid(reason: Invalid, text: &[u8]) -> LineKind {
+    let shown: String = String::from_utf8_lossy(text)
+        .chars()
+        .take(MAX_SHOWN_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    LineKind::Invalid(reason, shown)
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {
@@ -263,7 +279,7 @@ mod tests {
             .map(|l| {
                 let kind = match &l.kind {
                     LineKind::Blank => "blank".to_owned(),
-                    LineKind::Invalid(why) => format!("invalid: {why}"),
+                    LineKind::Invalid(why, _) => format!("invalid: {why}"),
                     LineKind::User(u) => format!("user {u}"),
                 };
                 (l.number, kind)

@@ -5,10 +5,14 @@
 //! - [`message`]: an event as a message (body, properties, headers) and back.
 //! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
 //!   nacks and returns.
+//! - [`chunk_message`]: a bulk-issuance chunk as a message and back.
+//! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
 
 pub mod backfill;
+pub mod chunk_message;
+pub mod lazy_publisher;
 pub mod message;
 pub mod publish;
 pub mod schemas;

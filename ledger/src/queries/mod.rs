@@ -1,5 +1,7 @@
 //! The read side: plain queries over the write model and the event store.
 //!
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history.
+//! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 
 pub mod coupons;
+pub mod issuance_jobs;

@@ -1,0 +1,252 @@
+//! A bulk-issuance job's life on the upload side (DESIGN §9): opened under
+//! its key, each chunk recorded (with the digest of its lines) before it is
+//! published and marked published after the broker confirmed it, the lines
+//! that name no user recorded, progress saved as the file streams, and the
+//! end of the upload. The job row is touched only by the upload and by
+//! cancel: chunk transactions write their own rows, so they never queue on
+//! it (the job's totals add up its chunks).
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::CommandError;
+use crate::domain::issuance::JobStatus;
+use crate::domain::user_file::FileFormat;
+
+/// What an upload finds under its key.
+#[derive(Debug)]
+pub enum Opened {
+    /// A new job: read the file and publish every chunk.
+    New(Uuid),
+    /// The key names a job whose upload did not end: read the file again,
+    /// publish what was not published.
+    Resume(Uuid),
+    /// The key names a job whose upload ended: the file must be the same.
+    Complete { id: Uuid, file_sha256: Vec<u8> },
+}
+
+/// How long an `uploading` job may stay silent before it counts as broken off.
+pub const UPLOAD_SILENCE_SECS: i64 = 30;
+
+/// Counts of an upload so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UploadCounts {
+    pub bytes_read: i64,
+    pub lines_read: i64,
+    pub blank: i64,
+    pub invalid: i64,
+    pub valid: i64,
+}
+
+pub fn format_name(format: FileFormat) -> &'static str {
+    match format {
+        FileFormat::Plain => "text/plain",
+        FileFormat::Csv => "text/csv",
+    }
+}
+
+/// Opens the job named `key` for `sn`, or finds it.
+pub async fn open(
+    client: &impl GenericClient,
+    key: &str,
+    sn: &str,
+    format: FileFormat,
+    now: DateTime<Utc>,
+) -> Result<Opened, CommandError> {
+    let insert = "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status,
+                                             created_at, updated_at)
+                  VALUES ($1, $2, $3, $4, 'uploading', $5, $5)
+                  ON CONFLICT (job_key) DO NOTHING";
+    let id = Uuid::now_v7();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&id, &sn, &key, &format_name(format), &now];
+    if client.execute(insert, &params).await? == 1 {
+        return Ok(Opened::New(id));
+    }
+    let claim = "UPDATE issuance_jobs SET status = 'uploading', updated_at = $3
+                  WHERE job_key = $1 AND template_sn = $2
+                    AND (status = 'incomplete'
+                         OR status = 'uploading' AND updated_at < $3 - make_interval(secs => $4))
+              RETURNING id";
+    let silence = UPLOAD_SILENCE_SECS as f64;
+    if let Some(row) = client
+        .query_opt(claim, &[&key, &sn, &now, &silence])
+        .await?
+    {
+        return Ok(Opened::Resume(row.get(0)));
+    }
+    existing(client, key, sn).await
+}
+
+async fn existing(
+    client: &impl GenericClient,
+    key: &str,
+    sn: &str,
+) -> Result<Opened, CommandError> {
+    let row = client
+        .query_one(
+            "SELECT id, template_sn, status, file_sha256 FROM issuance_jobs WHERE job_key = $1",
+            &[&key],
+        )
+        .await?;
+    if row.get::<_, &str>(1) != sn {
+        return Err(CommandError::Unprocessable(
+            "idempotency_key_reused",
+            "this Idempotency-Key names a job of another template".into(),
+        ));
+    }
+    match row.get::<_, Option<Vec<u8>>>(3) {
+        Some(file_sha256) => Ok(Opened::Complete {
+            id: row.get(0),
+            file_sha256,
+        }),
+        None => Err(CommandError::Conflict(
+            "upload_in_progress",
+            "an upload of this job is in progress; try again when it ends".into(),
+        )),
+    }
+}
+
+/// Records chunk `chunk_no` before it is published. Returns whether it
+/// still needs publishing; a resumed upload whose chunk differs from the
+/// one recorded is another file (422).
+pub async fn record_chunk(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    chunk_no: i32,
+    lines: i32,
+    (first_line, last_line): (i64, i64),
+    digest: &[u8],
+) -> Result<bool, CommandError> {
+    let sql = "INSERT INTO issuance_chunks (job_id, chunk_no, lines, first_line, last_line,
+                                            digest, published_at)
+               VALUES ($1, $2, $3, $4, $5, $6, NULL)
+               ON CONFLICT (job_id, chunk_no) DO UPDATE SET job_id = EXCLUDED.job_id
+               RETURNING digest, published_at IS NOT NULL";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
+        [&job_id, &chunk_no, &lines, &first_line, &last_line, &digest];
+    let row = client.query_one(sql, &params).await?;
+    if row.get::<_, &[u8]>(0) != digest {
+        return Err(CommandError::Unprocessable(
+            "different_file",
+            "this Idempotency-Key names a job uploaded with another file".into(),
+        ));
+    }
+    Ok(!row.get::<_, bool>(1))
+}
+
+/// The broker confirmed the chunk.
+pub async fn chunk_published(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    chunk_no: i32,
+    now: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    client
+        .execute(
+            "UPDATE issuance_chunks SET published_at = $3 WHERE job_id = $1 AND chunk_no = $2",
+            &[&job_id, &chunk_no, &now],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Lines of the file that name no user (their text escaped and bounded).
+pub async fn record_invalid(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    lines: &[(i64, String, String)],
+) -> Result<(), tokio_postgres::Error> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let numbers: Vec<i64> = lines.iter().map(|l| l.0).collect();
+    let texts: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+    let reasons: Vec<&str> = lines.iter().map(|l| l.2.as_str()).collect();
+    let sql = "INSERT INTO issuance_lines (job_id, line, user_id, outcome, reason)
+               SELECT $1, l, u, 'invalid', r FROM unnest($2::bigint[], $3::text[], $4::text[])
+                 AS x (l, u, r)
+               ON CONFLICT (job_id, line) DO NOTHING";
+    client
+        .execute(sql, &[&job_id, &numbers, &texts, &reasons])
+        .await?;
+    Ok(())
+}
+
+/// Saves the upload's progress (and that it is alive).
+pub async fn progress(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    c: &UploadCounts,
+    now: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE issuance_jobs SET bytes_read = $2, lines_read = $3, blank = $4,
+                      invalid = $5, valid = $6, updated_at = $7
+                WHERE id = $1 AND status = 'uploading'";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &job_id,
+        &c.bytes_read,
+        &c.lines_read,
+        &c.blank,
+        &c.invalid,
+        &c.valid,
+        &now,
+    ];
+    client.execute(sql, &params).await?;
+    Ok(())
+}
+
+/// The whole file was read and every chunk confirmed: the job is queued.
+pub async fn finish_upload(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    c: &UploadCounts,
+    file_sha256: &[u8],
+    chunks_total: i32,
+    now: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    progress(client, job_id, c, now).await?;
+    let sql = "UPDATE issuance_jobs SET status = $2, file_sha256 = $3, chunks_total = $4
+                WHERE id = $1 AND status = 'uploading'";
+    let status = JobStatus::Queued.as_str();
+    client
+        .execute(sql, &[&job_id, &status, &file_sha256, &chunks_total])
+        .await?;
+    Ok(())
+}
+
+/// The upload broke off (client gone, body unreadable): resumable.
+pub async fn broke_off(
+    client: &impl GenericClient,
+    job_id: Uuid,
+    error: &str,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE issuance_jobs SET status = 'incomplete', error = $2
+                WHERE id = $1 AND status = 'uploading'";
+    client.execute(sql, &[&job_id, &error]).await?;
+    Ok(())
+}
+
+/// Cancels a job: chunks not yet issued end `cancelled`. A finished job
+/// cannot be cancelled (409).
+pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), CommandError> {
+    let sql = "UPDATE issuance_jobs j SET status = 'cancelled'
+                WHERE id = $1 AND status NOT IN ('cancelled', 'failed')
+                  AND NOT (j.chunks_total IS NOT NULL AND j.chunks_total =
+                       (SELECT count(*) FROM issuance_chunks c
+                         WHERE c.job_id = j.id AND c.done_at IS NOT NULL))";
+    if client.execute(sql, &[&job_id]).await? == 1 {
+        return Ok(());
+    }
+    let exists = client
+        .query_opt("SELECT status FROM issuance_jobs WHERE id = $1", &[&job_id])
+        .await?;
+    match exists {
+        None => Err(CommandError::NotFound("issuance job")),
+        Some(_) => Err(CommandError::Conflict(
+            "job_finished",
+            "the job has ended; there is nothing to cancel".into(),
+        )),
+    }
+}

@@ -1,0 +1,158 @@
+//! Bulk-issuance jobs as ops see them (DESIGN §9): a job's progress (its
+//! chunks' outcomes added up), the jobs of a template, and the report of
+//! every line's outcome, streamed in line order.
+
+use chrono::{DateTime, Utc};
+use futures_util::{Stream, TryStreamExt};
+use serde::Serialize;
+use tokio_postgres::{GenericClient, Row};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::commands::issuance_job::UPLOAD_SILENCE_SECS;
+use crate::domain::issuance::{JobProgress, JobStatus};
+
+/// Largest page of jobs.
+pub const MAX_PAGE: i64 = 200;
+
+/// A job and where it stands. Every line read ends in one of `blank`,
+/// `invalid`, `issued`, `over_limit`, `sold_out`, `cancelled` once the job
+/// is done.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct JobView {
+    pub job_id: Uuid,
+    pub template_sn: String,
+    /// `uploading`, `incomplete`, `queued`, `running`, `done`, `cancelled`, `failed`
+    pub status: String,
+    pub lines_read: i64,
+    pub blank: i64,
+    pub invalid: i64,
+    pub valid: i64,
+    /// Known once the upload ended.
+    pub chunks_total: Option<i32>,
+    pub chunks_done: i32,
+    pub issued: i64,
+    pub over_limit: i64,
+    pub sold_out: i64,
+    pub cancelled: i64,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Lines decided per second since the first chunk was issued.
+    pub lines_per_second: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+const SELECT: &str = "SELECT j.id, j.template_sn, j.status, j.lines_read, j.blank, j.invalid,
+        j.valid, j.chunks_total, count(c.done_at)::int,
+        coalesce(sum(c.issued), 0)::bigint, coalesce(sum(c.over_limit), 0)::bigint,
+        coalesce(sum(c.sold_out), 0)::bigint, coalesce(sum(c.cancelled), 0)::bigint,
+        j.created_at, min(c.done_at), max(c.done_at), j.updated_at, j.error,
+        coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint
+   FROM issuance_jobs j LEFT JOIN issuance_chunks c ON c.job_id = j.id";
+
+pub async fn job(
+    client: &impl GenericClient,
+    id: Uuid,
+    now: DateTime<Utc>,
+) -> Result<Option<JobView>, tokio_postgres::Error> {
+    let sql = format!("{SELECT} WHERE j.id = $1 GROUP BY j.id");
+    let row = client.query_opt(&sql, &[&id]).await?;
+    Ok(row.map(|r| view(&r, now)))
+}
+
+/// Jobs newest first, optionally of one template and in one stored status.
+pub async fn list(
+    client: &impl GenericClient,
+    template_sn: Option<&str>,
+    status: Option<JobStatus>,
+    (offset, limit): (i64, i64),
+    now: DateTime<Utc>,
+) -> Result<Vec<JobView>, tokio_postgres::Error> {
+    let sql = format!(
+        "{SELECT} WHERE ($1::text IS NULL OR j.template_sn = $1)
+          GROUP BY j.id ORDER BY j.created_at DESC, j.id DESC OFFSET $2 LIMIT $3"
+    );
+    let rows = client
+        .query(&sql, &[&template_sn, &offset, &limit.clamp(1, MAX_PAGE)])
+        .await?;
+    let jobs = rows.iter().map(|r| view(r, now));
+    // The shown status follows from the chunks: filter after deriving it.
+    Ok(jobs
+        .filter(|j| status.is_none_or(|s| j.status == s.as_str()))
+        .collect())
+}
+
+fn view(r: &Row, now: DateTime<Utc>) -> JobView {
+    let stored = JobStatus::parse(r.get(2)).unwrap_or(JobStatus::Failed);
+    let chunks_done: i32 = r.get(8);
+    let progress = JobProgress {
+        chunks_total: r.get(7),
+        chunks_done,
+        updated_at: r.get(16),
+        now,
+    };
+    let status = stored.shown(progress, chrono::Duration::seconds(UPLOAD_SILENCE_SECS));
+    let started_at: Option<DateTime<Utc>> = r.get(14);
+    let last_done: Option<DateTime<Utc>> = r.get(15);
+    let decided: i64 = r.get(18);
+    let lines_per_second = started_at.zip(last_done).and_then(|(first, last)| {
+        let seconds = (last - first).num_milliseconds() as f64 / 1000.0;
+        (seconds > 0.0).then(|| decided as f64 / seconds)
+    });
+    JobView {
+        job_id: r.get(0),
+        template_sn: r.get(1),
+        status: status.as_str().to_owned(),
+        lines_read: r.get(3),
+        blank: r.get(4),
+        invalid: r.get(5),
+        valid: r.get(6),
+        chunks_total: progress.chunks_total,
+        chunks_done,
+        issued: r.get(9),
+        over_limit: r.get(10),
+        sold_out: r.get(11),
+        cancelled: r.get(12),
+        created_at: r.get(13),
+        started_at,
+        finished_at: (status == JobStatus::Done).then_some(last_done).flatten(),
+        lines_per_second,
+        error: r.get(17),
+    }
+}
+
+/// One line of a job's report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportLine {
+    pub line: i64,
+    pub user_id: String,
+    pub outcome: String,
+    pub reason: Option<String>,
+    pub coupon_id: Option<Uuid>,
+}
+
+/// The job's lines in line order: those without a coupon, and with `all`
+/// also those with one. Streamed: memory does not grow with the job.
+pub async fn report<C: GenericClient>(
+    client: &C,
+    id: Uuid,
+    all: bool,
+) -> Result<impl Stream<Item = Result<ReportLine, tokio_postgres::Error>>, tokio_postgres::Error> {
+    let sql = "SELECT line, user_id, outcome, reason, NULL::uuid FROM issuance_lines
+                WHERE job_id = $1
+               UNION ALL
+               SELECT job_line, user_id, 'issued', NULL, id FROM coupons
+                WHERE job_id = $1 AND $2
+               ORDER BY 1";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&id, &all];
+    let rows = client.query_raw(sql, params).await?;
+    Ok(rows.map_ok(|r| ReportLine {
+        line: r.get(0),
+        user_id: r.get(1),
+        outcome: r.get(2),
+        reason: r.get(3),
+        coupon_id: r.get(4),
+    }))
+}
