@@ -13,6 +13,8 @@ pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_TZ: &str = "Asia/Shanghai";
 pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
+/// 1 GiB.
+pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
 
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message} (got {value:?})")]
@@ -37,6 +39,8 @@ pub struct Config {
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
     /// tests can share one Redis.
     pub redis_prefix: String,
+    /// Largest uploaded user-ID file, decompressed (`LEDGER_UPLOAD_MAX_BYTES`).
+    pub upload_max_bytes: u64,
 }
 
 impl std::fmt::Debug for Config {
@@ -48,6 +52,7 @@ impl std::fmt::Debug for Config {
             .field("listen", &self.listen)
             .field("tz", &self.tz)
             .field("redis_prefix", &self.redis_prefix)
+            .field("upload_max_bytes", &self.upload_max_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -77,6 +82,8 @@ impl Config {
         let listen = parse_with(var, &listen, SocketAddr::from_str)?;
         let (var, tz) = get("LEDGER_TZ", DEFAULT_TZ);
         let tz = parse_with(var, &tz, Tz::from_str)?;
+        let (var, upload_max) = get("LEDGER_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES);
+        let upload_max_bytes = parse_with(var, &upload_max, u64::from_str)?;
         Ok(Self {
             database,
             database_url,
@@ -88,6 +95,7 @@ impl Config {
             tz,
             redis_prefix: lookup("LEDGER_REDIS_PREFIX")
                 .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
+            upload_max_bytes,
         })
     }
 }

@@ -34,6 +34,11 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         config::DEFAULT_REDIS_PREFIX,
         "prefix of every Redis key",
     ),
+    (
+        "LEDGER_UPLOAD_MAX_BYTES",
+        config::DEFAULT_UPLOAD_MAX_BYTES,
+        "largest user-ID file `serve` accepts, decompressed",
+    ),
     ("RUST_LOG", "info", "log filter"),
 ];
 

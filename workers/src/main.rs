@@ -4,10 +4,12 @@
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown).
 //! - [`projector`]: the `balances` and `template_stats` projection workers.
+//! - [`issuance`]: bulk-issuance chunks, one transaction each.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
 mod consumer;
+mod issuance;
 mod projector;
 mod relay;
 mod scanner;
@@ -41,7 +43,7 @@ struct Cli {
 enum Command {
     /// Run the workers (all of them unless --only says which).
     Run {
-        /// Comma-separated: relay, balances, template_stats, scanner.
+        /// Comma-separated: relay, balances, template_stats, issuance, scanner.
         #[arg(long, value_delimiter = ',')]
         only: Vec<Worker>,
         /// Seconds between scanner sweeps.
@@ -56,13 +58,15 @@ enum Worker {
     Relay,
     Balances,
     TemplateStats,
+    Issuance,
     Scanner,
 }
 
-const ALL: [Worker; 4] = [
+const ALL: [Worker; 5] = [
     Worker::Relay,
     Worker::Balances,
     Worker::TemplateStats,
+    Worker::Issuance,
     Worker::Scanner,
 ];
 
@@ -118,6 +122,12 @@ async fn run(
                 let handler = Projector {
                     projection: TEMPLATE_STATS,
                 };
+                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+            }
+            Worker::Issuance => {
+                let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);
+                spec.prefetch = issuance::PREFETCH;
+                let handler = issuance::Issuer { tz: config.tz };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }
             Worker::Scanner => tasks.spawn(scanner::run(pool, scan_interval, shutdown)),

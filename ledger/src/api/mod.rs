@@ -16,11 +16,13 @@ pub mod coupons;
 pub mod error;
 pub mod extract;
 pub mod health;
+pub mod issuance_jobs;
 pub mod metrics;
 pub mod orders;
 pub mod projections;
 pub mod signature;
 pub mod templates;
+pub mod upload;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +41,7 @@ use utoipa_axum::routes;
 use self::auth::Tokens;
 use self::error::ApiError;
 use self::metrics::Metrics;
+use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::redis_handle::RedisHandle;
 
 /// Largest JSON body accepted (uploads have their own limit).
@@ -56,6 +59,9 @@ pub struct AppState {
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
+    /// Publishes bulk-issuance chunks (connects on first use).
+    pub chunks: Arc<LazyPublisher>,
+    pub upload_max_bytes: u64,
 }
 
 impl AppState {
@@ -133,6 +139,10 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::of_user))
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
+        .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
+        .routes(routes!(issuance_jobs::read_job))
+        .routes(routes!(issuance_jobs::cancel))
+        .routes(routes!(issuance_jobs::report))
         .split_for_parts()
 }
 

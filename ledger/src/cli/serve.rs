@@ -4,6 +4,7 @@ use anyhow::Context;
 use ledger::api::AppState;
 use ledger::api::auth::Tokens;
 use ledger::config::Config;
+use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::redis_handle::RedisHandle;
 
 #[derive(clap::Args)]
@@ -22,6 +23,8 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
         metrics: Default::default(),
+        chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
+        upload_max_bytes: config.upload_max_bytes,
     };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await

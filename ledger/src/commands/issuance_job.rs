@@ -7,7 +7,7 @@
 //! it (the job's totals add up its chunks).
 
 use chrono::{DateTime, Utc};
-use deadpool_postgres::GenericClient;
+use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -67,7 +67,7 @@ pub async fn open(
     let claim = "UPDATE issuance_jobs SET status = 'uploading', updated_at = $3
                   WHERE job_key = $1 AND template_sn = $2
                     AND (status = 'incomplete'
-                         OR status = 'uploading' AND updated_at < $3 - make_interval(secs => $4))
+                         OR status = 'uploading' AND updated_at < $3::timestamptz - make_interval(secs => $4))
               RETURNING id";
     let silence = UPLOAD_SILENCE_SECS as f64;
     if let Some(row) = client

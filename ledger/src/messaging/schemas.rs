@@ -7,16 +7,35 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
+use super::chunk_message::{CHUNK_SCHEMA_VERSION, CHUNK_TYPE};
 use super::message::{Envelope, schema_file};
 use crate::domain::events::Metadata;
+use crate::domain::issuance::IssuanceChunk;
 use crate::domain::ledger_event::{EventType, PayloadVisitor};
 
-/// Every event type the ledger appends, with the schema of its current version.
+/// Every message the ledger publishes: each event type's envelope at its
+/// current version, and the bulk-issuance chunk.
 pub fn all() -> Vec<(String, Value)> {
-    EventType::ALL
+    let mut schemas: Vec<(String, Value)> = EventType::ALL
         .iter()
         .map(|t| t.visit_payload(EnvelopeSchema))
-        .collect()
+        .collect();
+    schemas.push(chunk_schema());
+    schemas
+}
+
+/// The schema of `coupon.issuance` messages.
+fn chunk_schema() -> (String, Value) {
+    let (name, version) = (CHUNK_TYPE, CHUNK_SCHEMA_VERSION);
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut schema = generator.into_root_schema_for::<IssuanceChunk>();
+    let file = schema_file(name, version);
+    schema.insert(
+        "$id".into(),
+        json!(format!("https://couponledger.dev/schemas/{file}")),
+    );
+    schema.insert("title".into(), json!(format!("{name} v{version}")));
+    (file, schema.to_value())
 }
 
 /// The file name and schema of messages of one event type.

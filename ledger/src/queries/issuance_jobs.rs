@@ -133,13 +133,48 @@ pub struct ReportLine {
     pub coupon_id: Option<Uuid>,
 }
 
+impl ReportLine {
+    /// The line as a CSV record (`coupon_id` last when `all`).
+    pub fn csv(&self, all: bool) -> String {
+        let line = self.line.to_string();
+        let coupon = self.coupon_id.map(|id| id.to_string()).unwrap_or_default();
+        let reason = self.reason.as_deref().unwrap_or("");
+        let mut fields = vec![line.as_str(), &self.user_id, &self.outcome, reason];
+        if all {
+            fields.push(&coupon);
+        }
+        csv_record(&fields)
+    }
+}
+
+/// One CSV record, quoted where a field needs it (csv-core's writer).
+fn csv_record(fields: &[&str]) -> String {
+    let mut writer = csv_core::Writer::new();
+    let room: usize = fields.iter().map(|f| 3 + 2 * f.len()).sum::<usize>() + 2;
+    let mut out = vec![0_u8; room];
+    let mut n = 0;
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            n += writer.delimiter(&mut out[n..]).1;
+        }
+        n += writer.field(field.as_bytes(), &mut out[n..]).2;
+    }
+    n += writer.terminator(&mut out[n..]).1;
+    out.truncate(n);
+    String::from_utf8(out).expect("CSV of UTF-8 fields is UTF-8")
+}
+
 /// The job's lines in line order: those without a coupon, and with `all`
-/// also those with one. Streamed: memory does not grow with the job.
-pub async fn report<C: GenericClient>(
-    client: &C,
+/// also those with one. Streamed: memory does not grow with the job; the
+/// pooled connection stays with the stream until its last row.
+pub async fn report(
+    client: deadpool_postgres::Object,
     id: Uuid,
     all: bool,
-) -> Result<impl Stream<Item = Result<ReportLine, tokio_postgres::Error>>, tokio_postgres::Error> {
+) -> Result<
+    impl Stream<Item = Result<ReportLine, tokio_postgres::Error>> + 'static,
+    tokio_postgres::Error,
+> {
     let sql = "SELECT line, user_id, outcome, reason, NULL::uuid FROM issuance_lines
                 WHERE job_id = $1
                UNION ALL
@@ -148,11 +183,35 @@ pub async fn report<C: GenericClient>(
                ORDER BY 1";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&id, &all];
     let rows = client.query_raw(sql, params).await?;
-    Ok(rows.map_ok(|r| ReportLine {
-        line: r.get(0),
-        user_id: r.get(1),
-        outcome: r.get(2),
-        reason: r.get(3),
-        coupon_id: r.get(4),
+    Ok(rows.map_ok(move |r| {
+        let _connection = &client;
+        ReportLine {
+            line: r.get(0),
+            user_id: r.get(1),
+            outcome: r.get(2),
+            reason: r.get(3),
+            coupon_id: r.get(4),
+        }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_fields_are_quoted_only_where_needed() {
+        let line = ReportLine {
+            line: 7,
+            user_id: "a\"b,c".into(),
+            outcome: "invalid".into(),
+            reason: Some("contains a control, space".into()),
+            coupon_id: None,
+        };
+        assert_eq!(
+            line.csv(false),
+            "7,\"a\"\"b,c\",invalid,\"contains a control, space\"\n"
+        );
+        assert_eq!(line.csv(true).matches(',').count(), 6);
+    }
 }

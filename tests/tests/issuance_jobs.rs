@@ -1,0 +1,312 @@
+//! Bulk issuance end to end (DESIGN §9): a file uploaded over HTTP becomes
+//! chunks on `coupon.issuance`, the issuance worker issues them, and every
+//! line of the file ends in exactly one outcome that the job and its report
+//! tell, with `coupons` and `events` agreeing.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Duration;
+
+use ledger::domain::issuance::{ChunkLine, IssuanceChunk};
+use reqwest::Method;
+use serde_json::Value;
+use tests::scenario::claim_many;
+use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::{Env, Server, template_body};
+
+/// Uploads `body` for `sn`; (status, answer).
+async fn upload(
+    server: &Server,
+    sn: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let mut req = server
+        .admin(Method::POST, &format!("/v1/issuance-jobs?template={sn}"))
+        .body(body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+async fn job(server: &Server, id: &str) -> Value {
+    let r = server
+        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+async fn wait_done(server: &Server, id: &str) -> Value {
+    for _ in 0..600 {
+        let j = job(server, id).await;
+        if j["status"] == "done" {
+            return j;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("job {id} not done: {}", job(server, id).await);
+}
+
+async fn report(server: &Server, id: &str, all: bool) -> String {
+    let r = server
+        .admin(
+            Method::GET,
+            &format!("/v1/issuance-jobs/{id}/report?all={all}"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.text().await.unwrap()
+}
+
+/// A 10,000-line file: every 10th line blank, every 25th invalid (three
+/// kinds), users repeated (u0..u2999), and what each line should become.
+fn ten_thousand_lines() -> (String, HashMap<u64, &'static str>) {
+    let mut text = String::new();
+    let mut expected = HashMap::new();
+    for n in 1..=10_000_u64 {
+        let line = if n % 10 == 0 {
+            expected.insert(n, "blank");
+            String::new()
+        } else if n % 25 == 0 {
+            expected.insert(n, "invalid");
+            ["   ", &"x".repeat(65), "bad\u{7}id"][(n / 25 % 3) as usize].to_owned()
+        } else {
+            format!("  u{}\r", n % 3000)
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    (text, expected)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ten_thousand_lines_each_end_in_one_outcome_that_the_report_tells() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(100_000, 3))
+        .await
+        .unwrap();
+    // u0..u4 already hold their limit of 3 from claims.
+    for _ in 0..3 {
+        claim_many(&env, &sn, 0..5, 5).await.unwrap();
+    }
+    let workers = Workers::start(&env, "relay,balances,template_stats,issuance").unwrap();
+    let (text, expected) = ten_thousand_lines();
+    let (status, answer) = upload(
+        &server,
+        &sn,
+        text.into_bytes(),
+        &[("Content-Type", "text/plain")],
+    )
+    .await;
+    assert_eq!(status, 202, "{answer}");
+    let id = answer["job_id"].as_str().unwrap().to_owned();
+    let done = wait_done(&server, &id).await;
+    let blank = expected.values().filter(|o| **o == "blank").count() as i64;
+    let invalid = expected.values().filter(|o| **o == "invalid").count() as i64;
+    assert_eq!(done["lines_read"], 10_000);
+    assert_eq!(
+        (done["blank"].as_i64(), done["invalid"].as_i64()),
+        (Some(blank), Some(invalid))
+    );
+    let valid = 10_000 - blank - invalid;
+    assert_eq!(done["valid"], valid);
+    let sum: i64 = ["issued", "over_limit", "sold_out", "cancelled"]
+        .iter()
+        .map(|k| done[k].as_i64().unwrap())
+        .sum();
+    assert_eq!(sum, valid, "{done}");
+
+    // Every line exactly once in the full report, with the right outcome.
+    let full = report(&server, &id, true).await;
+    let mut seen = HashMap::new();
+    for row in full.lines().skip(1) {
+        let fields: Vec<&str> = row.splitn(2, ',').collect();
+        let line: u64 = fields[0].parse().unwrap();
+        assert!(
+            seen.insert(line, row.to_owned()).is_none(),
+            "line {line} twice"
+        );
+    }
+    for n in 1..=10_000_u64 {
+        match expected.get(&n) {
+            Some(&"blank") => assert!(!seen.contains_key(&n), "blank line {n} reported"),
+            Some(&"invalid") => assert!(seen[&n].contains(",invalid,"), "{}", seen[&n]),
+            _ => assert!(seen.contains_key(&n), "line {n} missing"),
+        }
+    }
+    // u0..u4 were at their limit: every line of theirs is over_limit.
+    let u1_lines: Vec<&String> = seen
+        .values()
+        .filter(|r| r.split(',').nth(1) == Some("u1"))
+        .collect();
+    assert_eq!(u1_lines.len(), 4, "{u1_lines:?}");
+    assert!(
+        u1_lines.iter().all(|r| r.contains(",over_limit,")),
+        "{u1_lines:?}"
+    );
+    // Users seen 3-4 times in the file get at most their limit of 3.
+    let client = env.db.client().await.unwrap();
+    let over: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+               GROUP BY user_id HAVING count(*) > 3) AS x",
+            &[&sn],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(over, 0);
+    let row = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM coupons WHERE job_id = $1::text::uuid),
+                    (SELECT count(*) FROM events WHERE event_type = 'CouponIssued'
+                       AND payload->>'job_id' = $1::text)",
+            &[&id],
+        )
+        .await
+        .unwrap();
+    let (coupons, events): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(
+        (coupons, events),
+        (done["issued"].as_i64().unwrap(), coupons)
+    );
+    let short = report(&server, &id, false).await;
+    assert_eq!(short.lines().count() as i64 - 1, 10_000 - blank - coupons);
+    projections_caught_up(&env, Duration::from_secs(60))
+        .await
+        .unwrap();
+    workers.terminate().await.unwrap();
+    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_key_and_file_is_one_job_and_another_file_is_422() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(1_000, 1))
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let file: String = (0..2_500).map(|i| format!("user-{i}\n")).collect();
+    let key = [("Idempotency-Key", "job-1"), ("Content-Type", "text/plain")];
+    let (status, first) = upload(&server, &sn, file.clone().into_bytes(), &key).await;
+    assert_eq!(status, 202, "{first}");
+    let id = first["job_id"].as_str().unwrap().to_owned();
+    assert_eq!(first["chunks_total"], 3);
+    let (status, again) = upload(&server, &sn, file.clone().into_bytes(), &key).await;
+    assert_eq!((status, again["job_id"].as_str()), (202, Some(id.as_str())));
+    let done = wait_done(&server, &id).await;
+    let (status, _) = upload(&server, &sn, file.clone().into_bytes(), &key).await;
+    assert_eq!(status, 202, "after it is done, the same answer");
+    let (status, other) = upload(&server, &sn, b"someone-else\n".to_vec(), &key).await;
+    assert_eq!(status, 422, "{other}");
+    assert_eq!(
+        (done["issued"].as_i64(), done["sold_out"].as_i64()),
+        (Some(1_000), Some(1_500))
+    );
+    let client = env.db.client().await.unwrap();
+    let coupons: i64 = client
+        .query_one(
+            "SELECT count(*) FROM coupons WHERE template_sn = $1",
+            &[&sn],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(coupons, 1_000, "nothing issued twice");
+    workers.terminate().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn csv_and_gzip_are_read_and_bad_uploads_are_clear_errors() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(1_000, 1))
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let csv = "name,user_id\nAnn,a1\n\nBob,\"b,2\"\nCy,\n".to_owned();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(csv.as_bytes()).unwrap();
+    let gzipped = gz.finish().unwrap();
+    let headers = [("Content-Type", "text/csv"), ("Content-Encoding", "gzip")];
+    let (status, answer) = upload(&server, &sn, gzipped, &headers).await;
+    assert_eq!(status, 202, "{answer}");
+    let done = wait_done(&server, answer["job_id"].as_str().unwrap()).await;
+    assert_eq!(
+        (
+            done["lines_read"].as_i64(),
+            done["blank"].as_i64(),
+            done["invalid"].as_i64(),
+            done["issued"].as_i64()
+        ),
+        (Some(5), Some(1), Some(1), Some(2)),
+        "{done}"
+    );
+    let report = report(&server, answer["job_id"].as_str().unwrap(), false).await;
+    assert_eq!(
+        report,
+        "line,user_id,outcome,reason\n5,,invalid,empty after trim\n"
+    );
+
+    let csv_headers = [("Content-Type", "text/csv")];
+    let (status, e) = upload(&server, &sn, b"id,name\n1,x\n".to_vec(), &csv_headers).await;
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (400, Some("bad_request")),
+        "{e}"
+    );
+    let (status, _) = upload(&server, "NOSUCHTEMPLATE2345678", b"u1\n".to_vec(), &[]).await;
+    assert_eq!(status, 404);
+    let r = server
+        .admin(Method::POST, &format!("/v1/templates/{sn}/stop"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (status, e) = upload(&server, &sn, b"u1\n".to_vec(), &[]).await;
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (422, Some("template_not_active"))
+    );
+    workers.terminate().await.unwrap();
+}
+
+#[test]
+fn an_issuance_chunk_message_is_valid_against_its_schema() {
+    let (_, schema) = ledger::messaging::schemas::all()
+        .into_iter()
+        .find(|(f, _)| f == "IssuanceChunk.v1.json")
+        .unwrap();
+    let chunk = IssuanceChunk {
+        job_id: uuid::Uuid::now_v7(),
+        chunk_no: 3,
+        template_sn: "SN".into(),
+        lines: vec![ChunkLine {
+            line: 7,
+            user_id: "42".into(),
+        }],
+    };
+    let message = ledger::messaging::chunk_message::encode(&chunk).unwrap();
+    let body: Value = serde_json::from_slice(&message.body).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(validator.is_valid(&body), "{body}");
+    assert!(!validator.is_valid(&serde_json::json!({"job_id": "x"})));
+}

@@ -1,0 +1,41 @@
+//! The issuance worker: consumes bulk-issuance chunks from
+//! `coupon.issuance.work` and issues each in one transaction with its inbox
+//! row (`ledger::commands::issuance::apply_chunk`). Competing workers are
+//! safe: the chunk's rows and the template's quota are guarded in SQL.
+
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use lapin::message::Delivery;
+use ledger::commands::issuance::apply_chunk;
+use ledger::domain::events::Metadata;
+use ledger::messaging::chunk_message;
+
+use crate::consumer::Handler;
+
+/// The inbox's consumer name of the issuance worker.
+pub const NAME: &str = "issuance";
+/// Chunks fetched ahead: each is up to a thousand lines.
+pub const PREFETCH: u16 = 4;
+
+pub struct Issuer {
+    pub tz: Tz,
+}
+
+impl Handler for Issuer {
+    async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
+        let chunk = chunk_message::decode(&delivery.data)?;
+        let metadata = Metadata {
+            actor: format!("system:{NAME}"),
+            correlation_id: chunk.job_id.to_string(),
+            causation_id: Some(ledger::domain::issuance::IssuanceChunk::message_id(
+                chunk.job_id,
+                chunk.chunk_no,
+            )),
+            ..Default::default()
+        };
+        let now = ledger::store::now();
+        let outcome = apply_chunk(tx, &chunk, &metadata, now, self.tz).await?;
+        tracing::debug!(job = %chunk.job_id, chunk = chunk.chunk_no, ?outcome, "chunk applied");
+        Ok(())
+    }
+}
