@@ -113,9 +113,11 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
-/// The routes and their OpenAPI document, from the same list.
+/// The routes and their OpenAPI document, from the same list. Every route
+/// but the file upload is bounded by [`REQUEST_TIMEOUT`]; an upload of a
+/// large file streams for as long as its body does.
 pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (timed, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
@@ -139,11 +141,19 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::of_user))
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
-        .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
         .routes(routes!(issuance_jobs::read_job))
         .routes(routes!(issuance_jobs::cancel))
         .routes(routes!(issuance_jobs::report))
-        .split_for_parts()
+        .split_for_parts();
+    let (uploads, upload_doc) = OpenApiRouter::new()
+        .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
+        .split_for_parts();
+    doc.merge(upload_doc);
+    let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(
+        axum::http::StatusCode::REQUEST_TIMEOUT,
+        REQUEST_TIMEOUT,
+    ));
+    (timed.merge(uploads), doc)
 }
 
 pub fn router(state: AppState) -> Router {
@@ -164,10 +174,6 @@ pub fn router(state: AppState) -> Router {
             metrics::record,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-            axum::http::StatusCode::REQUEST_TIMEOUT,
-            REQUEST_TIMEOUT,
-        ))
         .with_state(state)
 }
 

@@ -2,6 +2,7 @@
 //! and the dispatch. A new subcommand is one more file and one more arm.
 
 mod events;
+mod issue;
 mod migrate;
 mod progress;
 mod replay;
@@ -40,6 +41,9 @@ pub enum Command {
     },
     /// Write the JSON Schemas of every event message into a directory.
     Schemas(schemas::Args),
+    /// Bulk issuance: upload a file of user ids for a template and follow
+    /// the job until it ends (a client of the HTTP API).
+    Issue(issue::Args),
 }
 
 impl Command {
@@ -62,6 +66,7 @@ impl Command {
             Command::Replay(args) => replay::run(&config, args).await,
             Command::Events { command } => events::run(&config, command).await.map(|()| 0),
             Command::Schemas(args) => schemas::run(&args).map(|()| 0),
+            Command::Issue(args) => issue::run(&config, args).await,
         }
     }
 }

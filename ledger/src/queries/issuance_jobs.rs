@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use futures_util::{Stream, TryStreamExt};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -18,7 +18,7 @@ pub const MAX_PAGE: i64 = 200;
 /// A job and where it stands. Every line read ends in one of `blank`,
 /// `invalid`, `issued`, `over_limit`, `sold_out`, `cancelled` once the job
 /// is done.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JobView {
     pub job_id: Uuid,
     pub template_sn: String,
