@@ -178,6 +178,18 @@ async fn a_chunk_gives_every_line_one_outcome_and_replay_agrees() {
     assert_eq!(events, 4);
     let (code, output) = verified(&env).await;
     assert_eq!(code, Some(0), "{output}");
+    // The coupon's job and line are reproducible from its event: an edit is named.
+    client
+        .execute("UPDATE coupons SET job_line = 999 WHERE job_line = 5", &[])
+        .await
+        .unwrap();
+    let out = ledger(&env, &["replay"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("job_line: live 999 vs replayed 5"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

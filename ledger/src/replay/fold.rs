@@ -95,6 +95,8 @@ struct Issued<'a> {
     face_value: Money,
     channel_id: Option<Uuid>,
     refund_from: Option<Uuid>,
+    job_id: Option<Uuid>,
+    job_line: Option<u64>,
 }
 
 /// What the log says of one coupon so far.
@@ -113,6 +115,9 @@ pub struct ReplayedCoupon {
     pub effective_at: DateTime<Utc>,
     pub channel_id: Option<Uuid>,
     pub refund_from: Option<Uuid>,
+    /// The bulk-issuance job and line that issued it.
+    pub job_id: Option<Uuid>,
+    pub job_line: Option<i64>,
 }
 
 impl ReplayedCoupon {
@@ -128,6 +133,8 @@ impl ReplayedCoupon {
             expires_at: self.state.expires_at,
             channel_id: self.channel_id,
             refund_from: self.refund_from,
+            job_id: self.job_id,
+            job_line: self.job_line,
             version: self.version,
         }
     }
@@ -200,6 +207,10 @@ impl Replay {
             effective_at: issued.effective_at,
             channel_id: issued.channel_id,
             refund_from: issued.refund_from,
+            job_id: issued.job_id,
+            job_line: issued
+                .job_line
+                .map(|l| i64::try_from(l).unwrap_or(i64::MAX)),
         });
         Ok(())
     }

@@ -133,7 +133,7 @@ type Query = (&'static str, &'static [Type]);
 
 const COUPONS: Query = (
     "SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at, expires_at,
-            channel_id, refund_from, version FROM coupons",
+            channel_id, refund_from, version, job_id, job_line FROM coupons",
     &[
         Type::UUID,
         Type::TEXT,
@@ -146,6 +146,8 @@ const COUPONS: Query = (
         Type::UUID,
         Type::UUID,
         Type::INT4,
+        Type::UUID,
+        Type::INT8,
     ],
 );
 const COUPON_IDS: Query = ("SELECT id FROM coupons", &[Type::UUID]);
@@ -360,7 +362,9 @@ impl ReplayedCoupon {
             && r.try_get::<DateTime<Utc>>(7)? == self.state.expires_at
             && r.try_get::<Option<Uuid>>(8)? == self.channel_id
             && r.try_get::<Option<Uuid>>(9)? == self.refund_from
-            && r.try_get::<i32>(10)? == self.version)
+            && r.try_get::<i32>(10)? == self.version
+            && r.try_get::<Option<Uuid>>(11)? == self.job_id
+            && r.try_get::<Option<i64>>(12)? == self.job_line)
     }
 }
 
@@ -376,6 +380,8 @@ fn coupon(r: &Line) -> Result<(Uuid, CouponRow), tokio_postgres::Error> {
         channel_id: r.try_get(8)?,
         refund_from: r.try_get(9)?,
         version: r.try_get(10)?,
+        job_id: r.try_get(11)?,
+        job_line: r.try_get(12)?,
     };
     Ok((r.try_get(0)?, row))
 }

@@ -89,6 +89,8 @@ row!(CouponRow {
     channel_id: Option<Uuid>,
     refund_from: Option<Uuid>,
     version: i32,
+    job_id: Option<Uuid>,
+    job_line: Option<i64>,
 });
 
 row!(TemplateRow {
