@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+
+use futures_util::StreamExt;
 use std::time::Duration;
 
 use ledger::domain::issuance::{ChunkLine, IssuanceChunk};
@@ -380,4 +382,147 @@ async fn ledger_issue_uploads_follows_the_job_and_is_idempotent_by_content() {
     assert_eq!(coupons, 1_000);
     workers.terminate().await.unwrap();
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Counts that must hold once a job is done: every line one outcome, no user
+/// above the limit, every coupon with its event.
+async fn assert_exact(env: &Env, done: &Value, sn: &str, limit: i64) {
+    let valid = done["valid"].as_i64().unwrap();
+    let decided: i64 = ["issued", "over_limit", "sold_out", "cancelled"]
+        .iter()
+        .map(|k| done[k].as_i64().unwrap())
+        .sum();
+    assert_eq!(decided, valid, "{done}");
+    let read = ["blank", "invalid", "valid"]
+        .iter()
+        .map(|k| done[k].as_i64().unwrap())
+        .sum::<i64>();
+    assert_eq!(read, done["lines_read"].as_i64().unwrap(), "{done}");
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+                       GROUP BY user_id HAVING count(*) > $2) AS x),
+                    (SELECT count(*) FROM coupons WHERE template_sn = $1),
+                    (SELECT count(*) FROM events e JOIN coupons c ON e.stream_id = 'coupon-' || c.id
+                      WHERE c.template_sn = $1 AND e.event_type = 'CouponIssued'),
+                    (SELECT issued FROM templates WHERE sn = $1)",
+            &[&sn, &limit],
+        )
+        .await
+        .unwrap();
+    let (over, coupons, with_event, issued): (i64, i64, i64, i64) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    assert_eq!(over, 0, "no user above the limit");
+    assert_eq!(
+        (with_event, issued),
+        (coupons, coupons),
+        "every coupon has its event"
+    );
+}
+
+/// Sends `text` as an upload that stops after `cut` bytes and never ends.
+fn stalled_body(text: &str, cut: usize) -> reqwest::Body {
+    let first = text.as_bytes()[..cut].to_vec();
+    let stream = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first) })
+        .chain(futures_util::stream::pending());
+    reqwest::Body::wrap_stream(stream)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upload_cut_off_by_an_api_crash_resumes_with_the_same_key_exactly() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(1_000_000, 1))
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let text: String = (0..30_000).map(|i| format!("resume-{i}\n")).collect();
+    let url = server.url(&format!("/v1/issuance-jobs?template={sn}&key=resume-1"));
+    let http = server.http.clone();
+    let admin = tests::ADMIN_TOKEN;
+    let cut_upload = tokio::spawn({
+        let body = stalled_body(&text, text.len() / 2);
+        async move { http.post(url).bearer_auth(admin).body(body).send().await }
+    });
+    let client = env.db.client().await.unwrap();
+    let published = || async {
+        client
+            .query_one(
+                "SELECT count(*) FROM issuance_chunks WHERE published_at IS NOT NULL",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+    };
+    for _ in 0..200 {
+        if published().await >= 10 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(published().await >= 10, "half the file was published");
+    server.kill().await.unwrap();
+    assert!(
+        cut_upload.await.unwrap().is_err(),
+        "the client saw the API go"
+    );
+    let server = Server::start(&env).await.unwrap();
+    let jobs: Value = server
+        .admin(Method::GET, "/v1/issuance-jobs")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = jobs["jobs"][0]["job_id"].as_str().unwrap().to_owned();
+    // Until it has been silent for a while, the job may still be uploading.
+    let mut answer = (409, Value::Null);
+    for _ in 0..30 {
+        let key = [("Idempotency-Key", "resume-1")];
+        answer = upload(&server, &sn, text.clone().into_bytes(), &key).await;
+        if answer.0 != 409 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert_eq!(answer.0, 202, "{}", answer.1);
+    assert_eq!(
+        answer.1["job_id"].as_str(),
+        Some(id.as_str()),
+        "the same job resumed"
+    );
+    let done = wait_done(&server, &id).await;
+    assert_eq!(
+        (done["valid"].as_i64(), done["issued"].as_i64()),
+        (Some(30_000), Some(30_000))
+    );
+    assert_exact(&env, &done, &sn, 1).await;
+    workers.terminate().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_issuance_workers_together_are_exact() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(15_000, 2))
+        .await
+        .unwrap();
+    let one = Workers::start(&env, "issuance").unwrap();
+    let two = Workers::start(&env, "issuance").unwrap();
+    // 20,000 lines over 8,000 users (2-3 lines each), quota 15,000, limit 2.
+    let text: String = (0..20_000)
+        .map(|i| format!("pair-{}\n", i % 8_000))
+        .collect();
+    let (status, answer) = upload(&server, &sn, text.into_bytes(), &[]).await;
+    assert_eq!(status, 202, "{answer}");
+    let done = wait_done(&server, answer["job_id"].as_str().unwrap()).await;
+    assert_eq!(done["issued"], 15_000, "{done}");
+    assert_exact(&env, &done, &sn, 2).await;
+    one.terminate().await.unwrap();
+    two.terminate().await.unwrap();
 }

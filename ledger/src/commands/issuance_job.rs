@@ -27,7 +27,7 @@ pub enum Opened {
 }
 
 /// How long an `uploading` job may stay silent before it counts as broken off.
-pub const UPLOAD_SILENCE_SECS: i64 = 30;
+pub const UPLOAD_SILENCE_SECS: i64 = 10;
 
 /// Counts of an upload so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
