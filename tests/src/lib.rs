@@ -129,6 +129,11 @@ impl Server {
     }
 
     /// Stops the server abruptly (SIGKILL), as a crash would.
+    /// The process id, for measuring it.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     pub async fn kill(mut self) -> anyhow::Result<()> {
         self.child.kill().await?;
         Ok(())

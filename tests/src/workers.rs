@@ -14,6 +14,11 @@ pub struct Workers {
 }
 
 impl Workers {
+    /// The process id, for measuring it.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Starts the given workers (comma-separated), scanner sweeping every second.
     pub fn start(env: &Env, only: &str) -> anyhow::Result<Self> {
         let child = Command::new(bin("workers"))

@@ -1,0 +1,242 @@
+//! Bulk issuance at volume (issue 13 benchmark).
+//!
+//! 1. `ledger issue` (release build) uploads a file of BENCH_LINES distinct
+//!    user ids to `ledger serve`; BENCH_WORKERS `workers run --only
+//!    issuance` processes issue it. Timed from the start of the upload to
+//!    the job being done (every chunk committed); lines/s and the peak RSS
+//!    of the server and of each worker are printed.
+//! 2. Baseline, same run, same database: one transaction writes the same
+//!    number of coupon rows and `CouponIssued` event rows (same shape, same
+//!    tables, same indexes) by binary COPY, as fast as Postgres takes them.
+//! 3. With BENCH_BALANCES=secs: the relay and the balances projection run
+//!    for that long after the job; the rate at which balances follow, and
+//!    the time it would take them to reflect every coupon at that rate.
+//!
+//! Each timed phase starts after a CHECKPOINT and a `sync`.
+//!
+//! `cargo build --release --bins && cargo bench -p tests --bench issuance`
+//! (BENCH_LINES=n, default 1,000,000; BENCH_WORKERS=n, default 2).
+
+use std::time::{Duration, Instant};
+
+use chrono::{SubsecRound, Utc};
+use futures_util::pin_mut;
+use ledger::domain::events::{CouponIssued, Metadata};
+use ledger::domain::ledger_event::LedgerEvent;
+use ledger::domain::money::Money;
+use ledger::store::{NewEvent, StreamEvent};
+use tests::workers::Workers;
+use tests::{Env, Server, bin, template_body};
+use tokio::process::Command;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::Type;
+use uuid::Uuid;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Peak resident memory of a process, in MiB (Linux `VmHWM`).
+fn peak_rss_mib(pid: Option<u32>) -> f64 {
+    let status = pid
+        .and_then(|p| std::fs::read_to_string(format!("/proc/{p}/status")).ok())
+        .unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    kib / 1024.0
+}
+
+async fn settle_disk(client: &tokio_postgres::Client) {
+    client.batch_execute("CHECKPOINT").await.unwrap();
+    let synced = Command::new("sync").status().await.unwrap();
+    assert!(synced.success());
+}
+
+/// `ledger issue` end to end; (elapsed, the job's final answer).
+async fn issue(env: &Env, server: &Server, sn: &str, file: &std::path::Path) -> Duration {
+    let started = Instant::now();
+    let out = Command::new(bin("ledger"))
+        .args(["issue", "--template", sn, "--file", file.to_str().unwrap()])
+        .envs(env.vars())
+        .env("LEDGER_URL", &server.base)
+        .output()
+        .await
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("  {}", stdout.lines().next().unwrap_or_default());
+    elapsed
+}
+
+/// The baseline: `n` coupon rows and their events by binary COPY, one transaction.
+async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
+    let mut client = env.db.client().await.unwrap();
+    let now = Utc::now().trunc_subsecs(6);
+    let metadata = Metadata {
+        actor: "bench".into(),
+        correlation_id: "bench".into(),
+        ..Default::default()
+    };
+    let coupons: Vec<CouponIssued> = (0..n)
+        .map(|i| CouponIssued {
+            coupon_id: Uuid::now_v7(),
+            template_sn: sn.to_owned(),
+            user_id: format!("base-{i}"),
+            issued_at: now,
+            effective_at: now,
+            expires_at: now + chrono::Duration::days(7),
+            face_value: Money::parse("20.00").unwrap(),
+            currency: "CNY".into(),
+            channel_id: None,
+            refund_from: None,
+            job_id: Some(Uuid::nil()),
+            job_line: Some(i + 1),
+        })
+        .collect();
+    let events: Vec<StreamEvent> = coupons
+        .iter()
+        .map(|c| StreamEvent {
+            stream_id: format!("coupon-{}", c.coupon_id),
+            stream_version: 1,
+            event: NewEvent::of(&LedgerEvent::CouponIssued(c.clone()), &metadata, now).unwrap(),
+        })
+        .collect();
+    settle_disk(&client).await;
+    let started = Instant::now();
+    let tx = client.transaction().await.unwrap();
+    copy_coupons(&tx, &coupons).await;
+    ledger::store::copy_events(&tx, &events).await.unwrap();
+    tx.commit().await.unwrap();
+    started.elapsed()
+}
+
+async fn copy_coupons(tx: &tokio_postgres::Transaction<'_>, coupons: &[CouponIssued]) {
+    let sink = tx
+        .copy_in(
+            "COPY coupons (id, template_sn, user_id, status, issued_at, effective_at, \
+             expires_at, version, job_id, job_line) FROM STDIN (FORMAT binary)",
+        )
+        .await
+        .unwrap();
+    let types = [
+        Type::UUID,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::INT4,
+        Type::UUID,
+        Type::INT8,
+    ];
+    let writer = BinaryCopyInWriter::new(sink, &types);
+    pin_mut!(writer);
+    for c in coupons {
+        let line = c.job_line.map(|l| l as i64);
+        writer
+            .as_mut()
+            .write(&[
+                &c.coupon_id,
+                &c.template_sn,
+                &c.user_id,
+                &"unused",
+                &c.issued_at,
+                &c.effective_at,
+                &c.expires_at,
+                &1_i32,
+                &c.job_id,
+                &line,
+            ])
+            .await
+            .unwrap();
+    }
+    writer.finish().await.unwrap();
+}
+
+/// Runs the relay and balances for `secs`; balances rows reflected per second.
+async fn balances_rate(env: &Env, secs: u64) -> f64 {
+    let client = env.db.client().await.unwrap();
+    let workers = Workers::start(env, "relay,balances").unwrap();
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    let row = client
+        .query_one("SELECT coalesce(sum(count), 0)::bigint FROM balances", &[])
+        .await
+        .unwrap();
+    let reflected: i64 = row.get(0);
+    workers.terminate().await.unwrap();
+    reflected as f64 / started.elapsed().as_secs_f64()
+}
+
+#[tokio::main]
+async fn main() {
+    let lines = env_number("BENCH_LINES", 1_000_000);
+    let worker_count = env_number("BENCH_WORKERS", 2);
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let total = i64::try_from(lines * 2).unwrap();
+    let sn = server
+        .activate_template(&template_body(total, 1))
+        .await
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("issuance-bench-{}", Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("users.txt");
+    let text: String = (0..lines).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let workers: Vec<Workers> = (0..worker_count)
+        .map(|_| Workers::start(&env, "issuance").unwrap())
+        .collect();
+    let client = env.db.client().await.unwrap();
+    settle_disk(&client).await;
+
+    println!("bulk issuance of {lines} lines ({worker_count} issuance workers):");
+    let issued = issue(&env, &server, &sn, &file).await;
+    let serve_rss = peak_rss_mib(server.pid());
+    let worker_rss: Vec<String> = workers
+        .iter()
+        .map(|w| format!("{:.0}", peak_rss_mib(w.pid())))
+        .collect();
+    for w in workers {
+        w.terminate().await.unwrap();
+    }
+    let copy = baseline(&env, &sn, lines).await;
+    let rate = lines as f64 / issued.as_secs_f64();
+    println!(
+        "  ledger issue end to end: {:.1} s, {rate:.0} lines/s; peak RSS serve {serve_rss:.0} MiB, \
+         workers {} MiB",
+        issued.as_secs_f64(),
+        worker_rss.join(" / ")
+    );
+    println!(
+        "  baseline (binary COPY of the same coupon and event rows): {:.1} s",
+        copy.as_secs_f64()
+    );
+    println!(
+        "  ratio: {:.2}x the baseline (target <= 2x, stretch 1.5x); target >= 30,000 lines/s",
+        issued.as_secs_f64() / copy.as_secs_f64()
+    );
+    if let Some(secs) = std::env::var("BENCH_BALANCES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        let per_sec = balances_rate(&env, secs).await;
+        println!(
+            "  balances follow at {per_sec:.0} coupons/s: all {lines} reflected after ~{:.0} s",
+            lines as f64 / per_sec.max(1.0)
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
