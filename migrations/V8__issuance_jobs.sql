@@ -47,6 +47,8 @@ CREATE TABLE issuance_chunks (
     over_limit integer     NOT NULL DEFAULT 0,
     sold_out   integer     NOT NULL DEFAULT 0,
     cancelled  integer     NOT NULL DEFAULT 0,
+    -- How long the chunk's transaction took, up to its commit.
+    duration_ms double precision,
     PRIMARY KEY (job_id, chunk_no)
 );
 

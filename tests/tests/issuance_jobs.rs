@@ -218,6 +218,21 @@ async fn the_same_key_and_file_is_one_job_and_another_file_is_422() {
     assert_eq!(status, 202, "after it is done, the same answer");
     let (status, other) = upload(&server, &sn, b"someone-else\n".to_vec(), &key).await;
     assert_eq!(status, 422, "{other}");
+    let metrics = server
+        .http
+        .get(server.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for expected in [
+        "couponledger_issuance_lines_read_total 2500",
+        "couponledger_issuance_chunks_published_total 3",
+    ] {
+        assert!(metrics.contains(expected), "{expected} in\n{metrics}");
+    }
     assert_eq!(
         (done["issued"].as_i64(), done["sold_out"].as_i64()),
         (Some(1_000), Some(1_500))

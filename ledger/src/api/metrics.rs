@@ -21,6 +21,7 @@ pub struct RequestLabels {
 
 pub struct Metrics {
     pub registry: Registry,
+    pub issuance: super::issuance_metrics::IssuanceMetrics,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RequestLabels, Histogram>,
 }
@@ -38,8 +39,11 @@ impl Metrics {
             "HTTP request latency",
             latency.clone(),
         );
+        let issuance = super::issuance_metrics::IssuanceMetrics::default();
+        issuance.register(&mut registry);
         Self {
             registry,
+            issuance,
             requests,
             latency,
         }

@@ -17,6 +17,7 @@ pub mod error;
 pub mod extract;
 pub mod health;
 pub mod issuance_jobs;
+pub mod issuance_metrics;
 pub mod metrics;
 pub mod orders;
 pub mod projections;

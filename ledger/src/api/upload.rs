@@ -142,6 +142,8 @@ struct Gathered {
     ready: Vec<Vec<ChunkLine>>,
     invalid: Vec<(i64, String, String)>,
     chunk_lines: usize,
+    /// Lines already counted in the metrics.
+    lines_counted: i64,
 }
 
 impl Gathered {
@@ -155,6 +157,7 @@ impl Gathered {
             ready: Vec::new(),
             invalid: Vec::new(),
             chunk_lines,
+            lines_counted: 0,
         }
     }
 
@@ -261,11 +264,16 @@ async fn write_ready(
             .chunks
             .publish_all(topology::ISSUANCE, "", &messages)
             .await?;
+        let published = &state.metrics.issuance.chunks_published;
+        published.inc_by(messages.len() as u64);
         for n in numbers {
             issuance_job::chunk_published(&**client, target.job_id, n, state.now()).await?;
         }
     }
     issuance_job::progress(&**client, target.job_id, &gathered.counts, state.now()).await?;
+    let new_lines = gathered.counts.lines_read - gathered.lines_counted;
+    state.metrics.issuance.lines_read.inc_by(new_lines.max(0) as u64);
+    gathered.lines_counted = gathered.counts.lines_read;
     Ok(chunk_no)
 }
 

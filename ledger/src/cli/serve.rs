@@ -30,6 +30,11 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("LEDGER_LISTEN: cannot listen on {}", config.listen))?;
     tokio::spawn(declare_topology(config.amqp_url.clone()));
+    let issuance = ledger::api::issuance_metrics::refresh_forever(
+        state.metrics.issuance.clone(),
+        state.pool.clone(),
+    );
+    tokio::spawn(issuance);
     tracing::info!(listen = %config.listen, "serving the API");
     ledger::api::serve(listener, state).await?;
     Ok(())

@@ -51,6 +51,7 @@ pub async fn apply_chunk(
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
+    let started = std::time::Instant::now();
     let Some(job_status) = job_status(tx, chunk).await? else {
         return Ok(ChunkOutcome::default()); // done before: a late duplicate
     };
@@ -67,7 +68,7 @@ pub async fn apply_chunk(
         }
         None => issue_open(tx, chunk, &template, metadata, now, tz).await?,
     };
-    finish_chunk(tx, chunk, &outcome, now).await?;
+    finish_chunk(tx, chunk, &outcome, now, started.elapsed()).await?;
     Ok(outcome)
 }
 
@@ -384,11 +385,13 @@ async fn finish_chunk(
     chunk: &IssuanceChunk,
     o: &ChunkOutcome,
     now: DateTime<Utc>,
+    took: std::time::Duration,
 ) -> Result<(), CommandError> {
     let sql = "UPDATE issuance_chunks SET done_at = $3, issued = $4, over_limit = $5,
-                      sold_out = $6, cancelled = $7
+                      sold_out = $6, cancelled = $7, duration_ms = $8
                 WHERE job_id = $1 AND chunk_no = $2 AND done_at IS NULL";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+    let ms = took.as_secs_f64() * 1000.0;
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &chunk.job_id,
         &chunk.chunk_no,
         &now,
@@ -396,6 +399,7 @@ async fn finish_chunk(
         &o.over_limit,
         &o.sold_out,
         &o.cancelled,
+        &ms,
     ];
     let updated = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     if updated != 1 {

@@ -1,0 +1,109 @@
+//! Bulk-issuance metrics (DESIGN §9, §14): what the API counts as files
+//! stream in (lines read, chunks published), and what the workers did, read
+//! back from Postgres every [`REFRESH`] (jobs by status, coupons issued by
+//! jobs, chunk durations), so one `/metrics` tells the whole pipeline.
+
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use deadpool_postgres::Pool;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+use crate::domain::issuance::JobStatus;
+
+/// How often the gauges read from Postgres are refreshed.
+pub const REFRESH: Duration = Duration::from_secs(15);
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StatusLabel {
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QuantileLabel {
+    pub quantile: String,
+}
+
+#[derive(Clone, Default)]
+pub struct IssuanceMetrics {
+    pub lines_read: Counter,
+    pub chunks_published: Counter,
+    jobs: Family<StatusLabel, Gauge>,
+    coupons_issued: Gauge,
+    chunk_seconds: Family<QuantileLabel, Gauge<f64, AtomicU64>>,
+}
+
+impl IssuanceMetrics {
+    pub fn register(&self, registry: &mut Registry) {
+        let r = registry.sub_registry_with_prefix("issuance");
+        r.register("lines_read", "Lines of uploaded files read", self.lines_read.clone());
+        r.register(
+            "chunks_published",
+            "Chunks published to coupon.issuance (confirmed)",
+            self.chunks_published.clone(),
+        );
+        r.register("jobs", "Jobs by stored status", self.jobs.clone());
+        r.register(
+            "coupons_issued",
+            "Coupons issued by jobs",
+            self.coupons_issued.clone(),
+        );
+        r.register(
+            "chunk_duration_seconds",
+            "Chunk transaction time over the last hour, by quantile",
+            self.chunk_seconds.clone(),
+        );
+    }
+
+    /// Reads the workers' side from Postgres.
+    pub async fn refresh(&self, pool: &Pool) -> Result<(), anyhow::Error> {
+        let client = pool.get().await?;
+        let rows = client
+            .query("SELECT status, count(*) FROM issuance_jobs GROUP BY status", &[])
+            .await?;
+        for status in JobStatus::ALL {
+            let n = rows.iter().find(|r| r.get::<_, &str>(0) == status.as_str());
+            let label = StatusLabel {
+                status: status.as_str().to_owned(),
+            };
+            self.jobs.get_or_create(&label).set(n.map_or(0, |r| r.get(1)));
+        }
+        let row = client
+            .query_one(
+                "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms),
+                        percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms)
+                   FROM issuance_chunks WHERE done_at > now() - interval '1 hour'",
+                &[],
+            )
+            .await?;
+        let issued: i64 = client
+            .query_one("SELECT coalesce(sum(issued), 0)::bigint FROM issuance_chunks", &[])
+            .await?
+            .get(0);
+        self.coupons_issued.set(issued);
+        for (i, quantile) in [(0, "0.5"), (1, "0.99")] {
+            let ms: Option<f64> = row.get(i);
+            let label = QuantileLabel {
+                quantile: quantile.to_owned(),
+            };
+            self.chunk_seconds
+                .get_or_create(&label)
+                .set(ms.unwrap_or(0.0) / 1000.0);
+        }
+        Ok(())
+    }
+}
+
+/// Refreshes `metrics` from Postgres for as long as the server runs.
+pub async fn refresh_forever(metrics: IssuanceMetrics, pool: Pool) {
+    loop {
+        if let Err(e) = metrics.refresh(&pool).await {
+            tracing::debug!(error = %e, "issuance metrics not refreshed");
+        }
+        tokio::time::sleep(REFRESH).await;
+    }
+}
