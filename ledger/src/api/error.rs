@@ -23,6 +23,10 @@ pub enum ApiError {
     SoldOut(String),
     #[error("request body is larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("this route does not take that method")]
+    MethodNotAllowed,
     #[error("{message}")]
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
@@ -77,6 +81,8 @@ impl ApiError {
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::SoldOut(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -94,6 +100,8 @@ impl ApiError {
             Self::NotFound(_) => "not_found",
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::UnsupportedMediaType(_) => "unsupported_media_type",
+            Self::MethodNotAllowed => "method_not_allowed",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Unavailable(_) => "unavailable",
             Self::Internal(_) => "internal",

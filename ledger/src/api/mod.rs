@@ -165,11 +165,9 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
+/// 405; axum adds the `Allow` header naming the route's methods.
 async fn method_not_allowed() -> ApiError {
-    ApiError::BadRequest {
-        code: "method_not_allowed",
-        message: "this route does not take that method".into(),
-    }
+    ApiError::MethodNotAllowed
 }
 
 /// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
