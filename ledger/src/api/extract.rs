@@ -149,10 +149,10 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        if let Ok(raw) = RawPathParams::from_request_parts(parts, state).await {
-            if let Some((name, _)) = raw.iter().find(|(_, v)| v.contains('\0')) {
-                return Err(nul_error(name));
-            }
+        if let Ok(raw) = RawPathParams::from_request_parts(parts, state).await
+            && let Some((name, _)) = raw.iter().find(|(_, v)| v.contains('\0'))
+        {
+            return Err(nul_error(name));
         }
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
