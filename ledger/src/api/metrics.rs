@@ -52,9 +52,29 @@ impl Default for Metrics {
     }
 }
 
+/// The method as a label: only the methods the API knows, so a client
+/// cannot add series by inventing method names.
+fn method_label(method: &axum::http::Method) -> String {
+    use axum::http::Method;
+    let known = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::HEAD,
+        Method::OPTIONS,
+    ];
+    if known.contains(method) {
+        method.as_str().to_owned()
+    } else {
+        "other".to_owned()
+    }
+}
+
 pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()

@@ -19,6 +19,7 @@ pub mod health;
 pub mod metrics;
 pub mod orders;
 pub mod projections;
+pub mod server;
 pub mod signature;
 pub mod templates;
 
@@ -154,6 +155,7 @@ pub fn router(state: AppState) -> Router {
             metrics::record,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -165,17 +167,36 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
+/// A declared `Content-Length` over the body limit is 413 at once, before
+/// waiting for a body that would be refused anyway.
+async fn refuse_declared_oversize(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
+        let mut response = ApiError::PayloadTooLarge { limit: BODY_LIMIT }.into_response();
+        // The unread body stays on the connection: close it.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+        return response;
+    }
+    next.run(request).await
+}
+
 /// 405; axum adds the `Allow` header naming the route's methods.
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-}
+pub use server::serve;
 
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
