@@ -5,6 +5,10 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::commands::CommandError;
+use crate::commands::coupons::{CouponRow, SELECT};
+use crate::domain::coupon::Coupon;
+use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, RecordedEvent};
 
@@ -150,4 +154,22 @@ pub async fn history(
             occurred_at: e.occurred_at,
         })
         .collect())
+}
+
+/// A user's unused coupons as the pricing engine sees them, oldest first
+/// (at most `limit`): the candidates of a quote.
+pub async fn unused_for_pricing(
+    client: &impl GenericClient,
+    user_id: &str,
+    limit: i64,
+) -> Result<Vec<Coupon<Uuid>>, CommandError> {
+    let sql = format!(
+        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
+    );
+    let rows = client
+        .query(&sql, &[&user_id, &CouponStatus::Unused.as_str(), &limit])
+        .await?;
+    rows.iter()
+        .map(|r| CouponRow::from_row(r)?.pricing_coupon())
+        .collect()
 }
