@@ -24,7 +24,9 @@ use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
 use crate::domain::validity::RawValidity;
-use crate::queries::templates::{self as queries, MAX_PAGE, TemplatePage, TemplateView};
+use crate::queries::templates::{
+    self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
+};
 
 const MAX_NAME_LEN: usize = 200;
 const MAX_REMIND_DAYS: i32 = 365;
@@ -38,13 +40,11 @@ pub struct CreateTemplate {
     pub kind: String,
     pub currency: String,
     /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see DESIGN §7).
-    #[schema(value_type = Object)]
     pub discount: RawDiscount,
     pub face_value: Option<String>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = IssueWindowView)]
     pub issue_window: IssueWindow,
     /// `{"type": "absolute", "begin", "end"}` or `{"type": "relative", "begin_days", "end_days"}`
-    #[schema(value_type = Object)]
     pub validity: RawValidity,
     pub total: i64,
     #[serde(default = "one")]
@@ -52,7 +52,6 @@ pub struct CreateTemplate {
     /// `exclusive` | `stackable`
     pub stacking: String,
     #[serde(default)]
-    #[schema(value_type = Vec<Object>)]
     pub use_scope: Vec<RawScopeEntry>,
     /// `restore` (default) | `reissue`
     #[serde(default = "restore")]

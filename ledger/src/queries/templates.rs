@@ -10,6 +10,7 @@ use uuid::Uuid;
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::TemplateSn;
 use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::RawTerms;
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -24,7 +25,7 @@ pub struct TemplateView {
     /// The terms: `kind`, `currency`, `discount`, `face_value`, `validity`,
     /// `stacking`, `use_scope` (as created).
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = RawTerms)]
     pub terms: Value,
     pub issue_window: IssueWindowView,
     pub total: i64,
