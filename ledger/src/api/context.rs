@@ -83,9 +83,16 @@ impl Ctx {
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
         if let Some(stored) = self.replay(&tx, scope, hash).await? {
+            rollback(tx).await;
             return Ok(respond(stored.status, stored.body));
         }
-        let answer = command(&tx).await?;
+        let answer = match command(&tx).await {
+            Ok(answer) => answer,
+            Err(refused) => {
+                rollback(tx).await;
+                return Err(refused);
+            }
+        };
         let body = serde_json::to_value(&answer).map_err(|e| ApiError::Internal(e.into()))?;
         if let Some(key) = &self.idempotency_key {
             let stored = StoredResponse {
@@ -113,6 +120,16 @@ impl Ctx {
             Claim::Fresh => Ok(None),
             Claim::Replay(stored) => Ok(Some(stored)),
         }
+    }
+}
+
+/// Rolls back before the answer goes out: a dropped transaction's rollback
+/// is only queued, and its row locks would outlive the answer (a caller
+/// acting on the answer could still meet them). A failure leaves the
+/// answer as it is: the connection is gone, and its locks with it.
+async fn rollback(tx: Transaction<'_>) {
+    if let Err(e) = tx.rollback().await {
+        tracing::warn!(error = %e, "rollback failed");
     }
 }
 
