@@ -129,11 +129,26 @@ pub struct HistoryEvent {
     pub stream_version: i32,
     pub event_type: String,
     pub schema_version: i16,
+    /// The event's own fields, by `event_type` (its JSON Schema is
+    /// `schemas/<event_type>.v<schema_version>.json`).
     #[schema(value_type = Object)]
     pub payload: Value,
-    #[schema(value_type = Object)]
+    #[schema(value_type = EventMetadata)]
     pub metadata: Value,
     pub occurred_at: DateTime<Utc>,
+}
+
+/// Who made a change and in answer to what (DESIGN §4 `metadata`); the
+/// shape of the stored metadata, for the document.
+/// Only its schema is used: the metadata is served as stored.
+#[derive(ToSchema)]
+pub struct EventMetadata {
+    /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
+    pub actor: String,
+    pub channel_id: Option<Uuid>,
+    pub correlation_id: String,
+    pub causation_id: Option<String>,
+    pub idempotency_key: Option<String>,
 }
 
 pub async fn history(
