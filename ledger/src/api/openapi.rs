@@ -33,6 +33,10 @@ impl utoipa::Modify for CommonAnswers {
             let writes = [&mut item.post, &mut item.patch, &mut item.put];
             for op in writes.into_iter().flatten() {
                 add_write_headers(op);
+                op.responses
+                    .responses
+                    .entry("422".to_owned())
+                    .or_insert_with(|| error("The Idempotency-Key was used with another request."));
             }
             let all = [
                 &mut item.get,
