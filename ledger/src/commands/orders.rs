@@ -19,7 +19,7 @@ use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::money::Money;
 use crate::domain::order::Order;
-use crate::domain::order_status::{self, OrderStatus, Settlement};
+use crate::domain::order_status::{self, OrderStatus, SettleDecision};
 use crate::domain::pricing::{Pricing, price};
 use crate::domain::stream::StreamKind;
 use crate::store;
@@ -347,9 +347,13 @@ pub async fn confirm(
         .await?
         .ok_or(CommandError::NotFound("order"))?;
     match order_status::decide_confirm(order.status, order.lock_expires_at, now) {
-        Settlement::Proceed => {}
-        Settlement::AlreadyDone(status) => return Ok(answer(order_id, status, &order.coupon_ids)),
-        Settlement::Refused(code, message) => return Err(CommandError::Conflict(code, message)),
+        SettleDecision::Proceed => {}
+        SettleDecision::AlreadyDone(status) => {
+            return Ok(answer(order_id, status, &order.coupon_ids));
+        }
+        SettleDecision::Refused(code, message) => {
+            return Err(CommandError::Conflict(code, message));
+        }
     }
     let command = CouponCommand::Use {
         order_id: order_id.to_owned(),
@@ -377,9 +381,13 @@ pub async fn cancel(
         return cancel_before_lock(tx, order_id, metadata, now).await;
     };
     match order_status::decide_cancel(order.status) {
-        Settlement::Proceed => {}
-        Settlement::AlreadyDone(status) => return Ok(answer(order_id, status, &order.coupon_ids)),
-        Settlement::Refused(code, message) => return Err(CommandError::Conflict(code, message)),
+        SettleDecision::Proceed => {}
+        SettleDecision::AlreadyDone(status) => {
+            return Ok(answer(order_id, status, &order.coupon_ids));
+        }
+        SettleDecision::Refused(code, message) => {
+            return Err(CommandError::Conflict(code, message));
+        }
     }
     let command = CouponCommand::Unlock {
         order_id: order_id.to_owned(),

@@ -55,7 +55,7 @@ impl std::fmt::Display for OrderStatus {
 
 /// What a confirm or cancel does to an order in a given status.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Settlement {
+pub enum SettleDecision {
     /// Change the order and its coupons.
     Proceed,
     /// Already settled this way (or past it): answer with the status as is.
@@ -70,14 +70,14 @@ pub fn decide_confirm(
     status: OrderStatus,
     lock_expires_at: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
-) -> Settlement {
+) -> SettleDecision {
     match status {
-        OrderStatus::Confirmed => Settlement::AlreadyDone(status),
+        OrderStatus::Confirmed => SettleDecision::AlreadyDone(status),
         OrderStatus::Locked if lock_expires_at.is_some_and(|t| now > t) => {
-            Settlement::Refused("lock_expired", "the order's lock timed out".into())
+            SettleDecision::Refused("lock_expired", "the order's lock timed out".into())
         }
-        OrderStatus::Locked => Settlement::Proceed,
-        other => Settlement::Refused(
+        OrderStatus::Locked => SettleDecision::Proceed,
+        other => SettleDecision::Refused(
             "order_not_locked",
             format!("the order is {other}; it cannot be confirmed"),
         ),
@@ -86,14 +86,14 @@ pub fn decide_confirm(
 
 /// Cancel: a lock proceeds; a confirmed order must be refunded instead;
 /// anything else is already as good as cancelled and answers as it is.
-pub fn decide_cancel(status: OrderStatus) -> Settlement {
+pub fn decide_cancel(status: OrderStatus) -> SettleDecision {
     match status {
-        OrderStatus::Locked => Settlement::Proceed,
-        OrderStatus::Confirmed => Settlement::Refused(
+        OrderStatus::Locked => SettleDecision::Proceed,
+        OrderStatus::Confirmed => SettleDecision::Refused(
             "order_confirmed",
             "the order is confirmed: refund it instead".into(),
         ),
-        other => Settlement::AlreadyDone(other),
+        other => SettleDecision::AlreadyDone(other),
     }
 }
 
@@ -128,33 +128,33 @@ mod tests {
         let earlier = Some(now - Duration::seconds(1));
         assert_eq!(
             decide_confirm(OrderStatus::Locked, later, now),
-            Settlement::Proceed
+            SettleDecision::Proceed
         );
         assert!(matches!(
             decide_confirm(OrderStatus::Locked, earlier, now),
-            Settlement::Refused("lock_expired", _)
+            SettleDecision::Refused("lock_expired", _)
         ));
         assert_eq!(
             decide_confirm(OrderStatus::Confirmed, earlier, now),
-            Settlement::AlreadyDone(OrderStatus::Confirmed)
+            SettleDecision::AlreadyDone(OrderStatus::Confirmed)
         );
         for s in [OrderStatus::Cancelled, OrderStatus::Released] {
             assert!(matches!(
                 decide_confirm(s, later, now),
-                Settlement::Refused("order_not_locked", _)
+                SettleDecision::Refused("order_not_locked", _)
             ));
         }
     }
 
     #[test]
     fn cancel_refuses_only_a_confirmed_order() {
-        assert_eq!(decide_cancel(OrderStatus::Locked), Settlement::Proceed);
+        assert_eq!(decide_cancel(OrderStatus::Locked), SettleDecision::Proceed);
         assert!(matches!(
             decide_cancel(OrderStatus::Confirmed),
-            Settlement::Refused("order_confirmed", _)
+            SettleDecision::Refused("order_confirmed", _)
         ));
         for s in [OrderStatus::Cancelled, OrderStatus::Released] {
-            assert_eq!(decide_cancel(s), Settlement::AlreadyDone(s));
+            assert_eq!(decide_cancel(s), SettleDecision::AlreadyDone(s));
         }
     }
 }
