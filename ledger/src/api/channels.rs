@@ -47,17 +47,16 @@ pub async fn create(
             message: "name: must be 1 to 200 characters".into(),
         });
     }
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    let created = channels::create(&tx, name, &ctx.metadata("admin"), state.now()).await?;
-    let body = CreatedChannel {
-        id: created.id,
-        name: name.to_owned(),
-        secret: created.secret,
-    };
-    let body = serde_json::to_value(body).map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, "admin", StatusCode::CREATED, body).await
+    let (metadata, now, name) = (ctx.metadata("admin"), state.now(), name.to_owned());
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let created = channels::create(tx, &name, &metadata, now).await?;
+            Ok(CreatedChannel {
+                id: created.id,
+                name,
+                secret: created.secret,
+            })
+        })
+    })
+    .await
 }

@@ -30,8 +30,9 @@ pub struct Claim {
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 410, body = ErrorBody), (status = 422, body = ErrorBody)))]
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 410, body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody)))]
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
@@ -59,24 +60,23 @@ pub async fn claim(
     })?;
     let scope = format!("channel:{}", signed.channel_id);
     let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, &scope, &hash).await? {
-        return Ok(replay);
-    }
-    let req = ClaimRequest {
-        template_sn: &template_sn,
-        user_id: &user_id,
-        channel_id: Some(signed.channel_id),
-        now,
-        tz: state.tz,
-    };
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = Some(signed.channel_id);
-    let issued = claim::claim(&tx, &req, &metadata).await?;
-    let view = serde_json::to_value(CouponView::issued(&issued))
-        .map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, &scope, StatusCode::CREATED, view).await
+    let (channel_id, tz) = (signed.channel_id, state.tz);
+    ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let req = ClaimRequest {
+                template_sn: &template_sn,
+                user_id: &user_id,
+                channel_id: Some(channel_id),
+                now,
+                tz,
+            };
+            let issued = claim::claim(tx, &req, &metadata).await?;
+            Ok(CouponView::issued(&issued))
+        })
+    })
+    .await
 }
 
 /// Checks the channel's signature, then spends the nonce: Redis refuses most

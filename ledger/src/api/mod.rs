@@ -7,6 +7,7 @@
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`]: the routes.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
+//! - [`openapi`]: the document's bearer schemes and common error answers.
 
 pub mod auth;
 pub mod channels;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod extract;
 pub mod health;
 pub mod metrics;
+pub mod openapi;
 pub mod orders;
 pub mod projections;
 pub mod server;
@@ -33,13 +35,13 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Pool;
 use utoipa::OpenApi;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use self::auth::Tokens;
 use self::error::ApiError;
 use self::metrics::Metrics;
+use self::openapi::BearerAuth;
 use crate::redis_handle::RedisHandle;
 
 /// Largest JSON body accepted (uploads have their own limit).
@@ -91,30 +93,25 @@ impl AppState {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "couponledger", description = "Event-sourced coupon ledger, API v1"),
+    info(
+        title = "couponledger",
+        description = "Event-sourced coupon ledger, API v1. Every error answers \
+            `{\"error\": {\"code\", \"message\"}}` (ErrorBody); on every route an \
+            unknown path answers 404, another method 400 (`method_not_allowed`), and a \
+            request running over 30 s 408."
+    ),
+    components(schemas(error::ErrorBody)),
     modifiers(&BearerAuth)
 )]
 struct ApiDoc;
 
-struct BearerAuth;
-
-impl utoipa::Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        for name in ["admin", "service"] {
-            let scheme = HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build();
-            components.add_security_scheme(name, SecurityScheme::Http(scheme));
-        }
-    }
-}
-
 /// The routes and their OpenAPI document, from the same list.
 pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
-        .routes(routes!(templates::create))
+        .routes(routes!(templates::create, templates::list))
         .routes(routes!(templates::read, templates::update))
         .routes(routes!(templates::activate))
         .routes(routes!(templates::stop))
@@ -134,7 +131,10 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::of_user))
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
-        .split_for_parts()
+        .split_for_parts();
+    let mut openapi = openapi;
+    utoipa::Modify::modify(&openapi::CommonAnswers, &mut openapi);
+    (router, openapi)
 }
 
 pub fn router(state: AppState) -> Router {

@@ -173,6 +173,19 @@ impl schemars::JsonSchema for Money {
     }
 }
 
+/// In the OpenAPI document, the same: a string with two places.
+impl utoipa::PartialSchema for Money {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some("^[0-9]{1,18}\\.[0-9]{2}$"))
+            .examples(["12.30"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Money {}
+
 /// `digits[.digits]`, at most 40 characters (what `Decimal` can read exactly).
 pub(crate) fn is_plain_decimal(s: &str) -> bool {
     let (int, frac) = s.split_once('.').unwrap_or((s, "0"));

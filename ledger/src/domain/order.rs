@@ -12,7 +12,9 @@ pub const MAX_LINES: usize = 1_000;
 
 /// An order as it arrives: `{order_id, user_id, currency, region?,
 /// user_tags?, lines: [...], shipping_fee}`. A missing `shipping_fee` is `0.00`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawOrder {
     pub order_id: String,
@@ -28,7 +30,9 @@ pub struct RawOrder {
 }
 
 /// One order line as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawLine {
     pub line_id: String,

@@ -22,7 +22,9 @@ use crate::domain::parse_error::{ParseError, ParseErrorKind};
 pub const MAX_RELATIVE_DAYS: u32 = 36_600;
 
 /// The `validity` object of a template as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawValidity {
     Absolute { begin: String, end: String },
