@@ -97,8 +97,8 @@ impl AppState {
         title = "couponledger",
         description = "Event-sourced coupon ledger, API v1. Every error answers \
             `{\"error\": {\"code\", \"message\"}}` (ErrorBody); on every route an \
-            unknown path answers 404, another method 400 (`method_not_allowed`), and a \
-            request running over 30 s 408."
+            unknown path answers 404, another method 405 (`method_not_allowed`, with \
+            `Allow`), and a request running over 30 s 408."
     ),
     components(schemas(error::ErrorBody)),
     modifiers(&BearerAuth)

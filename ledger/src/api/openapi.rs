@@ -70,6 +70,7 @@ fn add_errors(op: &mut Operation, api: bool, claims: bool) {
     }
     if has_body {
         add("413", "The body is larger than 64 KiB.");
+        add("415", "The body is not `application/json`.");
     }
     if authed {
         add("401", "No bearer token, or an unknown one.");
