@@ -19,6 +19,7 @@ pub mod health;
 pub mod metrics;
 pub mod orders;
 pub mod projections;
+pub mod server;
 pub mod signature;
 pub mod templates;
 
@@ -41,8 +42,11 @@ use self::error::ApiError;
 use self::metrics::Metrics;
 use crate::redis_handle::RedisHandle;
 
-/// Largest JSON body accepted (uploads have their own limit).
-pub const BODY_LIMIT: usize = 64 * 1024;
+/// Largest JSON body accepted (uploads have their own limit). Sized for the
+/// largest request the API takes: a quote or lock of the most lines an order
+/// may have (`domain::order::MAX_LINES`, 1,000) of realistic size (~130
+/// bytes a line, ids of 20 characters) fits with room to spare.
+pub const BODY_LIMIT: usize = 256 * 1024;
 /// A request still running after this is answered 408 and dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a used nonce is remembered: beyond the ±300 s window.
@@ -165,19 +169,12 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::BadRequest {
-        code: "method_not_allowed",
-        message: "this route does not take that method".into(),
-    }
+/// 405; axum adds the `Allow` header listing the route's methods.
+async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::MethodNotAllowed(metrics::method_label(&method).to_owned())
 }
 
-/// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-}
+pub use server::serve;
 
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();

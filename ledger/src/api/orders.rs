@@ -18,6 +18,7 @@ use crate::commands::coupons::{self, MAX_COUPONS_PER_ORDER};
 use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockRequest};
 use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundRequest};
 use crate::domain::coupon_state::CouponStatus;
+use crate::domain::ids::UserId;
 use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::quote::quote as quote_order;
@@ -48,7 +49,8 @@ fn bad(message: &str) -> ApiError {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuoteRequest {
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     /// `{order_id, user_id, currency, region?, user_tags?, lines: [{line_id, sku, category, quantity, unit_price}], shipping_fee}`
     #[schema(value_type = Object)]
     pub order: RawOrder,
@@ -65,11 +67,17 @@ pub async fn quote(
 ) -> Result<axum::Json<Value>, ApiError> {
     let QuoteRequest { user_id, order } = body.value;
     let order = parse_order(&order)?;
-    if order.user_id() != user_id {
+    if order.user_id() != user_id.as_str() {
         return Err(bad("user_id: must be the order's user_id"));
     }
     let client = state.pool.get().await?;
-    let rows = coupons::of_user(&client, &user_id, CouponStatus::Unused, MAX_QUOTE_COUPONS).await?;
+    let rows = coupons::of_user(
+        &client,
+        user_id.as_str(),
+        CouponStatus::Unused,
+        MAX_QUOTE_COUPONS,
+    )
+    .await?;
     let candidates = rows
         .iter()
         .map(|r| r.pricing_coupon())
