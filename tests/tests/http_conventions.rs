@@ -245,30 +245,26 @@ async fn wrong_methods_are_405_with_allow_and_other_types_415() {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "method_not_allowed", "{body}");
 
-    for content_type in [
-        Some("text/plain"),
-        Some("application/x-www-form-urlencoded"),
-        None,
-    ] {
-        let mut req = server
+    for content_type in ["text/plain", "application/x-www-form-urlencoded"] {
+        let r = server
             .admin(Method::POST, "/v1/channels")
-            .body(r#"{"name": "x"}"#);
-        if let Some(ct) = content_type {
-            req = req.header("Content-Type", ct);
-        }
-        let r = req.send().await.unwrap();
-        assert_eq!(r.status().as_u16(), 415, "{content_type:?}");
+            .header("Content-Type", content_type)
+            .body(r#"{"name": "x"}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 415, "{content_type}");
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["error"]["code"], "unsupported_media_type", "{body}");
     }
-    let r = server
-        .admin(Method::POST, "/v1/channels")
-        .header("Content-Type", "application/json; charset=utf-8")
-        .body(r#"{"name": "x"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 201);
+    for content_type in [Some("application/json; charset=utf-8"), None] {
+        let mut req = server.admin(Method::POST, "/v1/channels");
+        if let Some(ct) = content_type {
+            req = req.header("Content-Type", ct);
+        }
+        let r = req.body(r#"{"name": "x"}"#).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 201, "{content_type:?} is read as JSON");
+    }
 
     // A body-less POST needs no Content-Type.
     let (_, created) = server

@@ -42,6 +42,7 @@ pub async fn claim(
     let signed = SignedHeaders::parse(&parts.headers)?;
     let now = state.now();
     signed.check_fresh(now)?;
+    require_json(&parts.headers)?;
     let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
     authenticate(
         &state,
@@ -51,7 +52,6 @@ pub async fn claim(
         &body,
     )
     .await?;
-    require_json(&parts.headers, &body)?;
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
