@@ -21,6 +21,8 @@ use crate::queries::coupons::CouponView;
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub template_sn: String,
+    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
+    /// same user as its decimal text).
     #[schema(value_type = String)]
     pub user_id: UserId,
 }

@@ -49,6 +49,8 @@ fn bad(message: &str) -> ApiError {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuoteRequest {
+    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
+    /// same user as its decimal text).
     #[schema(value_type = String)]
     pub user_id: UserId,
     /// `{order_id, user_id, currency, region?, user_tags?, lines: [{line_id, sku, category, quantity, unit_price}], shipping_fee}`
