@@ -132,9 +132,10 @@ impl Default for Money {
     }
 }
 
+/// Two places, like the JSON form (`12.30`).
 impl fmt::Display for Money {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        write!(f, "{:.2}", self.0)
     }
 }
 
@@ -264,6 +265,7 @@ mod tests {
         assert_eq!(json(Money::MAX), r#""999999999999.99""#);
         let old_text: Money = serde_json::from_str(r#""5""#).unwrap();
         assert_eq!(json(old_text), r#""5.00""#);
+        assert_eq!(Money::parse("0").unwrap().to_string(), "0.00");
     }
 
     #[test]
