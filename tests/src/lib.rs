@@ -84,10 +84,16 @@ pub struct Server {
 
 impl Server {
     pub async fn start(env: &Env) -> anyhow::Result<Self> {
+        Self::start_with(env, &[]).await
+    }
+
+    /// Starts `ledger serve` with extra environment variables.
+    pub async fn start_with(env: &Env, extra: &[(&str, &str)]) -> anyhow::Result<Self> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new(bin("ledger"))
             .arg("serve")
             .envs(env.vars())
+            .envs(extra.iter().copied())
             .env("LEDGER_LISTEN", format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
             .kill_on_drop(true)

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{parse_json, read_body};
+use super::extract::{parse_json, read_body, require_json};
 use super::signature::SignedHeaders;
 use crate::commands::channels;
 use crate::commands::claim::{self, ClaimRequest};
@@ -21,7 +21,10 @@ use crate::queries::coupons::CouponView;
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub template_sn: String,
-    pub user_id: String,
+    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
+    /// same user as its decimal text).
+    #[schema(value_type = String)]
+    pub user_id: UserId,
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
@@ -42,6 +45,7 @@ pub async fn claim(
     let signed = SignedHeaders::parse(&parts.headers)?;
     let now = state.now();
     signed.check_fresh(now)?;
+    require_json(&parts.headers)?;
     let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
     authenticate(
         &state,
@@ -54,10 +58,7 @@ pub async fn claim(
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
-    let user_id = UserId::parse(&input.user_id).map_err(|m| ApiError::BadRequest {
-        code: "invalid_field",
-        message: m,
-    })?;
+    let user_id = input.user_id;
     let scope = format!("channel:{}", signed.channel_id);
     let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
     let mut metadata = ctx.metadata(scope.clone());

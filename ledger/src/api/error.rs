@@ -17,6 +17,8 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
+    #[error("this route does not take the method {0}")]
+    MethodNotAllowed(String),
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
     #[error("{0}")]
@@ -25,8 +27,6 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("{0}")]
     UnsupportedMediaType(String),
-    #[error("this route does not take that method")]
-    MethodNotAllowed,
     #[error("{message}")]
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
@@ -78,11 +78,11 @@ impl ApiError {
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::SoldOut(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -98,10 +98,10 @@ impl ApiError {
             Self::Unauthorized(_) => "unauthorized",
             Self::Forbidden(_) => "forbidden",
             Self::NotFound(_) => "not_found",
+            Self::MethodNotAllowed(_) => "method_not_allowed",
+            Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
-            Self::UnsupportedMediaType(_) => "unsupported_media_type",
-            Self::MethodNotAllowed => "method_not_allowed",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Unavailable(_) => "unavailable",
             Self::Internal(_) => "internal",

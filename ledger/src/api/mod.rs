@@ -44,8 +44,11 @@ use self::metrics::Metrics;
 use self::openapi::BearerAuth;
 use crate::redis_handle::RedisHandle;
 
-/// Largest JSON body accepted (uploads have their own limit).
-pub const BODY_LIMIT: usize = 64 * 1024;
+/// Largest JSON body accepted (uploads have their own limit). Sized for the
+/// largest request the API takes: a quote or lock of the most lines an order
+/// may have (`domain::order::MAX_LINES`, 1,000) of realistic size (~130
+/// bytes a line, ids of 20 characters) fits with room to spare.
+pub const BODY_LIMIT: usize = 256 * 1024;
 /// A request still running after this is answered 408 and dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a used nonce is remembered: beyond the ±300 s window.
@@ -155,7 +158,6 @@ pub fn router(state: AppState) -> Router {
             metrics::record,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(refuse_declared_oversize))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -167,33 +169,9 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
-/// A declared `Content-Length` over the body limit is 413 at once, before
-/// waiting for a body that would be refused anyway.
-async fn refuse_declared_oversize(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let declared = request
-        .headers()
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > BODY_LIMIT as u64) {
-        let mut response = ApiError::PayloadTooLarge { limit: BODY_LIMIT }.into_response();
-        // The unread body stays on the connection: close it.
-        response.headers_mut().insert(
-            axum::http::header::CONNECTION,
-            axum::http::HeaderValue::from_static("close"),
-        );
-        return response;
-    }
-    next.run(request).await
-}
-
-/// 405; axum adds the `Allow` header naming the route's methods.
-async fn method_not_allowed() -> ApiError {
-    ApiError::MethodNotAllowed
+/// 405; axum adds the `Allow` header listing the route's methods.
+async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::MethodNotAllowed(metrics::method_label(&method).to_owned())
 }
 
 pub use server::serve;

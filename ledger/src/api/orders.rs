@@ -16,6 +16,7 @@ use super::extract::{ApiJson, ApiPath};
 use crate::commands::coupons::MAX_COUPONS_PER_ORDER;
 use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockAnswer, LockRequest, OrderAnswer};
 use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundAnswer, RefundRequest};
+use crate::domain::ids::UserId;
 use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::quote::{Quote, quote as quote_order};
@@ -47,7 +48,10 @@ fn bad(message: &str) -> ApiError {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuoteRequest {
-    pub user_id: String,
+    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
+    /// same user as its decimal text).
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub order: RawOrder,
 }
 
@@ -114,11 +118,12 @@ pub async fn quote(
 ) -> Result<axum::Json<QuoteAnswer>, ApiError> {
     let QuoteRequest { user_id, order } = body.value;
     let order = parse_order(&order)?;
-    if order.user_id() != user_id {
+    if order.user_id() != user_id.as_str() {
         return Err(bad("user_id: must be the order's user_id"));
     }
     let client = state.pool.get().await?;
-    let candidates = queries::unused_for_pricing(&**client, &user_id, MAX_QUOTE_COUPONS).await?;
+    let candidates =
+        queries::unused_for_pricing(&**client, user_id.as_str(), MAX_QUOTE_COUPONS).await?;
     let q = quote_order(&order, &candidates, state.now());
     Ok(axum::Json(q.into()))
 }

@@ -1,58 +1,82 @@
-//! Serving the router over HTTP/1.1 with the bounds axum's `serve` does not
-//! set: a client gets [`HEADER_TIMEOUT`] to send its request headers (a
-//! slow-header client is cut off, not held for minutes), and SIGTERM drains
-//! in-flight requests (at most [`DRAIN`]) before the process stops.
+//! Serving the router over HTTP/1.1 with bounds on slow clients.
+//!
+//! `axum::serve` sets no timer, so a client that sends its headers a byte at
+//! a time holds a connection (and a task) for as long as it likes. hyper's
+//! own connection builder bounds the time to read a request's headers.
 
 use std::time::Duration;
 
-use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 use super::{AppState, router, shutdown_signal};
 
-/// Time a client has to send a request's headers.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// Longest wait for in-flight requests at shutdown.
-pub const DRAIN: Duration = Duration::from_secs(30);
+/// How long a client may take to send a request's headers (also how long an
+/// idle keep-alive connection stays open).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Overrides [`HEADER_READ_TIMEOUT`] in milliseconds (for tests; undocumented).
+const HEADER_TIMEOUT_VAR: &str = "LEDGER_HEADER_TIMEOUT_MS";
+
+fn header_read_timeout() -> Duration {
+    std::env::var(HEADER_TIMEOUT_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(HEADER_READ_TIMEOUT, Duration::from_millis)
+}
 
 /// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
 pub async fn serve(listener: TcpListener, state: AppState) -> std::io::Result<()> {
     let app = router(state);
-    let graceful = GracefulShutdown::new();
-    let mut stop = std::pin::pin!(shutdown_signal());
+    let timeout = header_read_timeout();
+    // Closed (sent to) at shutdown; every connection holds a receiver, so
+    // `closed()` on the sender resolves when the last one has finished.
+    let (closing, closing_rx) = watch::channel(());
+    let mut shutdown = std::pin::pin!(shutdown_signal());
     loop {
-        let (stream, _) = tokio::select! {
+        let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
+                Ok((stream, _)) => stream,
                 Err(e) => {
-                    // Out of file descriptors and the like: wait, do not spin.
+                    // Out of file descriptors and the like: back off, go on.
                     tracing::warn!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
             },
-            () = &mut stop => break,
+            () = &mut shutdown => break,
         };
-        let connection = http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_TIMEOUT)
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "connection ended");
-            }
-        });
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(connection(stream, service, timeout, closing_rx.clone()));
     }
     drop(listener);
-    if tokio::time::timeout(DRAIN, graceful.shutdown())
-        .await
-        .is_err()
-    {
-        tracing::warn!("in-flight requests still running after {DRAIN:?}; stopping");
-    }
+    drop(closing_rx);
+    let _ = closing.send(());
+    closing.closed().await;
     Ok(())
+}
+
+async fn connection(
+    stream: tokio::net::TcpStream,
+    service: TowerToHyperService<axum::Router>,
+    timeout: Duration,
+    mut closing: watch::Receiver<()>,
+) {
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(timeout)
+        .serve_connection(TokioIo::new(stream), service);
+    let mut conn = std::pin::pin!(conn);
+    let result = tokio::select! {
+        result = conn.as_mut() => result,
+        _ = closing.changed() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!(error = %e, "connection ended with an error");
+    }
 }

@@ -4,7 +4,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use chrono::SubsecRound;
 use deadpool_postgres::Transaction;
 use serde::Deserialize;
 use serde_json::Value;
@@ -23,7 +22,7 @@ use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
-use crate::domain::validity::RawValidity;
+use crate::domain::validity::{RawValidity, storable_instant};
 use crate::queries::templates::{
     self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
 };
@@ -89,9 +88,12 @@ impl CreateTemplate {
         let terms = Terms::parse(&raw)?;
         // Kept to the microsecond, as stored (the event and the row agree),
         // before it is checked: two instants apart by less are one.
+        let at = |field: &str, t| {
+            storable_instant(t).ok_or_else(|| invalid(field, "must not be a leap second"))
+        };
         let issue_window = IssueWindow {
-            begin: self.issue_window.begin.trunc_subsecs(6),
-            end: self.issue_window.end.trunc_subsecs(6),
+            begin: at("issue_window.begin", self.issue_window.begin)?,
+            end: at("issue_window.end", self.issue_window.end)?,
         };
         if issue_window.begin >= issue_window.end {
             return Err(invalid("issue_window", "begin must be before end"));

@@ -18,6 +18,7 @@ pub const MAX_LINES: usize = 1_000;
 #[serde(deny_unknown_fields)]
 pub struct RawOrder {
     pub order_id: String,
+    #[serde(deserialize_with = "crate::domain::ids::user_id_text")]
     pub user_id: String,
     pub currency: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
