@@ -1,8 +1,9 @@
 //! `POST /v1/channels`: create a distribution channel and its signing secret.
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -26,11 +27,17 @@ pub struct CreateChannel {
 pub struct CreatedChannel {
     pub id: Uuid,
     pub name: String,
-    /// The HMAC secret: shown once, here; store it on the channel's side.
-    pub secret: String,
+    /// The HMAC secret: shown once, in the first answer; store it on the
+    /// channel's side. null in an Idempotency-Key replay.
+    pub secret: Option<String>,
+    /// true in the first answer; false in a replay, whose secret is null
+    /// (the stored response never holds the secret).
+    pub secret_shown: bool,
 }
 
-/// Create a channel; the answer carries its secret, shown only this once.
+/// Create a channel; the answer carries its secret, shown only this once: an
+/// Idempotency-Key replay answers the channel with `secret: null,
+/// secret_shown: false`.
 #[utoipa::path(post, path = "/v1/channels", tag = "channels", request_body = CreateChannel,
     security(("admin" = [])),
     responses((status = 201, body = CreatedChannel), (status = 400, body = ErrorBody)))]
@@ -52,12 +59,19 @@ pub async fn create(
     if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
         return Ok(replay);
     }
-    let created = channels::create(&tx, name, &ctx.metadata("admin"), state.now()).await?;
-    let body = CreatedChannel {
+    let keys = state.secrets.keys();
+    let created = channels::create(&tx, keys, name, &ctx.metadata("admin"), state.now()).await?;
+    let mut body = CreatedChannel {
         id: created.id,
         name: name.to_owned(),
-        secret: created.secret,
+        secret: None,
+        secret_shown: false,
     };
-    let body = serde_json::to_value(body).map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, "admin", StatusCode::CREATED, body).await
+    // What a replay answers: everything but the secret.
+    let replayable = serde_json::to_value(&body).map_err(|e| ApiError::Internal(e.into()))?;
+    ctx.commit(tx, "admin", StatusCode::CREATED, replayable)
+        .await?;
+    body.secret = Some(created.secret);
+    body.secret_shown = true;
+    Ok((StatusCode::CREATED, Json(body)).into_response())
 }

@@ -2,13 +2,16 @@
 //!
 //! - [`error`]: the one error type and its JSON shape.
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
-//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
+//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures;
+//!   [`secret_cache`]: opened channel secrets; [`auth_limit`]: 429 after
+//!   repeated failed signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`]: the routes.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
 
 pub mod auth;
+pub mod auth_limit;
 pub mod channels;
 pub mod claims;
 pub mod context;
@@ -19,6 +22,7 @@ pub mod health;
 pub mod metrics;
 pub mod orders;
 pub mod projections;
+pub mod secret_cache;
 pub mod signature;
 pub mod templates;
 
@@ -56,6 +60,8 @@ pub struct AppState {
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
+    pub secrets: Arc<secret_cache::SecretCache>,
+    pub auth_limit: Arc<auth_limit::AuthLimit>,
 }
 
 impl AppState {
@@ -174,7 +180,9 @@ async fn method_not_allowed() -> ApiError {
 
 /// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
+    // The peer address keys the failed-signature limit (auth_limit).
+    let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await
 }
