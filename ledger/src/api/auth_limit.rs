@@ -84,19 +84,19 @@ impl Default for AuthLimit {
 }
 
 impl AuthLimit {
-    /// Err(429 response) while the channel id or the address is limited.
+    /// Err while the channel id or the address is limited.
     pub fn check(
         &self,
         channel: Option<Uuid>,
         address: Option<IpAddr>,
         now: Instant,
-    ) -> Result<(), Response> {
+    ) -> Result<(), Limited> {
         let counts = self.lock();
         let by_channel = channel.and_then(|c| counts.channels.wait(&c, now));
         let by_address = address.and_then(|a| counts.addresses.wait(&a, now));
         match by_channel.max(by_address) {
             None => Ok(()),
-            Some(wait) => Err(too_many(wait)),
+            Some(retry_after) => Err(Limited { retry_after }),
         }
     }
 
@@ -117,7 +117,19 @@ impl AuthLimit {
     }
 }
 
-/// The standard 429 body with `Retry-After` in whole seconds, rounded up.
+/// A refusal: answered 429 with the standard body and `Retry-After`.
+#[derive(Debug)]
+pub struct Limited {
+    pub retry_after: Duration,
+}
+
+impl IntoResponse for Limited {
+    fn into_response(self) -> Response {
+        too_many(self.retry_after)
+    }
+}
+
+/// `Retry-After` is in whole seconds, rounded up.
 fn too_many(wait: Duration) -> Response {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let mut response =
@@ -133,7 +145,9 @@ fn too_many(wait: Duration) -> Response {
 mod tests {
     use super::*;
 
-    fn retry_after(r: &Response) -> u64 {
+    fn retry_after(limited: Limited) -> u64 {
+        let r = limited.into_response();
+        assert_eq!(r.status(), 429);
         r.headers()[RETRY_AFTER].to_str().unwrap().parse().unwrap()
     }
 
@@ -149,8 +163,7 @@ mod tests {
         let refused = limit
             .check(ch, None, t0 + Duration::from_millis(500))
             .unwrap_err();
-        assert_eq!(refused.status(), 429);
-        assert_eq!(retry_after(&refused), 60);
+        assert_eq!(retry_after(refused), 60);
         assert!(limit.check(other, None, t0).is_ok());
         assert!(limit.check(ch, None, t0 + WINDOW).is_ok());
         limit.failed(ch, None, t0 + WINDOW);
@@ -166,7 +179,7 @@ mod tests {
             limit.failed(Some(Uuid::new_v4()), ip, t0);
         }
         let refused = limit.check(Some(Uuid::new_v4()), ip, t0).unwrap_err();
-        assert_eq!(retry_after(&refused), 60);
+        assert_eq!(retry_after(refused), 60);
         assert!(
             limit
                 .check(None, Some("10.0.0.8".parse().unwrap()), t0)

@@ -6,7 +6,7 @@ use std::time::Instant;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -54,7 +54,7 @@ pub async fn claim(
         .auth_limit
         .check(claimed_channel, peer, Instant::now())
     {
-        return Ok(limited);
+        return Ok(limited.into_response());
     }
     let now = state.now();
     let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
