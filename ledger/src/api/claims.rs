@@ -1,6 +1,6 @@
 //! `POST /v1/claims`: a channel claims one coupon for a user (signed request).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, Request, State};
@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
+use uuid::Uuid;
 
 use super::AppState;
 use super::context::Ctx;
@@ -35,21 +36,15 @@ pub struct Claim {
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 410, body = ErrorBody), (status = 422, body = ErrorBody)))]
+        (status = 410, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
     request: Request,
 ) -> Result<Response, ApiError> {
     let (parts, body) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    let claimed_channel = parts
-        .headers
-        .get("X-Channel-Id")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let (claimed_channel, peer) = limit_keys(&parts);
     if let Err(limited) = state
         .auth_limit
         .check(claimed_channel, peer, Instant::now())
@@ -94,6 +89,21 @@ pub async fn claim(
     let view = serde_json::to_value(CouponView::issued(&issued))
         .map_err(|e| ApiError::Internal(e.into()))?;
     ctx.commit(tx, &scope, StatusCode::CREATED, view).await
+}
+
+/// What failed signatures are counted by: the channel id the request claims
+/// (verified or not) and the peer's address (not X-Forwarded-For, which a
+/// client could vary at will).
+fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
+    let channel = parts
+        .headers
+        .get("X-Channel-Id")
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    (channel, peer)
 }
 
 /// The request's signature headers, once they are fresh and verified.
