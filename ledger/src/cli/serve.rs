@@ -110,7 +110,7 @@ async fn prove_keys(
 ) -> anyhow::Result<()> {
     match seal_channel_secrets(pool, secrets).await {
         Ok(()) => Ok(()),
-        Err(Sealing::WrongKey(e)) => Err(e),
+        Err(Sealing::Fatal(e)) => Err(e),
         Err(Sealing::Unreachable(e)) => {
             let error = ledger::redact::scrub(&format!("{e:#}"), [database_url]);
             tracing::warn!(error, "cannot check the channel-secret keys yet; retrying");
@@ -125,7 +125,7 @@ async fn retry_prove_keys(pool: Pool, secrets: Arc<SecretCache>) {
         tokio::time::sleep(std::time::Duration::from_secs(2u64.pow(attempt.min(4)))).await;
         match seal_channel_secrets(&pool, &secrets).await {
             Ok(()) => return,
-            Err(Sealing::WrongKey(e)) => {
+            Err(Sealing::Fatal(e)) => {
                 eprintln!("Error: {e}");
                 std::process::exit(1);
             }
@@ -134,8 +134,14 @@ async fn retry_prove_keys(pool: Pool, secrets: Arc<SecretCache>) {
     }
 }
 
+/// Postgres went away (worth retrying), as opposed to refusing the SQL.
+fn connection_lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+}
+
+/// Why the keys could not be proven: fatal, or Postgres is unreachable.
 enum Sealing {
-    WrongKey(anyhow::Error),
+    Fatal(anyhow::Error),
     Unreachable(anyhow::Error),
 }
 
@@ -148,11 +154,15 @@ async fn seal_channel_secrets(pool: &Pool, secrets: &SecretCache) -> Result<(), 
         .map_err(|e| unreachable(e.into()))?;
     let keys = secrets.keys();
     let resealed = channels::seal_all(&tx, keys).await.map_err(|e| match e {
-        SealError::Open { .. } => Sealing::WrongKey(anyhow::anyhow!(
+        SealError::Open { .. } => Sealing::Fatal(anyhow::anyhow!(
             "LEDGER_SECRET_KEY: the configured key(s) cannot open the stored channel secrets \
              ({e}); set the key they were sealed with (an older one in LEDGER_SECRET_KEYS_OLD)"
         )),
-        SealError::Db(e) => unreachable(e.into()),
+        SealError::Db(e) if connection_lost(&e) => unreachable(e.into()),
+        // E.g. V6 not applied: retrying cannot help, so `serve` stops.
+        SealError::Db(e) => Sealing::Fatal(
+            anyhow::Error::new(e).context("reading channel_secrets (is `ledger migrate` done?)"),
+        ),
     })?;
     tx.commit().await.map_err(|e| unreachable(e.into()))?;
     if resealed > 0 {
