@@ -1,10 +1,15 @@
 //! `POST /v1/claims`: a channel claims one coupon for a user (signed request).
 
-use axum::extract::{Request, State};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
+use uuid::Uuid;
 
 use super::AppState;
 use super::context::Ctx;
@@ -35,26 +40,33 @@ pub struct Claim {
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 410, body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody)))]
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody,
+            description = "too many bad signatures; see Retry-After")))]
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
     request: Request,
 ) -> Result<Response, ApiError> {
     let (parts, body) = request.into_parts();
-    let signed = SignedHeaders::parse(&parts.headers)?;
+    let (claimed_channel, peer) = limit_keys(&parts);
+    if let Err(limited) = state
+        .auth_limit
+        .check(claimed_channel, peer, Instant::now())
+    {
+        return Ok(limited.into_response());
+    }
     let now = state.now();
-    signed.check_fresh(now)?;
     require_json(&parts.headers)?;
     let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
-    authenticate(
-        &state,
-        &signed,
-        parts.method.as_str(),
-        parts.uri.path(),
-        &body,
-    )
-    .await?;
+    let signed = match verify(&state, &parts, &body, now).await {
+        Err(e @ ApiError::Unauthorized(_)) => {
+            state
+                .auth_limit
+                .failed(claimed_channel, peer, Instant::now());
+            return Err(e);
+        }
+        other => other?,
+    };
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
@@ -80,6 +92,41 @@ pub async fn claim(
     .await
 }
 
+/// What failed signatures are counted by: the channel id the request claims
+/// (verified or not) and the peer's address (not X-Forwarded-For, which a
+/// client could vary at will).
+fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
+    let channel = parts
+        .headers
+        .get("X-Channel-Id")
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    (channel, peer)
+}
+
+/// The request's signature headers, once they are fresh and verified.
+async fn verify(
+    state: &AppState,
+    parts: &Parts,
+    body: &[u8],
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<SignedHeaders, ApiError> {
+    let signed = SignedHeaders::parse(&parts.headers)?;
+    signed.check_fresh(now)?;
+    authenticate(
+        state,
+        &signed,
+        parts.method.as_str(),
+        parts.uri.path(),
+        body,
+    )
+    .await?;
+    Ok(signed)
+}
+
 /// Checks the channel's signature, then spends the nonce: Redis refuses most
 /// replays cheaply; Postgres is the guard that holds when Redis is down or flushed.
 async fn authenticate(
@@ -89,10 +136,7 @@ async fn authenticate(
     path: &str,
     body: &[u8],
 ) -> Result<(), ApiError> {
-    let secret = {
-        let client = state.pool.get().await?;
-        channels::secret(&**client, signed.channel_id).await?
-    };
+    let secret = state.secrets.secret(&state.pool, signed.channel_id).await?;
     let secret = secret.ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
     signed.verify(&secret, method, path, body)?;
     let replay = || ApiError::Unauthorized("nonce already used".into());

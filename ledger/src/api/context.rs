@@ -80,6 +80,28 @@ impl Ctx {
         T: Serialize,
         F: for<'a> FnOnce(&'a Transaction<'a>) -> TxFuture<'a, T>,
     {
+        let same = |_: &T| None::<T>;
+        self.write_stored_as(state, scope, hash, status, command, same)
+            .await
+    }
+
+    /// [`Ctx::write`], where a replay answers `replayable(&answer)` instead
+    /// of the answer itself: for an answer that shows something only once
+    /// (a channel's secret), which then is never stored.
+    pub async fn write_stored_as<T, F, R>(
+        &self,
+        state: &AppState,
+        scope: &str,
+        hash: &[u8; 32],
+        status: StatusCode,
+        command: F,
+        replayable: impl FnOnce(&T) -> R,
+    ) -> Result<Response, ApiError>
+    where
+        T: Serialize,
+        R: Into<Option<T>>,
+        F: for<'a> FnOnce(&'a Transaction<'a>) -> TxFuture<'a, T>,
+    {
         let mut client = state.pool.get().await?;
         let tx = client.transaction().await?;
         if let Some(stored) = self.replay(&tx, scope, hash).await? {
@@ -93,11 +115,13 @@ impl Ctx {
                 return Err(refused);
             }
         };
-        let body = serde_json::to_value(&answer).map_err(|e| ApiError::Internal(e.into()))?;
+        let json = |a: &T| serde_json::to_value(a).map_err(|e| ApiError::Internal(e.into()));
+        let body = json(&answer)?;
         if let Some(key) = &self.idempotency_key {
+            let stored_answer: Option<T> = replayable(&answer).into();
             let stored = StoredResponse {
                 status: status.as_u16(),
-                body: body.clone(),
+                body: stored_answer.as_ref().map_or(Ok(body.clone()), json)?,
             };
             idempotency::record_response(&tx, scope, key, &stored).await?;
         }

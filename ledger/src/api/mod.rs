@@ -2,7 +2,9 @@
 //!
 //! - [`error`]: the one error type and its JSON shape.
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
-//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
+//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures;
+//!   [`secret_cache`]: opened channel secrets; [`auth_limit`]: 429 after
+//!   repeated failed signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`]: the routes.
@@ -10,6 +12,7 @@
 //! - [`openapi`]: the document's bearer schemes and common error answers.
 
 pub mod auth;
+pub mod auth_limit;
 pub mod channels;
 pub mod claims;
 pub mod context;
@@ -21,6 +24,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod orders;
 pub mod projections;
+pub mod secret_cache;
 pub mod server;
 pub mod signature;
 pub mod templates;
@@ -62,6 +66,8 @@ pub struct AppState {
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
+    pub secrets: Arc<secret_cache::SecretCache>,
+    pub auth_limit: Arc<auth_limit::AuthLimit>,
 }
 
 impl AppState {

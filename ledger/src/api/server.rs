@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -36,9 +37,9 @@ pub async fn serve(listener: TcpListener, state: AppState) -> std::io::Result<()
     let (closing, closing_rx) = watch::channel(());
     let mut shutdown = std::pin::pin!(shutdown_signal());
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors and the like: back off, go on.
                     tracing::warn!(error = %e, "accept failed");
@@ -48,7 +49,9 @@ pub async fn serve(listener: TcpListener, state: AppState) -> std::io::Result<()
             },
             () = &mut shutdown => break,
         };
-        let service = TowerToHyperService::new(app.clone());
+        // The peer address feeds the bad-signature limit (`auth_limit`).
+        let with_peer = app.clone().layer(axum::Extension(ConnectInfo(peer)));
+        let service = TowerToHyperService::new(with_peer);
         tokio::spawn(connection(stream, service, timeout, closing_rx.clone()));
     }
     drop(listener);
