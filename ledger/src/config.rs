@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use chrono_tz::Tz;
 
+use crate::secret_box::Keyring;
+
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/couponledger";
 pub const DEFAULT_AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
@@ -39,6 +41,9 @@ pub struct Config {
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
     /// tests can share one Redis.
     pub redis_prefix: String,
+    /// `LEDGER_SECRET_KEY` (+ `LEDGER_SECRET_KEYS_OLD`): seals channel
+    /// secrets; None when unset (`serve` then needs `--dev`).
+    pub secret_keys: Option<Keyring>,
     /// Largest uploaded user-ID file, decompressed (`LEDGER_UPLOAD_MAX_BYTES`).
     pub upload_max_bytes: u64,
 }
@@ -82,6 +87,7 @@ impl Config {
         let listen = parse_with(var, &listen, SocketAddr::from_str)?;
         let (var, tz) = get("LEDGER_TZ", DEFAULT_TZ);
         let tz = parse_with(var, &tz, Tz::from_str)?;
+        let secret_keys = secret_keys(&lookup)?;
         let (var, upload_max) = get("LEDGER_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES);
         let upload_max_bytes = parse_with(var, &upload_max, u64::from_str)?;
         Ok(Self {
@@ -95,9 +101,29 @@ impl Config {
             tz,
             redis_prefix: lookup("LEDGER_REDIS_PREFIX")
                 .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
+            secret_keys,
             upload_max_bytes,
         })
     }
+}
+
+/// The keyring, if `LEDGER_SECRET_KEY` is set. The values are never quoted
+/// in an error: they are keys.
+fn secret_keys(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<Keyring>, ConfigError> {
+    let Some(current) = lookup("LEDGER_SECRET_KEY").filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let old = lookup("LEDGER_SECRET_KEYS_OLD");
+    let key_error = |var: &'static str, e: crate::secret_box::KeyError| ConfigError {
+        var,
+        value: "(hidden)".into(),
+        message: e.to_string(),
+    };
+    // Parsed alone first so a fault is blamed on the right variable.
+    Keyring::parse(&current, None).map_err(|e| key_error("LEDGER_SECRET_KEY", e))?;
+    Keyring::parse(&current, old.as_deref())
+        .map(Some)
+        .map_err(|e| key_error("LEDGER_SECRET_KEYS_OLD", e))
 }
 
 fn parse_with<T, E: std::fmt::Display>(
@@ -149,11 +175,28 @@ mod tests {
             ("REDIS_URL", "mysql://x"),
             ("LEDGER_LISTEN", "localhost"),
             ("LEDGER_TZ", "Mars/Olympus"),
+            ("LEDGER_SECRET_KEY", "k1:abcd"),
+            ("LEDGER_SECRET_KEY", "no-colon"),
         ] {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var);
             assert!(err.to_string().starts_with(var), "{err}");
         }
+    }
+
+    #[test]
+    fn a_bad_old_key_names_its_variable_and_no_key_is_quoted() {
+        let key = format!("k1:{}", "ab".repeat(32));
+        let c = config(&[("LEDGER_SECRET_KEY", &key)]).unwrap();
+        assert_eq!(c.secret_keys.unwrap().current_id(), "k1");
+        let err = config(&[
+            ("LEDGER_SECRET_KEY", &key),
+            ("LEDGER_SECRET_KEYS_OLD", "k0:abab"),
+        ])
+        .unwrap_err();
+        assert_eq!(err.var, "LEDGER_SECRET_KEYS_OLD");
+        let err = config(&[("LEDGER_SECRET_KEY", &format!("k1:{}", "zz".repeat(32)))]).unwrap_err();
+        assert!(!err.to_string().contains("zzzz"), "{err}");
     }
 
     #[test]

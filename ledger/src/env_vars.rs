@@ -26,7 +26,12 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
     (
         "LEDGER_SECRET_KEY",
         "required by `serve` unless --dev",
-        "key that encrypts channel secrets at rest",
+        "<key_id>:<64 hex chars>, seals channel secrets at rest",
+    ),
+    (
+        "LEDGER_SECRET_KEYS_OLD",
+        "none",
+        "comma list of <key_id>:<hex> keys that only open (rotation)",
     ),
     ("LEDGER_TZ", config::DEFAULT_TZ, "business time zone"),
     (

@@ -25,6 +25,7 @@
 //!   anything printed.
 //! - [`db`]: the Postgres connection pool. [`migrate`]: `ledger migrate`.
 //! - [`redis_handle`]: Redis as an optional accelerator.
+//! - [`secret_box`]: channel secrets sealed at rest under `LEDGER_SECRET_KEY`.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 //!
 //! Where the coming features live (DESIGN §9–§14), each in the same layers:
@@ -58,6 +59,7 @@ pub mod redact;
 pub mod redis_handle;
 pub mod replay;
 pub mod retention;
+pub mod secret_box;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -19,6 +19,9 @@ pub mod workers;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 pub const SERVICE_TOKEN: &str = "test-service-token";
+/// `LEDGER_SECRET_KEY` of the spawned binaries: key id `test`, 32 bytes in hex.
+pub const SECRET_KEY: &str =
+    "test:7465737420736563726574206b6579202d2d206e6f7420666f722070726f6421";
 
 /// Path of a workspace binary (`ledger`, `workers`), built next to this test.
 pub fn bin(name: &str) -> PathBuf {
@@ -70,6 +73,7 @@ impl Env {
             ("LEDGER_REDIS_PREFIX", self.redis.prefix.clone()),
             ("LEDGER_ADMIN_TOKEN", ADMIN_TOKEN.into()),
             ("LEDGER_SERVICE_TOKEN", SERVICE_TOKEN.into()),
+            ("LEDGER_SECRET_KEY", SECRET_KEY.into()),
             ("RUST_LOG", "warn".into()),
         ]
     }
@@ -84,10 +88,16 @@ pub struct Server {
 
 impl Server {
     pub async fn start(env: &Env) -> anyhow::Result<Self> {
+        Self::start_with(env, &[]).await
+    }
+
+    /// Starts `ledger serve` with extra environment variables.
+    pub async fn start_with(env: &Env, extra: &[(&str, &str)]) -> anyhow::Result<Self> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new(bin("ledger"))
             .arg("serve")
             .envs(env.vars())
+            .envs(extra.iter().copied())
             .env("LEDGER_LISTEN", format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
             .kill_on_drop(true)

@@ -26,11 +26,17 @@ pub struct CreateChannel {
 pub struct CreatedChannel {
     pub id: Uuid,
     pub name: String,
-    /// The HMAC secret: shown once, here; store it on the channel's side.
-    pub secret: String,
+    /// The HMAC secret: shown once, in the first answer; store it on the
+    /// channel's side. null in an Idempotency-Key replay.
+    pub secret: Option<String>,
+    /// true in the first answer; false in a replay, whose secret is null
+    /// (the stored response never holds the secret).
+    pub secret_shown: bool,
 }
 
-/// Create a channel; the answer carries its secret, shown only this once.
+/// Create a channel; the answer carries its secret, shown only this once: an
+/// Idempotency-Key replay answers the channel with `secret: null,
+/// secret_shown: false`.
 #[utoipa::path(post, path = "/v1/channels", tag = "channels", request_body = CreateChannel,
     security(("admin" = [])),
     responses((status = 201, body = CreatedChannel), (status = 400, body = ErrorBody)))]
@@ -47,17 +53,33 @@ pub async fn create(
             message: "name: must be 1 to 200 characters".into(),
         });
     }
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    let created = channels::create(&tx, name, &ctx.metadata("admin"), state.now()).await?;
-    let body = CreatedChannel {
-        id: created.id,
-        name: name.to_owned(),
-        secret: created.secret,
+    let (metadata, now, name) = (ctx.metadata("admin"), state.now(), name.to_owned());
+    let secrets = state.secrets.clone();
+    // The answer a replay gets: the channel without its secret.
+    let replayable = |answer: &CreatedChannel| CreatedChannel {
+        id: answer.id,
+        name: answer.name.clone(),
+        secret: None,
+        secret_shown: false,
     };
-    let body = serde_json::to_value(body).map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, "admin", StatusCode::CREATED, body).await
+    let status = StatusCode::CREATED;
+    ctx.write_stored_as(
+        &state,
+        "admin",
+        &body.hash,
+        status,
+        |tx| {
+            Box::pin(async move {
+                let created = channels::create(tx, secrets.keys(), &name, &metadata, now).await?;
+                Ok(CreatedChannel {
+                    id: created.id,
+                    name,
+                    secret: Some(created.secret),
+                    secret_shown: true,
+                })
+            })
+        },
+        replayable,
+    )
+    .await
 }

@@ -7,13 +7,19 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use deadpool_postgres::Transaction;
+use futures_util::future::BoxFuture;
+use serde::Serialize;
 use serde_json::Value;
 
+use super::AppState;
 use super::error::ApiError;
 use crate::domain::events::Metadata;
 use crate::idempotency::{self, Claim, StoredResponse};
 
 const MAX_REQUEST_ID_LEN: usize = 128;
+
+/// What a write's command returns: its typed answer, borrowing the transaction.
+pub type TxFuture<'a, T> = BoxFuture<'a, Result<T, ApiError>>;
 
 /// The correlation id (from `X-Request-Id`, else fresh) and the Idempotency-Key.
 pub struct Ctx {
@@ -57,42 +63,97 @@ impl Ctx {
         }
     }
 
+    /// The one path of every write: a transaction; with an Idempotency-Key,
+    /// the stored answer of an earlier identical request, else the key
+    /// claimed; then `command`, its answer recorded under the key, and the
+    /// commit. `command` gets the transaction and returns the typed answer,
+    /// sent with `status`.
+    pub async fn write<T, F>(
+        &self,
+        state: &AppState,
+        scope: &str,
+        hash: &[u8; 32],
+        status: StatusCode,
+        command: F,
+    ) -> Result<Response, ApiError>
+    where
+        T: Serialize,
+        F: for<'a> FnOnce(&'a Transaction<'a>) -> TxFuture<'a, T>,
+    {
+        let same = |_: &T| None::<T>;
+        self.write_stored_as(state, scope, hash, status, command, same)
+            .await
+    }
+
+    /// [`Ctx::write`], where a replay answers `replayable(&answer)` instead
+    /// of the answer itself: for an answer that shows something only once
+    /// (a channel's secret), which then is never stored.
+    pub async fn write_stored_as<T, F, R>(
+        &self,
+        state: &AppState,
+        scope: &str,
+        hash: &[u8; 32],
+        status: StatusCode,
+        command: F,
+        replayable: impl FnOnce(&T) -> R,
+    ) -> Result<Response, ApiError>
+    where
+        T: Serialize,
+        R: Into<Option<T>>,
+        F: for<'a> FnOnce(&'a Transaction<'a>) -> TxFuture<'a, T>,
+    {
+        let mut client = state.pool.get().await?;
+        let tx = client.transaction().await?;
+        if let Some(stored) = self.replay(&tx, scope, hash).await? {
+            rollback(tx).await;
+            return Ok(respond(stored.status, stored.body));
+        }
+        let answer = match command(&tx).await {
+            Ok(answer) => answer,
+            Err(refused) => {
+                rollback(tx).await;
+                return Err(refused);
+            }
+        };
+        let json = |a: &T| serde_json::to_value(a).map_err(|e| ApiError::Internal(e.into()));
+        let body = json(&answer)?;
+        if let Some(key) = &self.idempotency_key {
+            let stored_answer: Option<T> = replayable(&answer).into();
+            let stored = StoredResponse {
+                status: status.as_u16(),
+                body: stored_answer.as_ref().map_or(Ok(body.clone()), json)?,
+            };
+            idempotency::record_response(&tx, scope, key, &stored).await?;
+        }
+        tx.commit().await?;
+        Ok(respond(status.as_u16(), body))
+    }
+
     /// With an Idempotency-Key: the stored response of an earlier identical
     /// request, or None after claiming the key for this one.
-    pub async fn replay(
+    async fn replay(
         &self,
         tx: &Transaction<'_>,
         scope: &str,
         hash: &[u8; 32],
-    ) -> Result<Option<Response>, ApiError> {
+    ) -> Result<Option<StoredResponse>, ApiError> {
         let Some(key) = &self.idempotency_key else {
             return Ok(None);
         };
         match idempotency::claim(tx, scope, key, hash).await? {
             Claim::Fresh => Ok(None),
-            Claim::Replay(stored) => Ok(Some(respond(stored.status, stored.body))),
+            Claim::Replay(stored) => Ok(Some(stored)),
         }
     }
+}
 
-    /// Records the response under the Idempotency-Key (if any), then commits.
-    pub async fn commit(
-        &self,
-        tx: Transaction<'_>,
-        scope: &str,
-        status: StatusCode,
-        body: Value,
-    ) -> Result<Response, ApiError> {
-        if let Some(key) = &self.idempotency_key {
-            let stored = StoredResponse {
-                status: status.as_u16(),
-                body,
-            };
-            idempotency::record_response(&tx, scope, key, &stored).await?;
-            tx.commit().await?;
-            return Ok(respond(stored.status, stored.body));
-        }
-        tx.commit().await?;
-        Ok(respond(status.as_u16(), body))
+/// Rolls back before the answer goes out: a dropped transaction's rollback
+/// is only queued, and its row locks would outlive the answer (a caller
+/// acting on the answer could still meet them). A failure leaves the
+/// answer as it is: the connection is gone, and its locks with it.
+async fn rollback(tx: Transaction<'_>) {
+    if let Err(e) = tx.rollback().await {
+        tracing::warn!(error = %e, "rollback failed");
     }
 }
 

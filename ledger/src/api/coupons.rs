@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::AppState;
@@ -23,9 +23,24 @@ use crate::queries::coupons::{self, CouponPage, CouponView, HistoryEvent, MAX_PA
 /// Whose coupon is asked for: another user's coupon answers 404, the same as
 /// a missing one, so ids cannot be probed.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct Owner {
     pub user_id: Option<String>,
+}
+
+/// The coupon's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CouponIdPath {
+    pub id: Uuid,
+}
+
+/// The user's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct UserPath {
+    pub uid: String,
 }
 
 fn not_found() -> ApiError {
@@ -49,7 +64,7 @@ async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView
 }
 
 /// A coupon.
-#[utoipa::path(get, path = "/v1/coupons/{id}", tag = "coupons", params(Owner),
+#[utoipa::path(get, path = "/v1/coupons/{id}", tag = "coupons", params(CouponIdPath, Owner),
     security(("service" = [])),
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody)))]
 pub async fn read(
@@ -62,7 +77,7 @@ pub async fn read(
 }
 
 /// A coupon's full history, in order.
-#[utoipa::path(get, path = "/v1/coupons/{id}/events", tag = "coupons", params(Owner),
+#[utoipa::path(get, path = "/v1/coupons/{id}/events", tag = "coupons", params(CouponIdPath, Owner),
     security(("service" = [])),
     responses((status = 200, body = Vec<HistoryEvent>), (status = 404, body = ErrorBody)))]
 pub async fn events(
@@ -77,7 +92,8 @@ pub async fn events(
 }
 
 /// Void an unused coupon (admin).
-#[utoipa::path(post, path = "/v1/coupons/{id}/void", tag = "coupons", security(("admin" = [])),
+#[utoipa::path(post, path = "/v1/coupons/{id}/void", tag = "coupons", params(CouponIdPath),
+    security(("admin" = [])),
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(state): State<AppState>,
@@ -87,18 +103,18 @@ pub async fn void(
 ) -> Result<Response, ApiError> {
     let id = parse_id(&id)?;
     let hash = request_hash(&[id.as_bytes(), b"void"]);
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &hash).await? {
-        return Ok(replay);
-    }
-    commands::void(&tx, id, &ctx.metadata("admin"), state.now()).await?;
-    let view = coupons::coupon(&*tx, id).await?.ok_or_else(not_found)?;
-    let body = serde_json::to_value(view).map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, "admin", StatusCode::OK, body).await
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            commands::void(tx, id, &metadata, now).await?;
+            coupons::coupon(&**tx, id).await?.ok_or_else(not_found)
+        })
+    })
+    .await
 }
 
-#[derive(Deserialize, IntoParams, ToSchema)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
@@ -109,7 +125,7 @@ pub struct PageQuery {
 }
 
 /// A user's coupons, paged, oldest first, with the total count.
-#[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(PageQuery),
+#[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(UserPath, PageQuery),
     security(("service" = [])),
     responses((status = 200, body = CouponPage), (status = 400, body = ErrorBody)))]
 pub async fn of_user(

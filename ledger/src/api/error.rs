@@ -17,12 +17,16 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
+    #[error("this route does not take the method {0}")]
+    MethodNotAllowed(String),
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
     #[error("{0}")]
     SoldOut(String),
     #[error("request body is larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     #[error("{message}")]
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
@@ -74,6 +78,8 @@ impl ApiError {
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::SoldOut(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -92,6 +98,8 @@ impl ApiError {
             Self::Unauthorized(_) => "unauthorized",
             Self::Forbidden(_) => "forbidden",
             Self::NotFound(_) => "not_found",
+            Self::MethodNotAllowed(_) => "method_not_allowed",
+            Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::TooManyRequests(_) => "rate_limited",

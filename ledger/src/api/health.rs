@@ -95,7 +95,10 @@ async fn check_rabbitmq(state: &AppState) -> bool {
 }
 
 /// Prometheus text exposition.
-#[utoipa::path(get, path = "/metrics", tag = "ops", responses((status = 200, body = String)))]
+#[utoipa::path(get, path = "/metrics", tag = "ops",
+    responses((status = 200, body = String,
+        content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        description = "The request counters and latency histograms, OpenMetrics text.")))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let mut text = String::new();
     if prometheus_client::encoding::text::encode(&mut text, &state.metrics.registry).is_err() {

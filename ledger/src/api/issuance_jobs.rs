@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::{StreamExt, TryStreamExt};
@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::auth::Admin;
 use super::error::{ApiError, ErrorBody};
-use super::extract::ApiPath;
+use super::extract::{ApiPath, ApiQuery};
 use super::upload::{self, Target, UploadError};
 use crate::commands::issuance_job::{self, Opened};
 use crate::domain::ids::TemplateSn;
@@ -48,7 +48,7 @@ pub struct UploadQuery {
 pub async fn upload(
     State(state): State<AppState>,
     _: Admin,
-    Query(q): Query<UploadQuery>,
+    ApiQuery(q): ApiQuery<UploadQuery>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -271,7 +271,7 @@ pub struct JobList {
 pub async fn list(
     State(state): State<AppState>,
     _: Admin,
-    Query(q): Query<ListQuery>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<JobList>, ApiError> {
     let status = q
         .status
@@ -304,7 +304,7 @@ pub async fn report(
     State(state): State<AppState>,
     _: Admin,
     ApiPath(JobId { id }): ApiPath<JobId>,
-    Query(q): Query<ReportQuery>,
+    ApiQuery(q): ApiQuery<ReportQuery>,
 ) -> Result<Response, ApiError> {
     job_view(&state, id).await?;
     let all = q.all.unwrap_or(false);

@@ -40,7 +40,11 @@ pub struct IssuanceMetrics {
 impl IssuanceMetrics {
     pub fn register(&self, registry: &mut Registry) {
         let r = registry.sub_registry_with_prefix("issuance");
-        r.register("lines_read", "Lines of uploaded files read", self.lines_read.clone());
+        r.register(
+            "lines_read",
+            "Lines of uploaded files read",
+            self.lines_read.clone(),
+        );
         r.register(
             "chunks_published",
             "Chunks published to coupon.issuance (confirmed)",
@@ -63,14 +67,19 @@ impl IssuanceMetrics {
     pub async fn refresh(&self, pool: &Pool) -> Result<(), anyhow::Error> {
         let client = pool.get().await?;
         let rows = client
-            .query("SELECT status, count(*) FROM issuance_jobs GROUP BY status", &[])
+            .query(
+                "SELECT status, count(*) FROM issuance_jobs GROUP BY status",
+                &[],
+            )
             .await?;
         for status in JobStatus::ALL {
             let n = rows.iter().find(|r| r.get::<_, &str>(0) == status.as_str());
             let label = StatusLabel {
                 status: status.as_str().to_owned(),
             };
-            self.jobs.get_or_create(&label).set(n.map_or(0, |r| r.get(1)));
+            self.jobs
+                .get_or_create(&label)
+                .set(n.map_or(0, |r| r.get(1)));
         }
         let row = client
             .query_one(
@@ -81,7 +90,10 @@ impl IssuanceMetrics {
             )
             .await?;
         let issued: i64 = client
-            .query_one("SELECT coalesce(sum(issued), 0)::bigint FROM issuance_chunks", &[])
+            .query_one(
+                "SELECT coalesce(sum(issued), 0)::bigint FROM issuance_chunks",
+                &[],
+            )
             .await?
             .get(0);
         self.coupons_issued.set(issued);

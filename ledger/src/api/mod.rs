@@ -2,13 +2,17 @@
 //!
 //! - [`error`]: the one error type and its JSON shape.
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
-//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures.
+//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures;
+//!   [`secret_cache`]: opened channel secrets; [`auth_limit`]: 429 after
+//!   repeated failed signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`]: the routes.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
+//! - [`openapi`]: the document's bearer schemes and common error answers.
 
 pub mod auth;
+pub mod auth_limit;
 pub mod channels;
 pub mod claims;
 pub mod context;
@@ -19,8 +23,11 @@ pub mod health;
 pub mod issuance_jobs;
 pub mod issuance_metrics;
 pub mod metrics;
+pub mod openapi;
 pub mod orders;
 pub mod projections;
+pub mod secret_cache;
+pub mod server;
 pub mod signature;
 pub mod templates;
 pub mod upload;
@@ -35,18 +42,21 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Pool;
 use utoipa::OpenApi;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use self::auth::Tokens;
 use self::error::ApiError;
 use self::metrics::Metrics;
+use self::openapi::BearerAuth;
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::redis_handle::RedisHandle;
 
-/// Largest JSON body accepted (uploads have their own limit).
-pub const BODY_LIMIT: usize = 64 * 1024;
+/// Largest JSON body accepted (uploads have their own limit). Sized for the
+/// largest request the API takes: a quote or lock of the most lines an order
+/// may have (`domain::order::MAX_LINES`, 1,000) of realistic size (~130
+/// bytes a line, ids of 20 characters) fits with room to spare.
+pub const BODY_LIMIT: usize = 256 * 1024;
 /// A request still running after this is answered 408 and dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a used nonce is remembered: beyond the ±300 s window.
@@ -60,6 +70,8 @@ pub struct AppState {
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
+    pub secrets: Arc<secret_cache::SecretCache>,
+    pub auth_limit: Arc<auth_limit::AuthLimit>,
     /// Publishes bulk-issuance chunks (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
@@ -97,22 +109,17 @@ impl AppState {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "couponledger", description = "Event-sourced coupon ledger, API v1"),
+    info(
+        title = "couponledger",
+        description = "Event-sourced coupon ledger, API v1. Every error answers \
+            `{\"error\": {\"code\", \"message\"}}` (ErrorBody); on every route an \
+            unknown path answers 404, another method 405 (`method_not_allowed`, with \
+            `Allow`), and a request running over 30 s 408."
+    ),
+    components(schemas(error::ErrorBody)),
     modifiers(&BearerAuth)
 )]
 struct ApiDoc;
-
-struct BearerAuth;
-
-impl utoipa::Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        for name in ["admin", "service"] {
-            let scheme = HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build();
-            components.add_security_scheme(name, SecurityScheme::Http(scheme));
-        }
-    }
-}
 
 /// The routes and their OpenAPI document, from the same list. Every route
 /// but the file upload is bounded by [`REQUEST_TIMEOUT`]; an upload of a
@@ -122,7 +129,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::healthz))
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
-        .routes(routes!(templates::create))
+        .routes(routes!(templates::create, templates::list))
         .routes(routes!(templates::read, templates::update))
         .routes(routes!(templates::activate))
         .routes(routes!(templates::stop))
@@ -150,6 +157,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
         .split_for_parts();
     doc.merge(upload_doc);
+    utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(
         axum::http::StatusCode::REQUEST_TIMEOUT,
         REQUEST_TIMEOUT,
@@ -182,19 +190,12 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::BadRequest {
-        code: "method_not_allowed",
-        message: "this route does not take that method".into(),
-    }
+/// 405; axum adds the `Allow` header listing the route's methods.
+async fn method_not_allowed(method: axum::http::Method) -> ApiError {
+    ApiError::MethodNotAllowed(metrics::method_label(&method).to_owned())
 }
 
-/// Serves until SIGTERM or Ctrl-C, then finishes in-flight requests.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-}
+pub use server::serve;
 
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();

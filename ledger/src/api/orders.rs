@@ -4,9 +4,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::Duration;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::AppState;
@@ -14,15 +13,16 @@ use super::auth::Service;
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, ApiPath};
-use crate::commands::coupons::{self, MAX_COUPONS_PER_ORDER};
-use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockRequest};
-use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundRequest};
-use crate::domain::coupon_state::CouponStatus;
+use crate::commands::coupons::MAX_COUPONS_PER_ORDER;
+use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockAnswer, LockRequest, OrderAnswer};
+use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundAnswer, RefundRequest};
+use crate::domain::ids::UserId;
 use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
-use crate::domain::quote::quote as quote_order;
+use crate::domain::quote::{Quote, quote as quote_order};
 use crate::domain::refund::RefundLine;
 use crate::idempotency::request_hash;
+use crate::queries::coupons as queries;
 
 /// Most coupons a quote considers (a user's unused coupons, oldest first).
 const MAX_QUOTE_COUPONS: i64 = 200;
@@ -48,50 +48,89 @@ fn bad(message: &str) -> ApiError {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuoteRequest {
-    pub user_id: String,
-    /// `{order_id, user_id, currency, region?, user_tags?, lines: [{line_id, sku, category, quantity, unit_price}], shipping_fee}`
-    #[schema(value_type = Object)]
+    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
+    /// same user as its decimal text).
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub order: RawOrder,
+}
+
+/// A quote: each of the user's unused coupons alone, and the best combination.
+#[derive(Serialize, ToSchema)]
+pub struct QuoteAnswer {
+    pub coupons: Vec<CouponQuoteView>,
+    pub best: BestView,
+}
+
+/// One coupon alone: its discount, or why it does not apply.
+#[derive(Serialize, ToSchema)]
+pub struct CouponQuoteView {
+    pub coupon_id: Uuid,
+    pub usable: bool,
+    /// `0.00` when not usable.
+    pub discount: Money,
+    /// Set when not usable: `currency_mismatch`, `not_yet_effective`,
+    /// `expired`, `out_of_scope`, `no_line_in_scope`, `below_threshold`,
+    /// `nothing_to_discount`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason_message: Option<String>,
+}
+
+/// The combination that leaves the least to pay.
+#[derive(Serialize, ToSchema)]
+pub struct BestView {
+    pub coupon_ids: Vec<Uuid>,
+    pub discount: Money,
+    pub payable: Money,
+}
+
+impl From<Quote<Uuid>> for QuoteAnswer {
+    fn from(q: Quote<Uuid>) -> Self {
+        let coupons = q
+            .coupons
+            .into_iter()
+            .map(|c| CouponQuoteView {
+                coupon_id: c.coupon_id,
+                usable: c.usable,
+                discount: c.discount,
+                reason: c.reason.as_ref().map(|r| r.code().to_owned()),
+                reason_message: c.reason.as_ref().map(ToString::to_string),
+            })
+            .collect();
+        let best = BestView {
+            coupon_ids: q.best.coupon_ids,
+            discount: q.best.discount,
+            payable: q.best.payable,
+        };
+        Self { coupons, best }
+    }
 }
 
 /// The user's usable coupons for the order, each discount, and the best combination.
 #[utoipa::path(post, path = "/v1/orders/quote", tag = "orders", request_body = QuoteRequest,
-    security(("service" = [])),
-    responses((status = 200, body = Object), (status = 400, body = ErrorBody)))]
+    security(("service" = [])), responses((status = 200, body = QuoteAnswer)))]
 pub async fn quote(
     State(state): State<AppState>,
     _: Service,
     body: ApiJson<QuoteRequest>,
-) -> Result<axum::Json<Value>, ApiError> {
+) -> Result<axum::Json<QuoteAnswer>, ApiError> {
     let QuoteRequest { user_id, order } = body.value;
     let order = parse_order(&order)?;
-    if order.user_id() != user_id {
+    if order.user_id() != user_id.as_str() {
         return Err(bad("user_id: must be the order's user_id"));
     }
     let client = state.pool.get().await?;
-    let rows = coupons::of_user(&client, &user_id, CouponStatus::Unused, MAX_QUOTE_COUPONS).await?;
-    let candidates = rows
-        .iter()
-        .map(|r| r.pricing_coupon())
-        .collect::<Result<Vec<_>, _>>()?;
+    let candidates =
+        queries::unused_for_pricing(&**client, user_id.as_str(), MAX_QUOTE_COUPONS).await?;
     let q = quote_order(&order, &candidates, state.now());
-    Ok(axum::Json(json!({
-        "coupons": q.coupons.iter().map(|c| {
-            let mut v = json!({"coupon_id": c.coupon_id, "usable": c.usable, "discount": c.discount});
-            if let Some(reason) = &c.reason {
-                v["reason"] = json!(reason.code());
-                v["reason_message"] = json!(reason.to_string());
-            }
-            v
-        }).collect::<Vec<_>>(),
-        "best": {"coupon_ids": q.best.coupon_ids, "discount": q.best.discount, "payable": q.best.payable},
-    })))
+    Ok(axum::Json(q.into()))
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LockBody {
-    #[schema(value_type = Object)]
     pub order: RawOrder,
     pub coupon_ids: Vec<Uuid>,
     /// What the client computed; the lock is refused (422) when it differs.
@@ -103,7 +142,7 @@ pub struct LockBody {
 /// Try: lock every listed coupon for the order, or none.
 #[utoipa::path(post, path = "/v1/orders/lock", tag = "orders", request_body = LockBody,
     security(("service" = [])),
-    responses((status = 200, body = Object), (status = 404, body = ErrorBody),
+    responses((status = 200, body = LockAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn lock(
     State(state): State<AppState>,
@@ -111,7 +150,7 @@ pub async fn lock(
     ctx: Ctx,
     body: ApiJson<LockBody>,
 ) -> Result<Response, ApiError> {
-    let input = &body.value;
+    let input = body.value;
     let order = parse_order(&input.order)?;
     validate_coupon_ids(&input.coupon_ids)?;
     let expected_payable = Money::parse(&input.expected_payable)
@@ -122,21 +161,21 @@ pub async fn lock(
             .then(|| Duration::seconds(s))
             .ok_or_else(|| bad("lock_ttl_seconds: must be 1 to 86400"))
     })?;
-    let req = LockRequest {
-        order: &order,
-        coupon_ids: &input.coupon_ids,
-        expected_payable,
-        request_hash: body.hash,
-        lock_ttl: ttl,
-        now: state.now(),
-    };
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "service", &body.hash).await? {
-        return Ok(replay);
-    }
-    let answer = orders::lock(&tx, &req, &ctx.metadata("service")).await?;
-    ctx.commit(tx, "service", StatusCode::OK, answer).await
+    let (metadata, now) = (ctx.metadata("service"), state.now());
+    ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let req = LockRequest {
+                order: &order,
+                coupon_ids: &input.coupon_ids,
+                expected_payable,
+                request_hash: body.hash,
+                lock_ttl: ttl,
+                now,
+            };
+            Ok(orders::lock(tx, &req, &metadata).await?)
+        })
+    })
+    .await
 }
 
 fn validate_coupon_ids(ids: &[Uuid]) -> Result<(), ApiError> {
@@ -163,23 +202,33 @@ async fn settle(
     }
     let what: &[u8] = if confirm { b"confirm" } else { b"cancel" };
     let hash = request_hash(&[order_id.as_bytes(), what]);
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "service", &hash).await? {
-        return Ok(replay);
-    }
-    let metadata = ctx.metadata("service");
-    let answer = if confirm {
-        orders::confirm(&tx, &order_id, &metadata, state.now()).await?
-    } else {
-        orders::cancel(&tx, &order_id, &metadata, state.now()).await?
-    };
-    ctx.commit(tx, "service", StatusCode::OK, answer).await
+    let (metadata, now) = (ctx.metadata("service"), state.now());
+    ctx.write(&state, "service", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let answer = if confirm {
+                orders::confirm(tx, &order_id, &metadata, now).await?
+            } else {
+                orders::cancel(tx, &order_id, &metadata, now).await?
+            };
+            Ok(answer)
+        })
+    })
+    .await
+}
+
+/// The order's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct OrderIdPath {
+    /// The caller's order id (1 to 128 characters).
+    pub order_id: String,
 }
 
 /// Confirm: the locked coupons are used. Idempotent.
-#[utoipa::path(post, path = "/v1/orders/{order_id}/confirm", tag = "orders", security(("service" = [])),
-    responses((status = 200, body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/orders/{order_id}/confirm", tag = "orders", params(OrderIdPath),
+    security(("service" = [])),
+    responses((status = 200, body = OrderAnswer), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn confirm(
     State(s): State<AppState>,
     _: Service,
@@ -191,8 +240,10 @@ pub async fn confirm(
 
 /// Cancel: the locked coupons are released. Idempotent; a cancel before the
 /// lock is recorded and the late lock refused.
-#[utoipa::path(post, path = "/v1/orders/{order_id}/cancel", tag = "orders", security(("service" = [])),
-    responses((status = 200, body = Object), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/orders/{order_id}/cancel", tag = "orders", params(OrderIdPath),
+    security(("service" = [])),
+    responses((status = 200, body = OrderAnswer), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn cancel(
     State(s): State<AppState>,
     _: Service,
@@ -206,14 +257,13 @@ pub async fn cancel(
 #[serde(deny_unknown_fields)]
 pub struct RefundBody {
     pub refund_id: String,
-    #[schema(value_type = Vec<Object>)]
     pub lines: Vec<RefundLine>,
 }
 
 /// Refund units of a confirmed order's lines, partly or fully.
 #[utoipa::path(post, path = "/v1/orders/{order_id}/refunds", tag = "orders", request_body = RefundBody,
-    security(("service" = [])),
-    responses((status = 200, body = Object), (status = 404, body = ErrorBody),
+    params(OrderIdPath), security(("service" = [])),
+    responses((status = 200, body = RefundAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn refunds(
     State(state): State<AppState>,
@@ -222,26 +272,26 @@ pub async fn refunds(
     ApiPath(order_id): ApiPath<String>,
     body: ApiJson<RefundBody>,
 ) -> Result<Response, ApiError> {
-    let input = &body.value;
+    let input = body.value;
     if input.refund_id.is_empty() || input.refund_id.len() > MAX_ID_LEN {
         return Err(bad("refund_id: must be 1 to 128 characters"));
     }
     if input.lines.len() > MAX_REFUND_LINES {
         return Err(bad("lines: at most 500"));
     }
-    let req = RefundRequest {
-        order_id: &order_id,
-        refund_id: &input.refund_id,
-        lines: &input.lines,
-        request_hash: body.hash,
-        now: state.now(),
-        tz: state.tz,
-    };
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "service", &body.hash).await? {
-        return Ok(replay);
-    }
-    let answer = refunds::refund(&tx, &req, &ctx.metadata("service")).await?;
-    ctx.commit(tx, "service", StatusCode::OK, answer).await
+    let (metadata, now, tz) = (ctx.metadata("service"), state.now(), state.tz);
+    ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let req = RefundRequest {
+                order_id: &order_id,
+                refund_id: &input.refund_id,
+                lines: &input.lines,
+                request_hash: body.hash,
+                now,
+                tz,
+            };
+            Ok(refunds::refund(tx, &req, &metadata).await?)
+        })
+    })
+    .await
 }

@@ -7,14 +7,16 @@ use axum::extract::State;
 
 use super::AppState;
 use super::auth::{Admin, Service};
+use super::coupons::UserPath;
 use super::error::{ApiError, ErrorBody};
 use super::extract::ApiPath;
-use super::templates::parse_sn;
+use super::templates::{SN, parse_sn};
 use crate::domain::ids::UserId;
 use crate::projections::read::{self, Balance, TemplateStats};
+use crate::queries::templates as queries;
 
 /// A user's coupons by status: count and face value (projection `balances`).
-#[utoipa::path(get, path = "/v1/users/{uid}/balance", tag = "projections",
+#[utoipa::path(get, path = "/v1/users/{uid}/balance", tag = "projections", params(UserPath),
     security(("service" = [])),
     responses((status = 200, body = Balance), (status = 400, body = ErrorBody)))]
 pub async fn balance(
@@ -31,7 +33,7 @@ pub async fn balance(
 }
 
 /// A template's coupons by status, liability and cost (projection `template_stats`).
-#[utoipa::path(get, path = "/v1/templates/{sn}/stats", tag = "projections",
+#[utoipa::path(get, path = "/v1/templates/{sn}/stats", tag = "projections", params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateStats), (status = 404, body = ErrorBody)))]
 pub async fn template_stats(
@@ -41,10 +43,7 @@ pub async fn template_stats(
 ) -> Result<Json<TemplateStats>, ApiError> {
     let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
-    let exists = client
-        .query_opt("SELECT 1 FROM templates WHERE sn = $1", &[&sn.as_str()])
-        .await?;
-    if exists.is_none() {
+    if !queries::exists(&**client, &sn).await? {
         return Err(ApiError::NotFound("template not found".into()));
     }
     Ok(Json(read::template_stats(&**client, sn.as_str()).await?))

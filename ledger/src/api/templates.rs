@@ -4,26 +4,28 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use chrono::{DateTime, SubsecRound, Utc};
-use serde::{Deserialize, Serialize};
+use deadpool_postgres::Transaction;
+use serde::Deserialize;
 use serde_json::Value;
-use tokio_postgres::GenericClient;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::AppState;
 use super::auth::Admin;
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, ApiPath};
+use super::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::TemplateSn;
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
-use crate::domain::template_status::StatusAction;
+use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
-use crate::domain::validity::RawValidity;
+use crate::domain::validity::{RawValidity, storable_instant};
+use crate::queries::templates::{
+    self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
+};
 
 const MAX_NAME_LEN: usize = 200;
 const MAX_REMIND_DAYS: i32 = 365;
@@ -37,13 +39,11 @@ pub struct CreateTemplate {
     pub kind: String,
     pub currency: String,
     /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see DESIGN §7).
-    #[schema(value_type = Object)]
     pub discount: RawDiscount,
     pub face_value: Option<String>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = IssueWindowView)]
     pub issue_window: IssueWindow,
     /// `{"type": "absolute", "begin", "end"}` or `{"type": "relative", "begin_days", "end_days"}`
-    #[schema(value_type = Object)]
     pub validity: RawValidity,
     pub total: i64,
     #[serde(default = "one")]
@@ -51,7 +51,6 @@ pub struct CreateTemplate {
     /// `exclusive` | `stackable`
     pub stacking: String,
     #[serde(default)]
-    #[schema(value_type = Vec<Object>)]
     pub use_scope: Vec<RawScopeEntry>,
     /// `restore` (default) | `reissue`
     #[serde(default = "restore")]
@@ -89,9 +88,12 @@ impl CreateTemplate {
         let terms = Terms::parse(&raw)?;
         // Kept to the microsecond, as stored (the event and the row agree),
         // before it is checked: two instants apart by less are one.
+        let at = |field: &str, t| {
+            storable_instant(t).ok_or_else(|| invalid(field, "must not be a leap second"))
+        };
         let issue_window = IssueWindow {
-            begin: self.issue_window.begin.trunc_subsecs(6),
-            end: self.issue_window.end.trunc_subsecs(6),
+            begin: at("issue_window.begin", self.issue_window.begin)?,
+            end: at("issue_window.end", self.issue_window.end)?,
         };
         if issue_window.begin >= issue_window.end {
             return Err(invalid("issue_window", "begin must be before end"));
@@ -125,81 +127,22 @@ impl CreateTemplate {
     }
 }
 
-/// A template as the API shows it.
-#[derive(Serialize, ToSchema)]
-pub struct TemplateView {
-    pub sn: String,
-    pub name: String,
-    pub status: String,
-    #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub terms: Value,
-    #[schema(value_type = Object)]
-    pub issue_window: IssueWindow,
-    pub total: i64,
-    pub issued: i64,
-    pub per_user_limit: i32,
-    pub refund_policy: String,
-    pub remind_days_before: Option<i32>,
-    pub channels: Vec<Uuid>,
-    pub created_at: DateTime<Utc>,
-}
-
-pub async fn read_view(
-    client: &impl GenericClient,
-    sn: &TemplateSn,
-) -> Result<TemplateView, ApiError> {
-    let row = client
-        .query_opt(
-            "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
-                    per_user_limit, refund_policy, remind_days_before, created_at,
-                    ARRAY(SELECT channel_id FROM template_channels
-                           WHERE template_sn = t.sn ORDER BY channel_id)
-               FROM templates t WHERE sn = $1",
-            &[&sn.as_str()],
-        )
-        .await?
-        .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
-    Ok(TemplateView {
-        sn: row.get(0),
-        name: row.get(1),
-        status: row.get(2),
-        terms: row.get(3),
-        issue_window: IssueWindow {
-            begin: row.get(4),
-            end: row.get(5),
-        },
-        total: row.get(6),
-        issued: row.get(7),
-        per_user_limit: row.get(8),
-        refund_policy: row.get(9),
-        remind_days_before: row.get(10),
-        created_at: row.get(11),
-        channels: row.get(12),
-    })
-}
-
 pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
-    TemplateSn::parse(sn).ok_or_else(|| ApiError::NotFound("template not found".into()))
+    TemplateSn::parse(sn).ok_or_else(not_found)
 }
 
-/// Commits a template command (recording its answer under the
-/// Idempotency-Key) and answers with the template as it now stands.
-async fn answer_with_template(
-    ctx: &Ctx,
-    tx: deadpool_postgres::Transaction<'_>,
-    sn: &TemplateSn,
-    status: StatusCode,
-) -> Result<Response, ApiError> {
-    let view = read_view(&*tx, sn).await?;
-    let body = serde_json::to_value(view).map_err(|e| ApiError::Internal(e.into()))?;
-    ctx.commit(tx, "admin", status, body).await
+/// The template as it now stands, in the command's transaction.
+async fn current(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<TemplateView, ApiError> {
+    queries::template(&**tx, sn).await?.ok_or_else(not_found)
+}
+
+fn not_found() -> ApiError {
+    ApiError::NotFound("template not found".into())
 }
 
 /// Create a template (draft).
 #[utoipa::path(post, path = "/v1/templates", tag = "templates", request_body = CreateTemplate,
-    security(("admin" = [])),
-    responses((status = 201, body = TemplateView), (status = 400, body = ErrorBody)))]
+    security(("admin" = [])), responses((status = 201, body = TemplateView)))]
 pub async fn create(
     State(state): State<AppState>,
     _: Admin,
@@ -207,26 +150,83 @@ pub async fn create(
     body: ApiJson<CreateTemplate>,
 ) -> Result<Response, ApiError> {
     let template = body.value.parse()?;
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    templates::create(&tx, &template, &ctx.metadata("admin"), state.now()).await?;
     let sn = parse_sn(&template.created.sn)?;
-    answer_with_template(&ctx, tx, &sn, StatusCode::CREATED).await
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            templates::create(tx, &template, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
+}
+
+/// `GET /v1/templates` query: a page, optionally of one status.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `draft`, `active`, `stopped` or `void`.
+    pub status: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+/// List templates, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/templates", tag = "templates", params(ListQuery),
+    security(("admin" = [])), responses((status = 200, body = TemplatePage)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<TemplatePage>, ApiError> {
+    let invalid = |m: &str| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m.to_owned(),
+    };
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| {
+            TemplateStatus::parse(s)
+                .ok_or_else(|| invalid("status: draft, active, stopped or void"))
+        })
+        .transpose()?;
+    let offset = q.offset.unwrap_or(0);
+    let limit = q.limit.unwrap_or(50);
+    if offset < 0 {
+        return Err(invalid("offset: must not be negative"));
+    }
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(invalid("limit: must be 1 to 200"));
+    }
+    let client = state.pool.get().await?;
+    Ok(Json(queries::page(&**client, status, offset, limit).await?))
 }
 
 /// Read a template.
-#[utoipa::path(get, path = "/v1/templates/{sn}", tag = "templates", security(("admin" = [])),
+#[utoipa::path(get, path = "/v1/templates/{sn}", tag = "templates", params(SN),
+    security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Admin,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Json<TemplateView>, ApiError> {
+    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
-    Ok(Json(read_view(&**client, &parse_sn(&sn)?).await?))
+    let view = queries::template(&**client, &sn).await?;
+    Ok(Json(view.ok_or_else(not_found)?))
+}
+
+/// The template's serial number, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct SN {
+    /// The template's serial number.
+    pub sn: String,
 }
 
 async fn change_status(
@@ -240,18 +240,21 @@ async fn change_status(
         sn.as_str().as_bytes(),
         format!("{action:?}").as_bytes(),
     ]);
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &hash).await? {
-        return Ok(replay);
-    }
-    templates::change_status(&tx, &sn, action, &ctx.metadata("admin"), state.now()).await?;
-    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::change_status(tx, &sn, action, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
 }
 
 /// Activate a draft or stopped template: claims open.
-#[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn activate(
     State(s): State<AppState>,
     _: Admin,
@@ -262,8 +265,10 @@ pub async fn activate(
 }
 
 /// Stop an active template: claims close; issued coupons stay usable.
-#[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn stop(
     State(s): State<AppState>,
     _: Admin,
@@ -274,8 +279,10 @@ pub async fn stop(
 }
 
 /// Void a template: claims close for good and its coupons can no longer be locked.
-#[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(s): State<AppState>,
     _: Admin,
@@ -316,9 +323,10 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<i32>>
 
 /// Rename a template or change its reminder. Terms, window and limits are
 /// immutable (409); the quota and status have their own routes.
-#[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate,
+#[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate, params(SN),
     security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     _: Admin,
@@ -346,13 +354,14 @@ pub async fn update(
     let input: UpdateTemplate = serde_json::from_value(Value::Object(body.value))
         .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
     let change = validate_update(&sn, input)?;
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    templates::update(&tx, &change, &ctx.metadata("admin"), state.now()).await?;
-    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::update(tx, &change, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
 }
 
 fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
@@ -392,9 +401,10 @@ pub struct RaiseQuota {
 }
 
 /// Raise the quota (it can only grow).
-#[utoipa::path(post, path = "/v1/templates/{sn}/quota", tag = "templates", request_body = RaiseQuota,
+#[utoipa::path(post, path = "/v1/templates/{sn}/quota", tag = "templates", request_body = RaiseQuota, params(SN),
     security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn quota(
     State(state): State<AppState>,
     _: Admin,
@@ -403,20 +413,14 @@ pub async fn quota(
     body: ApiJson<RaiseQuota>,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    templates::raise_quota(
-        &tx,
-        &sn,
-        body.value.total,
-        &ctx.metadata("admin"),
-        state.now(),
-    )
-    .await?;
-    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
+    let (metadata, now, total) = (ctx.metadata("admin"), state.now(), body.value.total);
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::raise_quota(tx, &sn, total, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -426,9 +430,10 @@ pub struct AllowChannel {
 }
 
 /// Allow a channel to issue this template.
-#[utoipa::path(post, path = "/v1/templates/{sn}/channels", tag = "templates", request_body = AllowChannel,
+#[utoipa::path(post, path = "/v1/templates/{sn}/channels", tag = "templates", request_body = AllowChannel, params(SN),
     security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn allow_channel(
     State(state): State<AppState>,
     _: Admin,
@@ -437,12 +442,12 @@ pub async fn allow_channel(
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let mut client = state.pool.get().await?;
-    let tx = client.transaction().await?;
-    if let Some(replay) = ctx.replay(&tx, "admin", &body.hash).await? {
-        return Ok(replay);
-    }
-    let metadata = ctx.metadata("admin");
-    templates::allow_channel(&tx, &sn, body.value.channel_id, &metadata, state.now()).await?;
-    answer_with_template(&ctx, tx, &sn, StatusCode::OK).await
+    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
 }

@@ -272,7 +272,11 @@ async fn write_ready(
     }
     issuance_job::progress(&**client, target.job_id, &gathered.counts, state.now()).await?;
     let new_lines = gathered.counts.lines_read - gathered.lines_counted;
-    state.metrics.issuance.lines_read.inc_by(new_lines.max(0) as u64);
+    state
+        .metrics
+        .issuance
+        .lines_read
+        .inc_by(new_lines.max(0) as u64);
     gathered.lines_counted = gathered.counts.lines_read;
     Ok(chunk_no)
 }

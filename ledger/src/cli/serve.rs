@@ -1,28 +1,40 @@
 //! `ledger serve`: the HTTP API.
 
+use std::sync::Arc;
+
 use anyhow::Context;
+use deadpool_postgres::Pool;
 use ledger::api::AppState;
 use ledger::api::auth::Tokens;
+use ledger::api::secret_cache::SecretCache;
+use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::redis_handle::RedisHandle;
+use ledger::secret_box::Keyring;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Allow missing LEDGER_ADMIN_TOKEN / LEDGER_SERVICE_TOKEN (dev defaults).
+    /// Allow missing LEDGER_ADMIN_TOKEN / LEDGER_SERVICE_TOKEN / LEDGER_SECRET_KEY (dev defaults).
     #[arg(long)]
     dev: bool,
 }
 
 pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let tokens = tokens(&config, args.dev)?;
+    let keys = secret_keys(&config, args.dev)?;
+    let pool = ledger::db::pool(&config.database, ledger::db::DEFAULT_POOL_SIZE);
+    let secrets = Arc::new(SecretCache::new(keys));
+    prove_keys(&pool, &secrets, &config.database_url).await?;
     let state = AppState {
-        pool: ledger::db::pool(&config.database, ledger::db::DEFAULT_POOL_SIZE),
+        pool,
         redis: RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?,
         tokens,
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
         metrics: Default::default(),
+        secrets,
+        auth_limit: Default::default(),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
     };
@@ -80,4 +92,94 @@ fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
             "dev-service-token",
         )?,
     })
+}
+
+/// The channel-secret keys; `serve` refuses to start without them unless `--dev`.
+fn secret_keys(config: &Config, dev: bool) -> anyhow::Result<Keyring> {
+    match &config.secret_keys {
+        Some(keys) => Ok(keys.clone()),
+        None if dev => {
+            tracing::warn!("LEDGER_SECRET_KEY not set: using the fixed --dev key");
+            Ok(Keyring::dev())
+        }
+        None => anyhow::bail!("LEDGER_SECRET_KEY is required (or run with --dev)"),
+    }
+}
+
+/// Seals leftover plaintext channel secrets and proves the keys open every
+/// stored one. A wrong key stops `serve` here, before it listens. If
+/// Postgres is down, `serve` starts anyway (readiness reports it) and a
+/// task retries; signed requests answer 503 until the keys are proven, and
+/// a wrong key found then still ends the process, never 500s.
+async fn prove_keys(
+    pool: &Pool,
+    secrets: &Arc<SecretCache>,
+    database_url: &str,
+) -> anyhow::Result<()> {
+    match seal_channel_secrets(pool, secrets).await {
+        Ok(()) => Ok(()),
+        Err(Sealing::Fatal(e)) => Err(e),
+        Err(Sealing::Unreachable(e)) => {
+            let error = ledger::redact::scrub(&format!("{e:#}"), [database_url]);
+            tracing::warn!(error, "cannot check the channel-secret keys yet; retrying");
+            tokio::spawn(retry_prove_keys(pool.clone(), secrets.clone()));
+            Ok(())
+        }
+    }
+}
+
+async fn retry_prove_keys(pool: Pool, secrets: Arc<SecretCache>) {
+    for attempt in 0..u32::MAX {
+        tokio::time::sleep(std::time::Duration::from_secs(2u64.pow(attempt.min(4)))).await;
+        match seal_channel_secrets(&pool, &secrets).await {
+            Ok(()) => return,
+            Err(Sealing::Fatal(e)) => {
+                eprintln!("Error: {e}");
+                std::process::exit(1);
+            }
+            Err(Sealing::Unreachable(_)) => {}
+        }
+    }
+}
+
+/// Postgres went away (worth retrying), as opposed to refusing the SQL.
+fn connection_lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+}
+
+/// Why the keys could not be proven: fatal, or Postgres is unreachable.
+enum Sealing {
+    Fatal(anyhow::Error),
+    Unreachable(anyhow::Error),
+}
+
+async fn seal_channel_secrets(pool: &Pool, secrets: &SecretCache) -> Result<(), Sealing> {
+    let unreachable = |e: anyhow::Error| Sealing::Unreachable(e);
+    let mut client = pool.get().await.map_err(|e| unreachable(e.into()))?;
+    let tx = client
+        .transaction()
+        .await
+        .map_err(|e| unreachable(e.into()))?;
+    let keys = secrets.keys();
+    let resealed = channels::seal_all(&tx, keys).await.map_err(|e| match e {
+        SealError::Open { .. } => Sealing::Fatal(anyhow::anyhow!(
+            "LEDGER_SECRET_KEY: the configured key(s) cannot open the stored channel secrets \
+             ({e}); set the key they were sealed with (an older one in LEDGER_SECRET_KEYS_OLD)"
+        )),
+        SealError::Db(e) if connection_lost(&e) => unreachable(e.into()),
+        // E.g. V6 not applied: retrying cannot help, so `serve` stops.
+        SealError::Db(e) => Sealing::Fatal(
+            anyhow::Error::new(e).context("reading channel_secrets (is `ledger migrate` done?)"),
+        ),
+    })?;
+    tx.commit().await.map_err(|e| unreachable(e.into()))?;
+    if resealed > 0 {
+        tracing::info!(
+            resealed,
+            key_id = keys.current_id(),
+            "sealed channel secrets"
+        );
+    }
+    secrets.mark_proven();
+    Ok(())
 }

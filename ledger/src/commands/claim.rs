@@ -145,6 +145,13 @@ fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandEr
             ),
         ));
     }
+    // A coupon that is expired the moment it is issued is no coupon.
+    if view.terms.validity().ended_by(req.now) {
+        return Err(CommandError::Unprocessable(
+            "validity_ended",
+            "the template's coupons have already expired".into(),
+        ));
+    }
     Ok(())
 }
 

@@ -40,12 +40,13 @@ pub struct CouponRow {
     pub terms: RawTerms,
 }
 
-const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
+pub(crate) const SELECT: &str =
+    "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
         c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms
    FROM coupons c JOIN templates t ON t.sn = c.template_sn";
 
 impl CouponRow {
-    fn from_row(row: &Row) -> Result<Self, CommandError> {
+    pub(crate) fn from_row(row: &Row) -> Result<Self, CommandError> {
         let status = CouponStatus::parse(row.get(3))
             .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown coupon status")))?;
         let terms =
@@ -116,25 +117,6 @@ async fn lock_where(
 ) -> Result<Vec<CouponRow>, CommandError> {
     let sql = format!("{SELECT} WHERE {condition} ORDER BY c.id FOR UPDATE OF c");
     let rows = tx.query(&tx.prepare_cached(&sql).await?, params).await?;
-    rows.iter().map(CouponRow::from_row).collect()
-}
-
-/// A user's coupons in `status`, for quotes (at most `limit`).
-pub async fn of_user(
-    tx: &deadpool_postgres::Client,
-    user_id: &str,
-    status: CouponStatus,
-    limit: i64,
-) -> Result<Vec<CouponRow>, CommandError> {
-    let sql = format!(
-        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
-    );
-    let rows = tx
-        .query(
-            &tx.prepare_cached(&sql).await?,
-            &[&user_id, &status.as_str(), &limit],
-        )
-        .await?;
     rows.iter().map(CouponRow::from_row).collect()
 }
 

@@ -6,17 +6,20 @@
 use chrono::{DateTime, Duration, Utc};
 use deadpool_postgres::Transaction;
 use futures_util::future::{try_join, try_join_all};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use tokio_postgres::types::ToSql;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::CommandError;
 use super::coupons::{self, CouponRow};
+use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::money::Money;
 use crate::domain::order::Order;
+use crate::domain::order_status::{self, OrderStatus, SettleDecision};
 use crate::domain::pricing::{Pricing, price};
 use crate::domain::stream::StreamKind;
 use crate::store;
@@ -34,6 +37,42 @@ pub struct LockRequest<'a> {
     pub now: DateTime<Utc>,
 }
 
+/// The answer to a lock: what the order pays and how each coupon's
+/// discount is split. Stored with the order, so a repeated lock gets it again.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LockAnswer {
+    pub order_id: String,
+    pub discount: Money,
+    pub payable: Money,
+    pub allocations: Vec<AllocationView>,
+}
+
+/// One part of one coupon's discount; `line_id` is null for the shipping fee.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AllocationView {
+    pub coupon_id: Uuid,
+    pub line_id: Option<String>,
+    pub amount: Money,
+}
+
+impl From<&Allocation<Uuid>> for AllocationView {
+    fn from(a: &Allocation<Uuid>) -> Self {
+        Self {
+            coupon_id: a.coupon_id,
+            line_id: a.line_id.clone(),
+            amount: a.amount,
+        }
+    }
+}
+
+/// The answer to a confirm or cancel: the order's status and its coupons.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct OrderAnswer {
+    pub order_id: String,
+    pub status: OrderStatus,
+    pub coupon_ids: Vec<Uuid>,
+}
+
 fn stream(order_id: &str) -> String {
     StreamKind::Order.id(order_id)
 }
@@ -44,7 +83,7 @@ pub async fn lock(
     tx: &Transaction<'_>,
     req: &LockRequest<'_>,
     metadata: &Metadata,
-) -> Result<Value, CommandError> {
+) -> Result<LockAnswer, CommandError> {
     let order_id = req.order.order_id();
     // Sent together (one round trip). `try_join` polls in argument order,
     // so the order's row is taken before its coupons (in id order), as in
@@ -66,12 +105,12 @@ pub async fn lock(
         allocations: pricing.allocations.clone(),
         lock_expires_at: req.now + req.lock_ttl,
     };
-    let answer = json!({
-        "order_id": order_id, "discount": pricing.discount, "payable": pricing.payable,
-        "allocations": pricing.allocations.iter().map(|a| json!({
-            "coupon_id": a.coupon_id, "line_id": a.line_id, "amount": a.amount,
-        })).collect::<Vec<_>>(),
-    });
+    let answer = LockAnswer {
+        order_id: order_id.to_owned(),
+        discount: pricing.discount,
+        payable: pricing.payable,
+        allocations: pricing.allocations.iter().map(Into::into).collect(),
+    };
     let command = CouponCommand::Lock {
         order_id: order_id.to_owned(),
     };
@@ -91,25 +130,27 @@ pub async fn lock(
 async fn record_lock(
     tx: &Transaction<'_>,
     locked: &OrderLocked,
-    answer: &Value,
+    answer: &LockAnswer,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
     let internal = |e: serde_json::Error| CommandError::Internal(e.into());
+    let answer = serde_json::to_value(answer).map_err(internal)?;
     let order_body = serde_json::to_value(&locked.order).map_err(internal)?;
     let allocations = serde_json::to_value(&locked.allocations).map_err(internal)?;
     store::append_with_row(
         tx,
-        "UPDATE orders SET status = 'locked', lock_response = $2, order_body = $3,
+        "UPDATE orders SET status = $7, lock_response = $2, order_body = $3,
                 allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
           WHERE order_id = $1 AND version = 0 RETURNING version",
         &[
             &locked.order_id,
-            answer,
+            &answer,
             &order_body,
             &allocations,
             &locked.coupon_ids,
             &locked.lock_expires_at,
+            &OrderStatus::Locked.as_str(),
         ],
         &stream(&locked.order_id),
         0,
@@ -127,20 +168,21 @@ async fn record_lock(
 async fn claim_order(
     tx: &Transaction<'_>,
     req: &LockRequest<'_>,
-) -> Result<Option<Value>, CommandError> {
+) -> Result<Option<LockAnswer>, CommandError> {
     let order_id = req.order.order_id();
     let insert = async {
         let statement = tx
             .prepare_cached(
                 "INSERT INTO orders (order_id, user_id, status, request_hash, version, updated_at)
-                 VALUES ($1, $2, 'locking', $3, 0, $4) ON CONFLICT DO NOTHING",
+                 VALUES ($1, $2, $5, $3, 0, $4) ON CONFLICT DO NOTHING",
             )
             .await?;
-        let params: [&(dyn ToSql + Sync); 4] = [
+        let params: [&(dyn ToSql + Sync); 5] = [
             &order_id,
             &req.order.user_id(),
             &req.request_hash.as_slice(),
             &req.now,
+            &OrderStatus::Locking.as_str(),
         ];
         tx.execute(&statement, &params).await
     };
@@ -158,16 +200,17 @@ async fn claim_order(
     if inserted == 1 {
         return Ok(None);
     }
-    let status: &str = row.get(0);
-    if status == "cancelled_before_lock" {
+    if parse_status(row.get(0))? == OrderStatus::CancelledBeforeLock {
         return Err(CommandError::Conflict(
             "order_cancelled",
             "the order was cancelled before it was locked; a late lock is refused".into(),
         ));
     }
     let same = row.get::<_, Option<&[u8]>>(1) == Some(req.request_hash.as_slice());
-    match row.get::<_, Option<Value>>(2) {
-        Some(answer) if same => Ok(Some(answer)),
+    match row.get::<_, Option<serde_json::Value>>(2) {
+        Some(answer) if same => serde_json::from_value(answer)
+            .map(Some)
+            .map_err(|e| CommandError::Internal(e.into())),
         _ => Err(CommandError::Conflict(
             "order_exists",
             format!("order {order_id} was already locked with other content"),
@@ -235,7 +278,7 @@ fn price_in_request_order(
 /// The order row, locked, with the coupons it holds (also locked).
 struct LockedOrder {
     order_id: String,
-    status: String,
+    status: OrderStatus,
     coupon_ids: Vec<Uuid>,
     lock_expires_at: Option<DateTime<Utc>>,
     version: i32,
@@ -245,10 +288,10 @@ struct LockedOrder {
 const ORDER_COLUMNS: &str = "order_id, status, coupon_ids, lock_expires_at, version";
 
 impl LockedOrder {
-    fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Self {
+    fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Result<Self, CommandError> {
         let order = LockedOrder {
             order_id: row.get(0),
-            status: row.get(1),
+            status: parse_status(row.get(1))?,
             coupon_ids: row.get(2),
             lock_expires_at: row.get(3),
             version: row.get(4),
@@ -261,8 +304,14 @@ impl LockedOrder {
                 .all(|c| order.coupon_ids.contains(&c.id)),
             "the coupons are the order's"
         );
-        order
+        Ok(order)
     }
+}
+
+/// The status column, read at the SQL edge.
+fn parse_status(text: &str) -> Result<OrderStatus, CommandError> {
+    OrderStatus::parse(text)
+        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown order status {text}")))
 }
 
 /// The order and its coupons, locked in that order, in one round trip.
@@ -276,11 +325,15 @@ async fn lock_order(
         Ok::<_, CommandError>(tx.query_opt(&statement, &[&order_id]).await?)
     };
     let (row, coupons) = try_join(order, coupons::lock_rows_of_order(tx, order_id)).await?;
-    Ok(row.map(|r| LockedOrder::from_row(&r, coupons)))
+    row.map(|r| LockedOrder::from_row(&r, coupons)).transpose()
 }
 
-fn answer(order_id: &str, status: &str, coupon_ids: &[Uuid]) -> Value {
-    json!({"order_id": order_id, "status": status, "coupon_ids": coupon_ids})
+fn answer(order_id: &str, status: OrderStatus, coupon_ids: &[Uuid]) -> OrderAnswer {
+    OrderAnswer {
+        order_id: order_id.to_owned(),
+        status,
+        coupon_ids: coupon_ids.to_vec(),
+    }
 }
 
 /// The Confirm: the locked coupons become used.
@@ -289,24 +342,17 @@ pub async fn confirm(
     order_id: &str,
     metadata: &Metadata,
     now: DateTime<Utc>,
-) -> Result<Value, CommandError> {
+) -> Result<OrderAnswer, CommandError> {
     let order = lock_order(tx, order_id)
         .await?
         .ok_or(CommandError::NotFound("order"))?;
-    match order.status.as_str() {
-        "confirmed" => return Ok(answer(order_id, "confirmed", &order.coupon_ids)),
-        "locked" if order.lock_expires_at.is_some_and(|t| now > t) => {
-            return Err(CommandError::Conflict(
-                "lock_expired",
-                "the order's lock timed out".into(),
-            ));
+    match order_status::decide_confirm(order.status, order.lock_expires_at, now) {
+        SettleDecision::Proceed => {}
+        SettleDecision::AlreadyDone(status) => {
+            return Ok(answer(order_id, status, &order.coupon_ids));
         }
-        "locked" => {}
-        _ => {
-            return Err(CommandError::Conflict(
-                "order_not_locked",
-                format!("the order is {}; it cannot be confirmed", order.status),
-            ));
+        SettleDecision::Refused(code, message) => {
+            return Err(CommandError::Conflict(code, message));
         }
     }
     let command = CouponCommand::Use {
@@ -316,7 +362,7 @@ pub async fn confirm(
         tx,
         &order,
         &command,
-        (LedgerEvent::OrderConfirmed, "confirmed", None),
+        (LedgerEvent::OrderConfirmed, OrderStatus::Confirmed, None),
         metadata,
         now,
     )
@@ -330,19 +376,18 @@ pub async fn cancel(
     order_id: &str,
     metadata: &Metadata,
     now: DateTime<Utc>,
-) -> Result<Value, CommandError> {
+) -> Result<OrderAnswer, CommandError> {
     let Some(order) = lock_order(tx, order_id).await? else {
         return cancel_before_lock(tx, order_id, metadata, now).await;
     };
-    match order.status.as_str() {
-        "locked" => {}
-        "confirmed" => {
-            return Err(CommandError::Conflict(
-                "order_confirmed",
-                "the order is confirmed: refund it instead".into(),
-            ));
+    match order_status::decide_cancel(order.status) {
+        SettleDecision::Proceed => {}
+        SettleDecision::AlreadyDone(status) => {
+            return Ok(answer(order_id, status, &order.coupon_ids));
         }
-        status => return Ok(answer(order_id, status, &order.coupon_ids)),
+        SettleDecision::Refused(code, message) => {
+            return Err(CommandError::Conflict(code, message));
+        }
     }
     let command = CouponCommand::Unlock {
         order_id: order_id.to_owned(),
@@ -352,7 +397,11 @@ pub async fn cancel(
         tx,
         &order,
         &command,
-        (LedgerEvent::OrderCancelled, "cancelled", Some("cancel")),
+        (
+            LedgerEvent::OrderCancelled,
+            OrderStatus::Cancelled,
+            Some("cancel"),
+        ),
         metadata,
         now,
     )
@@ -364,15 +413,15 @@ async fn cancel_before_lock(
     order_id: &str,
     metadata: &Metadata,
     now: DateTime<Utc>,
-) -> Result<Value, CommandError> {
+) -> Result<OrderAnswer, CommandError> {
     let inserted = tx
         .execute(
             &tx.prepare_cached(
                 "INSERT INTO orders (order_id, status, version, updated_at)
-             VALUES ($1, 'cancelled_before_lock', 1, $2) ON CONFLICT DO NOTHING",
+             VALUES ($1, $3, 1, $2) ON CONFLICT DO NOTHING",
             )
             .await?,
-            &[&order_id, &now],
+            &[&order_id, &now, &OrderStatus::CancelledBeforeLock.as_str()],
         )
         .await?;
     if inserted == 0 {
@@ -386,7 +435,7 @@ async fn cancel_before_lock(
     };
     let event = NewEvent::of(&LedgerEvent::OrderCancelled(settled), metadata, now)?;
     store::append(tx, &stream(order_id), 0, &[event]).await?;
-    Ok(answer(order_id, "cancelled_before_lock", &[]))
+    Ok(answer(order_id, OrderStatus::CancelledBeforeLock, &[]))
 }
 
 /// Applies `command` to every coupon of a locked order and records the
@@ -396,10 +445,10 @@ async fn settle(
     tx: &Transaction<'_>,
     order: &LockedOrder,
     command: &CouponCommand,
-    (event, status, reason): (fn(OrderSettled) -> LedgerEvent, &str, Option<&str>),
+    (event, status, reason): (fn(OrderSettled) -> LedgerEvent, OrderStatus, Option<&str>),
     metadata: &Metadata,
     now: DateTime<Utc>,
-) -> Result<Value, CommandError> {
+) -> Result<OrderAnswer, CommandError> {
     let order_id = order.order_id.as_str();
     let settled = OrderSettled {
         order_id: order_id.to_owned(),
@@ -420,7 +469,7 @@ async fn settle(
 async fn record_settled(
     tx: &Transaction<'_>,
     order: &LockedOrder,
-    status: &str,
+    status: OrderStatus,
     event: &NewEvent,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
@@ -428,7 +477,7 @@ async fn record_settled(
         tx,
         "UPDATE orders SET status = $2, updated_at = $3, version = version + 1
           WHERE order_id = $1 AND version = $4 RETURNING version",
-        &[&order.order_id, &status, &now, &order.version],
+        &[&order.order_id, &status.as_str(), &now, &order.version],
         &stream(&order.order_id),
         order.version,
         event,
@@ -444,6 +493,8 @@ pub async fn release_expired_locks(
     now: DateTime<Utc>,
     batch: i64,
 ) -> Result<usize, CommandError> {
+    // The status is a literal so that the partial index `orders_lock_expiry`
+    // (`WHERE status = 'locked'`) serves the prepared statement.
     let sql = format!(
         "SELECT {ORDER_COLUMNS} FROM orders
           WHERE status = 'locked' AND lock_expires_at < $1
@@ -458,13 +509,13 @@ pub async fn release_expired_locks(
     let metadata = coupons::system("lock-timeout");
     for row in &due {
         let coupons = coupons::lock_rows(tx, &row.get::<_, Vec<Uuid>>(2)).await?;
-        let order = LockedOrder::from_row(row, coupons);
+        let order = LockedOrder::from_row(row, coupons)?;
         let command = CouponCommand::Unlock {
             order_id: order.order_id.clone(),
             reason: UnlockReason::Timeout,
         };
         let event: fn(OrderSettled) -> LedgerEvent = LedgerEvent::OrderReleased;
-        let outcome = (event, "released", Some("timeout"));
+        let outcome = (event, OrderStatus::Released, Some("timeout"));
         settle(tx, &order, &command, outcome, &metadata, now).await?;
     }
     Ok(due.len())

@@ -7,7 +7,8 @@
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -17,7 +18,9 @@ use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::CouponCommand;
 use crate::domain::events::{Metadata, OrderRefunded};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
+use crate::domain::order_status::OrderStatus;
 use crate::domain::refund::{Refund, RefundLine, Settlement};
 use crate::domain::stream::StreamKind;
 use crate::store;
@@ -35,6 +38,36 @@ pub struct RefundRequest<'a> {
     pub tz: Tz,
 }
 
+/// The answer to a refund. Stored with it, so the same refund asked again
+/// gets the same answer.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RefundAnswer {
+    pub refund_id: String,
+    /// Returned to the customer: lines plus shipping.
+    pub amount: Money,
+    pub lines: Vec<RefundedLineView>,
+    /// Set when this refund completes the order's and returns its shipping fee.
+    pub shipping_amount: Option<Money>,
+    pub coupon_cost_reversed: Money,
+    /// Coupons given back under the `restore` policy or reissued.
+    pub coupons_returned: Vec<Uuid>,
+    pub coupons_reissued: Vec<Reissued>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct RefundedLineView {
+    pub line_id: String,
+    pub quantity: u32,
+    pub amount: Money,
+}
+
+/// A coupon refunded under the `reissue` policy and the new one replacing it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Reissued {
+    pub from: Uuid,
+    pub to: Uuid,
+}
+
 fn internal(e: impl std::fmt::Display) -> CommandError {
     CommandError::Internal(anyhow::anyhow!("{e}"))
 }
@@ -43,7 +76,7 @@ pub async fn refund(
     tx: &Transaction<'_>,
     req: &RefundRequest<'_>,
     metadata: &Metadata,
-) -> Result<Value, CommandError> {
+) -> Result<RefundAnswer, CommandError> {
     let row = tx
         .query_opt(
             &tx.prepare_cached(
@@ -58,7 +91,7 @@ pub async fn refund(
     if let Some(answer) = earlier_answer(tx, req).await? {
         return Ok(answer);
     }
-    if row.get::<_, &str>(0) != "confirmed" {
+    if OrderStatus::parse(row.get(0)) != Some(OrderStatus::Confirmed) {
         return Err(CommandError::Conflict(
             "order_not_confirmed",
             "only a confirmed order can be refunded".into(),
@@ -108,7 +141,7 @@ pub async fn refund(
 async fn earlier_answer(
     tx: &Transaction<'_>,
     req: &RefundRequest<'_>,
-) -> Result<Option<Value>, CommandError> {
+) -> Result<Option<RefundAnswer>, CommandError> {
     let row = tx
         .query_opt(
             &tx.prepare_cached(
@@ -120,7 +153,9 @@ async fn earlier_answer(
         .await?;
     match row {
         None => Ok(None),
-        Some(r) if r.get::<_, &[u8]>(0) == req.request_hash.as_slice() => Ok(Some(r.get(1))),
+        Some(r) if r.get::<_, &[u8]>(0) == req.request_hash.as_slice() => {
+            serde_json::from_value(r.get(1)).map(Some).map_err(internal)
+        }
         Some(_) => Err(CommandError::Conflict(
             "refund_exists",
             format!("refund {} was made with other content", req.refund_id),
@@ -148,7 +183,7 @@ async fn record(
     tx: &Transaction<'_>,
     req: &RefundRequest<'_>,
     refund: &Refund<Uuid>,
-    answer: &Value,
+    answer: &RefundAnswer,
     seq: usize,
 ) -> Result<(), CommandError> {
     tx.execute(
@@ -160,7 +195,7 @@ async fn record(
             &(seq as i32),
             &req.request_hash.as_slice(),
             &serde_json::to_value(refund).map_err(internal)?,
-            answer,
+            &serde_json::to_value(answer).map_err(internal)?,
             &req.now,
         ],
     )
@@ -168,19 +203,27 @@ async fn record(
     Ok(())
 }
 
-fn answer(refund_id: &str, refund: &Refund<Uuid>, reissued: &[(Uuid, Uuid)]) -> Value {
-    json!({
-        "refund_id": refund_id,
-        "amount": refund.amount,
-        "lines": refund.lines.iter().map(|l| json!({
-            "line_id": l.line_id, "quantity": l.quantity, "amount": l.amount,
-        })).collect::<Vec<_>>(),
-        "shipping_amount": refund.shipping.as_ref().map(|s| s.amount),
-        "coupon_cost_reversed": refund.coupon_cost_reversed,
-        "coupons_returned": refund.coupons_returned,
-        "coupons_reissued": reissued.iter().map(|(from, to)| json!({"from": from, "to": to}))
-            .collect::<Vec<_>>(),
-    })
+fn answer(refund_id: &str, refund: &Refund<Uuid>, reissued: &[(Uuid, Uuid)]) -> RefundAnswer {
+    RefundAnswer {
+        refund_id: refund_id.to_owned(),
+        amount: refund.amount,
+        lines: refund
+            .lines
+            .iter()
+            .map(|l| RefundedLineView {
+                line_id: l.line_id.clone(),
+                quantity: l.quantity,
+                amount: l.amount,
+            })
+            .collect(),
+        shipping_amount: refund.shipping.as_ref().map(|s| s.amount),
+        coupon_cost_reversed: refund.coupon_cost_reversed,
+        coupons_returned: refund.coupons_returned.clone(),
+        coupons_reissued: reissued
+            .iter()
+            .map(|&(from, to)| Reissued { from, to })
+            .collect(),
+    }
 }
 
 /// Gives released coupons back by their template's policy; returns the

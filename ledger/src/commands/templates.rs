@@ -13,7 +13,7 @@ use crate::domain::events::{
 use crate::domain::ids::TemplateSn;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
-use crate::domain::terms::Terms;
+use crate::domain::terms::{RawTerms, Terms};
 use crate::store::{self, NewEvent};
 
 /// A validated template, ready to be created.
@@ -105,6 +105,9 @@ pub async fn change_status(
     now: DateTime<Utc>,
 ) -> Result<TemplateStatus, CommandError> {
     let current = lock(tx, sn).await?;
+    if action == StatusAction::Activate {
+        refuse_if_ended(tx, sn, now).await?;
+    }
     let to = current
         .status
         .apply(action)
@@ -127,6 +130,36 @@ pub async fn change_status(
     )
     .await?;
     Ok(to)
+}
+
+/// A template whose issue window or absolute validity has ended could only
+/// ever issue nothing or expired coupons: it is not activated (422).
+async fn refuse_if_ended(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let sql = "SELECT issue_end, terms FROM templates WHERE sn = $1";
+    let row = tx
+        .query_one(&tx.prepare_cached(sql).await?, &[&sn.as_str()])
+        .await?;
+    let issue_end: DateTime<Utc> = row.get(0);
+    let raw: RawTerms =
+        serde_json::from_value(row.get(1)).map_err(|e| CommandError::Internal(e.into()))?;
+    let terms = Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
+    if issue_end < now {
+        return Err(CommandError::Unprocessable(
+            "issue_window_ended",
+            "the template's issue window has ended".into(),
+        ));
+    }
+    if terms.validity().ended_by(now) {
+        return Err(CommandError::Unprocessable(
+            "validity_ended",
+            "the template's coupons would already be expired".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Renames a template or changes its reminder; its terms never change.

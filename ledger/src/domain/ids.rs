@@ -3,7 +3,7 @@
 use std::fmt;
 
 use rand::Rng;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, de};
 use uuid::Uuid;
 
 use crate::domain::stream::StreamKind;
@@ -48,8 +48,10 @@ impl fmt::Display for TemplateSn {
     }
 }
 
-/// A user id as the caller's systems know it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A user id as the caller's systems know it: in JSON a string, or an
+/// integer from 0 to 2^63−1 (many systems key users by a 64-bit integer),
+/// kept as its decimal text, so `42` and `"42"` are the same user.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct UserId(String);
 
@@ -74,6 +76,47 @@ impl UserId {
 impl fmt::Display for UserId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for UserId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = deserializer.deserialize_any(UserIdText)?;
+        UserId::parse(&text).map_err(de::Error::custom)
+    }
+}
+
+/// A user id's text, a string or a non-negative 64-bit integer, not checked
+/// further: for shapes also read back from stored events (an order), where
+/// an id accepted before must stay readable.
+pub fn user_id_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    deserializer.deserialize_any(UserIdText)
+}
+
+struct UserIdText;
+
+impl de::Visitor<'_> for UserIdText {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a user id: a string, or an integer from 0 to 9223372036854775807")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+        if i64::try_from(v).is_err() {
+            return Err(E::invalid_value(de::Unexpected::Unsigned(v), &self));
+        }
+        Ok(v.to_string())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+        u64::try_from(v)
+            .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+            .and_then(|v| self.visit_u64(v))
     }
 }
 
@@ -139,6 +182,29 @@ mod tests {
         assert!(UserId::parse("u-1").is_ok());
         for s in ["", " ", "a b", &"u".repeat(65)] {
             assert!(UserId::parse(s).is_err(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn user_ids_may_be_non_negative_64_bit_integers() {
+        let id = |json: &str| serde_json::from_str::<UserId>(json).map(|u| u.0);
+        assert_eq!(id("42").unwrap(), "42");
+        assert_eq!(id(r#""42""#).unwrap(), "42");
+        assert_eq!(id("0").unwrap(), "0");
+        assert_eq!(id("9223372036854775807").unwrap(), "9223372036854775807");
+        for bad in [
+            "9223372036854775808",
+            "-1",
+            "4.2",
+            "1e3",
+            "true",
+            "null",
+            "{}",
+            "[]",
+            r#""""#,
+            r#""a b""#,
+        ] {
+            assert!(id(bad).is_err(), "{bad}");
         }
     }
 }

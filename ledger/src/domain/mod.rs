@@ -6,6 +6,7 @@
 //! - [`terms`]: template terms ([`RawTerms`] → [`Terms`]), with [`rule`],
 //!   [`scope`] and [`validity`]; errors are [`ParseError`]s naming the field.
 //! - [`order`]: the order of a quote, lock or refund ([`RawOrder`] → [`Order`]).
+//! - [`order_status`]: an order's checkout status and the confirm/cancel decisions.
 //! - [`discount`]: one coupon's discount, [`NotApplicable`] reasons.
 //! - [`stacking`], [`pricing`], [`allocation`]: a combination's discounts,
 //!   their split over lines, the payable amount ([`price`]).
@@ -31,6 +32,7 @@ pub mod issuance;
 pub mod ledger_event;
 pub mod money;
 pub mod order;
+pub mod order_status;
 pub mod parse_error;
 pub mod pricing;
 pub mod projection;

@@ -132,9 +132,10 @@ impl Default for Money {
     }
 }
 
+/// Two places, like the JSON form (`12.30`).
 impl fmt::Display for Money {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        write!(f, "{:.2}", self.0)
     }
 }
 
@@ -145,10 +146,22 @@ impl FromStr for Money {
     }
 }
 
+/// Always two places (`"0.00"`, `"12.30"`), whatever the decimal's scale.
+/// Amounts already had scale 2 by construction, so event text is unchanged
+/// and replay keeps agreeing; this makes it hold by the type, not by care.
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        serialize_two_places(&self.0, serializer)
     }
+}
+
+/// Serialises a sum of money held as a bare [`Decimal`] (e.g. a total read
+/// from a `numeric` column, which may come back as `0`) with two places, for
+/// `#[serde(serialize_with = ...)]`. Sums are exact cents, so no rounding
+/// happens; should one not be, it is rounded half-up like every cent.
+pub fn serialize_two_places<S: Serializer>(d: &Decimal, serializer: S) -> Result<S::Ok, S::Error> {
+    let rounded = d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero);
+    serializer.collect_str(&format_args!("{rounded:.2}"))
 }
 
 impl<'de> Deserialize<'de> for Money {
@@ -172,6 +185,19 @@ impl schemars::JsonSchema for Money {
         })
     }
 }
+
+/// In the OpenAPI document, the same: a string with two places.
+impl utoipa::PartialSchema for Money {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some("^[0-9]{1,18}\\.[0-9]{2}$"))
+            .examples(["12.30"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Money {}
 
 /// `digits[.digits]`, at most 40 characters (what `Decimal` can read exactly).
 pub(crate) fn is_plain_decimal(s: &str) -> bool {
@@ -233,5 +259,34 @@ impl<'de> Deserialize<'de> for Currency {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = String::deserialize(deserializer)?;
         Currency::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json<T: Serialize>(v: T) -> String {
+        serde_json::to_string(&v).unwrap()
+    }
+
+    #[test]
+    fn amounts_always_serialise_with_two_places() {
+        assert_eq!(json(Money::ZERO), r#""0.00""#);
+        assert_eq!(json(Money::parse("12.3").unwrap()), r#""12.30""#);
+        assert_eq!(json(Money::parse("7").unwrap()), r#""7.00""#);
+        assert_eq!(json(Money::MAX), r#""999999999999.99""#);
+        let old_text: Money = serde_json::from_str(r#""5""#).unwrap();
+        assert_eq!(json(old_text), r#""5.00""#);
+        assert_eq!(Money::parse("0").unwrap().to_string(), "0.00");
+    }
+
+    #[test]
+    fn bare_decimal_sums_serialise_with_two_places() {
+        #[derive(Serialize)]
+        struct Sum(#[serde(serialize_with = "serialize_two_places")] Decimal);
+        assert_eq!(json(Sum(Decimal::ZERO)), r#""0.00""#);
+        assert_eq!(json(Sum(Decimal::new(1205, 1))), r#""120.50""#);
+        assert_eq!(json(Sum(Decimal::new(120_005, 3))), r#""120.01""#);
     }
 }

@@ -12,10 +12,13 @@ pub const MAX_LINES: usize = 1_000;
 
 /// An order as it arrives: `{order_id, user_id, currency, region?,
 /// user_tags?, lines: [...], shipping_fee}`. A missing `shipping_fee` is `0.00`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawOrder {
     pub order_id: String,
+    #[serde(deserialize_with = "crate::domain::ids::user_id_text")]
     pub user_id: String,
     pub currency: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,7 +31,9 @@ pub struct RawOrder {
 }
 
 /// One order line as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawLine {
     pub line_id: String,

@@ -55,7 +55,7 @@ pub enum SettlementError {
 }
 
 /// One line of a refund request: `{line_id, quantity}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefundLine {
     pub line_id: String,

@@ -10,7 +10,9 @@ use crate::domain::money::{Money, div_round_half_up, is_plain_decimal};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 
 /// The `discount` object of a template as it arrives (DESIGN §7).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDiscount {
     FixedOff {
@@ -36,7 +38,9 @@ pub enum RawDiscount {
 }
 
 /// One tier of a raw ladder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawTier {
     pub threshold: String,

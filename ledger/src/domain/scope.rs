@@ -14,7 +14,9 @@ use crate::domain::order::{Line, Order};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 
 /// One `use_scope` entry as it arrives: `{"kind": "category", "values": [...]}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawScopeEntry {
     pub kind: String,

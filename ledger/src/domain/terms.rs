@@ -86,7 +86,9 @@ impl fmt::Display for Stacking {
 /// The request carries more (name, issue window, quota, …), which the HTTP
 /// layer parses itself. (Embedding this with `#[serde(flatten)]` works, but
 /// then serde no longer refuses unknown fields.)
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RawTerms {
     pub kind: String,

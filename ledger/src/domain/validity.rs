@@ -11,7 +11,7 @@
 
 use chrono::{
     DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta,
-    TimeZone, Utc,
+    TimeZone, Timelike, Utc,
 };
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,9 @@ use crate::domain::parse_error::{ParseError, ParseErrorKind};
 pub const MAX_RELATIVE_DAYS: u32 = 36_600;
 
 /// The `validity` object of a template as it arrives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawValidity {
     Absolute { begin: String, end: String },
@@ -85,8 +87,17 @@ impl RelativeDays {
 /// that events and rows carry the same instant.
 fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ParseError> {
     DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc).trunc_subsecs(6))
-        .map_err(|_| ParseError::new(field, ParseErrorKind::Instant))
+        .map(|t| t.with_timezone(&Utc))
+        .ok()
+        .and_then(storable_instant)
+        .ok_or_else(|| ParseError::new(field, ParseErrorKind::Instant))
+}
+
+/// The instant as stored, to the microsecond, or `None` for a leap second
+/// (`23:59:60`): chrono keeps it as a second with over 10^9 nanoseconds,
+/// Postgres as the next second, so the event and the row would disagree.
+pub fn storable_instant(t: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    (t.nanosecond() < 1_000_000_000).then(|| t.trunc_subsecs(6))
 }
 
 fn days(field: &str, n: i64) -> Result<u32, ParseError> {
@@ -140,6 +151,12 @@ impl ValidityTerms {
             }),
             ValidityTerms::Relative(d) => relative(*d, issued_at, tz).ok_or(ValidityOutOfRange),
         }
+    }
+
+    /// Whether every coupon of these terms has expired by `now`: an
+    /// absolute validity whose end has passed (a relative one never ends).
+    pub fn ended_by(&self, now: DateTime<Utc>) -> bool {
+        matches!(self, ValidityTerms::Absolute(w) if w.end < now)
     }
 
     pub fn to_raw(&self) -> RawValidity {
@@ -213,4 +230,38 @@ fn first_valid_after_gap(tz: Tz, local: NaiveDateTime) -> Option<DateTime<Utc>> 
         .filter_map(|s| minute.checked_sub_signed(TimeDelta::seconds(s)))
         .find(|t| *t > local && exists(*t).is_some())?;
     exists(first).map(|t| t.to_utc())
+}
+
+#[cfg(test)]
+mod instant_tests {
+    use super::*;
+
+    fn absolute(begin: &str, end: &str) -> Result<ValidityTerms, ParseError> {
+        ValidityTerms::parse(&RawValidity::Absolute {
+            begin: begin.into(),
+            end: end.into(),
+        })
+    }
+
+    #[test]
+    fn leap_seconds_are_refused_naming_the_field() {
+        let e = absolute("2026-12-31T23:59:60Z", "2027-01-02T00:00:00Z").unwrap_err();
+        assert_eq!(e.field(), "begin");
+        let e = absolute("2026-01-01T00:00:00Z", "2026-12-31T23:59:60.5Z").unwrap_err();
+        assert_eq!(e.field(), "end");
+    }
+
+    #[test]
+    fn an_absolute_validity_ends_after_its_end() {
+        let terms = absolute("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z").unwrap();
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+        assert!(!terms.ended_by(at("2026-02-01T00:00:00Z")));
+        assert!(terms.ended_by(at("2026-02-01T00:00:00.000001Z")));
+        let relative = ValidityTerms::parse(&RawValidity::Relative {
+            begin_days: 0,
+            end_days: 1,
+        })
+        .unwrap();
+        assert!(!relative.ended_by(at("9999-01-01T00:00:00Z")));
+    }
 }

@@ -8,6 +8,7 @@ use tokio_postgres::GenericClient;
 use utoipa::ToSchema;
 
 use crate::domain::coupon_state::CouponStatus;
+use crate::domain::money::serialize_two_places;
 use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
 
 const STATUSES: [CouponStatus; 6] = [
@@ -24,6 +25,7 @@ const STATUSES: [CouponStatus; 6] = [
 pub struct Bucket {
     pub count: i64,
     #[schema(value_type = String, example = "20.00")]
+    #[serde(serialize_with = "serialize_two_places")]
     pub face_value: Decimal,
 }
 
@@ -54,9 +56,11 @@ pub struct TemplateStats {
     pub voided: i64,
     /// Face value of unused and locked coupons.
     #[schema(value_type = String, example = "2000.00")]
+    #[serde(serialize_with = "serialize_two_places")]
     pub liability: Decimal,
     /// Discounts of used coupons, net of refund reversals.
     #[schema(value_type = String, example = "120.00")]
+    #[serde(serialize_with = "serialize_two_places")]
     pub cost: Decimal,
     pub by_status: BTreeMap<String, Bucket>,
     pub reflects: Reflects,

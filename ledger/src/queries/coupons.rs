@@ -5,6 +5,10 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::commands::CommandError;
+use crate::commands::coupons::{CouponRow, SELECT};
+use crate::domain::coupon::Coupon;
+use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, RecordedEvent};
 
@@ -125,11 +129,26 @@ pub struct HistoryEvent {
     pub stream_version: i32,
     pub event_type: String,
     pub schema_version: i16,
+    /// The event's own fields, by `event_type` (its JSON Schema is
+    /// `schemas/<event_type>.v<schema_version>.json`).
     #[schema(value_type = Object)]
     pub payload: Value,
-    #[schema(value_type = Object)]
+    #[schema(value_type = EventMetadata)]
     pub metadata: Value,
     pub occurred_at: DateTime<Utc>,
+}
+
+/// Who made a change and in answer to what (DESIGN §4 `metadata`); the
+/// shape of the stored metadata, for the document.
+/// Only its schema is used: the metadata is served as stored.
+#[derive(ToSchema)]
+pub struct EventMetadata {
+    /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
+    pub actor: String,
+    pub channel_id: Option<Uuid>,
+    pub correlation_id: String,
+    pub causation_id: Option<String>,
+    pub idempotency_key: Option<String>,
 }
 
 pub async fn history(
@@ -150,4 +169,22 @@ pub async fn history(
             occurred_at: e.occurred_at,
         })
         .collect())
+}
+
+/// A user's unused coupons as the pricing engine sees them, oldest first
+/// (at most `limit`): the candidates of a quote.
+pub async fn unused_for_pricing(
+    client: &impl GenericClient,
+    user_id: &str,
+    limit: i64,
+) -> Result<Vec<Coupon<Uuid>>, CommandError> {
+    let sql = format!(
+        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
+    );
+    let rows = client
+        .query(&sql, &[&user_id, &CouponStatus::Unused.as_str(), &limit])
+        .await?;
+    rows.iter()
+        .map(|r| CouponRow::from_row(r)?.pricing_coupon())
+        .collect()
 }

@@ -1,7 +1,10 @@
 //! The read side: plain queries over the write model and the event store.
 //!
-//! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history.
+//! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
+//!   a user's coupons of one status (for quotes).
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
+//! - [`templates`]: a template, templates (paged, newest first).
 
 pub mod coupons;
 pub mod issuance_jobs;
+pub mod templates;

@@ -21,8 +21,10 @@ use crate::domain::coupon_state::{self, CouponState};
 use crate::domain::events::TemplateCreated;
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
 use crate::domain::money::Money;
+use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
+use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Terms;
 
 /// One stored event, as the replay reads it.
@@ -238,15 +240,9 @@ impl Replay {
         let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
         let row = self.tables.orders.entry(order_id.to_owned()).or_default();
         row.version = e.version;
-        match &event {
-            LedgerEvent::OrderLocked(_) => lock_order(row, &event, &payload),
-            LedgerEvent::OrderConfirmed(_) => row.status = "confirmed".into(),
-            LedgerEvent::OrderCancelled(_) if e.version == 1 => {
-                row.status = "cancelled_before_lock".into()
-            }
-            LedgerEvent::OrderCancelled(_) => row.status = "cancelled".into(),
-            LedgerEvent::OrderReleased(_) => row.status = "released".into(),
-            _ => {}
+        lock_order(row, &event, &payload);
+        if let Some(status) = order_status_after(&event, e.version) {
+            row.status = status.as_str().to_owned();
         }
         if let LedgerEvent::OrderRefunded(refunded) = &event {
             let refund = payload.get("refund").cloned().unwrap_or_default();
@@ -340,12 +336,24 @@ impl Replay {
     }
 }
 
+/// The status an order's event leaves it in (a cancel before any lock,
+/// at version 1, is the empty rollback).
+fn order_status_after(event: &LedgerEvent, version: i32) -> Option<OrderStatus> {
+    Some(match event {
+        LedgerEvent::OrderLocked(_) => OrderStatus::Locked,
+        LedgerEvent::OrderConfirmed(_) => OrderStatus::Confirmed,
+        LedgerEvent::OrderCancelled(_) if version == 1 => OrderStatus::CancelledBeforeLock,
+        LedgerEvent::OrderCancelled(_) => OrderStatus::Cancelled,
+        LedgerEvent::OrderReleased(_) => OrderStatus::Released,
+        _ => return None,
+    })
+}
+
 /// The row of a locked order; `payload` is the event's own JSON.
 fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
     let LedgerEvent::OrderLocked(locked) = event else {
         return;
     };
-    row.status = "locked".into();
     row.user_id = Some(locked.user_id.clone());
     row.order_body = payload.get("order").cloned();
     row.allocations = payload.get("allocations").cloned();
@@ -374,7 +382,7 @@ fn create_template(
         per_user_limit: created.per_user_limit,
         refund_policy: created.refund_policy,
         remind_days_before: created.remind_days_before,
-        status: "draft".into(),
+        status: TemplateStatus::Draft.as_str().to_owned(),
         version: e.version,
         created_at: e.occurred_at,
     };

@@ -1,0 +1,141 @@
+//! Templates as the API shows them: one, or a page of them newest first.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use tokio_postgres::{GenericClient, Row};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::domain::events::IssueWindow;
+use crate::domain::ids::TemplateSn;
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::RawTerms;
+
+/// Largest page of templates.
+pub const MAX_PAGE: i64 = 200;
+
+/// A template as the API shows it.
+#[derive(Serialize, ToSchema)]
+pub struct TemplateView {
+    pub sn: String,
+    pub name: String,
+    /// `draft`, `active`, `stopped`, `void`
+    pub status: String,
+    /// The terms: `kind`, `currency`, `discount`, `face_value`, `validity`,
+    /// `stacking`, `use_scope` (as created).
+    #[serde(flatten)]
+    #[schema(value_type = RawTerms)]
+    pub terms: Value,
+    pub issue_window: IssueWindowView,
+    pub total: i64,
+    pub issued: i64,
+    pub per_user_limit: i32,
+    /// `restore` | `reissue`
+    pub refund_policy: String,
+    pub remind_days_before: Option<i32>,
+    pub channels: Vec<Uuid>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// When coupons of the template may be claimed.
+#[derive(Serialize, ToSchema)]
+pub struct IssueWindowView {
+    pub begin: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+impl From<IssueWindow> for IssueWindowView {
+    fn from(w: IssueWindow) -> Self {
+        Self {
+            begin: w.begin,
+            end: w.end,
+        }
+    }
+}
+
+/// A page of templates, newest first, with the count of all that match.
+#[derive(Serialize, ToSchema)]
+pub struct TemplatePage {
+    pub templates: Vec<TemplateView>,
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+const SELECT: &str = "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
+        per_user_limit, refund_policy, remind_days_before, created_at,
+        ARRAY(SELECT channel_id FROM template_channels
+               WHERE template_sn = t.sn ORDER BY channel_id)
+   FROM templates t";
+
+impl TemplateView {
+    fn from_row(row: &Row) -> Self {
+        Self {
+            sn: row.get(0),
+            name: row.get(1),
+            status: row.get(2),
+            terms: row.get(3),
+            issue_window: IssueWindowView {
+                begin: row.get(4),
+                end: row.get(5),
+            },
+            total: row.get(6),
+            issued: row.get(7),
+            per_user_limit: row.get(8),
+            refund_policy: row.get(9),
+            remind_days_before: row.get(10),
+            created_at: row.get(11),
+            channels: row.get(12),
+        }
+    }
+}
+
+/// One template, if it exists.
+pub async fn template(
+    client: &impl GenericClient,
+    sn: &TemplateSn,
+) -> Result<Option<TemplateView>, tokio_postgres::Error> {
+    let row = client
+        .query_opt(&format!("{SELECT} WHERE sn = $1"), &[&sn.as_str()])
+        .await?;
+    Ok(row.as_ref().map(TemplateView::from_row))
+}
+
+/// Whether the template exists.
+pub async fn exists(
+    client: &impl GenericClient,
+    sn: &TemplateSn,
+) -> Result<bool, tokio_postgres::Error> {
+    let row = client
+        .query_opt("SELECT 1 FROM templates WHERE sn = $1", &[&sn.as_str()])
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Templates, newest first (creation time, then sn), optionally of one status.
+pub async fn page(
+    client: &impl GenericClient,
+    status: Option<TemplateStatus>,
+    offset: i64,
+    limit: i64,
+) -> Result<TemplatePage, tokio_postgres::Error> {
+    let status = status.map(TemplateStatus::as_str);
+    let filter = "$1::text IS NULL OR status = $1";
+    let total: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM templates WHERE {filter}"),
+            &[&status],
+        )
+        .await?
+        .get(0);
+    let sql =
+        format!("{SELECT} WHERE {filter} ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3");
+    let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
+    Ok(TemplatePage {
+        templates: rows.iter().map(TemplateView::from_row).collect(),
+        total,
+        offset,
+        limit,
+    })
+}

@@ -1,0 +1,314 @@
+//! The OpenAPI document, generated in-process from the router, is complete:
+//! every success answer has a named schema, every path parameter is declared
+//! `in: path` (and every declared one is in the path), and every route
+//! documents the errors it can give in the error shape.
+
+use serde_json::Value;
+
+pub fn document() -> Value {
+    let (_, openapi) = ledger::api::routes();
+    serde_json::to_value(&openapi).expect("the document serialises")
+}
+
+const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options"];
+
+/// Every (path, method, operation) of the document.
+fn operations(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in METHODS {
+            if let Some(op) = item.get(*method) {
+                out.push((path.clone(), (*method).to_owned(), op.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Follows a `$ref` to its component schema.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(r) => {
+            let name = r.rsplit('/').next().unwrap();
+            &doc["components"]["schemas"][name]
+        }
+        None => schema,
+    }
+}
+
+/// Why a schema says nothing of its shape, if it does not.
+fn untyped(doc: &Value, schema: &Value) -> Option<String> {
+    if schema.is_null() {
+        return Some("no schema".into());
+    }
+    let named = schema.get("$ref").is_some();
+    let target = resolve(doc, schema);
+    if target.is_null() {
+        return Some(format!("dangling {schema}"));
+    }
+    let is_object = target["type"] == "object";
+    let bare = is_object
+        && target.get("properties").is_none()
+        && target.get("additionalProperties").is_none()
+        && target.get("allOf").is_none();
+    if bare {
+        return Some(format!("a bare object: {target}"));
+    }
+    if is_object && !named {
+        return Some(format!("an inline object, not a named schema: {target}"));
+    }
+    if target["type"] == "array" {
+        return untyped(doc, &target["items"]).map(|why| format!("items: {why}"));
+    }
+    if target.get("type").is_none()
+        && !["oneOf", "allOf", "anyOf", "enum"]
+            .iter()
+            .any(|k| target.get(*k).is_some())
+    {
+        return Some(format!("no type: {target}"));
+    }
+    None
+}
+
+#[test]
+fn every_success_answer_has_a_named_schema() {
+    let doc = document();
+    let mut faults = Vec::new();
+    for (path, method, op) in operations(&doc) {
+        for (status, answer) in op["responses"].as_object().unwrap() {
+            if !status.starts_with('2') {
+                continue;
+            }
+            let Some(content) = answer["content"].as_object() else {
+                faults.push(format!("{method} {path} {status}: no content"));
+                continue;
+            };
+            for (media, body) in content {
+                if let Some(why) = untyped(&doc, &body["schema"]) {
+                    faults.push(format!("{method} {path} {status} {media}: {why}"));
+                }
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+}
+
+/// `{name}`s of a path template.
+fn template_params(path: &str) -> Vec<String> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|s| s.split_once('}').map(|(name, _)| name.to_owned()))
+        .collect()
+}
+
+#[test]
+fn path_parameters_are_declared_in_the_path_and_only_there() {
+    let doc = document();
+    let mut faults = Vec::new();
+    for (path, method, op) in operations(&doc) {
+        let in_template = template_params(&path);
+        let params = op["parameters"].as_array().cloned().unwrap_or_default();
+        let declared: Vec<&str> = params
+            .iter()
+            .filter(|p| p["in"] == "path")
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        for name in &in_template {
+            if !declared.contains(&name.as_str()) {
+                faults.push(format!(
+                    "{method} {path}: {{{name}}} is not declared in: path"
+                ));
+            }
+        }
+        for name in &declared {
+            if !in_template.iter().any(|t| t == name) {
+                faults.push(format!(
+                    "{method} {path}: {name} is declared in: path but not in the path"
+                ));
+            }
+        }
+        for p in params.iter().filter(|p| p["in"] == "path") {
+            if p["required"] != true {
+                faults.push(format!(
+                    "{method} {path}: path parameter {} is not required",
+                    p["name"]
+                ));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+}
+
+#[test]
+fn query_parameters_are_declared_in_the_query() {
+    let doc = document();
+    let op = &doc["paths"]["/v1/users/{uid}/coupons"]["get"];
+    let by_name = |name: &str| {
+        op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is declared"))
+    };
+    for name in ["status", "offset", "limit"] {
+        assert_eq!(by_name(name)["in"], "query", "{name}");
+    }
+    assert_eq!(by_name("uid")["in"], "path");
+    let list = &doc["paths"]["/v1/templates"]["get"]["parameters"];
+    let names: Vec<(&str, &str)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["in"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [("status", "query"), ("offset", "query"), ("limit", "query")]
+    );
+}
+
+fn has_error(doc: &Value, op: &Value, status: &str) -> bool {
+    let schema = &op["responses"][status]["content"]["application/json"]["schema"];
+    schema["$ref"]
+        .as_str()
+        .is_some_and(|r| r.ends_with("/ErrorBody"))
+        && doc["components"]["schemas"]["ErrorBody"].is_object()
+}
+
+#[test]
+fn every_route_documents_its_errors_with_the_error_body() {
+    let doc = document();
+    let mut faults = Vec::new();
+    for (path, method, op) in operations(&doc) {
+        let mut expected: Vec<&str> = Vec::new();
+        let authed = op["security"].as_array().is_some_and(|s| !s.is_empty());
+        let takes_input = op.get("requestBody").is_some()
+            || op["parameters"].as_array().is_some_and(|p| !p.is_empty());
+        if authed {
+            expected.extend(["401", "403"]);
+        }
+        if takes_input {
+            expected.push("400");
+        }
+        if op.get("requestBody").is_some() {
+            expected.push("413");
+        }
+        if ["post", "patch"].contains(&method.as_str()) {
+            expected.push("422"); // an Idempotency-Key reused with another request
+        }
+        if path.starts_with("/v1/") {
+            expected.push("503");
+        }
+        // A named thing in the path may be missing; a user has no row (an
+        // unknown user has no coupons), so `{uid}` cannot be.
+        if path.contains('{') && !path.contains("{uid}") {
+            expected.push("404");
+        }
+        if path == "/v1/claims" {
+            expected.extend(["401", "404", "409", "410", "422", "429"]);
+        }
+        for status in expected {
+            if !has_error(&doc, &op, status) {
+                faults.push(format!(
+                    "{method} {path}: {status} not documented with ErrorBody"
+                ));
+            }
+        }
+        for (status, answer) in op["responses"].as_object().unwrap() {
+            if status.starts_with('4') && !has_error(&doc, &op, status) {
+                faults.push(format!(
+                    "{method} {path}: {status} is not an ErrorBody: {answer}"
+                ));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{faults:#?}");
+}
+
+#[test]
+fn writes_document_the_idempotency_key_header() {
+    let doc = document();
+    for (path, method, op) in operations(&doc) {
+        if !["post", "patch"].contains(&method.as_str()) {
+            continue;
+        }
+        let params = op["parameters"].as_array().unwrap();
+        assert!(
+            params
+                .iter()
+                .any(|p| p["name"] == "Idempotency-Key" && p["in"] == "header"),
+            "{method} {path}"
+        );
+    }
+}
+
+#[test]
+fn metrics_are_documented_as_openmetrics_text() {
+    let doc = document();
+    let content = doc["paths"]["/metrics"]["get"]["responses"]["200"]["content"]
+        .as_object()
+        .unwrap();
+    assert_eq!(content.len(), 1);
+    let media = content.keys().next().unwrap();
+    assert!(media.starts_with("application/openmetrics-text"), "{media}");
+}
+
+#[test]
+fn the_order_shapes_are_documented() {
+    let doc = document();
+    let schemas = &doc["components"]["schemas"];
+    for (schema, fields) in [
+        (
+            "RawOrder",
+            &["order_id", "user_id", "currency", "lines"][..],
+        ),
+        (
+            "RawLine",
+            &["line_id", "sku", "category", "quantity", "unit_price"],
+        ),
+        (
+            "LockAnswer",
+            &["order_id", "discount", "payable", "allocations"],
+        ),
+        ("OrderAnswer", &["order_id", "status", "coupon_ids"]),
+        (
+            "RefundAnswer",
+            &["refund_id", "amount", "lines", "coupons_reissued"],
+        ),
+        ("QuoteAnswer", &["coupons", "best"]),
+        ("TemplatePage", &["templates", "total", "offset", "limit"]),
+    ] {
+        for field in fields {
+            assert!(
+                schemas[schema]["properties"].get(*field).is_some(),
+                "{schema}.{field}: {}",
+                schemas[schema]
+            );
+        }
+    }
+    let status = resolve(&doc, &schemas["OrderAnswer"]["properties"]["status"]);
+    let values: Vec<&str> = status["enum"]
+        .as_array()
+        .expect("the order status is an enum")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(values.contains(&"cancelled_before_lock"), "{values:?}");
+    let lock = &doc["paths"]["/v1/orders/lock"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"];
+    let lock = resolve(&doc, lock);
+    assert_eq!(
+        lock["properties"]["order"]["$ref"], "#/components/schemas/RawOrder",
+        "{lock}"
+    );
+}
+
+/// `OPENAPI_DUMP=1 cargo nextest run -p ledger --test openapi dump` prints it.
+#[test]
+fn dump() {
+    if std::env::var_os("OPENAPI_DUMP").is_some() {
+        println!("{}", serde_json::to_string_pretty(&document()).unwrap());
+    }
+}
