@@ -10,7 +10,6 @@ use uuid::Uuid;
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::TemplateSn;
 use crate::domain::template_status::TemplateStatus;
-use crate::domain::terms::RawTerms;
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -25,7 +24,7 @@ pub struct TemplateView {
     /// The terms: `kind`, `currency`, `discount`, `face_value`, `validity`,
     /// `stacking`, `use_scope` (as created).
     #[serde(flatten)]
-    #[schema(value_type = RawTerms)]
+    #[schema(value_type = TermsView)]
     pub terms: Value,
     pub issue_window: IssueWindowView,
     pub total: i64,
@@ -36,6 +35,23 @@ pub struct TemplateView {
     pub remind_days_before: Option<i32>,
     pub channels: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
+}
+
+/// The terms inside a template's answer: the fields of `RawTerms`, in a
+/// schema that, unlike the request's, lets the template's other fields sit
+/// beside them (a flattened `RawTerms` would forbid them).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct TermsView {
+    /// `goods` | `shipping`
+    kind: String,
+    currency: String,
+    discount: crate::domain::rule::RawDiscount,
+    face_value: Option<String>,
+    validity: crate::domain::validity::RawValidity,
+    /// `exclusive` | `stackable`
+    stacking: String,
+    use_scope: Vec<crate::domain::scope::RawScopeEntry>,
 }
 
 /// When coupons of the template may be claimed.
