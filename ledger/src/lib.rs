@@ -28,12 +28,17 @@
 //! - [`secret_box`]: channel secrets sealed at rest under `LEDGER_SECRET_KEY`.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 //!
-//! Where the coming features live (DESIGN §9–§14), each in the same layers:
+//! Bulk issuance (DESIGN §9), in the same layers: `domain/user_file.rs`
+//! (the uploaded file, parsed as it streams) and `domain/issuance.rs` (job
+//! statuses, line outcomes, the chunk's per-user and quota decisions);
+//! `api/issuance_jobs.rs` and `api/upload.rs` (the streamed upload, chunks
+//! published with confirms); `commands/issuance_job.rs` (the upload side of
+//! a job) and `commands/issuance.rs` (one chunk in one transaction);
+//! `queries/issuance_jobs.rs`; `messaging/chunk_message.rs`; the worker in
+//! `workers/src/issuance.rs`; `ledger issue` in `cli/issue.rs`.
 //!
-//! - Bulk issuance: `api/issuance_jobs.rs` (streamed upload, chunk publishing),
-//!   `commands/issuance.rs` (one chunk in one transaction), `domain/issuance.rs`
-//!   (line parsing and outcomes), the worker in `workers/src/issuance.rs`, the
-//!   CLI in `ledger/src/cli/issue.rs`.
+//! Where the coming features live (DESIGN §10–§14), each in the same layers:
+//!
 //! - Expiry reminders: `domain/reminder.rs` (notify days), `projections/notify.rs`,
 //!   the sender in `workers/src/notify.rs`.
 //! - Finance: `audit/` (hash chain, sealer, verify), `queries/liability.rs`,
