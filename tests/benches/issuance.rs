@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use chrono::{SubsecRound, Utc};
-use futures_util::pin_mut;
+use ledger::commands::issuance::copy_coupons;
 use ledger::domain::events::{CouponIssued, Metadata};
 use ledger::domain::ledger_event::LedgerEvent;
 use ledger::domain::money::Money;
@@ -28,8 +28,6 @@ use ledger::store::{NewEvent, StreamEvent};
 use tests::workers::Workers;
 use tests::{Env, Server, bin, template_body};
 use tokio::process::Command;
-use tokio_postgres::binary_copy::BinaryCopyInWriter;
-use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -115,54 +113,10 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
     settle_disk(&client).await;
     let started = Instant::now();
     let tx = client.transaction().await.unwrap();
-    copy_coupons(&tx, &coupons).await;
+    copy_coupons(&tx, &coupons).await.unwrap();
     ledger::store::copy_events(&tx, &events).await.unwrap();
     tx.commit().await.unwrap();
     started.elapsed()
-}
-
-async fn copy_coupons(tx: &tokio_postgres::Transaction<'_>, coupons: &[CouponIssued]) {
-    let sink = tx
-        .copy_in(
-            "COPY coupons (id, template_sn, user_id, status, issued_at, effective_at, \
-             expires_at, version, job_id, job_line) FROM STDIN (FORMAT binary)",
-        )
-        .await
-        .unwrap();
-    let types = [
-        Type::UUID,
-        Type::TEXT,
-        Type::TEXT,
-        Type::TEXT,
-        Type::TIMESTAMPTZ,
-        Type::TIMESTAMPTZ,
-        Type::TIMESTAMPTZ,
-        Type::INT4,
-        Type::UUID,
-        Type::INT8,
-    ];
-    let writer = BinaryCopyInWriter::new(sink, &types);
-    pin_mut!(writer);
-    for c in coupons {
-        let line = c.job_line.map(|l| l as i64);
-        writer
-            .as_mut()
-            .write(&[
-                &c.coupon_id,
-                &c.template_sn,
-                &c.user_id,
-                &"unused",
-                &c.issued_at,
-                &c.effective_at,
-                &c.expires_at,
-                &1_i32,
-                &c.job_id,
-                &line,
-            ])
-            .await
-            .unwrap();
-    }
-    writer.finish().await.unwrap();
 }
 
 /// Runs the relay and balances for `secs`; balances rows reflected per second.

@@ -323,8 +323,9 @@ async fn issue_coupons(
     Ok(())
 }
 
-async fn copy_coupons(
-    tx: &Transaction<'_>,
+/// New coupons' rows by one binary COPY (the bench's baseline uses it too).
+pub async fn copy_coupons(
+    tx: &tokio_postgres::Transaction<'_>,
     coupons: &[CouponIssued],
 ) -> Result<u64, tokio_postgres::Error> {
     let sink = tx.copy_in(COPY_COUPONS).await?;
