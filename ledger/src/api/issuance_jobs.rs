@@ -19,8 +19,9 @@ use super::upload::{self, Target, UploadError};
 use crate::commands::issuance_job::{self, Opened};
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
-use crate::domain::template_status::TemplateStatus;
+use crate::domain::template_status::{self, NotIssuing};
 use crate::domain::user_file::FileFormat;
+use crate::queries;
 use crate::queries::issuance_jobs::{self as jobs, JobView, ReportLine};
 
 const MAX_KEY_LEN: usize = 128;
@@ -178,29 +179,19 @@ fn job_key(headers: &HeaderMap, query: Option<&str>) -> Result<String, ApiError>
 /// The template exists (404) and issues now (422).
 async fn check_template(state: &AppState, sn: &TemplateSn) -> Result<(), ApiError> {
     let client = state.pool.get().await?;
-    let row = client
-        .query_opt(
-            "SELECT status, issue_begin, issue_end FROM templates WHERE sn = $1",
-            &[&sn.as_str()],
-        )
+    let (status, window) = queries::templates::issue_state(&**client, sn)
         .await?
         .ok_or_else(|| ApiError::NotFound("template".into()))?;
-    if TemplateStatus::parse(row.get(0)) != Some(TemplateStatus::Active) {
-        return Err(ApiError::Unprocessable {
-            code: "template_not_active",
-            message: format!("the template is {}", row.get::<_, &str>(0)),
-        });
-    }
-    let now = state.now();
-    let (begin, end): (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>) =
-        (row.get(1), row.get(2));
-    if now < begin || now > end {
-        return Err(ApiError::Unprocessable {
-            code: "outside_issue_window",
-            message: format!("the template issues from {begin} to {end}"),
-        });
-    }
-    Ok(())
+    template_status::issuing(status, window, state.now()).map_err(|why| {
+        let code = match why {
+            NotIssuing::NotActive(_) => "template_not_active",
+            NotIssuing::OutsideWindow { .. } => "outside_issue_window",
+        };
+        ApiError::Unprocessable {
+            code,
+            message: why.to_string(),
+        }
+    })
 }
 
 async fn job_view(state: &AppState, id: Uuid) -> Result<JobView, ApiError> {

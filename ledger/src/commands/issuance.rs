@@ -21,7 +21,7 @@ use crate::domain::issuance::{
     ChunkLine, IssuanceChunk, JobStatus, Outcome, claims_after, per_user, take_quota,
 };
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::template_status::TemplateStatus;
+use crate::domain::template_status::{self, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store::{self, NewEvent, StreamEvent};
 
@@ -60,7 +60,7 @@ pub async fn apply_chunk(
     let all: Vec<usize> = (0..chunk.lines.len()).collect();
     let outcome = match closed {
         Some(reason) => {
-            record_lines(tx, chunk, &all, Outcome::Cancelled, reason).await?;
+            record_lines(tx, chunk, &all, Outcome::Cancelled, &reason).await?;
             ChunkOutcome {
                 cancelled: count(&all),
                 ..Default::default()
@@ -73,14 +73,14 @@ pub async fn apply_chunk(
 }
 
 /// Why no line of the chunk can be issued, if so.
-fn why_closed(job: JobStatus, t: &Template, now: DateTime<Utc>) -> Option<&'static str> {
+fn why_closed(job: JobStatus, t: &Template, now: DateTime<Utc>) -> Option<String> {
     if job == JobStatus::Cancelled {
-        return Some("the job was cancelled");
+        return Some("the job was cancelled".into());
     }
-    if t.status != TemplateStatus::Active {
-        return Some("the template is not active");
-    }
-    (now < t.issue_begin || now > t.issue_end).then_some("outside the template's issue window")
+    let window = (t.issue_begin, t.issue_end);
+    template_status::issuing(t.status, window, now)
+        .err()
+        .map(|why| why.to_string())
 }
 
 async fn issue_open(

@@ -76,6 +76,34 @@ impl fmt::Display for TemplateStatus {
     }
 }
 
+/// Why a template issues no coupon now.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotIssuing {
+    #[error("the template is {0}")]
+    NotActive(TemplateStatus),
+    #[error("the template issues from {} to {}", .begin.to_rfc3339(), .end.to_rfc3339())]
+    OutsideWindow {
+        begin: chrono::DateTime<chrono::Utc>,
+        end: chrono::DateTime<chrono::Utc>,
+    },
+}
+
+/// Whether a template in `status` with the issue window `[begin, end]`
+/// issues coupons at `now`.
+pub fn issuing(
+    status: TemplateStatus,
+    (begin, end): (chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>),
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), NotIssuing> {
+    if status != TemplateStatus::Active {
+        return Err(NotIssuing::NotActive(status));
+    }
+    if now < begin || now > end {
+        return Err(NotIssuing::OutsideWindow { begin, end });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::StatusAction as A;

@@ -129,6 +129,19 @@ pub async fn exists(
     Ok(row.is_some())
 }
 
+/// A template's status and issue window, if it exists.
+pub async fn issue_state(
+    client: &impl GenericClient,
+    sn: &TemplateSn,
+) -> Result<Option<(TemplateStatus, (DateTime<Utc>, DateTime<Utc>))>, tokio_postgres::Error> {
+    let sql = "SELECT status, issue_begin, issue_end FROM templates WHERE sn = $1";
+    let row = client.query_opt(sql, &[&sn.as_str()]).await?;
+    Ok(row.and_then(|r| {
+        let status = TemplateStatus::parse(r.get(0))?;
+        Some((status, (r.get(1), r.get(2))))
+    }))
+}
+
 /// Templates, newest first (creation time, then sn), optionally of one status.
 pub async fn page(
     client: &impl GenericClient,
