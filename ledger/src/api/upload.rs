@@ -23,6 +23,10 @@ use crate::messaging::topology;
 const GZIP_STEP: usize = 8 * 1024;
 /// Invalid lines written to the report per statement.
 const INVALID_BATCH: usize = 1_000;
+/// Progress is saved at least this often (the job's sign of life: an upload
+/// silent for `UPLOAD_SILENCE_SECS` counts as broken off), and whenever a
+/// chunk or a batch of invalid lines is written; not on every frame.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[derive(Debug, thiserror::Error)]
 pub enum UploadError {
@@ -144,6 +148,8 @@ struct Gathered {
     chunk_lines: usize,
     /// Lines already counted in the metrics.
     lines_counted: i64,
+    /// When progress was last saved.
+    saved: std::time::Instant,
 }
 
 impl Gathered {
@@ -158,6 +164,7 @@ impl Gathered {
             invalid: Vec::new(),
             chunk_lines,
             lines_counted: 0,
+            saved: std::time::Instant::now(),
         }
     }
 
@@ -217,11 +224,11 @@ pub async fn read_file(
     while let Some(frame) = frames.next().await {
         let frame = frame.map_err(|e| UploadError::BrokeOff(e.to_string()))?;
         inflater.push(&frame, |bytes| gathered.feed(bytes))?;
-        next_chunk = write_ready(state, target, &mut gathered, next_chunk).await?;
+        next_chunk = write_ready(state, target, &mut gathered, next_chunk, false).await?;
     }
     inflater.finish(|bytes| gathered.feed(bytes))?;
     gathered.end()?;
-    let chunks = write_ready(state, target, &mut gathered, next_chunk).await?;
+    let chunks = write_ready(state, target, &mut gathered, next_chunk, true).await?;
     Ok(Uploaded {
         counts: gathered.counts,
         sha256: gathered.sha.finalize().to_vec(),
@@ -229,14 +236,19 @@ pub async fn read_file(
     })
 }
 
-/// Writes the report lines and publishes the chunks gathered so far;
-/// returns the next chunk's number.
+/// Writes the report lines and publishes the chunks gathered so far (all of
+/// them when `end`); returns the next chunk's number.
 async fn write_ready(
     state: &AppState,
     target: &Target,
     gathered: &mut Gathered,
     mut chunk_no: i32,
+    end: bool,
 ) -> Result<i32, UploadError> {
+    let idle = gathered.ready.is_empty() && gathered.invalid.len() < INVALID_BATCH;
+    if idle && !end && gathered.saved.elapsed() < PROGRESS_EVERY {
+        return Ok(chunk_no);
+    }
     let client = state.pool.get().await?;
     for batch in gathered.invalid.chunks(INVALID_BATCH) {
         issuance_job::record_invalid(&**client, target.job_id, batch).await?;
@@ -278,6 +290,7 @@ async fn write_ready(
         .lines_read
         .inc_by(new_lines.max(0) as u64);
     gathered.lines_counted = gathered.counts.lines_read;
+    gathered.saved = std::time::Instant::now();
     Ok(chunk_no)
 }
 
