@@ -45,6 +45,7 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
         limit: super::BODY_LIMIT,
     };
     if declared_length(req.headers()).is_some_and(|n| n > super::BODY_LIMIT as u64) {
+        drain(req.into_body()).await;
         return Err(too_large);
     }
     Bytes::from_request(req, state).await.map_err(|rejection| {
@@ -54,6 +55,31 @@ pub async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes,
             ApiError::bad_request(rejection.body_text())
         }
     })
+}
+
+/// Most a refused body is read on before the answer goes out.
+const DRAIN_BYTES: usize = 4 * 1024 * 1024;
+/// Longest a refused body is waited for: a client that declared a body it
+/// does not send gets its answer after this.
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Reads and drops what a client is still sending (bounded in bytes and
+/// time) before an answer that refuses it: a client that writes its body
+/// before reading the answer would otherwise find the connection closed
+/// under it and never see the answer.
+pub async fn drain(body: axum::body::Body) {
+    use futures_util::StreamExt;
+    let mut frames = body.into_data_stream();
+    let mut read = 0;
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        while read < DRAIN_BYTES {
+            match frames.next().await {
+                Some(Ok(frame)) => read += frame.len(),
+                _ => break,
+            }
+        }
+    })
+    .await;
 }
 
 fn declared_length(headers: &HeaderMap) -> Option<u64> {

@@ -53,14 +53,14 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let format = file_format(&headers)?;
-    let gzip = gzipped(&headers)?;
-    let key = job_key(&headers, q.key.as_deref())?;
-    let sn = TemplateSn::parse(&q.template).ok_or_else(|| ApiError::NotFound("template".into()))?;
-    check_template(&state, &sn).await?;
-    let client = state.pool.get().await?;
-    let opened = issuance_job::open(&**client, &key, sn.as_str(), format, state.now()).await?;
-    drop(client);
+    let (format, gzip, sn, opened) = match open_job(&state, &q, &headers).await {
+        Ok(opened) => opened,
+        Err(refused) => {
+            // Let a client that streams its file first see the refusal.
+            super::extract::drain(body).await;
+            return Err(refused);
+        }
+    };
     let job_id = match opened {
         Opened::Complete { id, file_sha256 } => {
             let sha = upload::hash_body(body, gzip, state.upload_max_bytes).await;
@@ -86,6 +86,22 @@ pub async fn upload(
     };
     let view = job_view(&state, job_id).await?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+/// The file's form and the job its key names, once the template issues.
+async fn open_job(
+    state: &AppState,
+    q: &UploadQuery,
+    headers: &HeaderMap,
+) -> Result<(FileFormat, bool, TemplateSn, Opened), ApiError> {
+    let format = file_format(headers)?;
+    let gzip = gzipped(headers)?;
+    let key = job_key(headers, q.key.as_deref())?;
+    let sn = TemplateSn::parse(&q.template).ok_or_else(|| ApiError::NotFound("template".into()))?;
+    check_template(state, &sn).await?;
+    let client = state.pool.get().await?;
+    let opened = issuance_job::open(&**client, &key, sn.as_str(), format, state.now()).await?;
+    Ok((format, gzip, sn, opened))
 }
 
 /// Reads the file into the job; a failure leaves the job resumable.
