@@ -541,3 +541,64 @@ async fn two_issuance_workers_together_are_exact() {
     one.terminate().await.unwrap();
     two.terminate().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quota_smaller_than_the_file_is_shared_exactly_with_concurrent_claims() {
+    let env = Env::new().await.unwrap();
+    let server = std::sync::Arc::new(Server::start(&env).await.unwrap());
+    let total = 4_000;
+    let sn = server
+        .activate_template(&template_body(total, 1))
+        .await
+        .unwrap();
+    let channel = std::sync::Arc::new(server.channel_for(&sn).await.unwrap());
+    let one = Workers::start(&env, "issuance").unwrap();
+    let two = Workers::start(&env, "issuance").unwrap();
+    // 6,000 distinct users in the file; 400 HTTP claims race the job, half of
+    // them by users of the file (one of the two gets the coupon, or neither).
+    let text: String = (0..6_000).map(|i| format!("share-{i}\n")).collect();
+    let mut claims = tokio::task::JoinSet::new();
+    for i in 0..400 {
+        let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
+        let user = if i % 2 == 0 {
+            format!("share-{}", i * 13)
+        } else {
+            format!("solo-{i}")
+        };
+        // Spread over the job's run, so that claims land between its chunks.
+        let pause = Duration::from_millis(3 * i);
+        claims.spawn(async move {
+            tokio::time::sleep(pause).await;
+            server.claim(&channel, &sn, &user).await.unwrap()
+        });
+    }
+    let (status, answer) = upload(&server, &sn, text.into_bytes(), &[]).await;
+    assert_eq!(status, 202, "{answer}");
+    let mut claimed = 0;
+    while let Some(answer) = claims.join_next().await {
+        let (status, body) = answer.unwrap();
+        assert!([201, 409, 410].contains(&status), "{status} {body}");
+        claimed += i64::from(status == 201);
+    }
+    let done = wait_done(&server, answer["job_id"].as_str().unwrap()).await;
+    let issued = done["issued"].as_i64().unwrap();
+    assert_eq!(
+        issued + claimed,
+        total,
+        "the job and the claims share the quota: {done}"
+    );
+    assert!(
+        done["sold_out"].as_i64().unwrap() >= 6_000 - total,
+        "{done}"
+    );
+    assert_exact(&env, &done, &sn, 1).await;
+    let csv = report(&server, answer["job_id"].as_str().unwrap(), false).await;
+    let sold_out = csv.lines().filter(|l| l.contains(",sold_out,")).count();
+    assert_eq!(
+        sold_out as i64,
+        done["sold_out"].as_i64().unwrap(),
+        "the report tells each"
+    );
+    one.terminate().await.unwrap();
+    two.terminate().await.unwrap();
+}

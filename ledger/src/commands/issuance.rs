@@ -1,9 +1,20 @@
 //! One bulk-issuance chunk in ONE transaction (DESIGN §9): the job's state,
 //! the per-user limits of all its users (one read, one guarded upsert), the
-//! quota for the chunk (one guarded update that takes what is left), the
-//! coupons and their `CouponIssued` events by binary COPY, the lines that got
-//! none, and the chunk's outcome counts. The caller claims the inbox row in
-//! the same transaction, so a redelivered chunk is a no-op.
+//! quota for the chunk (one guarded update), the coupons and their
+//! `CouponIssued` events by binary COPY, the lines that got none, and the
+//! chunk's outcome counts. The caller claims the inbox row in the same
+//! transaction, so a redelivered chunk is a no-op.
+//!
+//! Two ways through, both exact:
+//! - **optimistic** (the common case: quota left for the whole chunk): the
+//!   users' counts are raised by guarded increments, the coupons written,
+//!   and only then is the template's hot row updated (`issued + n <=
+//!   total`), so chunks and claims of one template queue on that row for
+//!   the commit only, not for the COPYs;
+//! - **guarded** (when the optimistic guards refuse: the quota runs out, or
+//!   a concurrent claim changed a user's count): rolled back to a
+//!   savepoint, the chunk locks its users' rows and then the template's,
+//!   and takes what quota is left (`sold_out` for the rest).
 
 use std::collections::HashMap;
 
@@ -37,6 +48,8 @@ pub struct ChunkOutcome {
 /// The template as a chunk needs it.
 struct Template {
     status: TemplateStatus,
+    /// `total - issued` as the transaction's snapshot saw it (not locked).
+    left: i64,
     issue_begin: DateTime<Utc>,
     issue_end: DateTime<Utc>,
     per_user_limit: i32,
@@ -91,6 +104,66 @@ async fn issue_open(
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
+    tx.batch_execute("SAVEPOINT optimistic").await?;
+    if let Some(outcome) = issue_optimistic(tx, chunk, template, metadata, now, tz).await? {
+        tx.batch_execute("RELEASE SAVEPOINT optimistic").await?;
+        return Ok(outcome);
+    }
+    tx.batch_execute("ROLLBACK TO SAVEPOINT optimistic").await?;
+    issue_guarded(tx, chunk, template, metadata, now, tz).await
+}
+
+/// Every line that passes the per-user limit gets its coupon, or None
+/// (nothing kept: the caller rolls back) when a guard refuses.
+async fn issue_optimistic(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    template: &Template,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<Option<ChunkOutcome>, CommandError> {
+    let sn = chunk.template_sn.as_str();
+    let claimed = read_claims(tx, sn, &chunk.lines).await?;
+    let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
+    let wanted = i64::try_from(decided.passing.len()).expect("chunk sizes fit i64");
+    if wanted > template.left {
+        return Ok(None);
+    }
+    let limit = template.per_user_limit;
+    if !add_claims(tx, sn, &chunk.lines, &decided.passing, limit).await? {
+        return Ok(None);
+    }
+    issue_coupons(
+        tx,
+        chunk,
+        &decided.passing,
+        &template.terms,
+        metadata,
+        now,
+        tz,
+    )
+    .await?;
+    if !add_issued(tx, sn, wanted).await? {
+        return Ok(None);
+    }
+    record_over_limit(tx, chunk, &decided.over_limit).await?;
+    Ok(Some(ChunkOutcome {
+        issued: count(&decided.passing),
+        over_limit: count(&decided.over_limit),
+        ..Default::default()
+    }))
+}
+
+/// Locks the users' rows, then the template's, and takes what is left.
+async fn issue_guarded(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    template: &Template,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<ChunkOutcome, CommandError> {
     let sn = chunk.template_sn.as_str();
     let claimed = lock_claims(tx, sn, &chunk.lines).await?;
     let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
@@ -99,29 +172,24 @@ async fn issue_open(
     let after = claims_after(&chunk.lines, issued, &claimed);
     save_claims(tx, sn, &chunk.lines, &after).await?;
     issue_coupons(tx, chunk, issued, &template.terms, metadata, now, tz).await?;
-    let over = &decided.over_limit;
-    record_lines(
-        tx,
-        chunk,
-        over,
-        Outcome::OverLimit,
-        "user at the per-user limit",
-    )
-    .await?;
-    record_lines(
-        tx,
-        chunk,
-        sold_out,
-        Outcome::SoldOut,
-        "the quota is exhausted",
-    )
-    .await?;
+    record_over_limit(tx, chunk, &decided.over_limit).await?;
+    let reason = "the quota is exhausted";
+    record_lines(tx, chunk, sold_out, Outcome::SoldOut, reason).await?;
     Ok(ChunkOutcome {
         issued: count(issued),
-        over_limit: count(over),
+        over_limit: count(&decided.over_limit),
         sold_out: count(sold_out),
         cancelled: 0,
     })
+}
+
+async fn record_over_limit(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    over: &[usize],
+) -> Result<(), tokio_postgres::Error> {
+    let reason = "user at the per-user limit";
+    record_lines(tx, chunk, over, Outcome::OverLimit, reason).await
 }
 
 fn count(lines: &[usize]) -> i32 {
@@ -155,7 +223,7 @@ async fn job_status(
 }
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {
-    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms
+    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, total - issued
                  FROM templates WHERE sn = $1";
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn])
@@ -164,11 +232,65 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
     let raw: RawTerms = serde_json::from_value(row.get(4)).map_err(|e| internal(&e.to_string()))?;
     Ok(Template {
         status: TemplateStatus::parse(row.get(0)).ok_or_else(|| internal("unknown status"))?,
+        left: row.get(5),
         issue_begin: row.get(1),
         issue_end: row.get(2),
         per_user_limit: row.get(3),
         terms: Terms::parse(&raw).map_err(|e| internal(&e.to_string()))?,
     })
+}
+
+/// What each user of the chunk already claimed, as the snapshot saw it
+/// (absent: nothing); [`add_claims`]' guard catches a change since.
+async fn read_claims(
+    tx: &Transaction<'_>,
+    sn: &str,
+    lines: &[ChunkLine],
+) -> Result<HashMap<String, i32>, tokio_postgres::Error> {
+    let users = distinct_users(lines);
+    let sql =
+        "SELECT user_id, claimed FROM user_claims WHERE template_sn = $1 AND user_id = ANY($2)";
+    let rows = tx
+        .query(&tx.prepare_cached(sql).await?, &[&sn, &users])
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// Raises each user's count by their `issued` lines, every user guarded
+/// by the limit (the same `user_claims` guard as claims), in one sorted
+/// statement. False when a guard refused: a claim got there first.
+async fn add_claims(
+    tx: &Transaction<'_>,
+    sn: &str,
+    lines: &[ChunkLine],
+    issued: &[usize],
+    limit: i32,
+) -> Result<bool, tokio_postgres::Error> {
+    let added = claims_after(lines, issued, &HashMap::new());
+    let users: Vec<&str> = added.iter().map(|(u, _)| u.as_str()).collect();
+    let counts: Vec<i32> = added.iter().map(|(_, n)| *n).collect();
+    let sql = "INSERT INTO user_claims (template_sn, user_id, claimed)
+               SELECT $1, u, n FROM unnest($2::text[], $3::int[]) AS x (u, n) ORDER BY u
+               ON CONFLICT (template_sn, user_id) DO UPDATE
+                  SET claimed = user_claims.claimed + excluded.claimed
+                WHERE user_claims.claimed + excluded.claimed <= $4";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&sn, &users, &counts, &limit];
+    let written = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(written == added.len() as u64)
+}
+
+/// Adds `n` to the template's issued count unless that passes its total.
+/// The hot row is locked here, the last thing the chunk does before commit.
+async fn add_issued(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<bool, tokio_postgres::Error> {
+    if n == 0 {
+        return Ok(true);
+    }
+    let guarded =
+        "UPDATE templates SET issued = issued + $2 WHERE sn = $1 AND issued + $2 <= total";
+    let updated = tx
+        .execute(&tx.prepare_cached(guarded).await?, &[&sn, &n])
+        .await?;
+    Ok(updated == 1)
 }
 
 /// What each user of the chunk already claimed, every user's row locked.
