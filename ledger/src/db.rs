@@ -12,11 +12,25 @@ pub const DEFAULT_POOL_SIZE: usize = 32;
 /// How long a caller waits for a free or new connection before giving up.
 const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The session setting every pooled connection gets. Statements are
+/// prepared once per connection and run for its lifetime: with Postgres'
+/// default (`auto`) a statement switches to a generic plan after five runs
+/// and keeps it, so a plan chosen while a table was empty (a sequential
+/// scan of nothing) went on scanning it at millions of rows. Custom plans
+/// are made for each run from the table's current size, and pick the index.
+pub const PLAN_CACHE_MODE: &str = "plan_cache_mode=force_custom_plan";
+
 /// A pool whose connections are checked (`Verified`) before reuse, so a
 /// Postgres restart costs one failed check, not a failed request.
 pub fn pool(config: &tokio_postgres::Config, size: usize) -> Pool {
+    let mut config = config.clone();
+    let options = match config.get_options() {
+        Some(given) => format!("{given} -c {PLAN_CACHE_MODE}"),
+        None => format!("-c {PLAN_CACHE_MODE}"),
+    };
+    config.options(&options);
     let manager = Manager::from_config(
-        config.clone(),
+        config,
         NoTls,
         ManagerConfig {
             recycling_method: RecyclingMethod::Verified,

@@ -74,15 +74,20 @@ async fn step(
     }
 }
 
+/// A coupon's view, locked: the lookup each of its events starts with.
+pub const LOAD_SQL: &str = "SELECT user_id, template_sn, face_value, status, version, \
+     locked_discount FROM projection_coupons WHERE projection = $1 AND coupon_id = $2 FOR UPDATE";
+
 pub async fn load(
     tx: &Transaction<'_>,
     projection: &str,
     coupon_id: Uuid,
 ) -> Result<Option<CouponView>, tokio_postgres::Error> {
-    let sql = "SELECT user_id, template_sn, face_value, status, version, locked_discount
-                 FROM projection_coupons WHERE projection = $1 AND coupon_id = $2 FOR UPDATE";
     let row = tx
-        .query_opt(&tx.prepare_cached(sql).await?, &[&projection, &coupon_id])
+        .query_opt(
+            &tx.prepare_cached(LOAD_SQL).await?,
+            &[&projection, &coupon_id],
+        )
         .await?;
     let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
     Ok(row.map(|r| CouponView {
