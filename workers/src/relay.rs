@@ -19,7 +19,7 @@ use tokio_postgres::Client;
 use crate::shutdown::{Shutdown, backoff};
 
 /// The relay's name: its cursor row and its advisory lock.
-pub const RELAY: &str = "coupon.events";
+pub use ledger::queries::lag::RELAY;
 /// Events read and published per round (bounds memory and re-sends).
 pub const BATCH: i64 = 2_000;
 const IDLE_POLL: Duration = Duration::from_millis(50);

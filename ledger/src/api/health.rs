@@ -11,6 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
+use crate::queries::lag::{ConsumerLag, consumer_lags};
 
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -33,16 +34,21 @@ pub struct Readiness {
     pub redis: bool,
     /// The dependencies that are down.
     pub down: Vec<&'static str>,
+    /// How far the relay and each projection are behind the log (empty when
+    /// Postgres did not answer in time). Lag does not make the API unready:
+    /// it answers from the write model; alert on it instead (README).
+    pub lag: Vec<ConsumerLag>,
 }
 
 /// Postgres, RabbitMQ and Redis answer; 503 names what is down.
 #[utoipa::path(get, path = "/readyz", tag = "ops",
     responses((status = 200, body = Readiness), (status = 503, body = Readiness)))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let (postgres, rabbitmq, redis) = tokio::join!(
+    let (postgres, rabbitmq, redis, lag) = tokio::join!(
         check_postgres(&state),
         check_rabbitmq(&state),
-        state.redis.ping()
+        state.redis.ping(),
+        read_lag(&state)
     );
     let down: Vec<&'static str> = [
         ("postgres", postgres),
@@ -67,6 +73,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         rabbitmq,
         redis,
         down,
+        lag,
     };
     (status, Json(body)).into_response()
 }
@@ -80,6 +87,17 @@ async fn check_postgres(state: &AppState) -> bool {
         tokio::time::timeout(CHECK_TIMEOUT, check).await,
         Ok(Some(_))
     )
+}
+
+async fn read_lag(state: &AppState) -> Vec<ConsumerLag> {
+    let read = async {
+        let client = state.pool.get().await.ok()?;
+        consumer_lags(&**client).await.ok()
+    };
+    match tokio::time::timeout(CHECK_TIMEOUT, read).await {
+        Ok(Some(lag)) => lag,
+        _ => Vec::new(),
+    }
 }
 
 async fn check_rabbitmq(state: &AppState) -> bool {

@@ -23,6 +23,7 @@ pub struct RequestLabels {
 pub struct Metrics {
     pub registry: Registry,
     pub issuance: super::issuance_metrics::IssuanceMetrics,
+    pub lag: super::lag_metrics::LagMetrics,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RequestLabels, Histogram>,
 }
@@ -42,9 +43,12 @@ impl Metrics {
         );
         let issuance = super::issuance_metrics::IssuanceMetrics::default();
         issuance.register(&mut registry);
+        let lag = super::lag_metrics::LagMetrics::default();
+        lag.register(&mut registry);
         Self {
             registry,
             issuance,
+            lag,
             requests,
             latency,
         }

@@ -22,6 +22,7 @@ pub mod extract;
 pub mod health;
 pub mod issuance_jobs;
 pub mod issuance_metrics;
+pub mod lag_metrics;
 pub mod metrics;
 pub mod openapi;
 pub mod orders;

@@ -47,6 +47,9 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         state.pool.clone(),
     );
     tokio::spawn(issuance);
+    let lag =
+        ledger::api::lag_metrics::refresh_forever(state.metrics.lag.clone(), state.pool.clone());
+    tokio::spawn(lag);
     tracing::info!(listen = %config.listen, "serving the API");
     ledger::api::serve(listener, state).await?;
     Ok(())

@@ -4,7 +4,9 @@
 //!   a user's coupons of one status (for quotes).
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 //! - [`templates`]: a template, templates (paged, newest first).
+//! - [`lag`]: how far the relay and each projection are behind the log.
 
 pub mod coupons;
 pub mod issuance_jobs;
+pub mod lag;
 pub mod templates;

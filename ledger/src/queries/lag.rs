@@ -1,0 +1,65 @@
+//! How far behind the log each consumer of `coupon.events` is, for
+//! operators (`/metrics`, `/readyz`): the relay (events committed but not
+//! yet published) and every projection (events published but not yet
+//! applied). Both follow the store's order (`tx_id`, `position`).
+//!
+//! `replay` has its own exact measure (`replay::lag`) inside its snapshot;
+//! this one is cheap enough to poll: the count stops at [`COUNT_CAP`].
+
+use serde::Serialize;
+use tokio_postgres::GenericClient;
+use utoipa::ToSchema;
+
+use crate::domain::projection::PROJECTIONS;
+
+/// The relay's cursor row in `relay_cursors` (and its advisory lock's name).
+pub const RELAY: &str = "coupon.events";
+/// Events counted at most per consumer: beyond it, the gauge reads the cap.
+pub const COUNT_CAP: i64 = 1_000_000;
+
+/// One consumer's distance from the log's head.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct ConsumerLag {
+    /// `relay` or a projection's name.
+    pub consumer: String,
+    /// Events after the last one it handled (at most 1,000,000).
+    pub events_behind: i64,
+    /// Age of the oldest event it has not handled (0 when caught up).
+    pub seconds_behind: f64,
+}
+
+const LAG: &str = "
+    WITH cursors AS (
+        SELECT p.name, e.tx_id, e.position
+          FROM unnest($1::text[]) AS p (name)
+          LEFT JOIN projection_positions pp ON pp.projection = p.name
+          LEFT JOIN events e ON e.position = pp.position
+        UNION ALL
+        SELECT 'relay', r.tx_id, r.position
+          FROM (SELECT 1) AS one LEFT JOIN relay_cursors r ON r.name = $2
+    )
+    SELECT c.name,
+           (SELECT count(*) FROM (
+               SELECT 1 FROM events e
+                WHERE (e.tx_id, e.position) > (coalesce(c.tx_id, -1), coalesce(c.position, -1))
+                LIMIT $3) AS behind),
+           coalesce((SELECT extract(epoch FROM now() - e.recorded_at)::float8 FROM events e
+                      WHERE (e.tx_id, e.position) > (coalesce(c.tx_id, -1), coalesce(c.position, -1))
+                      ORDER BY e.tx_id, e.position LIMIT 1), 0)
+      FROM cursors c";
+
+/// The relay's and every projection's lag, as `client` sees the tables now.
+pub async fn consumer_lags(
+    client: &impl GenericClient,
+) -> Result<Vec<ConsumerLag>, tokio_postgres::Error> {
+    let names: Vec<&str> = PROJECTIONS.to_vec();
+    let rows = client.query(LAG, &[&names, &RELAY, &COUNT_CAP]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| ConsumerLag {
+            consumer: r.get(0),
+            events_behind: r.get(1),
+            seconds_behind: r.get::<_, f64>(2).max(0.0),
+        })
+        .collect())
+}
