@@ -44,6 +44,13 @@ impl<T: Show> Show for Option<T> {
     }
 }
 
+impl Show for Vec<i32> {
+    fn show(&self) -> String {
+        let days: Vec<String> = self.iter().map(i32::to_string).collect();
+        format!("[{}]", days.join(","))
+    }
+}
+
 impl Show for Vec<Uuid> {
     fn show(&self) -> String {
         let ids: Vec<String> = self.iter().map(Uuid::to_string).collect();
@@ -105,7 +112,7 @@ row!(TemplateRow {
     issued: i64,
     per_user_limit: i32,
     refund_policy: String,
-    remind_days_before: Option<i32>,
+    remind_days_before: Option<Vec<i32>>,
     status: String,
     version: i32,
     created_at: DateTime<Utc>,

@@ -1,0 +1,288 @@
+//! The `notify` projection (DESIGN §10): coupon events → `notify_msg` rows,
+//! in the caller's transaction.
+//!
+//! `notify_coupons` remembers what the projection knows of each coupon (its
+//! holder, status, version and reminder days), so a duplicate is skipped, a
+//! gap is caught up from `events` (as the other projections do), and
+//! "does the user hold another live coupon for this template and day" is a
+//! question to this projection's own state, never to the write model (which
+//! may be ahead of it, and which a replay could not reproduce).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use rust_decimal::Decimal;
+use tokio_postgres::types::ToSql;
+use uuid::Uuid;
+
+use super::{Applied, ApplyError, decimal, record_position};
+use crate::domain::coupon_state::CouponStatus;
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::projection::{CouponView, Effect, coupon_effect};
+use crate::domain::reminder::{
+    EXPIRY_REMINDER, HolderChange, NotifyAt, NotifyStatus, Reminder, holder_change, reminders,
+};
+use crate::domain::stream::{Stream, StreamKind};
+use crate::store::{RecordedEvent, read_stream};
+
+/// The projection's name (inbox consumer, `projection_positions`).
+pub const NOTIFY: &str = "notify";
+
+/// The business time zone and the time of day reminders go out.
+#[derive(Clone, Copy, Debug)]
+pub struct NotifyClock {
+    pub tz: Tz,
+    pub at: NotifyAt,
+}
+
+/// What the projection knows of one coupon.
+#[derive(Clone, Debug)]
+struct Followed {
+    view: CouponView,
+    days: Vec<NaiveDate>,
+}
+
+/// Applies `event` (any stream: only coupon streams matter).
+pub async fn apply(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    event: &RecordedEvent,
+) -> Result<Applied, ApplyError> {
+    let stream = Stream::parse(&event.stream_id).map_err(|source| ApplyError::Stream {
+        position: event.position,
+        source,
+    })?;
+    let applied = match stream {
+        Stream::Coupon(id) => apply_coupon(tx, clock, id, event).await?,
+        _ => Applied::NotFollowed,
+    };
+    record_position(tx, NOTIFY, event.position).await?;
+    Ok(applied)
+}
+
+async fn apply_coupon(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    coupon_id: Uuid,
+    event: &RecordedEvent,
+) -> Result<Applied, ApplyError> {
+    let mut known = load(tx, coupon_id).await?;
+    let current = known.as_ref().map_or(0, |k| k.view.version);
+    if event.stream_version <= current {
+        return Ok(Applied::AlreadyApplied);
+    }
+    if event.stream_version > current + 1 {
+        // A gap: the missing versions come from the store, in order.
+        let stream = StreamKind::Coupon.id(coupon_id);
+        let limit = i64::from(event.stream_version - 1 - current);
+        for missing in read_stream(&**tx, &stream, current, limit).await? {
+            known = step(tx, clock, coupon_id, known, &missing).await?;
+        }
+    }
+    step(tx, clock, coupon_id, known, event).await?;
+    Ok(Applied::Applied)
+}
+
+/// Applies one event that directly follows `known`; what is known after it.
+async fn step(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    coupon_id: Uuid,
+    known: Option<Followed>,
+    event: &RecordedEvent,
+) -> Result<Option<Followed>, ApplyError> {
+    let decoded = event.decode()?;
+    let effect = coupon_effect(
+        known.as_ref().map(|k| &k.view),
+        &decoded,
+        event.stream_version,
+    )?;
+    match (effect, known) {
+        (Effect::Issued(view), _) => {
+            let LedgerEvent::CouponIssued(issued) = &decoded else {
+                return Ok(None);
+            };
+            let due = match &issued.remind_days_before {
+                Some(offsets) => reminders(
+                    issued.expires_at,
+                    issued.issued_at,
+                    offsets,
+                    clock.tz,
+                    clock.at,
+                ),
+                None => Vec::new(),
+            };
+            let followed = Followed {
+                view,
+                days: due.iter().map(|r| r.day).collect(),
+            };
+            insert(tx, coupon_id, &followed, issued.expires_at).await?;
+            add_reminders(tx, coupon_id, &followed.view, &due, issued.issued_at).await?;
+            Ok(Some(followed))
+        }
+        (Effect::Moved { from, view }, Some(known)) => {
+            let followed = Followed { view, ..known };
+            save(tx, coupon_id, &followed.view).await?;
+            match holder_change(from, followed.view.status) {
+                HolderChange::Left => cancel(tx, coupon_id, &followed).await?,
+                HolderChange::Returned => restore(tx, &followed, event.occurred_at).await?,
+                HolderChange::Nothing => {}
+            }
+            Ok(Some(followed))
+        }
+        (_, Some(mut known)) => {
+            // An event that moves no status still moves the version.
+            known.view.version = event.stream_version;
+            save(tx, coupon_id, &known.view).await?;
+            Ok(Some(known))
+        }
+        (_, None) => Ok(None),
+    }
+}
+
+async fn load(tx: &Transaction<'_>, coupon_id: Uuid) -> Result<Option<Followed>, ApplyError> {
+    let sql = "SELECT user_id, template_sn, face_value, status, version, notify_days
+                 FROM notify_coupons WHERE coupon_id = $1 FOR UPDATE";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&coupon_id])
+        .await?;
+    let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
+    Ok(row.map(|r| Followed {
+        view: CouponView {
+            user_id: r.get(0),
+            template_sn: r.get(1),
+            face_value: cents(r.get(2)),
+            status: CouponStatus::parse(r.get(3)).unwrap_or(CouponStatus::Void),
+            version: r.get(4),
+            locked_discount: 0,
+        },
+        days: r.get(5),
+    }))
+}
+
+async fn insert(
+    tx: &Transaction<'_>,
+    coupon_id: Uuid,
+    f: &Followed,
+    expires_at: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "INSERT INTO notify_coupons
+                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at, notify_days)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    let v = &f.view;
+    let params: [&(dyn ToSql + Sync); 8] = [
+        &coupon_id,
+        &v.user_id,
+        &v.template_sn,
+        &decimal(v.face_value),
+        &v.status.as_str(),
+        &v.version,
+        &expires_at,
+        &f.days,
+    ];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+async fn save(
+    tx: &Transaction<'_>,
+    coupon_id: Uuid,
+    v: &CouponView,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE notify_coupons SET status = $2, version = $3 WHERE coupon_id = $1";
+    let params: [&(dyn ToSql + Sync); 3] = [&coupon_id, &v.status.as_str(), &v.version];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// One row per reminder; an existing row (another coupon of the same user,
+/// template and day) stays as it is, except that a cancelled one whose time
+/// is still to come is pending again: the user holds a live coupon for it.
+async fn add_reminders(
+    tx: &Transaction<'_>,
+    coupon_id: Uuid,
+    v: &CouponView,
+    due: &[Reminder],
+    issued_at: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    if due.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO notify_msg
+                 (coupon_id, user_id, template_sn, notify_day, notify_type, notify_time, status)
+               SELECT $1, $2, $3, d, $4, t, $5 FROM unnest($6::date[], $7::timestamptz[]) AS r (d, t)
+               ON CONFLICT (user_id, template_sn, notify_day, notify_type) DO UPDATE
+                 SET status = $5
+               WHERE notify_msg.status = $8 AND notify_msg.notify_time > $9";
+    let days: Vec<NaiveDate> = due.iter().map(|r| r.day).collect();
+    let times: Vec<DateTime<Utc>> = due.iter().map(|r| r.at).collect();
+    let params: [&(dyn ToSql + Sync); 9] = [
+        &coupon_id,
+        &v.user_id,
+        &v.template_sn,
+        &EXPIRY_REMINDER.code(),
+        &NotifyStatus::Pending.code(),
+        &days,
+        &times,
+        &NotifyStatus::Cancelled.code(),
+        &issued_at,
+    ];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// The coupon is gone: its pending reminders are cancelled unless the user
+/// holds another live coupon of the template reminded on the same day.
+async fn cancel(
+    tx: &Transaction<'_>,
+    coupon_id: Uuid,
+    f: &Followed,
+) -> Result<(), tokio_postgres::Error> {
+    if f.days.is_empty() {
+        return Ok(());
+    }
+    let sql = "UPDATE notify_msg m SET status = $6
+                WHERE m.user_id = $1 AND m.template_sn = $2 AND m.notify_type = $3
+                  AND m.notify_day = ANY($4::date[]) AND m.status = $5
+                  AND NOT EXISTS (
+                      SELECT 1 FROM notify_coupons c
+                       WHERE c.user_id = $1 AND c.template_sn = $2 AND c.coupon_id <> $7
+                         AND c.status IN ('unused', 'locked') AND m.notify_day = ANY(c.notify_days))";
+    let params: [&(dyn ToSql + Sync); 7] = [
+        &f.view.user_id,
+        &f.view.template_sn,
+        &EXPIRY_REMINDER.code(),
+        &f.days,
+        &NotifyStatus::Pending.code(),
+        &NotifyStatus::Cancelled.code(),
+        &coupon_id,
+    ];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// The coupon is back: its cancelled reminders whose time is still to come
+/// (as of the event) are pending again.
+async fn restore(
+    tx: &Transaction<'_>,
+    f: &Followed,
+    at: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    if f.days.is_empty() {
+        return Ok(());
+    }
+    let sql = "UPDATE notify_msg SET status = $5
+                WHERE user_id = $1 AND template_sn = $2 AND notify_type = $3
+                  AND notify_day = ANY($4::date[]) AND status = $6 AND notify_time > $7";
+    let params: [&(dyn ToSql + Sync); 7] = [
+        &f.view.user_id,
+        &f.view.template_sn,
+        &EXPIRY_REMINDER.code(),
+        &f.days,
+        &NotifyStatus::Pending.code(),
+        &NotifyStatus::Cancelled.code(),
+        &at,
+    ];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
