@@ -48,12 +48,18 @@ impl Default for SendLimits {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
-    #[error(transparent)]
+    #[error("database: {}", pg_text(.0))]
     Db(#[from] tokio_postgres::Error),
     #[error("database pool: {0}")]
     Pool(#[from] deadpool_postgres::PoolError),
     #[error("encoding a reminder: {0}")]
     Encode(#[from] serde_json::Error),
+}
+
+/// The server's message when there is one ("db error" alone says nothing).
+fn pg_text(e: &tokio_postgres::Error) -> String {
+    e.as_db_error()
+        .map_or_else(|| e.to_string(), ToString::to_string)
 }
 
 /// What one run did.
@@ -77,7 +83,8 @@ pub async fn send_due(
     limits: SendLimits,
 ) -> Result<SendReport, SendError> {
     let mut report = SendReport::default();
-    let mut after = (DateTime::<Utc>::MIN_UTC, 0_i64);
+    // Before any row (Postgres' timestamptz starts long after MIN_UTC).
+    let mut after = (DateTime::<Utc>::UNIX_EPOCH, 0_i64);
     loop {
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;

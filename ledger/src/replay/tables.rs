@@ -118,6 +118,11 @@ row!(TemplateRow {
     created_at: DateTime<Utc>,
 });
 
+row!(
+    /// A `notify_msg` row's status as the events decide it (pending, cancelled).
+    NotifyRow { status: String }
+);
+
 row!(ChannelRow {
     name: String,
     created_at: DateTime<Utc>,
