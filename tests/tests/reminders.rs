@@ -466,3 +466,120 @@ async fn reminder_offsets_take_a_number_or_a_list_and_a_patch_applies_to_later_c
     assert_eq!(coupon, first);
     workers.terminate().await.unwrap();
 }
+
+/// Samples the depth of `queue` until told to stop; the largest seen.
+fn watch_depth(
+    env: &Env,
+    queue: &'static str,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<u32>,
+) {
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let url = env.vhost.amqp_url.clone();
+    let task = tokio::spawn(async move {
+        let amqp = messaging::connect(&url, "test-depth").await.unwrap();
+        let channel = amqp.create_channel().await.unwrap();
+        let passive = lapin::options::QueueDeclareOptions {
+            passive: true,
+            ..Default::default()
+        };
+        let mut max = 0;
+        loop {
+            let q = channel
+                .queue_declare(queue.into(), passive, lapin::types::FieldTable::default())
+                .await
+                .unwrap();
+            max = max.max(q.message_count());
+            tokio::select! {
+                _ = &mut stopped => return max,
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            }
+        }
+    });
+    (stop, task)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hundred_thousand_coupons_give_one_row_per_user_template_day_and_one_message_per_user_day()
+ {
+    const USERS: usize = 20_000;
+    const TEMPLATES: usize = 50;
+    const ROUNDS: usize = 5;
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start(&env, "relay,notify").unwrap();
+    let pool = pool(&env, 4).unwrap();
+    let mut touch = TouchQueue::new(&env, "test.touch").await.unwrap();
+    let day = expiry_day();
+    let (d1, d3) = (day - Days::new(1), day - Days::new(3));
+    // Every template expires the same day; the even ones also remind 3 days before.
+    let mut sns = Vec::with_capacity(TEMPLATES);
+    for t in 0..TEMPLATES {
+        let remind = if t % 2 == 0 { json!([3, 1]) } else { json!(1) };
+        sns.push(template(&server, at(day, 23, 59, 59), remind, ROUNDS as i32).await);
+    }
+    // Users u ≡ 0 (mod 3) hold five coupons of one template; the others one
+    // of each of five templates.
+    let mut holders: Vec<Vec<String>> = vec![Vec::new(); TEMPLATES];
+    for u in 0..USERS {
+        for r in 0..ROUNDS {
+            holders[(u + r * (u % 3)) % TEMPLATES].push(format!("u{u}"));
+        }
+    }
+    let (stop, depth) = watch_depth(&env, topology::NOTIFY_QUEUE);
+    let mut coupons: HashMap<(String, usize), BTreeSet<Uuid>> = HashMap::new();
+    for (t, users) in holders.iter().enumerate() {
+        let ids = claim_for(&pool, &sns[t], users, 1_000).await.unwrap();
+        for (user, id) in users.iter().zip(ids) {
+            coupons.entry((user.clone(), t)).or_default().insert(id);
+        }
+    }
+    notify_caught_up(&env, Duration::from_secs(600))
+        .await
+        .unwrap();
+    stop.send(()).unwrap();
+    let max_depth = depth.await.unwrap();
+    let total: usize = coupons.values().map(BTreeSet::len).sum();
+    assert_eq!(total, USERS * ROUNDS);
+
+    // Exactly one row per (user, template, day).
+    let mut expected_rows = HashSet::new();
+    let mut expected: HashMap<(String, NaiveDate), BTreeSet<Uuid>> = HashMap::new();
+    for ((user, t), ids) in &coupons {
+        let days: &[NaiveDate] = if t % 2 == 0 { &[d1, d3] } else { &[d1] };
+        for d in days {
+            expected_rows.insert((user.clone(), sns[*t].clone(), *d));
+            expected.entry((user.clone(), *d)).or_default().extend(ids);
+        }
+    }
+    let state = rows(&env).await.unwrap();
+    let got_rows: HashSet<_> = state.keys().cloned().collect();
+    assert_eq!(got_rows.len(), expected_rows.len());
+    assert!(
+        got_rows == expected_rows,
+        "the rows are the expected (user, template, day)s"
+    );
+    assert!(state.values().all(|v| *v == (PENDING, 0)));
+
+    // On the day (both days are due): one message per user and day, listing
+    // exactly that user's coupons reminded that day.
+    let report = send_at(&env, &pool, due(day, 1)).await.unwrap();
+    let got = touch.drain(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(got.len(), expected.len(), "{report:?}");
+    let mut seen = HashSet::new();
+    for r in &got {
+        let key = (r.body.user_id.clone(), r.body.notify_day);
+        assert!(seen.insert(key.clone()), "two messages for {key:?}");
+        assert_eq!(listed(r), expected[&key], "{key:?}");
+    }
+    assert_eq!(report.messages as usize, expected.len());
+    assert_eq!(report.rows_sent as usize, expected_rows.len());
+    // The projection kept up: the queue never held more than a fraction of the flow.
+    assert!(
+        (max_depth as usize) < total / 5,
+        "coupon.events.notify held up to {max_depth} messages of {total}"
+    );
+    eprintln!("largest depth of coupon.events.notify while {total} events flowed: {max_depth}");
+    workers.terminate().await.unwrap();
+}
