@@ -100,7 +100,7 @@ async fn issue_open(
     let (issued, sold_out) = take_quota(&decided.passing, granted);
     let after = claims_after(&chunk.lines, issued, &claimed);
     save_claims(tx, sn, &chunk.lines, &after).await?;
-    issue_coupons(tx, chunk, issued, &template, metadata, now, tz).await?;
+    issue_coupons(tx, chunk, issued, template, metadata, now, tz).await?;
     let over = &decided.over_limit;
     record_lines(
         tx,
