@@ -312,6 +312,23 @@ async fn a_broker_that_is_down_leaves_rows_pending_with_attempts_then_all_go_onc
             .filter(|(k, _)| k.2 == d1)
             .all(|(_, v)| *v == (SENT, 3))
     );
+
+    // Retention: sent rows go once their time is more than 7 days old;
+    // failed rows stay for a look.
+    let retention = chrono::Duration::days(7);
+    let early =
+        ledger::commands::reminders::purge(&pool, due(day, 1) + retention, retention, 1_000)
+            .await
+            .unwrap();
+    assert_eq!(early, 0, "not older than the retention yet");
+    let later = due(day, 1) + retention + chrono::Duration::minutes(1);
+    let purged = ledger::commands::reminders::purge(&pool, later, retention, 1_000)
+        .await
+        .unwrap();
+    assert_eq!(purged, 50);
+    let state = rows(&env).await.unwrap();
+    assert_eq!(state.len(), 50);
+    assert!(state.iter().all(|(k, v)| k.2 == d2 && *v == (FAILED, 1)));
     workers.terminate().await.unwrap();
 }
 
@@ -387,6 +404,75 @@ async fn a_duplicated_event_changes_nothing_and_a_gap_is_caught_up_from_the_stor
         applied, 2,
         "two distinct messages, the duplicates are no-ops"
     );
+    workers.terminate().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_poison_message_inside_a_batch_is_dead_lettered_alone_and_the_rest_applied() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let pool = pool(&env, 2).unwrap();
+    let day = expiry_day();
+    let sn = template(&server, at(day, 23, 59, 59), json!(1), 1).await;
+    let holders: Vec<String> = (0..40).map(|i| format!("u{i}")).collect();
+    claim_for(&pool, &sn, &holders, 40).await.unwrap();
+    let client = env.db.client().await.unwrap();
+    let events = read_all(&client, GlobalCursor::START, 1_000).await.unwrap();
+    let issued: Vec<_> = events
+        .iter()
+        .filter(|e| e.event_type == "CouponIssued")
+        .collect();
+    let mut batch: Vec<_> = issued.iter().map(|e| encode(e)).collect();
+    let poison = ledger::messaging::message::Outgoing {
+        body: b"{not json".to_vec(),
+        properties: lapin::BasicProperties::default().with_message_id("poison-1".into()),
+    };
+    batch.insert(20, poison);
+    // Published before the worker starts: they arrive as one batch.
+    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
+        .await
+        .unwrap();
+    let publisher = Publisher::open(&amqp).await.unwrap();
+    topology::declare(publisher.channel()).await.unwrap();
+    publisher
+        .publish_all("", topology::NOTIFY_QUEUE, &batch)
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "notify").unwrap();
+
+    let channel = amqp.create_channel().await.unwrap();
+    let mut dead = channel
+        .basic_consume(
+            topology::DEAD_LETTERS_QUEUE.into(),
+            "t".into(),
+            lapin::options::BasicConsumeOptions::default(),
+            lapin::types::FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    use futures_util::StreamExt;
+    let letter = tokio::time::timeout(Duration::from_secs(60), dead.next())
+        .await
+        .expect("the poison message is dead-lettered")
+        .unwrap()
+        .unwrap();
+    assert_eq!(letter.data, b"{not json");
+    let headers = letter.properties.headers().clone().unwrap();
+    assert_eq!(
+        headers.inner().get("x-consumer"),
+        Some(&lapin::types::AMQPValue::LongString("notify".into()))
+    );
+    let state = rows(&env).await.unwrap();
+    assert_eq!(state.len(), 40, "every other message of the batch applied");
+    let applied: i64 = client
+        .query_one(
+            "SELECT applied FROM projection_positions WHERE projection = 'notify'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(applied, 40);
     workers.terminate().await.unwrap();
 }
 
