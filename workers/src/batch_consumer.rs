@@ -4,6 +4,10 @@
 //! in batches — up to [`BatchSpec::max_messages`] or [`BatchSpec::max_wait`]
 //! — in ONE transaction, and acked with one `multiple` ack.
 //!
+//! The inbox rows of a batch are claimed in one statement, and a
+//! [`BatchHandler`] applies the batch's new messages at once (the notify
+//! projection inserts a run of `CouponIssued` with a few statements).
+//!
 //! A message that fails inside a batch is isolated: the messages before it
 //! are applied again without it (they did not depend on it: each stream's
 //! order is kept, and a later version of its stream would catch it up from
@@ -11,9 +15,10 @@
 //! with backoff, dead-lettered at the bound), then the rest of the batch
 //! follows as a new batch.
 
+use std::future::Future;
 use std::time::Duration;
 
-use deadpool_postgres::Pool;
+use deadpool_postgres::{Pool, Transaction};
 use futures_util::StreamExt;
 use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions};
@@ -23,6 +28,18 @@ use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 
 use crate::consumer::{Handler, Spec, process};
+
+/// A handler that can apply a whole batch at once (set-based SQL); the
+/// runtime has already claimed the inbox for every message it passes.
+pub trait BatchHandler: Handler {
+    /// Applies `deliveries` in order inside `tx`; on failure, the position
+    /// (in `deliveries`) of the message to blame.
+    fn handle_batch(
+        &self,
+        tx: &Transaction<'_>,
+        deliveries: &[&Delivery],
+    ) -> impl Future<Output = Result<(), (usize, anyhow::Error)>> + Send;
+}
 use crate::shutdown::{Shutdown, backoff};
 
 /// The most messages one batch may hold (and the prefetch is kept above it).
@@ -52,7 +69,7 @@ impl BatchSpec {
     }
 }
 
-pub async fn run<H: Handler>(
+pub async fn run<H: BatchHandler>(
     batch: BatchSpec,
     pool: Pool,
     handler: H,
@@ -77,7 +94,7 @@ pub async fn run<H: Handler>(
     Ok(())
 }
 
-async fn session<H: Handler>(
+async fn session<H: BatchHandler>(
     batch: &BatchSpec,
     pool: &Pool,
     handler: &H,
@@ -130,7 +147,7 @@ async fn session<H: Handler>(
 }
 
 /// Applies `deliveries` in as few transactions as their failures allow.
-async fn apply_all<H: Handler>(
+async fn apply_all<H: BatchHandler>(
     spec: &Spec,
     pool: &Pool,
     handler: &H,
@@ -170,27 +187,36 @@ struct Failed {
     error: anyhow::Error,
 }
 
-/// One transaction: each message's inbox row, then its effect.
-async fn apply_batch<H: Handler>(
+/// One transaction: the inbox rows of the batch (one statement), then the
+/// effects of the messages seen for the first time.
+async fn apply_batch<H: BatchHandler>(
     spec: &Spec,
     pool: &Pool,
     handler: &H,
     deliveries: &[Delivery],
 ) -> Result<(), Failed> {
-    // A failure outside any one message (the pool, BEGIN, COMMIT) is
-    // blamed on the first, which the single path then retries with backoff.
+    // A failure outside any one message (the pool, BEGIN, the inbox,
+    // COMMIT) is blamed on the first, which the single path then retries
+    // with backoff.
     let whole = |error: anyhow::Error| Failed { index: 0, error };
+    let mut ids = Vec::with_capacity(deliveries.len());
+    for (index, d) in deliveries.iter().enumerate() {
+        ids.push(crate::consumer::message_id(d).map_err(|error| Failed { index, error })?);
+    }
     let mut client = pool.get().await.map_err(|e| whole(e.into()))?;
     let tx = client.transaction().await.map_err(|e| whole(e.into()))?;
-    for (index, delivery) in deliveries.iter().enumerate() {
-        let applied = async {
-            let message_id = crate::consumer::message_id(delivery)?;
-            if ledger::inbox::claim(&tx, spec.name, &message_id).await? {
-                handler.handle(&tx, delivery).await?;
-            }
-            anyhow::Ok(())
-        };
-        applied.await.map_err(|error| Failed { index, error })?;
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let fresh = ledger::inbox::claim_all(&tx, spec.name, &id_refs)
+        .await
+        .map_err(|e| whole(e.into()))?;
+    let (positions, todo): (Vec<usize>, Vec<&Delivery>) = deliveries
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| fresh[*i])
+        .unzip();
+    if let Err((at, error)) = handler.handle_batch(&tx, &todo).await {
+        let index = positions.get(at).copied().unwrap_or(0);
+        return Err(Failed { index, error });
     }
     tx.commit().await.map_err(|e| whole(e.into()))?;
     Ok(())

@@ -13,6 +13,7 @@ use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::message;
 use ledger::projections::notify::{self, NotifyClock};
 
+use crate::batch_consumer::BatchHandler;
 use crate::consumer::Handler;
 use crate::shutdown::Shutdown;
 
@@ -32,6 +33,22 @@ impl Handler for NotifyProjector {
         let event = message::decode(&delivery.data)?;
         notify::apply(tx, self.clock, &event).await?;
         Ok(())
+    }
+}
+
+impl BatchHandler for NotifyProjector {
+    async fn handle_batch(
+        &self,
+        tx: &Transaction<'_>,
+        deliveries: &[&Delivery],
+    ) -> Result<(), (usize, anyhow::Error)> {
+        let mut events = Vec::with_capacity(deliveries.len());
+        for (i, d) in deliveries.iter().enumerate() {
+            events.push(message::decode(&d.data).map_err(|e| (i, e.into()))?);
+        }
+        notify::apply_batch(tx, self.clock, &events)
+            .await
+            .map_err(|(i, e)| (i, e.into()))
     }
 }
 

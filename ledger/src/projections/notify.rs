@@ -60,6 +60,191 @@ pub async fn apply(
     Ok(applied)
 }
 
+/// Applies `events` in order. Runs of `CouponIssued` (the bulk of what
+/// issuance produces) go in with a few set-based statements; every other
+/// event one by one. On failure, the index of the event to blame.
+pub async fn apply_batch(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    events: &[RecordedEvent],
+) -> Result<(), (usize, ApplyError)> {
+    let mut i = 0;
+    while i < events.len() {
+        let run = events[i..].iter().take_while(|e| is_first_issue(e)).count();
+        if run == 0 {
+            apply(tx, clock, &events[i]).await.map_err(|e| (i, e))?;
+            i += 1;
+        } else {
+            issue_run(tx, clock, &events[i..i + run])
+                .await
+                .map_err(|(at, e)| (i + at, e))?;
+            i += run;
+        }
+    }
+    Ok(())
+}
+
+fn is_first_issue(e: &RecordedEvent) -> bool {
+    e.stream_version == 1 && e.event_type == "CouponIssued" && e.stream_id.starts_with("coupon-")
+}
+
+/// A run of `CouponIssued`: the coupons the projection does not know yet,
+/// then their reminders, then the position, each one statement.
+async fn issue_run(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    events: &[RecordedEvent],
+) -> Result<(), (usize, ApplyError)> {
+    let mut issued = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        match e.decode().map_err(|err| (i, ApplyError::from(err)))? {
+            LedgerEvent::CouponIssued(c) => issued.push(c),
+            // The type name said CouponIssued: decoding cannot give another.
+            _ => return Err((i, ApplyError::Projection(wrong_type(e)))),
+        }
+    }
+    let blame_first = |err: tokio_postgres::Error| (0, ApplyError::from(err));
+    let new = insert_many(tx, clock, &issued).await.map_err(blame_first)?;
+    add_many(tx, &new).await.map_err(blame_first)?;
+    let last = events.last().map_or(0, |e| e.position);
+    let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+    record_positions(tx, last, count)
+        .await
+        .map_err(blame_first)?;
+    Ok(())
+}
+
+fn wrong_type(e: &RecordedEvent) -> crate::domain::projection::ProjectionError {
+    crate::domain::projection::ProjectionError::IssuedTwice(e.stream_version)
+}
+
+/// A new coupon's reminders, for [`add_many`].
+struct NewReminders {
+    coupon_id: Uuid,
+    user_id: String,
+    template_sn: String,
+    due: Vec<Reminder>,
+}
+
+/// Inserts the coupons not known yet; their reminders.
+async fn insert_many(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    issued: &[crate::domain::events::CouponIssued],
+) -> Result<Vec<NewReminders>, tokio_postgres::Error> {
+    let due: Vec<Vec<Reminder>> = issued
+        .iter()
+        .map(|c| match &c.remind_days_before {
+            Some(offsets) => reminders(c.expires_at, c.issued_at, offsets, clock.tz, clock.at),
+            None => Vec::new(),
+        })
+        .collect();
+    // date[] per coupon as its text form: unnest would flatten a 2-D array.
+    let days: Vec<String> = due
+        .iter()
+        .map(|d| {
+            let list: Vec<String> = d.iter().map(|r| r.day.to_string()).collect();
+            format!("{{{}}}", list.join(","))
+        })
+        .collect();
+    let ids: Vec<Uuid> = issued.iter().map(|c| c.coupon_id).collect();
+    let users: Vec<&str> = issued.iter().map(|c| c.user_id.as_str()).collect();
+    let templates: Vec<&str> = issued.iter().map(|c| c.template_sn.as_str()).collect();
+    let faces: Vec<Decimal> = issued.iter().map(|c| c.face_value.as_decimal()).collect();
+    let expiries: Vec<DateTime<Utc>> = issued.iter().map(|c| c.expires_at).collect();
+    let sql = "INSERT INTO notify_coupons
+                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at, notify_days)
+               SELECT id, u, t, f, $6, 1, x, d::date[]
+                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::timestamptz[], $7::text[])
+                      AS c (id, u, t, f, x, d)
+               ON CONFLICT (coupon_id) DO NOTHING RETURNING coupon_id";
+    let params: [&(dyn ToSql + Sync); 7] = [
+        &ids,
+        &users,
+        &templates,
+        &faces,
+        &expiries,
+        &CouponStatus::Unused.as_str(),
+        &days,
+    ];
+    let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
+    let inserted: std::collections::HashSet<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+    Ok(issued
+        .iter()
+        .zip(due)
+        .filter(|(c, _)| inserted.contains(&c.coupon_id))
+        .map(|(c, due)| NewReminders {
+            coupon_id: c.coupon_id,
+            user_id: c.user_id.clone(),
+            template_sn: c.template_sn.clone(),
+            due,
+        })
+        .collect())
+}
+
+/// The reminders of new coupons, one row per (user, template, day): the
+/// first coupon names it; a cancelled row is pending again (every reminder
+/// made is still to come at its coupon's issue, see [`reminders`]).
+async fn add_many(tx: &Transaction<'_>, new: &[NewReminders]) -> Result<(), tokio_postgres::Error> {
+    let mut seen = std::collections::HashSet::new();
+    let (mut ids, mut users, mut templates, mut days, mut times) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for c in new {
+        for r in &c.due {
+            // One statement may not touch a row twice.
+            if seen.insert((c.user_id.as_str(), c.template_sn.as_str(), r.day)) {
+                ids.push(c.coupon_id);
+                users.push(c.user_id.as_str());
+                templates.push(c.template_sn.as_str());
+                days.push(r.day);
+                times.push(r.at);
+            }
+        }
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO notify_msg
+                 (coupon_id, user_id, template_sn, notify_day, notify_type, notify_time, status)
+               SELECT c, u, t, d, $6, at, $7
+                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::date[], $5::timestamptz[])
+                      AS r (c, u, t, d, at)
+               ON CONFLICT (user_id, template_sn, notify_day, notify_type) DO UPDATE
+                 SET status = $7 WHERE notify_msg.status = $8";
+    let params: [&(dyn ToSql + Sync); 8] = [
+        &ids,
+        &users,
+        &templates,
+        &days,
+        &times,
+        &EXPIRY_REMINDER.code(),
+        &NotifyStatus::Pending.code(),
+        &NotifyStatus::Cancelled.code(),
+    ];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// The projection's position after a run: its last event, `count` more applied.
+async fn record_positions(
+    tx: &Transaction<'_>,
+    position: i64,
+    count: i64,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "INSERT INTO projection_positions (projection, position, applied)
+               VALUES ($1, $2, $3)
+               ON CONFLICT (projection) DO UPDATE
+                 SET position = EXCLUDED.position,
+                     applied = projection_positions.applied + EXCLUDED.applied,
+                     updated_at = now()";
+    tx.execute(
+        &tx.prepare_cached(sql).await?,
+        &[&NOTIFY, &position, &count],
+    )
+    .await?;
+    Ok(())
+}
+
 async fn apply_coupon(
     tx: &Transaction<'_>,
     clock: NotifyClock,
