@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use chrono_tz::Tz;
 
+use crate::domain::reminder::NotifyAt;
+
 use crate::secret_box::Keyring;
 
 pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/couponledger";
@@ -15,6 +17,8 @@ pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_TZ: &str = "Asia/Shanghai";
 pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
+pub const DEFAULT_NOTIFY_AT: &str = crate::domain::reminder::NotifyAt::DEFAULT;
+pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
 /// 1 GiB.
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
 
@@ -46,6 +50,10 @@ pub struct Config {
     pub secret_keys: Option<Keyring>,
     /// Largest uploaded user-ID file, decompressed (`LEDGER_UPLOAD_MAX_BYTES`).
     pub upload_max_bytes: u64,
+    /// When expiry reminders go out on their day (business time).
+    pub notify_at: NotifyAt,
+    /// Days sent and cancelled reminders are kept.
+    pub notify_retention_days: u32,
 }
 
 impl std::fmt::Debug for Config {
@@ -58,6 +66,8 @@ impl std::fmt::Debug for Config {
             .field("tz", &self.tz)
             .field("redis_prefix", &self.redis_prefix)
             .field("upload_max_bytes", &self.upload_max_bytes)
+            .field("notify_at", &self.notify_at)
+            .field("notify_retention_days", &self.notify_retention_days)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +100,16 @@ impl Config {
         let secret_keys = secret_keys(&lookup)?;
         let (var, upload_max) = get("LEDGER_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES);
         let upload_max_bytes = parse_with(var, &upload_max, u64::from_str)?;
+        let (var, at) = get("LEDGER_NOTIFY_AT", DEFAULT_NOTIFY_AT);
+        let notify_at = NotifyAt::parse(&at).ok_or_else(|| error(var, &at, "not HH:MM (24 h)"))?;
+        let (var, days) = get(
+            "LEDGER_NOTIFY_RETENTION_DAYS",
+            DEFAULT_NOTIFY_RETENTION_DAYS,
+        );
+        let notify_retention_days = u32::from_str(&days)
+            .ok()
+            .filter(|d| (1..=3650).contains(d))
+            .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
         Ok(Self {
             database,
             database_url,
@@ -103,6 +123,8 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
             secret_keys,
             upload_max_bytes,
+            notify_at,
+            notify_retention_days,
         })
     }
 }

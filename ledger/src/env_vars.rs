@@ -44,6 +44,16 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         config::DEFAULT_UPLOAD_MAX_BYTES,
         "largest user-ID file `serve` accepts, decompressed",
     ),
+    (
+        "LEDGER_NOTIFY_AT",
+        config::DEFAULT_NOTIFY_AT,
+        "time of day (HH:MM, business time) expiry reminders go out",
+    ),
+    (
+        "LEDGER_NOTIFY_RETENTION_DAYS",
+        config::DEFAULT_NOTIFY_RETENTION_DAYS,
+        "days sent and cancelled reminders are kept (1 to 3650)",
+    ),
     ("RUST_LOG", "info", "log filter"),
 ];
 

@@ -22,3 +22,20 @@ pub async fn claim(
         .await?;
     Ok(inserted == 1)
 }
+
+/// [`claim`] for a batch, in one statement: for each id, whether this is
+/// its first time (a repeat within the batch is not).
+pub async fn claim_all(
+    tx: &Transaction<'_>,
+    consumer: &str,
+    message_ids: &[&str],
+) -> Result<Vec<bool>, tokio_postgres::Error> {
+    let sql = "INSERT INTO inbox (consumer, message_id)
+               SELECT $1, id FROM unnest($2::text[]) AS m (id)
+               ON CONFLICT DO NOTHING RETURNING message_id";
+    let rows = tx
+        .query(&tx.prepare_cached(sql).await?, &[&consumer, &message_ids])
+        .await?;
+    let mut fresh: std::collections::HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    Ok(message_ids.iter().map(|id| fresh.remove(*id)).collect())
+}

@@ -17,7 +17,8 @@
 //! - [`idempotency`]: idempotency keys for commands, claimed inside the caller's transaction.
 //! - [`inbox`]: at-most-once message consumption, claimed inside the caller's transaction.
 //! - [`messaging`]: RabbitMQ topology, event messages, confirmed publishing, JSON Schemas.
-//! - [`projections`]: apply an event to `balances` / `template_stats`; serve them.
+//! - [`projections`]: apply an event to `balances` / `template_stats` /
+//!   `notify_msg`; serve them.
 //! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`]: the environment variables of DESIGN §3, parsed once;
@@ -37,10 +38,17 @@
 //! `queries/issuance_jobs.rs`; `messaging/chunk_message.rs`; the worker in
 //! `workers/src/issuance.rs`; `ledger issue` in `cli/issue.rs`.
 //!
-//! Where the coming features live (DESIGN §10–§14), each in the same layers:
+//! Expiry reminders (DESIGN §10), in the same layers: `domain/reminder.rs`
+//! (offsets, notify days and times, row statuses, the message body);
+//! `projections/notify.rs` (coupon events → `notify_msg`, with its own
+//! per-coupon state in `notify_coupons`); `commands/reminders.rs` (the
+//! sender: due rows → one message per user and day, confirmed, and the
+//! purge); `messaging/reminder_message.rs`; `replay/notify.rs`; the worker
+//! in `workers/src/notify.rs` on the consumer runtime's batch mode
+//! (`workers/src/batch_consumer.rs`).
 //!
-//! - Expiry reminders: `domain/reminder.rs` (notify days), `projections/notify.rs`,
-//!   the sender in `workers/src/notify.rs`.
+//! Where the coming features live (DESIGN §11–§14), each in the same layers:
+//!
 //! - Finance: `audit/` (hash chain, sealer, verify), `queries/liability.rs`,
 //!   `cli/audit.rs`, `cli/report.rs`, `cli/export.rs`.
 //! - Flash sales: `flash/` (Redis gate and reconciliation, group commit, rate limits).

@@ -43,7 +43,7 @@ async fn each_consumer_is_as_far_behind_as_its_cursor_says() {
     let db = TestDb::new().await.unwrap();
     let positions = append(&db, "test-1", 10).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    for consumer in ["relay", "balances", "template_stats"] {
+    for consumer in ["relay", "balances", "template_stats", "notify"] {
         let (behind, secs) = lag_of(&db, consumer).await;
         assert_eq!(behind, 10, "{consumer}: nothing handled yet");
         assert!(

@@ -108,6 +108,7 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
             refund_from: None,
             job_id: Some(Uuid::nil()),
             job_line: Some(i + 1),
+            remind_days_before: None,
         })
         .collect();
     let events: Vec<StreamEvent> = coupons

@@ -187,3 +187,81 @@ async fn a_job_survives_worker_kills_and_a_broker_restart_exactly_once() {
     assert_eq!(out.status.code(), Some(3), "{stdout}");
     workers.terminate().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "restarts RabbitMQ: scripts/test runs it alone"]
+async fn reminders_due_while_rabbitmq_is_stopped_are_sent_once_after_it_returns() {
+    use chrono::{Days, TimeZone, Utc};
+    use ledger::domain::reminder::{NotifyAt, instant};
+    use tests::reminders::{TouchQueue, claim_for, notify_caught_up, pool, rows};
+
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start(&env, "relay,notify").unwrap();
+    let pool = pool(&env, 4).unwrap();
+    let tz = chrono_tz::Asia::Shanghai;
+    let day = Utc::now().with_timezone(&tz).date_naive() + Days::new(10);
+    let end = tz
+        .from_local_datetime(&day.and_hms_opt(23, 59, 59).unwrap())
+        .unwrap();
+    let mut body = tests::template_body(1_000, 1);
+    body["validity"] = serde_json::json!({"type": "absolute",
+        "begin": Utc::now() - chrono::Duration::hours(1), "end": end});
+    let sn = server.activate_template(&body).await.unwrap();
+    let holders: Vec<String> = (0..200).map(|i| format!("u{i}")).collect();
+    claim_for(&pool, &sn, &holders, 100).await.unwrap();
+    notify_caught_up(&env, Duration::from_secs(120))
+        .await
+        .unwrap();
+    drop(TouchQueue::new(&env, "touch.restart").await.unwrap());
+    let due = instant(day - Days::new(1), tz, NotifyAt::default()).unwrap();
+
+    // One sender process-wide publisher, as the worker keeps one.
+    let publisher =
+        ledger::messaging::lazy_publisher::LazyPublisher::new(&env.vhost.amqp_url, "sender");
+    let limits = ledger::commands::reminders::SendLimits::default();
+    rabbitmqctl(&["stop_app"]).await;
+    let down = ledger::commands::reminders::send_due(&pool, &publisher, due, limits)
+        .await
+        .unwrap();
+    let state = rows(&env).await.unwrap();
+    rabbitmqctl(&["start_app"]).await;
+    rabbitmqctl(&["await_startup"]).await;
+    assert_eq!(
+        (down.messages, down.rows_sent, down.publish_errors),
+        (0, 0, 1)
+    );
+    assert!(
+        state
+            .values()
+            .all(|(status, attempts)| *status == 0 && *attempts == 1),
+        "nothing marked sent while the broker was down"
+    );
+
+    let mut sent = 0;
+    for _ in 0..30 {
+        let report = ledger::commands::reminders::send_due(&pool, &publisher, due, limits)
+            .await
+            .unwrap();
+        sent += report.messages;
+        if sent == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert_eq!(sent, 200);
+    // The queue (durable) was declared before the stop; its consumer died
+    // with the broker, so read it afresh.
+    let mut touch = TouchQueue::new(&env, "touch.restart").await.unwrap();
+    let got = touch.drain(Duration::from_secs(3)).await.unwrap();
+    let users: std::collections::HashSet<String> =
+        got.iter().map(|r| r.body.user_id.clone()).collect();
+    assert_eq!((got.len(), users.len()), (200, 200), "each once");
+    let state = rows(&env).await.unwrap();
+    assert!(
+        state
+            .values()
+            .all(|(status, attempts)| (*status, *attempts) == (1, 2))
+    );
+    workers.terminate().await.unwrap();
+}

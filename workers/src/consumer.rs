@@ -10,6 +10,9 @@
 //!   in the `x-error` header, and the worker goes on;
 //! - the connection is re-established after a broker restart;
 //! - on shutdown the consumer is cancelled after the in-flight message.
+//!
+//! [`crate::batch_consumer`] is the same discipline applied to batches of
+//! messages, one transaction each (the `notify` projection uses it).
 
 use std::future::Future;
 use std::time::Duration;
@@ -124,7 +127,8 @@ async fn session<H: Handler>(
 }
 
 /// Handles one delivery to the end: acked, requeued, or dead-lettered.
-async fn process<H: Handler>(
+/// (The batch mode sends a message that failed inside a batch here.)
+pub(crate) async fn process<H: Handler>(
     spec: &Spec,
     pool: &Pool,
     handler: &H,
@@ -178,12 +182,7 @@ async fn handle_once<H: Handler>(
     handler: &H,
     delivery: &Delivery,
 ) -> anyhow::Result<()> {
-    let message_id = delivery
-        .properties
-        .message_id()
-        .as_ref()
-        .ok_or_else(|| anyhow::anyhow!("the message has no message_id"))?
-        .to_string();
+    let message_id = message_id(delivery)?;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     if ledger::inbox::claim(&tx, spec.name, &message_id).await? {
@@ -191,6 +190,14 @@ async fn handle_once<H: Handler>(
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// The message id the inbox records.
+pub(crate) fn message_id(delivery: &Delivery) -> anyhow::Result<String> {
+    let id = delivery.properties.message_id().as_ref();
+    Ok(id
+        .ok_or_else(|| anyhow::anyhow!("the message has no message_id"))?
+        .to_string())
 }
 
 /// Earlier deliveries of this message, as the quorum queue counts them.

@@ -4,12 +4,16 @@
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown).
 //! - [`projector`]: the `balances` and `template_stats` projection workers.
+//! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
+//! - [`notify`]: the reminder projection (batched) and the reminder sender.
 //! - [`issuance`]: bulk-issuance chunks, one transaction each.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
+mod batch_consumer;
 mod consumer;
 mod issuance;
+mod notify;
 mod projector;
 mod relay;
 mod scanner;
@@ -23,6 +27,9 @@ use ledger::config::Config;
 use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
 use ledger::messaging::topology;
 
+use ledger::projections::notify::{NOTIFY, NotifyClock};
+
+use crate::batch_consumer::BatchSpec;
 use crate::consumer::Spec;
 use crate::projector::Projector;
 use crate::shutdown::Shutdown;
@@ -43,7 +50,7 @@ struct Cli {
 enum Command {
     /// Run the workers (all of them unless --only says which).
     Run {
-        /// Comma-separated: relay, balances, template_stats, issuance, scanner.
+        /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner.
         #[arg(long, value_delimiter = ',')]
         only: Vec<Worker>,
         /// Seconds between scanner sweeps.
@@ -58,14 +65,17 @@ enum Worker {
     Relay,
     Balances,
     TemplateStats,
+    /// The reminder projection and the reminder sender.
+    Notify,
     Issuance,
     Scanner,
 }
 
-const ALL: [Worker; 5] = [
+const ALL: [Worker; 6] = [
     Worker::Relay,
     Worker::Balances,
     Worker::TemplateStats,
+    Worker::Notify,
     Worker::Issuance,
     Worker::Scanner,
 ];
@@ -123,6 +133,27 @@ async fn run(
                     projection: TEMPLATE_STATS,
                 };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+            }
+            Worker::Notify => {
+                let spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, &url);
+                let clock = NotifyClock {
+                    tz: config.tz,
+                    at: config.notify_at,
+                };
+                let handler = notify::NotifyProjector { clock };
+                let sender = notify::send_loop(
+                    pool.clone(),
+                    url.clone(),
+                    config.notify_retention_days,
+                    shutdown.clone(),
+                );
+                tasks.spawn(sender);
+                tasks.spawn(batch_consumer::run(
+                    BatchSpec::new(spec),
+                    pool,
+                    handler,
+                    shutdown,
+                ))
             }
             Worker::Issuance => {
                 let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);

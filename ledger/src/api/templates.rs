@@ -18,6 +18,7 @@ use super::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::TemplateSn;
+use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
@@ -28,7 +29,6 @@ use crate::queries::templates::{
 };
 
 const MAX_NAME_LEN: usize = 200;
-const MAX_REMIND_DAYS: i32 = 365;
 
 /// `POST /v1/templates` (DESIGN §7). Amounts are strings ("20.00").
 #[derive(Deserialize, ToSchema)]
@@ -55,7 +55,9 @@ pub struct CreateTemplate {
     /// `restore` (default) | `reissue`
     #[serde(default = "restore")]
     pub refund_policy: String,
-    pub remind_days_before: Option<i32>,
+    /// Days before expiry to remind the holder: a number or a list of
+    /// distinct numbers, each 0 to 365 (`[7, 3, 1]`); absent or null: none.
+    pub remind_days_before: Option<RawRemindDays>,
 }
 
 fn one() -> i32 {
@@ -107,12 +109,13 @@ impl CreateTemplate {
         if !matches!(self.refund_policy.as_str(), "restore" | "reissue") {
             return Err(invalid("refund_policy", "must be restore or reissue"));
         }
-        if self
-            .remind_days_before
-            .is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d))
-        {
-            return Err(invalid("remind_days_before", "must be 0 to 365"));
-        }
+        let remind_days_before = match &self.remind_days_before {
+            Some(raw) => Some(
+                RemindDays::parse(raw)
+                    .map_err(|e| invalid("remind_days_before", &e.to_string()))?,
+            ),
+            None => None,
+        };
         let created = TemplateCreated {
             sn: TemplateSn::generate().to_string(),
             name: name.to_owned(),
@@ -121,7 +124,7 @@ impl CreateTemplate {
             total: self.total,
             per_user_limit: self.per_user_limit,
             refund_policy: self.refund_policy,
-            remind_days_before: self.remind_days_before,
+            remind_days_before,
         };
         Ok(NewTemplate { created, terms })
     }
@@ -311,14 +314,18 @@ const IMMUTABLE: &[&str] = &[
 #[serde(deny_unknown_fields)]
 pub struct UpdateTemplate {
     pub name: Option<String>,
-    /// A number of days, or null to stop reminders.
+    /// A number of days or a list of distinct numbers (each 0 to 365), or
+    /// null to stop reminders. Applies to coupons issued afterwards.
     #[serde(default, deserialize_with = "present")]
-    pub remind_days_before: Option<Option<i32>>,
+    #[schema(value_type = Option<RawRemindDays>)]
+    pub remind_days_before: Option<Option<RawRemindDays>>,
 }
 
 /// Tells "absent" (None) from "null" (Some(None)).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<i32>>, D::Error> {
-    Option::<i32>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<RawRemindDays>>, D::Error> {
+    Option::<RawRemindDays>::deserialize(d).map(Some)
 }
 
 /// Rename a template or change its reminder. Terms, window and limits are
@@ -375,14 +382,14 @@ fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpd
         }
         other => other.map(str::to_owned),
     };
-    if input
-        .remind_days_before
-        .flatten()
-        .is_some_and(|d| !(0..=MAX_REMIND_DAYS).contains(&d))
-    {
-        return Err(invalid("remind_days_before: must be 0 to 365"));
-    }
-    if name.is_none() && input.remind_days_before.is_none() {
+    let remind_days_before = match &input.remind_days_before {
+        Some(Some(raw)) => Some(Some(
+            RemindDays::parse(raw).map_err(|e| invalid(&format!("remind_days_before: {e}")))?,
+        )),
+        Some(None) => Some(None),
+        None => None,
+    };
+    if name.is_none() && remind_days_before.is_none() {
         return Err(invalid(
             "nothing to change: give name or remind_days_before",
         ));
@@ -390,7 +397,7 @@ fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpd
     Ok(TemplateUpdated {
         sn: sn.to_string(),
         name,
-        remind_days_before: input.remind_days_before,
+        remind_days_before,
     })
 }
 

@@ -45,7 +45,16 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
     let estimate = ledger::replay::estimated_rows(&client, "events").await?;
     drop(client);
     let bar = progress::bar(estimate, "replaying");
-    let report = ledger::replay::verify(&config.database, |n| bar.set_position(n)).await?;
+    let reminders = ledger::replay::NotifyCheck {
+        clock: ledger::projections::notify::NotifyClock {
+            tz: config.tz,
+            at: config.notify_at,
+        },
+        now: chrono::Utc::now(),
+        retention: chrono::Duration::days(i64::from(config.notify_retention_days)),
+    };
+    let report =
+        ledger::replay::verify(&config.database, reminders, |n| bar.set_position(n)).await?;
     bar.finish_and_clear();
     print_report(&report);
     Ok(match report.verdict() {

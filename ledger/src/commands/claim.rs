@@ -11,6 +11,7 @@ use super::CommandError;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store;
@@ -33,6 +34,7 @@ struct TemplateView {
     per_user_limit: i32,
     terms: Terms,
     channel_allowed: bool,
+    remind_days_before: Option<RemindDays>,
 }
 
 pub async fn claim(
@@ -83,7 +85,7 @@ pub async fn claim(
             "the template's quota is exhausted".into(),
         ));
     }
-    let coupon = issue(tx, req, &view.terms, metadata).await?;
+    let coupon = issue(tx, req, &view, metadata).await?;
     Ok(coupon)
 }
 
@@ -96,7 +98,8 @@ async fn read_template(
             &tx.prepare_cached(
                 "SELECT status, issue_begin, issue_end, per_user_limit, terms,
                     $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
-                        WHERE template_sn = $1 AND channel_id = $2)
+                        WHERE template_sn = $1 AND channel_id = $2),
+                    remind_days_before
                FROM templates WHERE sn = $1",
             )
             .await?,
@@ -120,6 +123,7 @@ async fn read_template(
         per_user_limit: row.get(3),
         terms,
         channel_allowed: row.get(5),
+        remind_days_before: RemindDays::from_db(row.get(6)),
     })
 }
 
@@ -155,11 +159,23 @@ fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandEr
     Ok(())
 }
 
+/// A template's reminder offsets as they stand in this transaction.
+pub async fn template_reminders(
+    tx: &Transaction<'_>,
+    template_sn: &str,
+) -> Result<Option<RemindDays>, tokio_postgres::Error> {
+    let sql = "SELECT remind_days_before FROM templates WHERE sn = $1";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&template_sn])
+        .await?;
+    Ok(row.and_then(|r| RemindDays::from_db(r.get(0))))
+}
+
 /// Writes the coupon row and its `CouponIssued` event.
 async fn issue(
     tx: &Transaction<'_>,
     req: &ClaimRequest<'_>,
-    terms: &Terms,
+    view: &TemplateView,
     metadata: &Metadata,
 ) -> Result<CouponIssued, CommandError> {
     let new = NewCoupon {
@@ -167,8 +183,9 @@ async fn issue(
         user_id: req.user_id.as_str(),
         channel_id: req.channel_id,
         refund_from: None,
+        remind_days_before: view.remind_days_before.clone(),
     };
-    issue_coupon(tx, &new, terms, metadata, req.now, req.tz).await
+    issue_coupon(tx, &new, &view.terms, metadata, req.now, req.tz).await
 }
 
 /// Who gets a new coupon, and why.
@@ -178,6 +195,9 @@ pub struct NewCoupon<'a> {
     pub channel_id: Option<Uuid>,
     /// Set when the coupon replaces a refunded one (`reissue` policy).
     pub refund_from: Option<Uuid>,
+    /// The template's reminder offsets now (carried by the event, so that a
+    /// later PATCH leaves this coupon's reminders as they were).
+    pub remind_days_before: Option<RemindDays>,
 }
 
 /// Issues one coupon: validity fixed now from the template's terms, the row,
@@ -215,6 +235,7 @@ pub async fn issue_coupon(
         refund_from: new.refund_from,
         job_id: None,
         job_line: None,
+        remind_days_before: new.remind_days_before.clone(),
     };
     insert_coupon(tx, &event).await?;
     let new = NewEvent::of(&LedgerEvent::CouponIssued(event.clone()), metadata, now)?;

@@ -32,6 +32,7 @@ use crate::domain::issuance::{
     ChunkLine, IssuanceChunk, JobStatus, Outcome, claims_after, per_user, take_quota,
 };
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::{self, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store::{self, NewEvent, StreamEvent};
@@ -54,6 +55,7 @@ struct Template {
     issue_end: DateTime<Utc>,
     per_user_limit: i32,
     terms: Terms,
+    remind_days_before: Option<RemindDays>,
 }
 
 /// Issues what it can of `chunk`; every line ends in one outcome.
@@ -134,16 +136,7 @@ async fn issue_optimistic(
     if !add_claims(tx, sn, &chunk.lines, &decided.passing, limit).await? {
         return Ok(None);
     }
-    issue_coupons(
-        tx,
-        chunk,
-        &decided.passing,
-        &template.terms,
-        metadata,
-        now,
-        tz,
-    )
-    .await?;
+    issue_coupons(tx, chunk, &decided.passing, template, metadata, now, tz).await?;
     if !add_issued(tx, sn, wanted).await? {
         return Ok(None);
     }
@@ -171,7 +164,7 @@ async fn issue_guarded(
     let (issued, sold_out) = take_quota(&decided.passing, granted);
     let after = claims_after(&chunk.lines, issued, &claimed);
     save_claims(tx, sn, &chunk.lines, &after).await?;
-    issue_coupons(tx, chunk, issued, &template.terms, metadata, now, tz).await?;
+    issue_coupons(tx, chunk, issued, template, metadata, now, tz).await?;
     record_over_limit(tx, chunk, &decided.over_limit).await?;
     let reason = "the quota is exhausted";
     record_lines(tx, chunk, sold_out, Outcome::SoldOut, reason).await?;
@@ -223,7 +216,8 @@ async fn job_status(
 }
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {
-    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, total - issued
+    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, total - issued,
+                      remind_days_before
                  FROM templates WHERE sn = $1";
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn])
@@ -237,6 +231,7 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
         issue_end: row.get(2),
         per_user_limit: row.get(3),
         terms: Terms::parse(&raw).map_err(|e| internal(&e.to_string()))?,
+        remind_days_before: RemindDays::from_db(row.get(6)),
     })
 }
 
@@ -397,7 +392,7 @@ async fn issue_coupons(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
     issued: &[usize],
-    terms: &Terms,
+    template: &Template,
     metadata: &Metadata,
     now: DateTime<Utc>,
     tz: Tz,
@@ -405,6 +400,7 @@ async fn issue_coupons(
     if issued.is_empty() {
         return Ok(());
     }
+    let terms = &template.terms;
     let validity = terms.validity().validity_for(now, tz).map_err(|_| {
         CommandError::Unprocessable(
             "validity_out_of_range",
@@ -426,6 +422,7 @@ async fn issue_coupons(
             refund_from: None,
             job_id: Some(chunk.job_id),
             job_line: Some(chunk.lines[i].line),
+            remind_days_before: template.remind_days_before.clone(),
         })
         .collect();
     copy_coupons(tx, &coupons).await?;

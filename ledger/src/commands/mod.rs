@@ -10,6 +10,7 @@
 //! - [`issuance_job`]: a bulk-issuance job's upload side: open, chunks, progress, cancel.
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
+//! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
 pub mod channels;
 pub mod claim;
@@ -18,6 +19,7 @@ pub mod issuance;
 pub mod issuance_job;
 pub mod orders;
 pub mod refunds;
+pub mod reminders;
 pub mod templates;
 
 use crate::store::{EncodeError, StoreError};

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::CommandError;
-use super::claim::{NewCoupon, issue_coupon};
+use super::claim::{NewCoupon, issue_coupon, template_reminders};
 use super::coupons::{self, CouponRow};
 use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::CouponCommand;
@@ -270,6 +270,7 @@ async fn reissue(
         user_id: &old.user_id,
         channel_id: None,
         refund_from: Some(old.id),
+        remind_days_before: template_reminders(tx, &old.template_sn).await?,
     };
     let issued = issue_coupon(tx, &new, &terms, metadata, req.now, req.tz).await?;
     Ok(issued.coupon_id)

@@ -12,6 +12,7 @@ use crate::domain::events::{
 };
 use crate::domain::ids::TemplateSn;
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store::{self, NewEvent};
@@ -50,7 +51,7 @@ pub async fn create(
             &c.total,
             &c.per_user_limit,
             &c.refund_policy,
-            &c.remind_days_before,
+            &c.remind_days_before.as_ref().map(RemindDays::to_db),
             &now,
         ],
     )
@@ -190,7 +191,10 @@ pub async fn update(
             &sn.as_str(),
             &change.name,
             &change.remind_days_before.is_some(),
-            &change.remind_days_before.flatten(),
+            &change
+                .remind_days_before
+                .as_ref()
+                .and_then(|r| r.as_ref().map(RemindDays::to_db)),
         ],
     )
     .await?;

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::UnlockReason;
 use crate::domain::money::Money;
+use crate::domain::reminder::RemindDays;
 use crate::domain::terms::RawTerms;
 
 /// Who did it and in answer to what (DESIGN §4 `metadata`).
@@ -40,8 +41,8 @@ pub struct TemplateCreated {
     pub total: i64,
     pub per_user_limit: i32,
     pub refund_policy: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remind_days_before: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_days_before: Option<RemindDays>,
 }
 
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
@@ -90,6 +91,10 @@ pub struct CouponIssued {
     /// The line of the job's file this coupon answers (bulk issuance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_line: Option<u64>,
+    /// The template's reminder offsets when the coupon was issued (a PATCH
+    /// applies to coupons issued afterwards); absent: no reminder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_days_before: Option<RemindDays>,
 }
 
 /// The payload of every coupon event after `CouponIssued`; which fields are
@@ -146,5 +151,5 @@ pub struct TemplateUpdated {
     pub name: Option<String>,
     /// Some(None) clears the reminder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remind_days_before: Option<Option<i32>>,
+    pub remind_days_before: Option<Option<RemindDays>>,
 }

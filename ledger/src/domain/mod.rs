@@ -20,6 +20,7 @@
 //! - [`stream`]: every stream kind and its id prefix.
 //! - [`coupon_state`], [`template_status`]: the state machines.
 //! - [`projection`]: what one event does to the projections.
+//! - [`reminder`]: expiry reminders: offsets, notify days, the message.
 
 pub mod allocation;
 pub mod best;
@@ -38,6 +39,7 @@ pub mod pricing;
 pub mod projection;
 pub mod quote;
 pub mod refund;
+pub mod reminder;
 pub mod rule;
 pub mod scope;
 pub mod stacking;

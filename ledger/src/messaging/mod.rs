@@ -15,6 +15,7 @@ pub mod chunk_message;
 pub mod lazy_publisher;
 pub mod message;
 pub mod publish;
+pub mod reminder_message;
 pub mod schemas;
 pub mod topology;
 

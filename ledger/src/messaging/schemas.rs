@@ -12,6 +12,7 @@ use super::message::{Envelope, schema_file};
 use crate::domain::events::Metadata;
 use crate::domain::issuance::IssuanceChunk;
 use crate::domain::ledger_event::{EventType, PayloadVisitor};
+use crate::domain::reminder::{ExpiryReminder, MESSAGE_TYPE, REMINDER_SCHEMA_VERSION};
 
 /// Every message the ledger publishes: each event type's envelope at its
 /// current version, and the bulk-issuance chunk.
@@ -21,7 +22,22 @@ pub fn all() -> Vec<(String, Value)> {
         .map(|t| t.visit_payload(EnvelopeSchema))
         .collect();
     schemas.push(chunk_schema());
+    schemas.push(reminder_schema());
     schemas
+}
+
+/// The schema of `coupon.notifications` messages (DESIGN §10).
+fn reminder_schema() -> (String, Value) {
+    let (name, version) = (MESSAGE_TYPE, REMINDER_SCHEMA_VERSION);
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut schema = generator.into_root_schema_for::<ExpiryReminder>();
+    let file = schema_file(name, version);
+    schema.insert(
+        "$id".into(),
+        json!(format!("https://couponledger.dev/schemas/{file}")),
+    );
+    schema.insert("title".into(), json!(format!("{name} v{version}")));
+    (file, schema.to_value())
 }
 
 /// The schema of `coupon.issuance` messages.

@@ -8,10 +8,12 @@
 //! [`crate::domain::projection`]'s pure fold.
 //!
 //! - [`coupons`]: coupon streams → status buckets.
+//! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), DESIGN §10.
 //! - [`orders`]: order streams → template cost.
 //! - [`read`]: what the API serves (a user's balance, a template's stats).
 
 pub mod coupons;
+pub mod notify;
 pub mod orders;
 pub mod read;
 

@@ -11,6 +11,7 @@ use tokio_postgres::GenericClient;
 use utoipa::ToSchema;
 
 use crate::domain::projection::PROJECTIONS;
+use crate::projections::notify::NOTIFY;
 
 /// The relay's cursor row in `relay_cursors` (and its advisory lock's name).
 pub const RELAY: &str = "coupon.events";
@@ -52,7 +53,8 @@ const LAG: &str = "
 pub async fn consumer_lags(
     client: &impl GenericClient,
 ) -> Result<Vec<ConsumerLag>, tokio_postgres::Error> {
-    let names: Vec<&str> = PROJECTIONS.to_vec();
+    let mut names: Vec<&str> = PROJECTIONS.to_vec();
+    names.push(NOTIFY);
     let rows = client.query(LAG, &[&names, &RELAY, &COUNT_CAP]).await?;
     Ok(rows
         .iter()

@@ -32,7 +32,9 @@ pub struct TemplateView {
     pub per_user_limit: i32,
     /// `restore` | `reissue`
     pub refund_policy: String,
-    pub remind_days_before: Option<i32>,
+    /// A number, or a list when the template has several reminders.
+    #[schema(value_type = Option<crate::domain::reminder::RawRemindDays>)]
+    pub remind_days_before: Option<crate::domain::reminder::RemindDays>,
     pub channels: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
 }
@@ -100,7 +102,7 @@ impl TemplateView {
             issued: row.get(7),
             per_user_limit: row.get(8),
             refund_policy: row.get(9),
-            remind_days_before: row.get(10),
+            remind_days_before: crate::domain::reminder::RemindDays::from_db(row.get(10)),
             created_at: row.get(11),
             channels: row.get(12),
         }

@@ -23,6 +23,7 @@ use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_typ
 use crate::domain::money::Money;
 use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
+use crate::domain::reminder::RemindDays;
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Terms;
@@ -316,7 +317,7 @@ impl Replay {
             LedgerEvent::TemplateUpdated(updated) => {
                 row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
                 if let Some(remind) = updated.remind_days_before {
-                    row.remind_days_before = remind;
+                    row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
                 }
             }
             _ => {}
@@ -381,7 +382,7 @@ fn create_template(
         issued: row.issued,
         per_user_limit: created.per_user_limit,
         refund_policy: created.refund_policy,
-        remind_days_before: created.remind_days_before,
+        remind_days_before: created.remind_days_before.as_ref().map(RemindDays::to_db),
         status: TemplateStatus::Draft.as_str().to_owned(),
         version: e.version,
         created_at: e.occurred_at,

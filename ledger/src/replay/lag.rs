@@ -12,6 +12,7 @@ use std::time::Duration;
 use tokio_postgres::GenericClient;
 
 use crate::domain::projection::{BALANCES, PROJECTIONS, TEMPLATE_STATS};
+use crate::projections::notify::NOTIFY;
 
 /// Where one projection stands against the log's head.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +37,7 @@ pub fn tables_of(projection: &str) -> &'static [&'static str] {
     match projection {
         BALANCES => &["balances"],
         TEMPLATE_STATS => &["template_stats", "template_totals"],
+        NOTIFY => &[super::notify::TABLE],
         _ => &[],
     }
 }
@@ -54,11 +56,15 @@ const LAG: &str = "
 
 /// Every projection's lag, as `client` sees the tables.
 pub async fn lags(client: &impl GenericClient) -> Result<Vec<Lag>, tokio_postgres::Error> {
-    let names: Vec<&str> = PROJECTIONS.to_vec();
+    let names: Vec<&str> = PROJECTIONS.iter().copied().chain([NOTIFY]).collect();
     let rows = client.query(LAG, &[&names]).await?;
     let lag = |row: &tokio_postgres::Row| {
         let name: &str = row.get(0);
-        let projection = PROJECTIONS.into_iter().find(|p| *p == name)?;
+        let projection = names.iter().copied().find(|p| *p == name)?;
+        // The notify worker is optional: one that never ran is not behind.
+        if projection == NOTIFY && row.get::<_, Option<i64>>(1).is_none() {
+            return None;
+        }
         Some(Lag {
             projection,
             position: row.get(1),

@@ -168,7 +168,7 @@ const TEMPLATES: Query = (
         Type::INT8,
         Type::INT4,
         Type::TEXT,
-        Type::INT4,
+        Type::INT4_ARRAY,
         Type::TEXT,
         Type::INT4,
         Type::TIMESTAMPTZ,

@@ -10,6 +10,7 @@
 //! - [`fold`]: events → tables (pure).
 //! - [`live`]: the live tables, streamed and compared row by row.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
+//! - [`notify`]: `notify_msg` (pending / cancelled) from the events, compared.
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
@@ -17,6 +18,7 @@ pub mod compare;
 pub mod fold;
 pub mod lag;
 pub mod live;
+pub mod notify;
 pub mod tables;
 
 use futures_util::{TryStreamExt, pin_mut};
@@ -31,9 +33,19 @@ use tokio_postgres::{Client, GenericClient, Transaction};
 use uuid::Uuid;
 
 use self::tables::{Counts, Map, Names};
+use crate::projections::notify::{NOTIFY, NotifyClock};
 
 pub use compare::{Difference, Differences};
 pub use lag::Lag;
+
+/// What `notify_msg` is checked with: the clock the projection used, and
+/// which rows the retention may have purged by `now`.
+#[derive(Clone, Copy, Debug)]
+pub struct NotifyCheck {
+    pub clock: NotifyClock,
+    pub now: chrono::DateTime<chrono::Utc>,
+    pub retention: chrono::Duration,
+}
 
 /// What a verification found, and how long its two phases took.
 #[derive(Debug)]
@@ -114,6 +126,7 @@ pub const PROGRESS_EVERY: u64 = 10_000;
 /// coupons.
 pub async fn verify(
     config: &tokio_postgres::Config,
+    reminders: NotifyCheck,
     progress: impl FnMut(u64),
 ) -> Result<Report, ReplayError> {
     let mut client = crate::db::connect(config).await?;
@@ -124,7 +137,10 @@ pub async fn verify(
         .get(0);
     let lags = lag::lags(&tx).await?;
     let started = Instant::now();
-    let (replay, events) = fold_all(&tx, progress).await?;
+    // A deployment that never ran the notify worker has no reminders to check.
+    let notify_ran = lags.iter().any(|l| l.projection == NOTIFY);
+    let mut notify_fold = notify_ran.then(|| notify::NotifyFold::new(reminders.clock));
+    let (replay, events) = fold_all(&tx, notify_fold.as_mut(), progress).await?;
     let fold = started.elapsed();
     let fold::Replay {
         mut tables,
@@ -137,6 +153,10 @@ pub async fn verify(
     let counted = counts_apart(config.clone(), snapshot, apart);
     let mut differences = Differences::default();
     live::compare_records(&tx, &names, &coupons, &mut tables, &mut differences).await?;
+    if let Some(fold) = &notify_fold {
+        let (now, keep) = (reminders.now, reminders.retention);
+        notify::compare(&tx, fold, now, keep, &mut differences).await?;
+    }
     let counted = counted
         .await
         .map_err(|_| ReplayError::Apart("the thread stopped".into()))??;
@@ -215,6 +235,7 @@ const EVENT_TYPES: [Type; 7] = [
 /// how many events it folded.
 async fn fold_all(
     tx: &Transaction<'_>,
+    mut notify: Option<&mut notify::NotifyFold>,
     mut progress: impl FnMut(u64),
 ) -> Result<(fold::Replay, u64), ReplayError> {
     // The coupons, and as many balances and claims: sized once, bounded.
@@ -234,7 +255,11 @@ async fn fold_all(
             payload: payload.0,
             occurred_at: row.try_get(5)?,
         };
-        replay.apply(&event).map_err(|source| ReplayError::Event {
+        let folded = match notify.as_deref_mut() {
+            Some(n) => replay.apply(&event).and_then(|()| n.apply(&event)),
+            None => replay.apply(&event),
+        };
+        folded.map_err(|source| ReplayError::Event {
             position: row.try_get(0).unwrap_or_default(),
             stream_id: event.stream_id.to_owned(),
             version: event.version,

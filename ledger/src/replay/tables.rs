@@ -44,6 +44,13 @@ impl<T: Show> Show for Option<T> {
     }
 }
 
+impl Show for Vec<i32> {
+    fn show(&self) -> String {
+        let days: Vec<String> = self.iter().map(i32::to_string).collect();
+        format!("[{}]", days.join(","))
+    }
+}
+
 impl Show for Vec<Uuid> {
     fn show(&self) -> String {
         let ids: Vec<String> = self.iter().map(Uuid::to_string).collect();
@@ -105,11 +112,16 @@ row!(TemplateRow {
     issued: i64,
     per_user_limit: i32,
     refund_policy: String,
-    remind_days_before: Option<i32>,
+    remind_days_before: Option<Vec<i32>>,
     status: String,
     version: i32,
     created_at: DateTime<Utc>,
 });
+
+row!(
+    /// A `notify_msg` row's status as the events decide it (pending, cancelled).
+    NotifyRow { status: String }
+);
 
 row!(ChannelRow {
     name: String,

@@ -1,0 +1,365 @@
+//! The reminder sender (DESIGN §10): due `notify_msg` rows → ONE message per
+//! user and day on `coupon.notifications`, marked sent in the same
+//! transaction once the broker confirmed.
+//!
+//! Several senders may run at once. Each claims due rows with `FOR UPDATE
+//! SKIP LOCKED` in bounded batches; a user's day is then taken whole under a
+//! transaction-level advisory lock on (user, day), so two senders never both
+//! send a message for the same user and day: the one without the lock leaves
+//! that day alone, the one with it waits for and takes every due row of it.
+//! "Now" is a parameter: the worker passes the clock, tests pass any instant.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use deadpool_postgres::{Pool, Transaction};
+use rust_decimal::Decimal;
+use tokio_postgres::types::ToSql;
+use uuid::Uuid;
+
+use crate::domain::money::Money;
+use crate::domain::reminder::{EXPIRY_REMINDER, ExpiryReminder, NotifyStatus, RemindedCoupon};
+use crate::messaging::lazy_publisher::LazyPublisher;
+use crate::messaging::publish::PublishError;
+use crate::messaging::{reminder_message, topology};
+
+/// The advisory lock class of (user, day) claims (two-key space: apart from
+/// the single-key locks of the relay and migrations).
+const USER_DAY_LOCK_CLASS: i32 = 0x4e4f_5449; // "NOTI"
+/// The most rows one batch claims.
+pub const MAX_BATCH: i64 = 5_000;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SendLimits {
+    /// Rows claimed per batch (1..=[`MAX_BATCH`]).
+    pub batch: i64,
+    /// Failed publishes of a row before it is `failed`.
+    pub max_attempts: i32,
+}
+
+impl Default for SendLimits {
+    fn default() -> Self {
+        Self {
+            batch: 500,
+            max_attempts: 10,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    #[error("database: {}", pg_text(.0))]
+    Db(#[from] tokio_postgres::Error),
+    #[error("database pool: {0}")]
+    Pool(#[from] deadpool_postgres::PoolError),
+    #[error("encoding a reminder: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+/// The server's message when there is one ("db error" alone says nothing).
+fn pg_text(e: &tokio_postgres::Error) -> String {
+    e.as_db_error()
+        .map_or_else(|| e.to_string(), ToString::to_string)
+}
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendReport {
+    pub messages: u64,
+    pub rows_sent: u64,
+    /// Rows whose publish failed (left pending, or `failed` at the bound).
+    pub rows_failed: u64,
+    /// Publishes that failed (the broker down or refusing).
+    pub publish_errors: u64,
+}
+
+/// Sends every reminder due at `now`, batch after batch, until none is left
+/// that this run has not seen. Stops at the first failed publish (the
+/// broker is down: the next run retries).
+pub async fn send_due(
+    pool: &Pool,
+    publisher: &LazyPublisher,
+    now: DateTime<Utc>,
+    limits: SendLimits,
+) -> Result<SendReport, SendError> {
+    let mut report = SendReport::default();
+    // Before any row (Postgres' timestamptz starts long after MIN_UTC).
+    let mut after = (DateTime::<Utc>::UNIX_EPOCH, 0_i64);
+    loop {
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let Some(batch) = claim(&tx, now, after, limits.batch).await? else {
+            return Ok(report);
+        };
+        after = batch.last;
+        let outcome = send_batch(&tx, publisher, now, &batch.days, limits).await?;
+        tx.commit().await?;
+        report.messages += outcome.messages;
+        report.rows_sent += outcome.rows_sent;
+        report.rows_failed += outcome.rows_failed;
+        if outcome.publish_errors > 0 {
+            report.publish_errors += outcome.publish_errors;
+            return Ok(report);
+        }
+    }
+}
+
+/// Due rows grouped by (user, day), each day taken whole.
+struct Claimed {
+    days: BTreeMap<(String, NaiveDate), Vec<DueRow>>,
+    /// Where the next batch starts (notify_time, id).
+    last: (DateTime<Utc>, i64),
+}
+
+struct DueRow {
+    id: i64,
+    template_sn: String,
+}
+
+/// Claims the next batch: rows after `after`, then the whole of each
+/// (user, day) this sender got the advisory lock of. None: nothing left.
+async fn claim(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    after: (DateTime<Utc>, i64),
+    batch: i64,
+) -> Result<Option<Claimed>, tokio_postgres::Error> {
+    let sql = "SELECT id, user_id, notify_day, notify_time FROM notify_msg
+                WHERE status = $1 AND notify_time <= $2 AND (notify_time, id) > ($3, $4)
+                ORDER BY notify_time, id LIMIT $5 FOR UPDATE SKIP LOCKED";
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &NotifyStatus::Pending.code(),
+        &now,
+        &after.0,
+        &after.1,
+        &batch.clamp(1, MAX_BATCH),
+    ];
+    let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
+    let Some(last) = rows.last() else {
+        return Ok(None);
+    };
+    let last = (last.get::<_, DateTime<Utc>>(3), last.get::<_, i64>(0));
+    let mut users = Vec::with_capacity(rows.len());
+    let mut days = Vec::with_capacity(rows.len());
+    for r in &rows {
+        users.push(r.get::<_, String>(1));
+        days.push(r.get::<_, NaiveDate>(2));
+    }
+    let (users, days) = lock_user_days(tx, users, days).await?;
+    let days = whole_days(tx, now, &users, &days).await?;
+    Ok(Some(Claimed { days, last }))
+}
+
+/// The (user, day) pairs whose advisory lock this transaction got.
+async fn lock_user_days(
+    tx: &Transaction<'_>,
+    users: Vec<String>,
+    days: Vec<NaiveDate>,
+) -> Result<(Vec<String>, Vec<NaiveDate>), tokio_postgres::Error> {
+    // Sorted and distinct, so two senders take locks in one order.
+    let sql =
+        "SELECT u, d FROM (SELECT DISTINCT u, d FROM unnest($1::text[], $2::date[]) AS x (u, d)
+                                 ORDER BY u, d) AS p
+                WHERE pg_try_advisory_xact_lock($3, hashtext(u || '|' || d::text))";
+    let rows = tx
+        .query(
+            &tx.prepare_cached(sql).await?,
+            &[&users, &days, &USER_DAY_LOCK_CLASS],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get::<_, String>(0), r.get::<_, NaiveDate>(1)))
+        .unzip())
+}
+
+/// Every due pending row of the locked (user, day) pairs, locked; rows a
+/// sender that lost the advisory lock still holds are waited for.
+async fn whole_days(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    users: &[String],
+    days: &[NaiveDate],
+) -> Result<BTreeMap<(String, NaiveDate), Vec<DueRow>>, tokio_postgres::Error> {
+    let sql = "SELECT m.id, m.user_id, m.notify_day, m.template_sn
+                 FROM notify_msg m JOIN unnest($1::text[], $2::date[]) AS x (u, d)
+                   ON m.user_id = x.u AND m.notify_day = x.d
+                WHERE m.status = $3 AND m.notify_time <= $4 AND m.notify_type = $5
+                ORDER BY m.id FOR UPDATE OF m";
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &users,
+        &days,
+        &NotifyStatus::Pending.code(),
+        &now,
+        &EXPIRY_REMINDER.code(),
+    ];
+    let mut out: BTreeMap<(String, NaiveDate), Vec<DueRow>> = BTreeMap::new();
+    for r in tx.query(&tx.prepare_cached(sql).await?, &params).await? {
+        out.entry((r.get(1), r.get(2))).or_default().push(DueRow {
+            id: r.get(0),
+            template_sn: r.get(3),
+        });
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct BatchOutcome {
+    messages: u64,
+    rows_sent: u64,
+    rows_failed: u64,
+    publish_errors: u64,
+}
+
+/// Publishes the batch's messages; marks their rows sent, or counts the
+/// failed attempt. A day with no coupon still unused is left pending (a
+/// locked coupon may come back before the day is over).
+async fn send_batch(
+    tx: &Transaction<'_>,
+    publisher: &LazyPublisher,
+    now: DateTime<Utc>,
+    days: &BTreeMap<(String, NaiveDate), Vec<DueRow>>,
+    limits: SendLimits,
+) -> Result<BatchOutcome, SendError> {
+    let listed = unused_coupons(tx, now, days).await?;
+    let mut messages = Vec::with_capacity(listed.len());
+    let mut row_ids = Vec::new();
+    for ((user_id, day), coupons) in listed {
+        row_ids.extend(days[&(user_id.clone(), day)].iter().map(|r| r.id));
+        let reminder = ExpiryReminder {
+            user_id,
+            notify_day: day,
+            coupons,
+        };
+        messages.push(reminder_message::encode(&reminder)?);
+    }
+    if messages.is_empty() {
+        return Ok(BatchOutcome::default());
+    }
+    match publisher
+        .publish_all(topology::NOTIFICATIONS, "", &messages)
+        .await
+    {
+        Ok(()) => {
+            mark_sent(tx, &row_ids, now).await?;
+            Ok(BatchOutcome {
+                messages: messages.len() as u64,
+                rows_sent: row_ids.len() as u64,
+                ..Default::default()
+            })
+        }
+        Err(e) => {
+            count_failure(tx, &row_ids, limits.max_attempts, &e).await?;
+            Ok(BatchOutcome {
+                rows_failed: row_ids.len() as u64,
+                publish_errors: 1,
+                ..Default::default()
+            })
+        }
+    }
+}
+
+/// Per (user, day): the user's coupons reminded that day under the claimed
+/// rows' templates that are still unused and unexpired now (the write
+/// model's status: the projection may be behind it).
+async fn unused_coupons(
+    tx: &Transaction<'_>,
+    now: DateTime<Utc>,
+    days: &BTreeMap<(String, NaiveDate), Vec<DueRow>>,
+) -> Result<BTreeMap<(String, NaiveDate), Vec<RemindedCoupon>>, tokio_postgres::Error> {
+    let (mut users, mut dates, mut templates) = (Vec::new(), Vec::new(), Vec::new());
+    for ((user, day), rows) in days {
+        for r in rows {
+            users.push(user.as_str());
+            dates.push(*day);
+            templates.push(r.template_sn.as_str());
+        }
+    }
+    let sql = "SELECT x.u, x.d, c.id, c.template_sn, t.name, t.face_value, t.currency, c.expires_at
+                 FROM unnest($1::text[], $2::date[], $3::text[]) AS x (u, d, sn)
+                 JOIN notify_coupons n
+                   ON n.user_id = x.u AND n.template_sn = x.sn AND x.d = ANY(n.notify_days)
+                 JOIN coupons c ON c.id = n.coupon_id
+                 JOIN templates t ON t.sn = c.template_sn
+                WHERE c.status = 'unused' AND c.expires_at > $4
+                ORDER BY x.u, x.d, c.expires_at, c.template_sn, c.id";
+    let params: [&(dyn ToSql + Sync); 4] = [&users, &dates, &templates, &now];
+    let mut out: BTreeMap<(String, NaiveDate), Vec<RemindedCoupon>> = BTreeMap::new();
+    for r in tx.query(&tx.prepare_cached(sql).await?, &params).await? {
+        let face: Decimal = r.get(5);
+        let coupon = RemindedCoupon {
+            coupon_id: r.get::<_, Uuid>(2),
+            template_sn: r.get(3),
+            name: r.get(4),
+            face_value: Money::from_cents(cents(face)),
+            currency: r.get(6),
+            expires_at: r.get(7),
+        };
+        out.entry((r.get(0), r.get(1))).or_default().push(coupon);
+    }
+    Ok(out)
+}
+
+fn cents(d: Decimal) -> i64 {
+    (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX)
+}
+
+async fn mark_sent(
+    tx: &Transaction<'_>,
+    ids: &[i64],
+    now: DateTime<Utc>,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE notify_msg SET status = $2, sent_at = $3, attempts = attempts + 1
+                WHERE id = ANY($1)";
+    let params: [&(dyn ToSql + Sync); 3] = [&ids, &NotifyStatus::Sent.code(), &now];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    Ok(())
+}
+
+/// One more failed attempt; at the bound the row is `failed` for good.
+async fn count_failure(
+    tx: &Transaction<'_>,
+    ids: &[i64],
+    max_attempts: i32,
+    error: &PublishError,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE notify_msg
+                  SET attempts = attempts + 1,
+                      status = CASE WHEN attempts + 1 >= $2 THEN $3 ELSE status END
+                WHERE id = ANY($1)";
+    let params: [&(dyn ToSql + Sync); 3] = [&ids, &max_attempts, &NotifyStatus::Failed.code()];
+    let n = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    let error = error.to_string();
+    tracing::warn!(
+        rows = n,
+        error,
+        "publishing reminders failed; rows stay pending (failed at the bound)"
+    );
+    Ok(())
+}
+
+/// Deletes sent and cancelled rows whose time was more than `retention`
+/// before `now` (a sent row was sent after its time), at most `limit` rows;
+/// how many went. Failed rows stay for a look.
+pub async fn purge(
+    pool: &Pool,
+    now: DateTime<Utc>,
+    retention: Duration,
+    limit: i64,
+) -> Result<u64, SendError> {
+    let client = pool.get().await?;
+    let sql = "DELETE FROM notify_msg WHERE id IN (
+                 SELECT id FROM notify_msg
+                  WHERE status IN ($1, $2) AND notify_time < $3
+                  LIMIT $4)";
+    let cutoff = now - retention;
+    let params: [&(dyn ToSql + Sync); 4] = [
+        &NotifyStatus::Sent.code(),
+        &NotifyStatus::Cancelled.code(),
+        &cutoff,
+        &limit,
+    ];
+    Ok(client
+        .execute(&client.prepare_cached(sql).await?, &params)
+        .await?)
+}

@@ -1,0 +1,189 @@
+//! Expiry reminders from the outside: a touch system's queue bound to
+//! `coupon.notifications`, the sender called with a chosen "now", and
+//! claims straight through the ledger's commands.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::{DateTime, NaiveDate, Utc};
+use deadpool_postgres::Pool;
+use futures_util::StreamExt;
+use lapin::options::{BasicConsumeOptions, QueueDeclareOptions};
+use lapin::types::{AMQPValue, FieldTable};
+use ledger::commands::claim::{ClaimRequest, claim};
+use ledger::commands::reminders::{SendLimits, SendReport, send_due};
+use ledger::domain::events::Metadata;
+use ledger::domain::ids::{TemplateSn, UserId};
+use ledger::domain::reminder::ExpiryReminder;
+use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::{self, reminder_message, topology};
+use uuid::Uuid;
+
+use crate::Env;
+use crate::subscriber::Schemas;
+
+/// A reminder as the touch system receives it.
+#[derive(Clone, Debug)]
+pub struct Reminded {
+    pub message_id: String,
+    pub message_type: String,
+    pub body: ExpiryReminder,
+}
+
+/// A touch system's queue bound to `coupon.notifications`.
+pub struct TouchQueue {
+    _connection: lapin::Connection,
+    consumer: lapin::Consumer,
+    schemas: Schemas,
+}
+
+impl TouchQueue {
+    pub async fn new(env: &Env, queue: &str) -> anyhow::Result<Self> {
+        let connection = messaging::connect(&env.vhost.amqp_url, "test-touch").await?;
+        let channel = connection.create_channel().await?;
+        topology::declare(&channel).await?;
+        let durable = QueueDeclareOptions {
+            durable: true,
+            ..Default::default()
+        };
+        channel
+            .queue_declare(queue.into(), durable, FieldTable::default())
+            .await?;
+        topology::bind(&channel, queue, topology::NOTIFICATIONS).await?;
+        let no_ack = BasicConsumeOptions {
+            no_ack: true,
+            ..Default::default()
+        };
+        let consumer = channel
+            .basic_consume(queue.into(), "touch".into(), no_ack, FieldTable::default())
+            .await?;
+        Ok(Self {
+            _connection: connection,
+            consumer,
+            schemas: Schemas::default(),
+        })
+    }
+
+    /// Everything that arrives until nothing has for `quiet`; each body is
+    /// checked against the schema its `schema` header names.
+    pub async fn drain(&mut self, quiet: Duration) -> anyhow::Result<Vec<Reminded>> {
+        let mut got = Vec::new();
+        while let Ok(next) = tokio::time::timeout(quiet, self.consumer.next()).await {
+            let d = next.context("consumer closed")??;
+            let headers = d.properties.headers().clone().unwrap_or_default();
+            let schema = match headers.inner().get("schema") {
+                Some(AMQPValue::LongString(s)) => s.to_string(),
+                other => anyhow::bail!("schema header: {other:?}"),
+            };
+            let received = crate::subscriber::Received {
+                message_id: d
+                    .properties
+                    .message_id()
+                    .as_ref()
+                    .context("id")?
+                    .to_string(),
+                event_type: d.properties.kind().as_ref().context("type")?.to_string(),
+                stream_id: String::new(),
+                stream_version: 0,
+                position: 0,
+                schema,
+                body: serde_json::from_slice(&d.data)?,
+            };
+            self.schemas.check(&received)?;
+            got.push(Reminded {
+                message_id: received.message_id,
+                message_type: received.event_type,
+                body: reminder_message::decode(&d.data)?,
+            });
+        }
+        Ok(got)
+    }
+}
+
+/// A pool on the test's database, for the sender and direct SQL.
+pub fn pool(env: &Env, size: usize) -> anyhow::Result<Pool> {
+    let config = tokio_postgres::Config::from_str(&env.db.url())?;
+    Ok(ledger::db::pool(&config, size))
+}
+
+/// One sender run at `now` against the test's broker.
+pub async fn send_at(env: &Env, pool: &Pool, now: DateTime<Utc>) -> anyhow::Result<SendReport> {
+    let publisher = LazyPublisher::new(&env.vhost.amqp_url, "test-sender");
+    Ok(send_due(pool, &publisher, now, SendLimits::default()).await?)
+}
+
+/// Claims one coupon of `sn` for each entry of `users` (repeats claim
+/// again), `per_tx` per transaction; the coupon ids in order.
+pub async fn claim_for(
+    pool: &Pool,
+    sn: &str,
+    users: &[String],
+    per_tx: usize,
+) -> anyhow::Result<Vec<Uuid>> {
+    let mut client = pool.get().await?;
+    let sn = TemplateSn::parse(sn).context("template sn")?;
+    let metadata = Metadata {
+        actor: "test".into(),
+        correlation_id: Uuid::now_v7().to_string(),
+        ..Default::default()
+    };
+    let mut ids = Vec::with_capacity(users.len());
+    for chunk in users.chunks(per_tx.max(1)) {
+        let tx = client.transaction().await?;
+        for user in chunk {
+            let user = UserId::parse(user).map_err(anyhow::Error::msg)?;
+            let req = ClaimRequest {
+                template_sn: &sn,
+                user_id: &user,
+                channel_id: None,
+                now: ledger::store::now(),
+                tz: chrono_tz::Asia::Shanghai,
+            };
+            ids.push(claim(&tx, &req, &metadata).await?.coupon_id);
+        }
+        tx.commit().await?;
+    }
+    Ok(ids)
+}
+
+/// Waits until the notify projection has been given every stored event.
+pub async fn notify_caught_up(env: &Env, timeout: Duration) -> anyhow::Result<()> {
+    let client = env.db.client().await?;
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let row = client
+            .query_one(
+                "SELECT (SELECT count(*) FROM events),
+                        (SELECT coalesce(max(applied), 0) FROM projection_positions
+                          WHERE projection = 'notify')",
+                &[],
+            )
+            .await?;
+        let (events, applied): (i64, i64) = (row.get(0), row.get(1));
+        if applied >= events {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "notify applied {applied} of {events} events"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `notify_msg` as (user, template, day) → (status, attempts).
+pub async fn rows(env: &Env) -> anyhow::Result<HashMap<(String, String, NaiveDate), (i16, i32)>> {
+    let client = env.db.client().await?;
+    let rows = client
+        .query(
+            "SELECT user_id, template_sn, notify_day, status, attempts FROM notify_msg",
+            &[],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| ((r.get(0), r.get(1), r.get(2)), (r.get(3), r.get(4))))
+        .collect())
+}

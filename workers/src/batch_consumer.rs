@@ -1,0 +1,231 @@
+//! The consumer runtime's batch mode: the same discipline as
+//! [`crate::consumer`] (inbox row and effect in one transaction, ack after
+//! the commit, retries, dead letters, reconnects), but messages are applied
+//! in batches — up to [`BatchSpec::max_messages`] or [`BatchSpec::max_wait`]
+//! — in ONE transaction, and acked with one `multiple` ack.
+//!
+//! The inbox rows of a batch are claimed in one statement, and a
+//! [`BatchHandler`] applies the batch's new messages at once (the notify
+//! projection inserts a run of `CouponIssued` with a few statements).
+//!
+//! A message that fails inside a batch is isolated: the messages before it
+//! are applied again without it (they did not depend on it: each stream's
+//! order is kept, and a later version of its stream would catch it up from
+//! the store), then it goes through the single-message path alone (retried
+//! with backoff, dead-lettered at the bound), then the rest of the batch
+//! follows as a new batch.
+
+use std::future::Future;
+use std::time::Duration;
+
+use deadpool_postgres::{Pool, Transaction};
+use futures_util::StreamExt;
+use lapin::message::Delivery;
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions};
+use lapin::types::FieldTable;
+
+use ledger::messaging::publish::Publisher;
+use ledger::messaging::{self, topology};
+
+use crate::consumer::{Handler, Spec, process};
+
+/// A handler that can apply a whole batch at once (set-based SQL); the
+/// runtime has already claimed the inbox for every message it passes.
+pub trait BatchHandler: Handler {
+    /// Applies `deliveries` in order inside `tx`; on failure, the position
+    /// (in `deliveries`) of the message to blame.
+    fn handle_batch(
+        &self,
+        tx: &Transaction<'_>,
+        deliveries: &[&Delivery],
+    ) -> impl Future<Output = Result<(), (usize, anyhow::Error)>> + Send;
+}
+use crate::shutdown::{Shutdown, backoff};
+
+/// The most messages one batch may hold (and the prefetch is kept above it).
+pub const MAX_BATCH: usize = 2_000;
+
+/// How a batch consumer batches.
+#[derive(Clone, Debug)]
+pub struct BatchSpec {
+    pub spec: Spec,
+    /// Messages per batch (1..=[`MAX_BATCH`]).
+    pub max_messages: usize,
+    /// How long a batch waits to fill once it has a first message.
+    pub max_wait: Duration,
+}
+
+impl BatchSpec {
+    /// 500 messages or 20 ms, prefetch twice the batch so the next batch
+    /// is arriving while one commits.
+    pub fn new(mut spec: Spec) -> Self {
+        let max_messages = 500;
+        spec.prefetch = u16::try_from(max_messages * 2).unwrap_or(u16::MAX);
+        Self {
+            spec,
+            max_messages,
+            max_wait: Duration::from_millis(20),
+        }
+    }
+}
+
+pub async fn run<H: BatchHandler>(
+    batch: BatchSpec,
+    pool: Pool,
+    handler: H,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let mut failures = 0;
+    while !shutdown.is_set() {
+        match session(&batch, &pool, &handler, &mut shutdown).await {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                let error = format!("{e:#}");
+                tracing::warn!(
+                    worker = batch.spec.name,
+                    error,
+                    "consumer session failed; reconnecting"
+                );
+                failures += 1;
+                shutdown.sleep(backoff(failures)).await;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn session<H: BatchHandler>(
+    batch: &BatchSpec,
+    pool: &Pool,
+    handler: &H,
+    shutdown: &mut Shutdown,
+) -> anyhow::Result<()> {
+    let spec = &batch.spec;
+    let name = format!("couponledger-{}", spec.name);
+    let connection = messaging::connect(&spec.amqp_url, &name).await?;
+    let channel = connection.create_channel().await?;
+    topology::declare(&channel).await?;
+    channel
+        .basic_qos(spec.prefetch, BasicQosOptions::default())
+        .await?;
+    let dead = Publisher::open(&connection).await?;
+    let mut consumer = channel
+        .basic_consume(
+            spec.queue.into(),
+            name.as_str().into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
+        .await?;
+    tracing::info!(
+        worker = spec.name,
+        queue = spec.queue,
+        "consuming in batches"
+    );
+    let max = batch.max_messages.clamp(1, MAX_BATCH);
+    loop {
+        let first = tokio::select! {
+            next = consumer.next() => next,
+            _ = shutdown.wait() => break,
+        };
+        let first = first.ok_or_else(|| anyhow::anyhow!("the broker closed the consumer"))??;
+        let mut deliveries = vec![first];
+        let deadline = tokio::time::Instant::now() + batch.max_wait;
+        while deliveries.len() < max {
+            match tokio::time::timeout_at(deadline, consumer.next()).await {
+                Ok(Some(next)) => deliveries.push(next?),
+                Ok(None) => anyhow::bail!("the broker closed the consumer"),
+                Err(_) => break,
+            }
+        }
+        apply_all(spec, pool, handler, &dead, deliveries).await?;
+    }
+    // Unacked prefetched messages go back to the queue with the channel.
+    let _ = channel.close(200, "shutdown".into()).await;
+    let _ = connection.close(200, "shutdown".into()).await;
+    Ok(())
+}
+
+/// Applies `deliveries` in as few transactions as their failures allow.
+async fn apply_all<H: BatchHandler>(
+    spec: &Spec,
+    pool: &Pool,
+    handler: &H,
+    dead: &Publisher,
+    mut deliveries: Vec<Delivery>,
+) -> anyhow::Result<()> {
+    while !deliveries.is_empty() {
+        match apply_batch(spec, pool, handler, &deliveries).await {
+            Ok(()) => {
+                ack_up_to(deliveries.last()).await?;
+                return Ok(());
+            }
+            Err(Failed { index, error }) => {
+                let rest = deliveries.split_off(index + 1);
+                let failed = deliveries.pop().expect("index is within the batch");
+                tracing::warn!(
+                    worker = spec.name,
+                    error = format!("{error:#}"),
+                    before = deliveries.len(),
+                    "a message failed inside a batch; isolating it"
+                );
+                // The messages before it, again, without it.
+                if !deliveries.is_empty() {
+                    Box::pin(apply_all(spec, pool, handler, dead, deliveries)).await?;
+                }
+                process(spec, pool, handler, dead, failed).await?;
+                deliveries = rest;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Which message of a batch failed, and why.
+struct Failed {
+    index: usize,
+    error: anyhow::Error,
+}
+
+/// One transaction: the inbox rows of the batch (one statement), then the
+/// effects of the messages seen for the first time.
+async fn apply_batch<H: BatchHandler>(
+    spec: &Spec,
+    pool: &Pool,
+    handler: &H,
+    deliveries: &[Delivery],
+) -> Result<(), Failed> {
+    // A failure outside any one message (the pool, BEGIN, the inbox,
+    // COMMIT) is blamed on the first, which the single path then retries
+    // with backoff.
+    let whole = |error: anyhow::Error| Failed { index: 0, error };
+    let mut ids = Vec::with_capacity(deliveries.len());
+    for (index, d) in deliveries.iter().enumerate() {
+        ids.push(crate::consumer::message_id(d).map_err(|error| Failed { index, error })?);
+    }
+    let mut client = pool.get().await.map_err(|e| whole(e.into()))?;
+    let tx = client.transaction().await.map_err(|e| whole(e.into()))?;
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let fresh = ledger::inbox::claim_all(&tx, spec.name, &id_refs)
+        .await
+        .map_err(|e| whole(e.into()))?;
+    let (positions, todo): (Vec<usize>, Vec<&Delivery>) = deliveries
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| fresh[*i])
+        .unzip();
+    if let Err((at, error)) = handler.handle_batch(&tx, &todo).await {
+        let index = positions.get(at).copied().unwrap_or(0);
+        return Err(Failed { index, error });
+    }
+    tx.commit().await.map_err(|e| whole(e.into()))?;
+    Ok(())
+}
+
+/// Acks every delivery of the channel up to and including `last`.
+async fn ack_up_to(last: Option<&Delivery>) -> anyhow::Result<()> {
+    if let Some(last) = last {
+        last.ack(BasicAckOptions { multiple: true }).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The `notify` worker (DESIGN §10): the reminder projection, which applies
+//! `coupon.events.notify` in batches ([`crate::batch_consumer`]), and the
+//! sender, which every minute sends the reminders due by the clock
+//! (`ledger::commands::reminders`) and purges old sent and cancelled rows.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use deadpool_postgres::{Pool, Transaction};
+use lapin::message::Delivery;
+use ledger::commands::reminders::{self, SendLimits};
+use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::message;
+use ledger::projections::notify::{self, NotifyClock};
+
+use crate::batch_consumer::BatchHandler;
+use crate::consumer::Handler;
+use crate::shutdown::Shutdown;
+
+/// How often the sender looks for due reminders.
+pub const SEND_INTERVAL: Duration = Duration::from_secs(60);
+/// Rows purged per statement, and statements per round.
+const PURGE_BATCH: i64 = 10_000;
+const PURGE_ROUNDS: usize = 100;
+
+/// Applies each event to `notify_msg` (inside the batch's transaction).
+pub struct NotifyProjector {
+    pub clock: NotifyClock,
+}
+
+impl Handler for NotifyProjector {
+    async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
+        let event = message::decode(&delivery.data)?;
+        notify::apply(tx, self.clock, &event).await?;
+        Ok(())
+    }
+}
+
+impl BatchHandler for NotifyProjector {
+    async fn handle_batch(
+        &self,
+        tx: &Transaction<'_>,
+        deliveries: &[&Delivery],
+    ) -> Result<(), (usize, anyhow::Error)> {
+        let mut events = Vec::with_capacity(deliveries.len());
+        for (i, d) in deliveries.iter().enumerate() {
+            events.push(message::decode(&d.data).map_err(|e| (i, e.into()))?);
+        }
+        notify::apply_batch(tx, self.clock, &events)
+            .await
+            .map_err(|(i, e)| (i, e.into()))
+    }
+}
+
+/// The sender's loop: send what is due now, purge, sleep a minute.
+pub async fn send_loop(
+    pool: Pool,
+    amqp_url: String,
+    retention_days: u32,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let publisher = LazyPublisher::new(&amqp_url, "couponledger-notify-sender");
+    let retention = chrono::Duration::days(i64::from(retention_days));
+    while !shutdown.is_set() {
+        let now = Utc::now();
+        match reminders::send_due(&pool, &publisher, now, SendLimits::default()).await {
+            Ok(report) if report.messages > 0 || report.publish_errors > 0 => {
+                tracing::info!(?report, "reminders sent")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "sending reminders failed"),
+        }
+        if let Err(e) = purge(&pool, now, retention).await {
+            tracing::warn!(error = format!("{e:#}"), "purging reminders failed");
+        }
+        shutdown.sleep(SEND_INTERVAL).await;
+    }
+    Ok(())
+}
+
+async fn purge(
+    pool: &Pool,
+    now: chrono::DateTime<Utc>,
+    retention: chrono::Duration,
+) -> anyhow::Result<()> {
+    for _ in 0..PURGE_ROUNDS {
+        let n = reminders::purge(pool, now, retention, PURGE_BATCH).await?;
+        if n < PURGE_BATCH.unsigned_abs() {
+            break;
+        }
+    }
+    Ok(())
+}
