@@ -125,14 +125,24 @@ async fn run(
                 let handler = Projector {
                     projection: BALANCES,
                 };
-                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+                tasks.spawn(batch_consumer::run(
+                    BatchSpec::new(spec),
+                    pool,
+                    handler,
+                    shutdown,
+                ))
             }
             Worker::TemplateStats => {
                 let spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
                 let handler = Projector {
                     projection: TEMPLATE_STATS,
                 };
-                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+                tasks.spawn(batch_consumer::run(
+                    BatchSpec::new(spec),
+                    pool,
+                    handler,
+                    shutdown,
+                ))
             }
             Worker::Notify => {
                 let spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, &url);
