@@ -5,7 +5,8 @@
 //!
 //! They run in the runtime's batch mode: the events of a batch are applied
 //! in arrival order in ONE transaction (one commit for up to 500 events,
-//! where each event used to wait for its own commit's flush).
+//! where each event used to wait for its own commit's flush), runs of
+//! `CouponIssued` set-based (`projections::apply_batch`).
 
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
@@ -41,9 +42,12 @@ impl BatchHandler for Projector {
         tx: &Transaction<'_>,
         deliveries: &[&Delivery],
     ) -> Result<(), (usize, anyhow::Error)> {
-        for (i, delivery) in deliveries.iter().enumerate() {
-            self.handle(tx, delivery).await.map_err(|e| (i, e))?;
+        let mut events = Vec::with_capacity(deliveries.len());
+        for (i, d) in deliveries.iter().enumerate() {
+            events.push(message::decode(&d.data).map_err(|e| (i, e.into()))?);
         }
-        Ok(())
+        projections::apply_batch(tx, self.projection, &events)
+            .await
+            .map_err(|(i, e)| (i, e.into()))
     }
 }

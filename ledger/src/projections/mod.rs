@@ -8,11 +8,13 @@
 //! [`crate::domain::projection`]'s pure fold.
 //!
 //! - [`coupons`]: coupon streams → status buckets.
+//! - [`issued_run`]: a run of `CouponIssued` → status buckets, set-based.
 //! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), DESIGN §10.
 //! - [`orders`]: order streams → template cost.
 //! - [`read`]: what the API serves (a user's balance, a template's stats).
 
 pub mod coupons;
+pub mod issued_run;
 pub mod notify;
 pub mod orders;
 pub mod read;
@@ -70,20 +72,63 @@ pub async fn apply(
     Ok(applied)
 }
 
+/// Applies `events` in order: runs of first `CouponIssued` (what bulk
+/// issuance writes) set-based, every other event by [`apply`]. On
+/// failure, the index of the event to blame.
+pub async fn apply_batch(
+    tx: &Transaction<'_>,
+    projection: &'static str,
+    events: &[RecordedEvent],
+) -> Result<(), (usize, ApplyError)> {
+    let mut i = 0;
+    while i < events.len() {
+        let run = events[i..]
+            .iter()
+            .take(issued_run::MAX_RUN)
+            .take_while(|e| issued_run::is_first_issue(e))
+            .count();
+        if run == 0 {
+            apply(tx, projection, &events[i])
+                .await
+                .map_err(|e| (i, e))?;
+            i += 1;
+        } else {
+            issued_run::apply(tx, projection, &events[i..i + run])
+                .await
+                .map_err(|(at, e)| (i + at, e))?;
+            i += run;
+        }
+    }
+    Ok(())
+}
+
 /// The position the projection reflects: the last event it was given.
 async fn record_position(
     tx: &Transaction<'_>,
     projection: &str,
     position: i64,
 ) -> Result<(), tokio_postgres::Error> {
+    record_positions(tx, projection, position, 1).await
+}
+
+/// The position after `applied` more events, the last at `position`.
+pub(crate) async fn record_positions(
+    tx: &Transaction<'_>,
+    projection: &str,
+    position: i64,
+    applied: i64,
+) -> Result<(), tokio_postgres::Error> {
     let sql = "INSERT INTO projection_positions (projection, position, applied)
-               VALUES ($1, $2, 1)
+               VALUES ($1, $2, $3)
                ON CONFLICT (projection) DO UPDATE
                  SET position = EXCLUDED.position,
-                     applied = projection_positions.applied + 1,
+                     applied = projection_positions.applied + EXCLUDED.applied,
                      updated_at = now()";
-    tx.execute(&tx.prepare_cached(sql).await?, &[&projection, &position])
-        .await?;
+    tx.execute(
+        &tx.prepare_cached(sql).await?,
+        &[&projection, &position, &applied],
+    )
+    .await?;
     Ok(())
 }
 
