@@ -57,3 +57,28 @@ pub async fn connect(
     });
     Ok(client)
 }
+
+/// Rows changed since the last ANALYZE that make a table's statistics stale
+/// (with 10 % of its rows, the larger counts).
+const STALE_ROWS: i64 = 10_000;
+
+/// Runs `ANALYZE table` when its statistics lag far behind its rows: a table
+/// filled in bulk (a projection catching up, an issuance) is otherwise planned
+/// as the few rows it held at the last ANALYZE until autovacuum comes by, and
+/// a join over it can pick a nested loop across the whole table. The check
+/// reads `pg_stat_user_tables` and is cheap; the ANALYZE samples the table.
+pub async fn analyze_if_stale(
+    client: &tokio_postgres::Client,
+    table: &'static str,
+) -> Result<bool, tokio_postgres::Error> {
+    let sql = "SELECT n_mod_since_analyze >= greatest($2, n_live_tup / 10)
+                 FROM pg_stat_user_tables WHERE relname = $1";
+    let stale = client
+        .query_opt(sql, &[&table, &STALE_ROWS])
+        .await?
+        .is_some_and(|row| row.get::<_, bool>(0));
+    if stale {
+        client.batch_execute(&format!("ANALYZE {table}")).await?;
+    }
+    Ok(stale)
+}
