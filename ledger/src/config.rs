@@ -187,6 +187,28 @@ mod tests {
         assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
         assert_eq!(c.tz, chrono_tz::Asia::Shanghai);
         assert!(c.admin_token.is_none());
+        assert_eq!(c.notify_at, NotifyAt::default());
+        assert_eq!(c.notify_retention_days, 7);
+    }
+
+    #[test]
+    fn reminder_settings_parse_and_a_bad_one_names_its_variable() {
+        let c = config(&[
+            ("LEDGER_NOTIFY_AT", "09:30"),
+            ("LEDGER_NOTIFY_RETENTION_DAYS", "30"),
+        ]);
+        let c = c.unwrap();
+        assert_eq!(c.notify_at, NotifyAt::parse("09:30").unwrap());
+        assert_eq!(c.notify_retention_days, 30);
+        for (var, value) in [
+            ("LEDGER_NOTIFY_AT", "24:00"),
+            ("LEDGER_NOTIFY_AT", "10"),
+            ("LEDGER_NOTIFY_RETENTION_DAYS", "0"),
+            ("LEDGER_NOTIFY_RETENTION_DAYS", "-1"),
+        ] {
+            let err = config(&[(var, value)]).unwrap_err();
+            assert_eq!(err.var, var, "{value}");
+        }
     }
 
     #[test]

@@ -312,3 +312,15 @@ fn dump() {
         println!("{}", serde_json::to_string_pretty(&document()).unwrap());
     }
 }
+
+#[test]
+fn reminder_offsets_are_documented_as_a_number_or_a_list() {
+    let doc = document();
+    let raw = &doc["components"]["schemas"]["RawRemindDays"];
+    let variants = raw["oneOf"].as_array().unwrap_or_else(|| panic!("{raw}"));
+    let types: Vec<&str> = variants.iter().filter_map(|v| v["type"].as_str()).collect();
+    assert_eq!(types, ["integer", "array"], "{raw}");
+    let create =
+        &doc["components"]["schemas"]["CreateTemplate"]["properties"]["remind_days_before"];
+    assert!(create.to_string().contains("RawRemindDays"), "{create}");
+}
