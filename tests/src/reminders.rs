@@ -148,6 +148,72 @@ pub async fn claim_for(
     Ok(ids)
 }
 
+/// Issues one coupon of `sn` per entry of `users` (repeats allowed up to the
+/// per-user limit) the way bulk issuance does — a job whose 1,000-line
+/// chunks go through `commands::issuance::apply_chunk` — for tests that
+/// need a volume of coupons quickly; the coupon ids in `users`' order.
+pub async fn issue_for(pool: &Pool, sn: &str, users: &[String]) -> anyhow::Result<Vec<Uuid>> {
+    use ledger::domain::issuance::{ChunkLine, IssuanceChunk};
+    let mut client = pool.get().await?;
+    let job = Uuid::now_v7();
+    let chunks: Vec<IssuanceChunk> = users
+        .chunks(1_000)
+        .enumerate()
+        .map(|(n, part)| IssuanceChunk {
+            job_id: job,
+            chunk_no: i32::try_from(n).expect("a test's chunks fit i32"),
+            template_sn: sn.to_owned(),
+            lines: part
+                .iter()
+                .enumerate()
+                .map(|(i, u)| ChunkLine {
+                    line: (n * 1_000 + i + 1) as u64,
+                    user_id: u.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    client
+        .execute(
+            "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status, created_at,
+                                        updated_at, chunks_total)
+             VALUES ($1, $2, $3, 'plain', 'queued', now(), now(), $4)",
+            &[&job, &sn, &job.to_string(), &(chunks.len() as i32)],
+        )
+        .await?;
+    let metadata = Metadata {
+        actor: "test".into(),
+        correlation_id: job.to_string(),
+        ..Default::default()
+    };
+    for c in &chunks {
+        let (first, last) = (
+            c.lines[0].line as i64,
+            c.lines[c.lines.len() - 1].line as i64,
+        );
+        let tx = client.transaction().await?;
+        tx.execute(
+            "INSERT INTO issuance_chunks (job_id, chunk_no, lines, first_line, last_line,
+                                          digest, published_at)
+             VALUES ($1, $2, $3, $4, $5, '\\x00', now())",
+            &[&job, &c.chunk_no, &(c.lines.len() as i32), &first, &last],
+        )
+        .await?;
+        let now = ledger::store::now();
+        let tz = chrono_tz::Asia::Shanghai;
+        let outcome = ledger::commands::issuance::apply_chunk(&tx, c, &metadata, now, tz).await?;
+        anyhow::ensure!(outcome.issued as usize == c.lines.len(), "{outcome:?}");
+        tx.commit().await?;
+    }
+    let rows = client
+        .query(
+            "SELECT id FROM coupons WHERE job_id = $1 ORDER BY job_line",
+            &[&job],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
 /// Waits until the notify projection has been given every stored event.
 pub async fn notify_caught_up(env: &Env, timeout: Duration) -> anyhow::Result<()> {
     let client = env.db.client().await?;

@@ -16,7 +16,7 @@ use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 use ledger::store::{GlobalCursor, read_all};
 use serde_json::{Value, json};
-use tests::reminders::{TouchQueue, claim_for, notify_caught_up, pool, rows, send_at};
+use tests::reminders::{TouchQueue, claim_for, issue_for, notify_caught_up, pool, rows, send_at};
 use tests::scenario::checkout;
 use tests::workers::{Workers, ledger};
 use tests::{Env, Server, template_body};
@@ -616,7 +616,7 @@ async fn a_hundred_thousand_coupons_give_one_row_per_user_template_day_and_one_m
     let (stop, depth) = watch_depth(&env, topology::NOTIFY_QUEUE);
     let mut coupons: HashMap<(String, usize), BTreeSet<Uuid>> = HashMap::new();
     for (t, users) in holders.iter().enumerate() {
-        let ids = claim_for(&pool, &sns[t], users, 1_000).await.unwrap();
+        let ids = issue_for(&pool, &sns[t], users).await.unwrap();
         for (user, id) in users.iter().zip(ids) {
             coupons.entry((user.clone(), t)).or_default().insert(id);
         }

@@ -42,10 +42,7 @@ impl BatchHandler for NotifyProjector {
         tx: &Transaction<'_>,
         deliveries: &[&Delivery],
     ) -> Result<(), (usize, anyhow::Error)> {
-        let mut events = Vec::with_capacity(deliveries.len());
-        for (i, d) in deliveries.iter().enumerate() {
-            events.push(message::decode(&d.data).map_err(|e| (i, e.into()))?);
-        }
+        let events = crate::projector::decode_all(deliveries)?;
         notify::apply_batch(tx, self.clock, &events)
             .await
             .map_err(|(i, e)| (i, e.into()))

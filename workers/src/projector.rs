@@ -42,12 +42,21 @@ impl BatchHandler for Projector {
         tx: &Transaction<'_>,
         deliveries: &[&Delivery],
     ) -> Result<(), (usize, anyhow::Error)> {
-        let mut events = Vec::with_capacity(deliveries.len());
-        for (i, d) in deliveries.iter().enumerate() {
-            events.push(message::decode(&d.data).map_err(|e| (i, e.into()))?);
-        }
+        let events = decode_all(deliveries)?;
         projections::apply_batch(tx, self.projection, &events)
             .await
             .map_err(|(i, e)| (i, e.into()))
     }
+}
+
+/// The events of a batch's messages; on failure, the index of the one that
+/// is not an event message.
+pub fn decode_all(
+    deliveries: &[&Delivery],
+) -> Result<Vec<ledger::store::RecordedEvent>, (usize, anyhow::Error)> {
+    deliveries
+        .iter()
+        .enumerate()
+        .map(|(i, d)| message::decode(&d.data).map_err(|e| (i, e.into())))
+        .collect()
 }

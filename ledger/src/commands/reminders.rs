@@ -83,6 +83,11 @@ pub async fn send_due(
     limits: SendLimits,
 ) -> Result<SendReport, SendError> {
     let mut report = SendReport::default();
+    // The projection fills notify_msg in bulk; planned on stale statistics,
+    // the lookup of a batch's user-days scanned every due row per pair.
+    let client = pool.get().await?;
+    crate::db::analyze_if_stale(&client, "notify_msg").await?;
+    drop(client);
     // Before any row (Postgres' timestamptz starts long after MIN_UTC).
     let mut after = (DateTime::<Utc>::UNIX_EPOCH, 0_i64);
     loop {

@@ -70,7 +70,11 @@ pub async fn apply_batch(
 ) -> Result<(), (usize, ApplyError)> {
     let mut i = 0;
     while i < events.len() {
-        let run = events[i..].iter().take_while(|e| is_first_issue(e)).count();
+        let run = events[i..]
+            .iter()
+            .take(super::issued_run::MAX_RUN)
+            .take_while(|e| super::issued_run::is_first_issue(e))
+            .count();
         if run == 0 {
             apply(tx, clock, &events[i]).await.map_err(|e| (i, e))?;
             i += 1;
@@ -82,10 +86,6 @@ pub async fn apply_batch(
         }
     }
     Ok(())
-}
-
-fn is_first_issue(e: &RecordedEvent) -> bool {
-    e.stream_version == 1 && e.event_type == "CouponIssued" && e.stream_id.starts_with("coupon-")
 }
 
 /// A run of `CouponIssued`: the coupons the projection does not know yet,
@@ -108,7 +108,7 @@ async fn issue_run(
     add_many(tx, &new).await.map_err(blame_first)?;
     let last = events.last().map_or(0, |e| e.position);
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-    record_positions(tx, last, count)
+    super::record_positions(tx, NOTIFY, last, count)
         .await
         .map_err(blame_first)?;
     Ok(())
@@ -222,26 +222,6 @@ async fn add_many(tx: &Transaction<'_>, new: &[NewReminders]) -> Result<(), toki
         &NotifyStatus::Cancelled.code(),
     ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
-    Ok(())
-}
-
-/// The projection's position after a run: its last event, `count` more applied.
-async fn record_positions(
-    tx: &Transaction<'_>,
-    position: i64,
-    count: i64,
-) -> Result<(), tokio_postgres::Error> {
-    let sql = "INSERT INTO projection_positions (projection, position, applied)
-               VALUES ($1, $2, $3)
-               ON CONFLICT (projection) DO UPDATE
-                 SET position = EXCLUDED.position,
-                     applied = projection_positions.applied + EXCLUDED.applied,
-                     updated_at = now()";
-    tx.execute(
-        &tx.prepare_cached(sql).await?,
-        &[&NOTIFY, &position, &count],
-    )
-    .await?;
     Ok(())
 }
 
