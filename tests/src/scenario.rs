@@ -3,10 +3,6 @@
 
 use std::str::FromStr;
 
-use anyhow::Context;
-use ledger::commands::claim::{ClaimRequest, claim};
-use ledger::domain::events::Metadata;
-use ledger::domain::ids::{TemplateSn, UserId};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -22,31 +18,8 @@ pub async fn claim_many(
 ) -> anyhow::Result<Vec<Uuid>> {
     let config = tokio_postgres::Config::from_str(&env.db.url())?;
     let pool = ledger::db::pool(&config, 2);
-    let mut client = pool.get().await?;
-    let sn = TemplateSn::parse(sn).context("template sn")?;
-    let metadata = Metadata {
-        actor: "test".into(),
-        correlation_id: Uuid::now_v7().to_string(),
-        ..Default::default()
-    };
-    let mut ids = Vec::with_capacity(users.len());
-    let users: Vec<usize> = users.collect();
-    for chunk in users.chunks(per_tx.max(1)) {
-        let tx = client.transaction().await?;
-        for i in chunk {
-            let user = UserId::parse(&format!("u{i}")).map_err(anyhow::Error::msg)?;
-            let req = ClaimRequest {
-                template_sn: &sn,
-                user_id: &user,
-                channel_id: None,
-                now: ledger::store::now(),
-                tz: chrono_tz::Asia::Shanghai,
-            };
-            ids.push(claim(&tx, &req, &metadata).await?.coupon_id);
-        }
-        tx.commit().await?;
-    }
-    Ok(ids)
+    let names: Vec<String> = users.map(|i| format!("u{i}")).collect();
+    crate::reminders::claim_for(&pool, sn, &names, per_tx).await
 }
 
 /// Locks `coupon` of `user` on a 150.00 order (20 off 100: pays 130.00) and,

@@ -40,7 +40,7 @@ pub trait BatchHandler: Handler {
         deliveries: &[&Delivery],
     ) -> impl Future<Output = Result<(), (usize, anyhow::Error)>> + Send;
 }
-use crate::shutdown::{Shutdown, backoff};
+use crate::shutdown::Shutdown;
 
 /// The most messages one batch may hold (and the prefetch is kept above it).
 pub const MAX_BATCH: usize = 2_000;
@@ -75,23 +75,11 @@ pub async fn run<H: BatchHandler>(
     handler: H,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let mut failures = 0;
-    while !shutdown.is_set() {
-        match session(&batch, &pool, &handler, &mut shutdown).await {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                let error = format!("{e:#}");
-                tracing::warn!(
-                    worker = batch.spec.name,
-                    error,
-                    "consumer session failed; reconnecting"
-                );
-                failures += 1;
-                shutdown.sleep(backoff(failures)).await;
-            }
-        }
-    }
-    Ok(())
+    let (batch, pool, handler) = (&batch, &pool, &handler);
+    crate::consumer::reconnecting(batch.spec.name, &mut shutdown, |mut shutdown| async move {
+        session(batch, pool, handler, &mut shutdown).await
+    })
+    .await
 }
 
 async fn session<H: BatchHandler>(

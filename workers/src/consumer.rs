@@ -69,17 +69,32 @@ pub async fn run<H: Handler>(
     handler: H,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
+    let (spec, pool, handler) = (&spec, &pool, &handler);
+    reconnecting(spec.name, &mut shutdown, |mut shutdown| async move {
+        session(spec, pool, handler, &mut shutdown).await
+    })
+    .await
+}
+
+/// Runs consumer sessions until one ends cleanly or shutdown: a session that
+/// fails (the broker went away, a channel error) is started again after a
+/// backoff. Both runtimes (one by one, in batches) use it.
+pub async fn reconnecting<F, S>(
+    worker: &'static str,
+    shutdown: &mut Shutdown,
+    mut session: S,
+) -> anyhow::Result<()>
+where
+    S: FnMut(Shutdown) -> F,
+    F: Future<Output = anyhow::Result<()>>,
+{
     let mut failures = 0;
     while !shutdown.is_set() {
-        match session(&spec, &pool, &handler, &mut shutdown).await {
+        match session(shutdown.clone()).await {
             Ok(()) => return Ok(()),
             Err(e) => {
                 let error = format!("{e:#}");
-                tracing::warn!(
-                    worker = spec.name,
-                    error,
-                    "consumer session failed; reconnecting"
-                );
+                tracing::warn!(worker, error, "consumer session failed; reconnecting");
                 failures += 1;
                 shutdown.sleep(backoff(failures)).await;
             }
