@@ -43,7 +43,16 @@ async fn each_consumer_is_as_far_behind_as_its_cursor_says() {
     let db = TestDb::new().await.unwrap();
     let positions = append(&db, "test-1", 10).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    for consumer in ["relay", "balances", "template_stats", "notify"] {
+    let consumers = [
+        "relay:coupon.events",
+        "relay:coupon.events.balances",
+        "relay:coupon.events.template_stats",
+        "relay:coupon.events.notify",
+        "balances",
+        "template_stats",
+        "notify",
+    ];
+    for consumer in consumers {
         let (behind, secs) = lag_of(&db, consumer).await;
         assert_eq!(behind, 10, "{consumer}: nothing handled yet");
         assert!(
@@ -67,7 +76,16 @@ async fn each_consumer_is_as_far_behind_as_its_cursor_says() {
         )
         .await
         .unwrap();
-    assert_eq!(lag_of(&db, "relay").await, (0, 0.0), "the relay caught up");
+    assert_eq!(
+        lag_of(&db, "relay:coupon.events").await,
+        (0, 0.0),
+        "the public route caught up"
+    );
+    assert_eq!(
+        lag_of(&db, "relay:coupon.events.balances").await.0,
+        10,
+        "each route has its own cursor"
+    );
     assert_eq!(
         lag_of(&db, "balances").await.0,
         6,

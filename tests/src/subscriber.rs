@@ -37,19 +37,17 @@ impl Subscriber {
     /// Declares `queue` (durable, classic), binds it to `coupon.events`
     /// unless `bind` is false, and starts consuming (auto-ack).
     pub async fn new(env: &Env, queue: &str, bind: bool) -> anyhow::Result<Self> {
-        let connection = messaging::connect(&env.vhost.amqp_url, "test-subscriber").await?;
-        let channel = connection.create_channel().await?;
-        topology::declare(&channel).await?;
-        let durable = QueueDeclareOptions {
-            durable: true,
-            ..Default::default()
-        };
-        channel
-            .queue_declare(queue.into(), durable, FieldTable::default())
-            .await?;
-        if bind {
-            topology::bind(&channel, queue, topology::EVENTS).await?;
-        }
+        Self::with_args(env, queue, bind, FieldTable::default()).await
+    }
+
+    /// [`Subscriber::new`] with the queue declared with `args`.
+    pub async fn with_args(
+        env: &Env,
+        queue: &str,
+        bind: bool,
+        args: FieldTable,
+    ) -> anyhow::Result<Self> {
+        let (connection, channel) = declare(env, queue, bind, args).await?;
         let no_ack = BasicConsumeOptions {
             no_ack: true,
             ..Default::default()
@@ -107,6 +105,52 @@ fn received(d: &lapin::message::Delivery) -> anyhow::Result<Received> {
         schema: text(h("schema"))?,
         body: serde_json::from_slice(&d.data)?,
     })
+}
+
+/// Declares `queue` with `args` and binds it to `coupon.events` if `bind`,
+/// as an outsider would; nothing consumes it yet.
+pub async fn declare(
+    env: &Env,
+    queue: &str,
+    bind: bool,
+    args: FieldTable,
+) -> anyhow::Result<(lapin::Connection, lapin::Channel)> {
+    let connection = messaging::connect(&env.vhost.amqp_url, "test-subscriber").await?;
+    let channel = connection.create_channel().await?;
+    topology::declare(&channel).await?;
+    let durable = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    channel.queue_declare(queue.into(), durable, args).await?;
+    if bind {
+        topology::bind(&channel, queue, topology::EVENTS).await?;
+    }
+    Ok((connection, channel))
+}
+
+/// Queue arguments of an outsider's small queue: at most `max_length`
+/// messages, and the broker refuses (nacks) the rest.
+pub fn bounded(max_length: i64) -> FieldTable {
+    let mut args = FieldTable::default();
+    args.insert("x-max-length".into(), AMQPValue::LongLongInt(max_length));
+    args.insert(
+        "x-overflow".into(),
+        AMQPValue::LongString("reject-publish".into()),
+    );
+    args
+}
+
+/// Messages waiting in `queue` (a passive declare).
+pub async fn depth(channel: &lapin::Channel, queue: &str) -> anyhow::Result<u32> {
+    let passive = QueueDeclareOptions {
+        passive: true,
+        ..Default::default()
+    };
+    let q = channel
+        .queue_declare(queue.into(), passive, FieldTable::default())
+        .await?;
+    Ok(q.message_count())
 }
 
 /// The event ids a set of messages covers.

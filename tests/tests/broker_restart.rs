@@ -265,3 +265,105 @@ async fn reminders_due_while_rabbitmq_is_stopped_are_sent_once_after_it_returns(
     );
     workers.terminate().await.unwrap();
 }
+
+/// The pipeline's workers, one process each, so each can be killed alone.
+const PIPELINE: [&str; 4] = ["relay", "balances", "template_stats", "notify"];
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "restarts RabbitMQ: scripts/test runs it alone"]
+async fn a_hundred_thousand_events_through_five_kills_of_each_worker_and_a_broker_restart() {
+    use tests::reminders::{issue_for, notify_caught_up, pool};
+
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    drop(
+        Subscriber::new(&env, "analytics.kills", true)
+            .await
+            .unwrap(),
+    );
+    let sn = server.active_template(100_000, 1).await.unwrap();
+    let mut workers: Vec<Workers> = PIPELINE
+        .iter()
+        .map(|w| Workers::start(&env, w).unwrap())
+        .collect();
+
+    let pool = pool(&env, 2).unwrap();
+    let users: Vec<String> = (0..99_990).map(|i| format!("k{i}")).collect();
+    let issue = async {
+        // In slices, so that events keep coming while the workers die.
+        for slice in users.chunks(10_000) {
+            issue_for(&pool, &sn, slice).await.unwrap();
+        }
+    };
+    let chaos = async {
+        for round in 0..5_u64 {
+            for (i, name) in PIPELINE.iter().enumerate() {
+                let wait = 400 + (round * 331 + i as u64 * 173) % 900;
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+                let dead = std::mem::replace(&mut workers[i], Workers::start(&env, name).unwrap());
+                dead.kill().await.unwrap();
+            }
+            if round == 2 {
+                rabbitmqctl(&["stop_app"]).await;
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                rabbitmqctl(&["start_app"]).await;
+                rabbitmqctl(&["await_startup"]).await;
+            }
+        }
+    };
+    tokio::join!(issue, chaos);
+    // Ten claims to finish the 100,000, and streams of several versions.
+    let coupons = claim_many(&env, &sn, 0..10, 10).await.unwrap();
+    for (i, coupon) in coupons.iter().enumerate() {
+        checkout(&server, &format!("u{i}"), *coupon, i % 2 == 0)
+            .await
+            .unwrap();
+    }
+
+    let client = env.db.client().await.unwrap();
+    let rows = client
+        .query("SELECT event_id FROM events", &[])
+        .await
+        .unwrap();
+    let stored: std::collections::HashSet<uuid::Uuid> = rows.iter().map(|r| r.get(0)).collect();
+    assert!(stored.len() > 100_000, "{} events", stored.len());
+    projections_caught_up(&env, Duration::from_secs(240))
+        .await
+        .unwrap();
+    notify_caught_up(&env, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("0 differences"), "{stdout}");
+
+    let mut subscriber = Subscriber::new(&env, "analytics.kills", true)
+        .await
+        .unwrap();
+    // Counted as they arrive: `ids` of everything per message is quadratic.
+    let mut seen = std::collections::HashSet::new();
+    let got = subscriber
+        .receive_until(Duration::from_secs(60), |got| {
+            if let Some(id) = got
+                .last()
+                .and_then(|r| r.message_id.parse::<uuid::Uuid>().ok())
+            {
+                seen.insert(id);
+            }
+            seen.len() >= stored.len()
+        })
+        .await
+        .unwrap();
+    assert_eq!(ids(&got), stored, "the subscriber has every event");
+    // Duplicates on the wire are allowed around each crash; the inbox made
+    // them no-ops (the replay above found no difference).
+    eprintln!(
+        "{} events, the subscriber received {} messages",
+        stored.len(),
+        got.len()
+    );
+    for w in workers {
+        w.terminate().await.unwrap();
+    }
+}

@@ -110,12 +110,20 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(100, 1).await.unwrap();
     claim_many(&env, &sn, 0..1, 1).await.unwrap();
+    claim_many(&env, &sn, 2..4, 1).await.unwrap();
     let client = env.db.client().await.unwrap();
     let events = read_all(&client, GlobalCursor::START, 100).await.unwrap();
-    let issued = events
+    let issued: Vec<_> = events
         .iter()
-        .find(|e| e.event_type == "CouponIssued")
-        .unwrap();
+        .filter(|e| e.event_type == "CouponIssued")
+        .collect();
+    let issued = issued[0];
+    let around: Vec<_> = events
+        .iter()
+        .filter(|e| e.event_type == "CouponIssued")
+        .skip(1)
+        .map(encode)
+        .collect();
 
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
@@ -127,7 +135,15 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         body: b"{not json".to_vec(),
         properties: BasicProperties::default().with_message_id("poison-1".into()),
     };
-    let batch = [message.clone(), message.clone(), poison, message];
+    // One batch: u0 three times, u2 before the poison, u3 after it.
+    let batch = [
+        message.clone(),
+        message.clone(),
+        around[0].clone(),
+        poison,
+        around[1].clone(),
+        message,
+    ];
     publisher
         .publish_all("", topology::BALANCES_QUEUE, &batch)
         .await
@@ -166,7 +182,7 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
     let later = read_all(&client, issued.cursor(), 100).await.unwrap();
     let later = later
         .iter()
-        .find(|e| e.event_type == "CouponIssued")
+        .find(|e| e.event_type == "CouponIssued" && e.payload["user_id"] == "u1")
         .unwrap();
     publisher
         .publish_all("", topology::BALANCES_QUEUE, &[encode(later)])
@@ -188,6 +204,13 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         json!({"count": 1, "face_value": "20.00"}),
         "three deliveries, one coupon"
     );
+    for user in ["u2", "u3"] {
+        assert_eq!(
+            balance(&server, user).await["by_status"]["unused"]["count"],
+            1,
+            "{user}'s coupon, on either side of the poison in its batch, is applied"
+        );
+    }
     workers.terminate().await.unwrap();
 }
 

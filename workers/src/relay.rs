@@ -1,26 +1,33 @@
-//! The outbox relay: publishes every committed event, once, to
-//! `coupon.events`, in the store's commit-safe order (which keeps each
-//! stream in version order), with publisher confirms and `mandatory`.
+//! The outbox relay: publishes every committed event, in the store's
+//! commit-safe order (which keeps each stream in version order), with
+//! publisher confirms and `mandatory`, along each of its routes
+//! (`messaging::routes`): the ledger's own queues directly, outsiders
+//! through `coupon.events`. Each route keeps its own cursor, so a full
+//! queue holds back only its own route, and only what it refused is sent
+//! again (docs/event-pipeline.md).
 //!
-//! The cursor is saved only after the broker confirmed the batch, so a
-//! crash or broker restart re-sends at most one batch (duplicates are
-//! allowed on the wire, subscribers dedupe by message id) and never skips
-//! an event. One relay is active at a time: it holds a Postgres advisory
-//! lock for its session; a second instance waits for it and takes over
-//! when the first dies.
+//! A route's cursor is saved only after the broker took its batch, so a
+//! crash or broker restart re-sends at most one batch per route
+//! (duplicates are allowed on the wire, subscribers dedupe by message id)
+//! and never skips an event. One relay is active at a time: it holds a
+//! Postgres advisory lock for its session; a second instance waits for it
+//! and takes over when the first dies.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use ledger::config::Config;
+use ledger::messaging::routes::{self, PUBLIC, ROUTES, Route};
 use ledger::messaging::{self, message, publish::Publisher, topology};
 use ledger::store::{GlobalCursor, read_all};
 use tokio_postgres::Client;
 
 use crate::shutdown::{Shutdown, backoff};
 
-/// The relay's name: its cursor row and its advisory lock.
+/// The relay's advisory lock.
 pub use ledger::queries::lag::RELAY;
-/// Events read and published per round (bounds memory and re-sends).
+/// Events read and published per round and route (bounds memory and re-sends).
 pub const BATCH: i64 = 2_000;
 const IDLE_POLL: Duration = Duration::from_millis(50);
 const LOCK_POLL: Duration = Duration::from_millis(500);
@@ -43,30 +50,77 @@ pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One connection to each of Postgres and RabbitMQ, until shutdown or error.
+/// One connection to each of Postgres and RabbitMQ, shared by the routes
+/// (one channel each), until shutdown or the first error: the lock lives
+/// with the Postgres session, so a route cannot outlive it.
 async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()> {
     let client = ledger::db::connect(&config.database).await?;
     if !wait_for_lock(&client, shutdown).await? {
         return Ok(());
     }
+    let client = Arc::new(client);
     let amqp = messaging::connect(&config.amqp_url, "couponledger-relay").await?;
-    let publisher = Publisher::open(&amqp).await?;
-    topology::declare(publisher.channel()).await?;
-    let mut cursor = load_cursor(&client).await?;
-    tracing::info!(?cursor, "relay active");
+    topology::declare(&amqp.create_channel().await?).await?;
+    start_new_routes(&client).await?;
+    let mut routes = tokio::task::JoinSet::new();
+    for route in ROUTES {
+        let publisher = Publisher::open(&amqp).await?;
+        routes.spawn(route_loop(
+            client.clone(),
+            route,
+            publisher,
+            shutdown.clone(),
+        ));
+    }
+    tracing::info!(routes = ?routes::names(), "relay active");
+    while let Some(done) = routes.join_next().await {
+        // The first route to fail ends the session (and aborts the others).
+        done.context("a relay route panicked")??;
+    }
+    Ok(())
+}
+
+/// Publishes along `route` from its cursor on, until shutdown or error.
+async fn route_loop(
+    client: Arc<Client>,
+    route: Route,
+    publisher: Publisher,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let mut cursor = load_cursor(&client, route.name).await?;
+    tracing::debug!(route = route.name, ?cursor, "route resumes");
     while !shutdown.is_set() {
-        let events = read_all(&client, cursor, BATCH).await?;
+        let events = read_all(&*client, cursor, BATCH).await?;
         let Some(last) = events.last() else {
             shutdown.sleep(IDLE_POLL).await;
             continue;
         };
         let messages: Vec<_> = events.iter().map(message::encode).collect();
-        publisher
-            .publish_all(topology::EVENTS, "", &messages)
-            .await?;
+        tokio::select! {
+            published = publisher.publish_patiently(&route, &messages) => published?,
+            // A route waiting for a full queue must not hold up shutdown:
+            // its batch is sent again after the restart.
+            () = shutdown.wait() => return Ok(()),
+        }
         cursor = last.cursor();
-        save_cursor(&client, cursor, events.len()).await?;
+        save_cursor(&client, route.name, cursor, events.len()).await?;
     }
+    Ok(())
+}
+
+/// A route this relay has no cursor for starts where the public route is:
+/// releases before per-route cursors fed every queue through it.
+async fn start_new_routes(client: &Client) -> anyhow::Result<()> {
+    client
+        .execute(
+            "INSERT INTO relay_cursors (name, tx_id, position, published)
+             SELECT r.name, c.tx_id, c.position, 0
+               FROM unnest($1::text[]) AS r (name)
+               JOIN relay_cursors c ON c.name = $2
+             ON CONFLICT (name) DO NOTHING",
+            &[&routes::names(), &PUBLIC.name],
+        )
+        .await?;
     Ok(())
 }
 
@@ -91,11 +145,11 @@ async fn wait_for_lock(client: &Client, shutdown: &mut Shutdown) -> anyhow::Resu
     }
 }
 
-async fn load_cursor(client: &Client) -> anyhow::Result<GlobalCursor> {
+async fn load_cursor(client: &Client, route: &str) -> anyhow::Result<GlobalCursor> {
     let row = client
         .query_opt(
             "SELECT tx_id, position FROM relay_cursors WHERE name = $1",
-            &[&RELAY],
+            &[&route],
         )
         .await?;
     Ok(row.map_or(GlobalCursor::START, |r| GlobalCursor {
@@ -108,6 +162,7 @@ async fn load_cursor(client: &Client) -> anyhow::Result<GlobalCursor> {
 /// without noticing cannot undo a newer one's progress).
 async fn save_cursor(
     client: &Client,
+    route: &str,
     cursor: GlobalCursor,
     published: usize,
 ) -> anyhow::Result<()> {
@@ -120,7 +175,7 @@ async fn save_cursor(
                    published = relay_cursors.published + EXCLUDED.published, updated_at = now()
              WHERE (relay_cursors.tx_id, relay_cursors.position)
                  < (EXCLUDED.tx_id, EXCLUDED.position)",
-            &[&RELAY, &cursor.tx_id, &cursor.position, &published],
+            &[&route, &cursor.tx_id, &cursor.position, &published],
         )
         .await?;
     Ok(())

@@ -5,6 +5,7 @@
 //! - [`message`]: an event as a message (body, properties, headers) and back.
 //! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
 //!   nacks and returns.
+//! - [`routes`]: the relay's destinations, each with its own cursor.
 //! - [`chunk_message`]: a bulk-issuance chunk as a message and back.
 //! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
@@ -16,6 +17,7 @@ pub mod lazy_publisher;
 pub mod message;
 pub mod publish;
 pub mod reminder_message;
+pub mod routes;
 pub mod schemas;
 pub mod topology;
 

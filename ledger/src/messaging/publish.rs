@@ -9,11 +9,15 @@ use lapin::{Channel, Connection};
 use lapin::{Confirmation, PublisherConfirm};
 
 use super::message::Outgoing;
+use super::routes::{Route, Unroutable};
 
 /// Rounds of re-sending what was nacked or returned before giving up.
 pub const MAX_ROUNDS: u32 = 8;
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// The relay's routes wait for a full queue as long as it takes; between
+/// re-sends they back off up to this.
+pub const PATIENT_MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {
@@ -53,7 +57,9 @@ impl Publisher {
         let mut pending: Vec<&Outgoing> = messages.iter().collect();
         let mut backoff = FIRST_BACKOFF;
         for _ in 0..MAX_ROUNDS {
-            pending = self.round(exchange, routing_key, pending).await?;
+            pending = self
+                .round(exchange, routing_key, pending, Unroutable::Retry)
+                .await?;
             if pending.is_empty() {
                 return Ok(());
             }
@@ -70,12 +76,51 @@ impl Publisher {
         })
     }
 
-    /// Sends `messages` and returns those the broker refused.
+    /// Publishes every message along `route` and returns once the broker
+    /// has taken each one: only what it refused is sent again, with backoff
+    /// up to [`PATIENT_MAX_BACKOFF`] (back to the start whenever a round
+    /// got some through), for as long as it keeps refusing: a full queue
+    /// holds back this route, and the lag gauges show it.
+    pub async fn publish_patiently(
+        &self,
+        route: &Route,
+        messages: &[Outgoing],
+    ) -> Result<(), lapin::Error> {
+        let mut pending: Vec<&Outgoing> = messages.iter().collect();
+        let mut backoff = FIRST_BACKOFF;
+        for attempt in 0u64.. {
+            let (exchange, key) = (route.exchange, route.routing_key);
+            let before = pending.len();
+            pending = self.round(exchange, key, pending, route.unroutable).await?;
+            if pending.is_empty() {
+                return Ok(());
+            }
+            if pending.len() < before {
+                // The queue took some: it is draining, come back soon.
+                backoff = FIRST_BACKOFF;
+            }
+            if attempt.is_power_of_two() || attempt == 0 {
+                tracing::warn!(
+                    route = route.name,
+                    refused = pending.len(),
+                    attempt,
+                    "the broker refused messages (queue full?); re-sending only those"
+                );
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(PATIENT_MAX_BACKOFF);
+        }
+        unreachable!("the retry loop only ends by returning")
+    }
+
+    /// Sends `messages` and returns those the broker refused: nacked, or
+    /// returned as unroutable unless `unroutable` accepts that.
     async fn round<'m>(
         &self,
         exchange: &str,
         routing_key: &str,
         messages: Vec<&'m Outgoing>,
+        unroutable: Unroutable,
     ) -> Result<Vec<&'m Outgoing>, lapin::Error> {
         let options = BasicPublishOptions {
             mandatory: true,
@@ -97,11 +142,12 @@ impl Publisher {
         }
         let mut refused = Vec::new();
         for (m, confirm) in messages.into_iter().zip(confirms) {
-            match confirm.await? {
-                Confirmation::Ack(None) => {}
-                Confirmation::Ack(Some(_)) | Confirmation::Nack(_) | Confirmation::NotRequested => {
-                    refused.push(m)
+            match (confirm.await?, unroutable) {
+                (Confirmation::Ack(None), _) | (Confirmation::Ack(Some(_)), Unroutable::Accept) => {
                 }
+                (Confirmation::Ack(Some(_)), Unroutable::Retry)
+                | (Confirmation::Nack(_), _)
+                | (Confirmation::NotRequested, _) => refused.push(m),
             }
         }
         Ok(refused)

@@ -18,17 +18,17 @@ pub const DEAD_LETTERS_QUEUE: &str = "coupon.dead.letters";
 
 /// Every queue is bounded. When one is full the broker refuses (nacks) new
 /// messages rather than dropping old ones, and publishers retry: a full
-/// queue slows the relay down, it never loses an event.
+/// queue holds back the relay's route to it (only that one), it never
+/// loses an event.
 pub const MAX_QUEUE_LENGTH: i64 = 2_000_000;
 
-/// (queue, exchange it is bound to).
-const QUEUES: [(&str, &str); 5] = [
-    (BALANCES_QUEUE, EVENTS),
-    (TEMPLATE_STATS_QUEUE, EVENTS),
-    (NOTIFY_QUEUE, EVENTS),
-    (ISSUANCE_QUEUE, ISSUANCE),
-    (DEAD_LETTERS_QUEUE, DEAD),
-];
+/// The ledger's projection queues: fed by the relay's own routes
+/// (`routes`), not bound to `coupon.events`, and consumed by one process
+/// at a time (single active consumer: the others stand by and take over).
+pub const PROJECTION_QUEUES: [&str; 3] = [BALANCES_QUEUE, TEMPLATE_STATS_QUEUE, NOTIFY_QUEUE];
+
+/// (queue, exchange it is bound to): competing consumers.
+const BOUND_QUEUES: [(&str, &str); 2] = [(ISSUANCE_QUEUE, ISSUANCE), (DEAD_LETTERS_QUEUE, DEAD)];
 
 /// Declares the four fanout exchanges and the contract queues.
 pub async fn declare(channel: &Channel) -> Result<(), lapin::Error> {
@@ -46,7 +46,19 @@ pub async fn declare(channel: &Channel) -> Result<(), lapin::Error> {
             )
             .await?;
     }
-    for (queue, exchange) in QUEUES {
+    for queue in PROJECTION_QUEUES {
+        declare_projection_queue(channel, queue).await?;
+        // Releases before the per-route relay bound them to the fanout.
+        channel
+            .queue_unbind(
+                queue.into(),
+                EVENTS.into(),
+                "".into(),
+                FieldTable::default(),
+            )
+            .await?;
+    }
+    for (queue, exchange) in BOUND_QUEUES {
         declare_queue(channel, queue).await?;
         bind(channel, queue, exchange).await?;
     }
@@ -56,6 +68,38 @@ pub async fn declare(channel: &Channel) -> Result<(), lapin::Error> {
 /// A durable quorum queue: redeliveries are counted (`x-delivery-count`),
 /// which the consumers' retry limit relies on.
 pub async fn declare_queue(channel: &Channel, queue: &str) -> Result<(), lapin::Error> {
+    let options = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    channel
+        .queue_declare(queue.into(), options, quorum_args())
+        .await?;
+    Ok(())
+}
+
+async fn declare_projection_queue(channel: &Channel, queue: &str) -> Result<(), lapin::Error> {
+    let mut args = quorum_args();
+    args.insert("x-single-active-consumer".into(), AMQPValue::Boolean(true));
+    let options = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    let declared = channel.queue_declare(queue.into(), options, args).await;
+    if let Err(e) = &declared {
+        // A queue's arguments cannot change once declared.
+        tracing::error!(
+            queue,
+            error = %e,
+            "declaring a projection queue failed; if an earlier release declared it \
+             (without single-active-consumer), see docs/event-pipeline.md, \
+             \"Upgrading a deployment\": delete it and rewind its relay route"
+        );
+    }
+    declared.map(|_| ())
+}
+
+fn quorum_args() -> FieldTable {
     let mut args = FieldTable::default();
     args.insert(
         "x-queue-type".into(),
@@ -69,12 +113,7 @@ pub async fn declare_queue(channel: &Channel, queue: &str) -> Result<(), lapin::
         "x-overflow".into(),
         AMQPValue::LongString("reject-publish".into()),
     );
-    let options = QueueDeclareOptions {
-        durable: true,
-        ..Default::default()
-    };
-    channel.queue_declare(queue.into(), options, args).await?;
-    Ok(())
+    args
 }
 
 pub async fn bind(channel: &Channel, queue: &str, exchange: &str) -> Result<(), lapin::Error> {

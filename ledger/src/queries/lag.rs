@@ -1,7 +1,8 @@
-//! How far behind the log each consumer of `coupon.events` is, for
-//! operators (`/metrics`, `/readyz`): the relay (events committed but not
-//! yet published) and every projection (events published but not yet
-//! applied). Both follow the store's order (`tx_id`, `position`).
+//! How far behind the log each consumer of the events is, for operators
+//! (`/metrics`, `/readyz`): each of the relay's routes (events committed
+//! but not yet published to that destination: `relay:<queue or exchange>`)
+//! and every projection (events not yet applied). All follow the store's
+//! order (`tx_id`, `position`).
 //!
 //! `replay` has its own exact measure (`replay::lag`) inside its snapshot;
 //! this one is cheap enough to poll: the count stops at [`COUNT_CAP`].
@@ -11,9 +12,10 @@ use tokio_postgres::GenericClient;
 use utoipa::ToSchema;
 
 use crate::domain::projection::PROJECTIONS;
+use crate::messaging::routes;
 use crate::projections::notify::NOTIFY;
 
-/// The relay's cursor row in `relay_cursors` (and its advisory lock's name).
+/// The relay's advisory lock (the public route's cursor has the same name).
 pub const RELAY: &str = "coupon.events";
 /// Events counted at most per consumer: beyond it, the gauge reads the cap.
 pub const COUNT_CAP: i64 = 1_000_000;
@@ -21,7 +23,8 @@ pub const COUNT_CAP: i64 = 1_000_000;
 /// One consumer's distance from the log's head.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct ConsumerLag {
-    /// `relay` or a projection's name.
+    /// `relay:<route>` (e.g. `relay:coupon.events.balances`) or a
+    /// projection's name.
     pub consumer: String,
     /// Events after the last one it handled (at most 1,000,000).
     pub events_behind: i64,
@@ -36,8 +39,9 @@ const LAG: &str = "
           LEFT JOIN projection_positions pp ON pp.projection = p.name
           LEFT JOIN events e ON e.position = pp.position
         UNION ALL
-        SELECT 'relay', r.tx_id, r.position
-          FROM (SELECT 1) AS one LEFT JOIN relay_cursors r ON r.name = $2
+        SELECT 'relay:' || r.name, c.tx_id, c.position
+          FROM unnest($2::text[]) AS r (name)
+          LEFT JOIN relay_cursors c ON c.name = r.name
     )
     SELECT c.name,
            (SELECT count(*) FROM (
@@ -49,13 +53,16 @@ const LAG: &str = "
                       ORDER BY e.tx_id, e.position LIMIT 1), 0)
       FROM cursors c";
 
-/// The relay's and every projection's lag, as `client` sees the tables now.
+/// Every relay route's and every projection's lag, as `client` sees the
+/// tables now.
 pub async fn consumer_lags(
     client: &impl GenericClient,
 ) -> Result<Vec<ConsumerLag>, tokio_postgres::Error> {
     let mut names: Vec<&str> = PROJECTIONS.to_vec();
     names.push(NOTIFY);
-    let rows = client.query(LAG, &[&names, &RELAY, &COUNT_CAP]).await?;
+    let rows = client
+        .query(LAG, &[&names, &routes::names(), &COUNT_CAP])
+        .await?;
     Ok(rows
         .iter()
         .map(|r| ConsumerLag {
