@@ -8,9 +8,8 @@
 //! 2. Baseline, same run, same database: one transaction writes the same
 //!    number of coupon rows and `CouponIssued` event rows (same shape, same
 //!    tables, same indexes) by binary COPY, as fast as Postgres takes them.
-//! 3. With BENCH_BALANCES=secs: the relay and the balances projection run
-//!    for that long after the job; the rate at which balances follow, and
-//!    the time it would take them to reflect every coupon at that rate.
+//!
+//! How fast the projections follow an issuance: `--bench pipeline`.
 //!
 //! Each timed phase starts after a VACUUM of the tables it writes, a
 //! CHECKPOINT and a `sync`.
@@ -26,17 +25,13 @@ use ledger::domain::events::{CouponIssued, Metadata};
 use ledger::domain::ledger_event::LedgerEvent;
 use ledger::domain::money::Money;
 use ledger::store::{NewEvent, StreamEvent};
+use tests::bench::{env_number, issue, settle_disk, users_file};
 use tests::workers::Workers;
-use tests::{Env, Server, bin, template_body};
-use tokio::process::Command;
+use tests::{Env, Server, template_body};
 use uuid::Uuid;
 
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+/// What each timed phase writes, vacuumed before it.
+const TABLES: &str = "coupons, events, user_claims";
 
 /// Peak resident memory of a process, in MiB (Linux `VmHWM`).
 fn peak_rss_mib(pid: Option<u32>) -> f64 {
@@ -49,40 +44,6 @@ fn peak_rss_mib(pid: Option<u32>) -> f64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(f64::NAN);
     kib / 1024.0
-}
-
-async fn settle_disk(client: &tokio_postgres::Client) {
-    // Autovacuum would otherwise start on the rows of the phase before and
-    // run through the timed phase (it made one baseline 1.5x slower).
-    for sql in [
-        "VACUUM (ANALYZE) coupons, events, user_claims",
-        "CHECKPOINT",
-    ] {
-        client.batch_execute(sql).await.unwrap();
-    }
-    let synced = Command::new("sync").status().await.unwrap();
-    assert!(synced.success());
-}
-
-/// `ledger issue` end to end; (elapsed, the job's final answer).
-async fn issue(env: &Env, server: &Server, sn: &str, file: &std::path::Path) -> Duration {
-    let started = Instant::now();
-    let out = Command::new(bin("ledger"))
-        .args(["issue", "--template", sn, "--file", file.to_str().unwrap()])
-        .envs(env.vars())
-        .env("LEDGER_URL", &server.base)
-        .output()
-        .await
-        .unwrap();
-    let elapsed = started.elapsed();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!("  {}", stdout.lines().next().unwrap_or_default());
-    elapsed
 }
 
 /// The baseline: `n` coupon rows and their events by binary COPY, one transaction.
@@ -119,28 +80,13 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
             event: NewEvent::of(&LedgerEvent::CouponIssued(c.clone()), &metadata, now).unwrap(),
         })
         .collect();
-    settle_disk(&client).await;
+    settle_disk(&client, TABLES).await;
     let started = Instant::now();
     let tx = client.transaction().await.unwrap();
     copy_coupons(&tx, &coupons).await.unwrap();
     ledger::store::copy_events(&tx, &events).await.unwrap();
     tx.commit().await.unwrap();
     started.elapsed()
-}
-
-/// Runs the relay and balances for `secs`; balances rows reflected per second.
-async fn balances_rate(env: &Env, secs: u64) -> f64 {
-    let client = env.db.client().await.unwrap();
-    let workers = Workers::start(env, "relay,balances").unwrap();
-    let started = Instant::now();
-    tokio::time::sleep(Duration::from_secs(secs)).await;
-    let row = client
-        .query_one("SELECT coalesce(sum(count), 0)::bigint FROM balances", &[])
-        .await
-        .unwrap();
-    let reflected: i64 = row.get(0);
-    workers.terminate().await.unwrap();
-    reflected as f64 / started.elapsed().as_secs_f64()
 }
 
 #[tokio::main]
@@ -154,16 +100,12 @@ async fn main() {
         .activate_template(&template_body(total, 1))
         .await
         .unwrap();
-    let dir = std::env::temp_dir().join(format!("issuance-bench-{}", Uuid::now_v7()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("users.txt");
-    let text: String = (0..lines).map(|i| format!("{i}\n")).collect();
-    std::fs::write(&file, text).unwrap();
+    let (dir, file) = users_file(lines);
     let workers: Vec<Workers> = (0..worker_count)
         .map(|_| Workers::start(&env, "issuance").unwrap())
         .collect();
     let client = env.db.client().await.unwrap();
-    settle_disk(&client).await;
+    settle_disk(&client, TABLES).await;
 
     println!("bulk issuance of {lines} lines ({worker_count} issuance workers):");
     let issued = issue(&env, &server, &sn, &file).await;
@@ -191,15 +133,5 @@ async fn main() {
         "  ratio: {:.2}x the baseline (target <= 2x, stretch 1.5x); target >= 30,000 lines/s",
         issued.as_secs_f64() / copy.as_secs_f64()
     );
-    if let Some(secs) = std::env::var("BENCH_BALANCES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        let per_sec = balances_rate(&env, secs).await;
-        println!(
-            "  balances follow at {per_sec:.0} coupons/s: all {lines} reflected after ~{:.0} s",
-            lines as f64 / per_sec.max(1.0)
-        );
-    }
     std::fs::remove_dir_all(dir).ok();
 }

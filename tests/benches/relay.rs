@@ -128,10 +128,13 @@ async fn relay(env: &Env, total: i64) -> Duration {
         .unwrap();
     loop {
         let row = client
-            .query_opt("SELECT published FROM relay_cursors", &[])
+            .query_opt(
+                "SELECT min(published) FROM relay_cursors WHERE name = $1",
+                &[&topology::EVENTS],
+            )
             .await
             .unwrap();
-        if row.is_some_and(|r| r.get::<_, i64>(0) >= total) {
+        if row.is_some_and(|r| r.get::<_, Option<i64>>(0).unwrap_or(0) >= total) {
             let elapsed = started.elapsed();
             child.kill().await.unwrap();
             return elapsed;

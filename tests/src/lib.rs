@@ -13,6 +13,7 @@ use tokio::process::{Child, Command};
 
 pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
+pub mod bench;
 pub mod reminders;
 pub mod scenario;
 pub mod subscriber;

@@ -1,6 +1,7 @@
 //! The `workers` binary: outbox relay, projection workers, scanner.
 //!
-//! - [`relay`]: committed events → `coupon.events`, once, with confirms.
+//! - [`relay`]: committed events → the ledger's queues and `coupon.events`,
+//!   one route each, with confirms; [`relay_batches`]: reads shared by the routes.
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown).
 //! - [`projector`]: the `balances` and `template_stats` projection workers.
@@ -16,6 +17,7 @@ mod issuance;
 mod notify;
 mod projector;
 mod relay;
+mod relay_batches;
 mod scanner;
 mod shutdown;
 

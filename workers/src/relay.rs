@@ -19,16 +19,15 @@ use std::time::Duration;
 use anyhow::Context;
 use ledger::config::Config;
 use ledger::messaging::routes::{self, PUBLIC, ROUTES, Route};
-use ledger::messaging::{self, message, publish::Publisher, topology};
-use ledger::store::{GlobalCursor, read_all};
+use ledger::messaging::{self, publish::Publisher, topology};
+use ledger::store::GlobalCursor;
 use tokio_postgres::Client;
 
+use crate::relay_batches::SharedBatches;
 use crate::shutdown::{Shutdown, backoff};
 
 /// The relay's advisory lock.
 pub use ledger::queries::lag::RELAY;
-/// Events read and published per round and route (bounds memory and re-sends).
-pub const BATCH: i64 = 2_000;
 const IDLE_POLL: Duration = Duration::from_millis(50);
 const LOCK_POLL: Duration = Duration::from_millis(500);
 
@@ -62,11 +61,14 @@ async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()>
     let amqp = messaging::connect(&config.amqp_url, "couponledger-relay").await?;
     topology::declare(&amqp.create_channel().await?).await?;
     start_new_routes(&client).await?;
+    let batches = Arc::new(SharedBatches::new(client.clone()));
     let mut routes = tokio::task::JoinSet::new();
     for route in ROUTES {
         let publisher = Publisher::open(&amqp).await?;
+        let (client, batches) = (client.clone(), batches.clone());
         routes.spawn(route_loop(
-            client.clone(),
+            client,
+            batches,
             route,
             publisher,
             shutdown.clone(),
@@ -83,6 +85,7 @@ async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()>
 /// Publishes along `route` from its cursor on, until shutdown or error.
 async fn route_loop(
     client: Arc<Client>,
+    batches: Arc<SharedBatches>,
     route: Route,
     publisher: Publisher,
     mut shutdown: Shutdown,
@@ -90,20 +93,18 @@ async fn route_loop(
     let mut cursor = load_cursor(&client, route.name).await?;
     tracing::debug!(route = route.name, ?cursor, "route resumes");
     while !shutdown.is_set() {
-        let events = read_all(&*client, cursor, BATCH).await?;
-        let Some(last) = events.last() else {
+        let Some(batch) = batches.after(cursor).await? else {
             shutdown.sleep(IDLE_POLL).await;
             continue;
         };
-        let messages: Vec<_> = events.iter().map(message::encode).collect();
         tokio::select! {
-            published = publisher.publish_patiently(&route, &messages) => published?,
+            published = publisher.publish_patiently(&route, &batch.messages) => published?,
             // A route waiting for a full queue must not hold up shutdown:
             // its batch is sent again after the restart.
             () = shutdown.wait() => return Ok(()),
         }
-        cursor = last.cursor();
-        save_cursor(&client, route.name, cursor, events.len()).await?;
+        cursor = batch.last;
+        save_cursor(&client, route.name, cursor, batch.messages.len()).await?;
     }
     Ok(())
 }
