@@ -82,3 +82,44 @@ pub async fn analyze_if_stale(
     }
     Ok(stale)
 }
+
+/// How often a worker that loads tables in bulk checks their statistics.
+pub const STATS_CHECK_EVERY: Duration = Duration::from_secs(30);
+
+/// [`analyze_if_stale`] over a worker's tables, at most once per
+/// [`STATS_CHECK_EVERY`]: a projection catching up or an issuance writes
+/// rows far faster than autovacuum's thresholds assume, and an ANALYZE
+/// after every batch would cost more than the batch.
+pub struct StatsKeeper {
+    tables: &'static [&'static str],
+    next: std::time::Instant,
+}
+
+impl StatsKeeper {
+    pub fn new(tables: &'static [&'static str]) -> Self {
+        Self {
+            tables,
+            next: std::time::Instant::now() + STATS_CHECK_EVERY,
+        }
+    }
+
+    /// Whether the last check is old enough for another.
+    pub fn due(&self) -> bool {
+        !self.tables.is_empty() && std::time::Instant::now() >= self.next
+    }
+
+    /// Checks (and analyses where stale) the tables; the next check is
+    /// [`STATS_CHECK_EVERY`] away.
+    pub async fn check(
+        &mut self,
+        client: &tokio_postgres::Client,
+    ) -> Result<(), tokio_postgres::Error> {
+        self.next = std::time::Instant::now() + STATS_CHECK_EVERY;
+        for table in self.tables {
+            if analyze_if_stale(client, table).await? {
+                tracing::debug!(table, "statistics were stale: analysed");
+            }
+        }
+        Ok(())
+    }
+}

@@ -28,14 +28,14 @@
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use lapin::BasicProperties;
 use lapin::options::{
     BasicAckOptions, BasicConsumeOptions, BasicPublishOptions, BasicQosOptions,
     ConfirmSelectOptions, QueuePurgeOptions,
 };
 use lapin::types::FieldTable;
+use ledger::messaging::message::{self, Outgoing};
 use ledger::messaging::routes::{ROUTES, Route};
-use ledger::messaging::{self, message, topology};
+use ledger::messaging::{self, topology};
 use ledger::store::{GlobalCursor, read_all};
 use tests::bench::{env_number, issue, settle_disk, users_file};
 use tests::subscriber;
@@ -107,6 +107,8 @@ async fn follow(env: &Env, server: &Server, lines: u64) -> (Duration, Duration) 
     (issued, caught_up)
 }
 
+/// Empties the queues, then gives the broker time to reclaim their
+/// segments, so that a timed phase does not pay for the one before.
 async fn purge(channel: &lapin::Channel) {
     for queue in [
         topology::BALANCES_QUEUE,
@@ -119,6 +121,7 @@ async fn purge(channel: &lapin::Channel) {
             .await
             .unwrap();
     }
+    tokio::time::sleep(Duration::from_secs(15)).await;
 }
 
 /// Phase 2, the relay: every route from the start to the head.
@@ -137,9 +140,10 @@ async fn relay(env: &Env, events: i64) -> Duration {
     elapsed
 }
 
-/// Phase 2, the baseline: `n` messages of `body` to each route's
-/// destination, pipelined, the routes at once.
-async fn pipelined(env: &Env, n: i64, body: &[u8]) -> Duration {
+/// Phase 2, the baseline: `n` copies of `sample` (its body, headers and
+/// properties; message ids of their own) to each route's destination,
+/// pipelined, the routes at once.
+async fn pipelined(env: &Env, n: i64, sample: &Outgoing) -> Duration {
     let amqp = messaging::connect(&env.vhost.amqp_url, "bench-baseline")
         .await
         .unwrap();
@@ -156,12 +160,12 @@ async fn pipelined(env: &Env, n: i64, body: &[u8]) -> Duration {
     let sends = ROUTES
         .iter()
         .zip(&channels)
-        .map(|(route, channel)| publish_route(channel, route, n, body));
+        .map(|(route, channel)| publish_route(channel, route, n, sample));
     futures_util::future::join_all(sends).await;
     started.elapsed()
 }
 
-async fn publish_route(channel: &lapin::Channel, route: &Route, n: i64, body: &[u8]) {
+async fn publish_route(channel: &lapin::Channel, route: &Route, n: i64, sample: &Outgoing) {
     let options = BasicPublishOptions {
         mandatory: true,
         ..Default::default()
@@ -171,16 +175,17 @@ async fn publish_route(channel: &lapin::Channel, route: &Route, n: i64, body: &[
         let batch = (n - sent).min(BATCH as i64);
         let mut confirms = Vec::with_capacity(BATCH);
         for i in 0..batch {
-            let properties = BasicProperties::default()
-                .with_message_id((sent + i).to_string().into())
-                .with_delivery_mode(2);
+            let properties = sample
+                .properties
+                .clone()
+                .with_message_id((sent + i).to_string().into());
             let exchange = route.exchange.into();
             let confirm = channel
                 .basic_publish(
                     exchange,
                     route.routing_key.into(),
                     options,
-                    body,
+                    &sample.body,
                     properties,
                 )
                 .await
@@ -292,9 +297,9 @@ async fn main() {
     purge(&channel).await;
     let relayed = relay(&env, events).await;
     let sample = read_all(&client, GlobalCursor::START, 10).await.unwrap();
-    let body = message::encode(sample.last().unwrap()).body;
+    let sample = message::encode(sample.last().unwrap());
     purge(&channel).await;
-    let base = pipelined(&env, events, &body).await;
+    let base = pipelined(&env, events, &sample).await;
     println!(
         "2. relay: {events} events along 4 routes in {:.1} s ({:.0} events/s); pipelined \
          publisher, same messages to the same 4 destinations: {:.1} s ({:.0}/s): {:.2}x \

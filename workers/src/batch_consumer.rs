@@ -24,10 +24,11 @@ use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions};
 use lapin::types::FieldTable;
 
+use ledger::db::StatsKeeper;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 
-use crate::consumer::{Handler, Spec, process};
+use crate::consumer::{Handler, Spec, keep_stats, process};
 
 /// A handler that can apply a whole batch at once (set-based SQL); the
 /// runtime has already claimed the inbox for every message it passes.
@@ -56,10 +57,10 @@ pub struct BatchSpec {
 }
 
 impl BatchSpec {
-    /// 500 messages or 20 ms, prefetch twice the batch so the next batch
+    /// 1,000 messages or 20 ms, prefetch twice the batch so the next batch
     /// is arriving while one commits.
     pub fn new(mut spec: Spec) -> Self {
-        let max_messages = 500;
+        let max_messages = 1_000;
         spec.prefetch = u16::try_from(max_messages * 2).unwrap_or(u16::MAX);
         Self {
             spec,
@@ -111,6 +112,7 @@ async fn session<H: BatchHandler>(
         "consuming in batches"
     );
     let max = batch.max_messages.clamp(1, MAX_BATCH);
+    let mut stats = StatsKeeper::new(spec.analyze);
     loop {
         let first = tokio::select! {
             next = consumer.next() => next,
@@ -127,6 +129,7 @@ async fn session<H: BatchHandler>(
             }
         }
         apply_all(spec, pool, handler, &dead, deliveries).await?;
+        keep_stats(&mut stats, pool).await?;
     }
     // Unacked prefetched messages go back to the queue with the channel.
     let _ = channel.close(200, "shutdown".into()).await;

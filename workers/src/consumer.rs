@@ -23,6 +23,7 @@ use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicNackOptions, BasicQosOptions};
 use lapin::types::{AMQPValue, FieldTable};
 
+use ledger::db::StatsKeeper;
 use ledger::messaging::message::Outgoing;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
@@ -49,6 +50,9 @@ pub struct Spec {
     /// Deliveries of one message before it is dead-lettered.
     pub max_attempts: u32,
     pub amqp_url: String,
+    /// Tables the worker fills in bulk, analysed when their statistics go
+    /// stale (`db::StatsKeeper`).
+    pub analyze: &'static [&'static str],
 }
 
 impl Spec {
@@ -59,6 +63,7 @@ impl Spec {
             prefetch: 64,
             max_attempts: 5,
             amqp_url: amqp_url.to_owned(),
+            analyze: &[],
         }
     }
 }
@@ -127,6 +132,7 @@ async fn session<H: Handler>(
         )
         .await?;
     tracing::info!(worker = spec.name, queue = spec.queue, "consuming");
+    let mut stats = StatsKeeper::new(spec.analyze);
     loop {
         let next = tokio::select! {
             next = consumer.next() => next,
@@ -134,6 +140,7 @@ async fn session<H: Handler>(
         };
         let delivery = next.ok_or_else(|| anyhow::anyhow!("the broker closed the consumer"))??;
         process(spec, pool, handler, &dead, delivery).await?;
+        keep_stats(&mut stats, pool).await?;
     }
     // Unacked prefetched messages go back to the queue with the channel.
     let _ = channel.close(200, "shutdown".into()).await;
@@ -143,6 +150,15 @@ async fn session<H: Handler>(
 
 /// Handles one delivery to the end: acked, requeued, or dead-lettered.
 /// (The batch mode sends a message that failed inside a batch here.)
+/// Analyses the worker's bulk-loaded tables when due; a failure here is
+/// the database's, and ends the session like any other.
+pub(crate) async fn keep_stats(stats: &mut StatsKeeper, pool: &Pool) -> anyhow::Result<()> {
+    if stats.due() {
+        stats.check(&**pool.get().await?).await?;
+    }
+    Ok(())
+}
+
 pub(crate) async fn process<H: Handler>(
     spec: &Spec,
     pool: &Pool,

@@ -123,7 +123,8 @@ async fn run(
         match worker {
             Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
             Worker::Balances => {
-                let spec = Spec::new(BALANCES, topology::BALANCES_QUEUE, &url);
+                let mut spec = Spec::new(BALANCES, topology::BALANCES_QUEUE, &url);
+                spec.analyze = &["projection_coupons", "projection_streams", "balances"];
                 let handler = Projector {
                     projection: BALANCES,
                 };
@@ -135,7 +136,8 @@ async fn run(
                 ))
             }
             Worker::TemplateStats => {
-                let spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
+                let mut spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
+                spec.analyze = &["projection_coupons", "projection_streams"];
                 let handler = Projector {
                     projection: TEMPLATE_STATS,
                 };
@@ -147,7 +149,8 @@ async fn run(
                 ))
             }
             Worker::Notify => {
-                let spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, &url);
+                let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, &url);
+                spec.analyze = &["notify_coupons", "notify_msg"];
                 let clock = NotifyClock {
                     tz: config.tz,
                     at: config.notify_at,
@@ -170,6 +173,7 @@ async fn run(
             Worker::Issuance => {
                 let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);
                 spec.prefetch = issuance::PREFETCH;
+                spec.analyze = &["coupons", "user_claims", "issuance_lines"];
                 let handler = issuance::Issuer { tz: config.tz };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }

@@ -2,7 +2,8 @@
 //! Routes usually stand at the same cursor, so the first to ask for the
 //! events after it reads and encodes them, and the others take the same
 //! batch instead of reading and encoding it again (the relay's CPU went
-//! to that four times over).
+//! to that four times over). The next batch is read while the routes
+//! publish the current one.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -27,28 +28,56 @@ pub struct Batch {
 
 pub struct SharedBatches {
     client: Arc<Client>,
-    recent: Mutex<VecDeque<(GlobalCursor, Arc<Batch>)>>,
+    recent: std::sync::Mutex<VecDeque<(GlobalCursor, Arc<Batch>)>>,
+    /// One read at a time: routes asking for the same batch wait for it.
+    reader: Mutex<()>,
 }
 
 impl SharedBatches {
     pub fn new(client: Arc<Client>) -> Self {
         Self {
             client,
-            recent: Mutex::new(VecDeque::with_capacity(KEPT)),
+            recent: std::sync::Mutex::new(VecDeque::with_capacity(KEPT)),
+            reader: Mutex::new(()),
         }
     }
 
-    /// The committed events after `cursor` (none yet: `None`). A batch
+    /// The committed events after `cursor` (none yet: `None`); the batch
+    /// after them is read ahead while the routes publish these. A batch
     /// read earlier for the same cursor may be shorter than a new read
     /// would be; the route's next call picks up the rest.
     pub async fn after(
+        self: &Arc<Self>,
+        cursor: GlobalCursor,
+    ) -> Result<Option<Arc<Batch>>, tokio_postgres::Error> {
+        let batch = match self.cached(cursor) {
+            Some(batch) => batch,
+            None => match self.read(cursor).await? {
+                Some(batch) => batch,
+                None => return Ok(None),
+            },
+        };
+        self.read_ahead(batch.last);
+        Ok(Some(batch))
+    }
+
+    fn cached(&self, cursor: GlobalCursor) -> Option<Arc<Batch>> {
+        let recent = self.recent.lock().expect("no panic while holding it");
+        recent
+            .iter()
+            .find(|(after, _)| *after == cursor)
+            .map(|(_, batch)| batch.clone())
+    }
+
+    /// Reads and encodes the events after `cursor`, unless a read that
+    /// finished meanwhile already did.
+    async fn read(
         &self,
         cursor: GlobalCursor,
     ) -> Result<Option<Arc<Batch>>, tokio_postgres::Error> {
-        // Held across the read: routes arriving together wait for one read.
-        let mut recent = self.recent.lock().await;
-        if let Some((_, batch)) = recent.iter().find(|(after, _)| *after == cursor) {
-            return Ok(Some(batch.clone()));
+        let _reading = self.reader.lock().await;
+        if let Some(batch) = self.cached(cursor) {
+            return Ok(Some(batch));
         }
         let events = read_all(&*self.client, cursor, BATCH).await?;
         let Some(last) = events.last() else {
@@ -58,10 +87,24 @@ impl SharedBatches {
             messages: events.iter().map(message::encode).collect(),
             last: last.cursor(),
         });
+        let mut recent = self.recent.lock().expect("no panic while holding it");
         if recent.len() == KEPT {
             recent.pop_front();
         }
         recent.push_back((cursor, batch.clone()));
         Ok(Some(batch))
+    }
+
+    fn read_ahead(self: &Arc<Self>, cursor: GlobalCursor) {
+        if self.cached(cursor).is_some() {
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            // A failed read ahead is read again by the route that needs it.
+            if let Err(e) = this.read(cursor).await {
+                tracing::debug!(error = %e, "reading ahead failed");
+            }
+        });
     }
 }
