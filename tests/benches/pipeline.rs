@@ -27,17 +27,13 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
-use lapin::options::{
-    BasicAckOptions, BasicConsumeOptions, BasicPublishOptions, BasicQosOptions,
-    ConfirmSelectOptions, QueuePurgeOptions,
-};
+use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueuePurgeOptions};
 use lapin::types::FieldTable;
 use ledger::messaging::message::{self, Outgoing};
 use ledger::messaging::routes::{ROUTES, Route};
 use ledger::messaging::{self, topology};
 use ledger::store::{GlobalCursor, read_all};
-use tests::bench::{env_number, issue, settle_disk, users_file};
+use tests::bench::{ack_only, env_number, issue, settle_disk, users_file};
 use tests::subscriber;
 use tests::workers::Workers;
 use tests::{Env, Server, template_body};
@@ -197,40 +193,6 @@ async fn publish_route(channel: &lapin::Channel, route: &Route, n: i64, sample: 
         }
         sent += batch;
     }
-}
-
-/// Phase 3, the baseline: drains `n` messages from `queue`, acking only.
-async fn ack_only(env: &Env, queue: &str, n: i64) -> Duration {
-    let amqp = messaging::connect(&env.vhost.amqp_url, "bench-ack")
-        .await
-        .unwrap();
-    let channel = amqp.create_channel().await.unwrap();
-    channel
-        .basic_qos(1_000, BasicQosOptions::default())
-        .await
-        .unwrap();
-    let started = Instant::now();
-    let mut consumer = channel
-        .basic_consume(
-            queue.into(),
-            "ack-only".into(),
-            BasicConsumeOptions::default(),
-            FieldTable::default(),
-        )
-        .await
-        .unwrap();
-    for i in 1..=n {
-        let delivery = consumer.next().await.unwrap().unwrap();
-        if i % 500 == 0 || i == n {
-            delivery
-                .ack(BasicAckOptions { multiple: true })
-                .await
-                .unwrap();
-        }
-    }
-    let elapsed = started.elapsed();
-    let _ = channel.close(200, "done".into()).await;
-    elapsed
 }
 
 /// Phase 3: the relay refills the projection queues from the store

@@ -23,8 +23,7 @@
 use std::time::{Duration, Instant};
 
 use chrono::{Days, SubsecRound, TimeZone, Utc};
-use futures_util::StreamExt;
-use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions, QueueDeclareOptions};
+use lapin::options::QueueDeclareOptions;
 use lapin::types::FieldTable;
 use ledger::commands::reminders::{SendLimits, send_due};
 use ledger::domain::events::CouponIssued;
@@ -38,6 +37,7 @@ use ledger::messaging::{self, topology};
 use ledger::store::RecordedEvent;
 use serde_json::json;
 use tests::Env;
+use tests::bench::ack_only;
 use tests::reminders::pool;
 use tests::workers::Workers;
 use uuid::Uuid;
@@ -121,40 +121,6 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
     }
 }
 
-/// Drains `n` messages, acking only.
-async fn ack_only(env: &Env, n: usize) -> Duration {
-    let amqp = messaging::connect(&env.vhost.amqp_url, "bench-ack")
-        .await
-        .unwrap();
-    let channel = amqp.create_channel().await.unwrap();
-    channel
-        .basic_qos(1_000, BasicQosOptions::default())
-        .await
-        .unwrap();
-    let started = Instant::now();
-    let mut consumer = channel
-        .basic_consume(
-            topology::NOTIFY_QUEUE.into(),
-            "ack-only".into(),
-            BasicConsumeOptions::default(),
-            FieldTable::default(),
-        )
-        .await
-        .unwrap();
-    for i in 1..=n {
-        let delivery = consumer.next().await.unwrap().unwrap();
-        if i % 500 == 0 || i == n {
-            delivery
-                .ack(BasicAckOptions { multiple: true })
-                .await
-                .unwrap();
-        }
-    }
-    let elapsed = started.elapsed();
-    let _ = channel.close(200, "done".into()).await;
-    elapsed
-}
-
 /// Runs the notify worker until it has applied `n` messages.
 async fn project(env: &Env, n: usize) -> Duration {
     let client = env.db.client().await.unwrap();
@@ -191,7 +157,7 @@ async fn main() {
     templates(&client).await;
 
     publish(&env, n, end).await;
-    let baseline = ack_only(&env, n).await;
+    let baseline = ack_only(&env, topology::NOTIFY_QUEUE, n as i64).await;
     publish(&env, n, end).await;
     let projected = project(&env, n).await;
     let rate = |d: Duration| n as f64 / d.as_secs_f64();

@@ -3,6 +3,10 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions};
+use lapin::types::FieldTable;
+use ledger::messaging;
 use tokio::process::Command;
 
 use crate::{Env, Server, bin};
@@ -57,4 +61,40 @@ pub fn users_file(lines: u64) -> (std::path::PathBuf, std::path::PathBuf) {
     let text: String = (0..lines).map(|i| format!("{i}\n")).collect();
     std::fs::write(&file, text).unwrap();
     (dir, file)
+}
+
+/// The baseline of a projection: drains `n` messages from `queue`,
+/// acking only (prefetch 1,000, one `multiple` ack per 500, as the batch
+/// mode acks).
+pub async fn ack_only(env: &Env, queue: &str, n: i64) -> Duration {
+    let amqp = messaging::connect(&env.vhost.amqp_url, "bench-ack")
+        .await
+        .unwrap();
+    let channel = amqp.create_channel().await.unwrap();
+    channel
+        .basic_qos(1_000, BasicQosOptions::default())
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut consumer = channel
+        .basic_consume(
+            queue.into(),
+            "ack-only".into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    for i in 1..=n {
+        let delivery = consumer.next().await.unwrap().unwrap();
+        if i % 500 == 0 || i == n {
+            delivery
+                .ack(BasicAckOptions { multiple: true })
+                .await
+                .unwrap();
+        }
+    }
+    let elapsed = started.elapsed();
+    let _ = channel.close(200, "done".into()).await;
+    elapsed
 }

@@ -59,6 +59,14 @@ pub async fn ledger(env: &Env, args: &[&str]) -> anyhow::Result<Output> {
         .with_context(|| format!("running ledger {args:?}"))
 }
 
+/// Runs `ledger replay --verify` and asserts it found no difference.
+pub async fn assert_replay_verifies(env: &Env) {
+    let out = ledger(env, &["replay", "--verify"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("0 differences"), "{stdout}");
+}
+
 /// Waits until both projections have been given every stored event.
 pub async fn projections_caught_up(env: &Env, timeout: Duration) -> anyhow::Result<()> {
     let client = env.db.client().await?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tests::scenario::{checkout, claim_many};
 use tests::subscriber::{Subscriber, ids};
-use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
 use tests::{Env, Server};
 use tokio::process::Command;
 
@@ -17,6 +17,14 @@ async fn rabbitmqctl(args: &[&str]) {
         .await
         .unwrap();
     assert!(status.success(), "rabbitmqctl {args:?}");
+}
+
+/// Stops RabbitMQ for `down`, starts it again and waits until it is up.
+async fn restart_broker(down: Duration) {
+    rabbitmqctl(&["stop_app"]).await;
+    tokio::time::sleep(down).await;
+    rabbitmqctl(&["start_app"]).await;
+    rabbitmqctl(&["await_startup"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -51,10 +59,7 @@ async fn relay_crash_and_broker_restart_lose_nothing_and_projections_match_repla
         tokio::time::sleep(Duration::from_millis(300)).await;
         let workers = Workers::start(&env, "relay,balances,template_stats").unwrap();
         tokio::time::sleep(Duration::from_millis(700)).await;
-        rabbitmqctl(&["stop_app"]).await;
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        rabbitmqctl(&["start_app"]).await;
-        rabbitmqctl(&["await_startup"]).await;
+        restart_broker(Duration::from_secs(2)).await;
         workers
     };
     let ((), workers) = tokio::join!(writer, chaos);
@@ -85,10 +90,7 @@ async fn relay_crash_and_broker_restart_lose_nothing_and_projections_match_repla
     projections_caught_up(&env, Duration::from_secs(120))
         .await
         .unwrap();
-    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("0 differences"), "{stdout}");
+    assert_replay_verifies(&env).await;
     workers.terminate().await.unwrap();
 }
 
@@ -134,10 +136,7 @@ async fn a_job_survives_worker_kills_and_a_broker_restart_exactly_once() {
         // Kill at a different moment each round (0.3 s to 1.3 s in).
         tokio::time::sleep(Duration::from_millis(300 + (round * 377) % 1000)).await;
         if round == 3 {
-            rabbitmqctl(&["stop_app"]).await;
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            rabbitmqctl(&["start_app"]).await;
-            rabbitmqctl(&["await_startup"]).await;
+            restart_broker(Duration::from_secs(1)).await;
             continue;
         }
         workers.kill().await.unwrap();
@@ -304,10 +303,7 @@ async fn a_hundred_thousand_events_through_five_kills_of_each_worker_and_a_broke
                 dead.kill().await.unwrap();
             }
             if round == 2 {
-                rabbitmqctl(&["stop_app"]).await;
-                tokio::time::sleep(Duration::from_secs(2)).await;
-                rabbitmqctl(&["start_app"]).await;
-                rabbitmqctl(&["await_startup"]).await;
+                restart_broker(Duration::from_secs(2)).await;
             }
         }
     };
@@ -333,10 +329,7 @@ async fn a_hundred_thousand_events_through_five_kills_of_each_worker_and_a_broke
     notify_caught_up(&env, Duration::from_secs(60))
         .await
         .unwrap();
-    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("0 differences"), "{stdout}");
+    assert_replay_verifies(&env).await;
 
     let mut subscriber = Subscriber::new(&env, "analytics.kills", true)
         .await

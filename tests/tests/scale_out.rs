@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ledger::messaging::topology::PROJECTION_QUEUES;
 use tests::scenario::{checkout, claim_many};
-use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::workers::{Workers, assert_replay_verifies, projections_caught_up};
 use tests::{Env, Server};
 use tokio::process::Command;
 
@@ -100,10 +100,7 @@ async fn two_processes_of_a_projection_one_active_failover_exact() {
     projections_caught_up(&env, Duration::from_secs(120))
         .await
         .unwrap();
-    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("0 differences"), "{stdout}");
+    assert_replay_verifies(&env).await;
     c.terminate().await.unwrap();
     relay.terminate().await.unwrap();
 }
