@@ -20,6 +20,7 @@
 //! - [`projections`]: apply an event to `balances` / `template_stats` /
 //!   `notify_msg`; serve them.
 //! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
+//! - [`audit`]: the hash chain over the events, its checkpoints, `audit verify`.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`]: the environment variables of DESIGN §3, parsed once;
 //!   [`env_vars`] lists them for `--help`; [`redact`] masks passwords in
@@ -57,6 +58,7 @@
 //! - Admin console: `api/admin/` (server-rendered pages, vendored assets).
 
 pub mod api;
+pub mod audit;
 pub mod commands;
 pub mod config;
 pub mod db;

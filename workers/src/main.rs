@@ -8,6 +8,7 @@
 //! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
 //! - [`notify`]: the reminder projection (batched) and the reminder sender.
 //! - [`issuance`]: bulk-issuance chunks, one transaction each.
+//! - [`sealer`]: the hash chain over the events, and its checkpoints.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
@@ -19,6 +20,7 @@ mod projector;
 mod relay;
 mod relay_batches;
 mod scanner;
+mod sealer;
 mod shutdown;
 
 use std::time::Duration;
@@ -52,12 +54,18 @@ struct Cli {
 enum Command {
     /// Run the workers (all of them unless --only says which).
     Run {
-        /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner.
+        /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner, sealer.
         #[arg(long, value_delimiter = ',')]
         only: Vec<Worker>,
         /// Seconds between scanner sweeps.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         scan_interval: u64,
+        /// The sealer checkpoints after this many events...
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(i64).range(1..))]
+        checkpoint_events: i64,
+        /// ...or this many seconds, whichever comes first.
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        checkpoint_secs: u64,
     },
 }
 
@@ -71,15 +79,17 @@ enum Worker {
     Notify,
     Issuance,
     Scanner,
+    Sealer,
 }
 
-const ALL: [Worker; 6] = [
+const ALL: [Worker; 7] = [
     Worker::Relay,
     Worker::Balances,
     Worker::TemplateStats,
     Worker::Notify,
     Worker::Issuance,
     Worker::Scanner,
+    Worker::Sealer,
 ];
 
 /// Connections per worker process: one per consumer plus the scanner's.
@@ -96,23 +106,24 @@ async fn main() -> anyhow::Result<()> {
     let Command::Run {
         only,
         scan_interval,
+        checkpoint_events,
+        checkpoint_secs,
     } = Cli::parse().command;
     let config = Config::from_env()?;
     let workers = if only.is_empty() { ALL.to_vec() } else { only };
     let shutdown = Shutdown::on_signals()?;
-    run(
-        config,
-        &workers,
-        Duration::from_secs(scan_interval),
-        shutdown,
-    )
-    .await
+    let checkpoints = sealer::Checkpoints {
+        every_events: checkpoint_events,
+        every: Duration::from_secs(checkpoint_secs),
+    };
+    let intervals = (Duration::from_secs(scan_interval), checkpoints);
+    run(config, &workers, intervals, shutdown).await
 }
 
 async fn run(
     config: Config,
     workers: &[Worker],
-    scan_interval: Duration,
+    (scan_interval, checkpoints): (Duration, sealer::Checkpoints),
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, POOL_SIZE);
@@ -178,6 +189,7 @@ async fn run(
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }
             Worker::Scanner => tasks.spawn(scanner::run(pool, scan_interval, shutdown)),
+            Worker::Sealer => tasks.spawn(sealer::run(config, checkpoints, shutdown)),
         };
         tracing::info!(?worker, "started");
     }

@@ -1,6 +1,7 @@
 //! The `ledger` subcommands, one module each; this one holds the clap types
 //! and the dispatch. A new subcommand is one more file and one more arm.
 
+mod audit;
 mod events;
 mod issue;
 mod migrate;
@@ -39,6 +40,11 @@ pub enum Command {
         #[command(subcommand)]
         command: events::Command,
     },
+    /// Tamper evidence: verify the hash chain, print its checkpoints.
+    Audit {
+        #[command(subcommand)]
+        command: audit::Command,
+    },
     /// Write the JSON Schemas of every event message into a directory.
     Schemas(schemas::Args),
     /// Bulk issuance: upload a file of user ids for a template and follow
@@ -65,6 +71,7 @@ impl Command {
             Command::Serve(args) => serve::run(config, args).await.map(|()| 0),
             Command::Replay(args) => replay::run(&config, args).await,
             Command::Events { command } => events::run(&config, command).await.map(|()| 0),
+            Command::Audit { command } => audit::run(&config, command).await,
             Command::Schemas(args) => schemas::run(&args).map(|()| 0),
             Command::Issue(args) => issue::run(&config, args).await,
         }

@@ -1,0 +1,11 @@
+//! Tamper evidence for finance (DESIGN §11): a SHA-256 hash chain over the
+//! events in the store's commit-safe order, sealed by the `sealer` worker
+//! off the write path, with checkpoints finance keeps outside the database.
+//!
+//! - [`chain`]: one link, a pure function of the previous link and the event.
+//! - [`seal`]: the chain's head, sealing a batch, checkpoints (SQL).
+//! - [`verify`]: recompute the chain and name the first thing that differs.
+
+pub mod chain;
+pub mod seal;
+pub mod verify;
