@@ -242,7 +242,9 @@ async fn the_seals_and_checkpoints_are_append_only() {
         let e = client.batch_execute(sql).await.unwrap_err();
         let message = e.as_db_error().map(|d| d.message().to_owned());
         assert!(
-            message.as_deref().is_some_and(|m| m.contains("append-only")),
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("append-only")),
             "{sql}: {message:?}"
         );
     }

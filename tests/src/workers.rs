@@ -21,8 +21,14 @@ impl Workers {
 
     /// Starts the given workers (comma-separated), scanner sweeping every second.
     pub fn start(env: &Env, only: &str) -> anyhow::Result<Self> {
+        Self::start_with(env, only, &[])
+    }
+
+    /// [`Workers::start`] with more arguments to `workers run`.
+    pub fn start_with(env: &Env, only: &str, args: &[&str]) -> anyhow::Result<Self> {
         let child = Command::new(bin("workers"))
             .args(["run", "--only", only, "--scan-interval", "1"])
+            .args(args)
             .envs(env.vars())
             .stdout(Stdio::null())
             .kill_on_drop(true)
