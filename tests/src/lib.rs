@@ -14,6 +14,7 @@ use tokio::process::{Child, Command};
 pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
 pub mod bench;
+pub mod bench_store;
 pub mod reminders;
 pub mod scenario;
 pub mod subscriber;

@@ -159,32 +159,33 @@ pub async fn verify(
 
 type Sealed = (i64, i64, Hash, Option<RecordedEvent>);
 
-/// The seals after `after_seq` and the events they name (`None` if gone).
+/// The seals after `after_seq` and the events they name (`None` if gone),
+/// in one round trip.
 async fn read_page(
     client: &impl GenericClient,
     after_seq: i64,
 ) -> Result<Vec<Sealed>, tokio_postgres::Error> {
-    let seals = client
-        .query(
-            "SELECT seq, position, hash FROM event_seals WHERE seq > $1 ORDER BY seq LIMIT $2",
-            &[&after_seq, &PAGE],
-        )
-        .await?;
-    let positions: Vec<i64> = seals.iter().map(|r| r.get(1)).collect();
-    let sql = format!("SELECT {COLUMNS} FROM events WHERE position = ANY($1)");
-    let mut events: HashMap<i64, RecordedEvent> = HashMap::with_capacity(positions.len());
-    for row in client.query(&sql, &[&positions]).await? {
-        let event = RecordedEvent::from_row(&row)?;
-        events.insert(event.position, event);
-    }
-    Ok(seals
-        .iter()
+    let columns: Vec<String> = COLUMNS.split(", ").map(|c| format!("e.{c}")).collect();
+    let sql = format!(
+        "SELECT s.seq, s.position, s.hash, e.position IS NOT NULL, {}
+           FROM (SELECT seq, position, hash FROM event_seals WHERE seq > $1
+                  ORDER BY seq LIMIT $2) AS s
+           LEFT JOIN events e ON e.position = s.position
+          ORDER BY s.seq",
+        columns.join(", ")
+    );
+    let rows = client.query(&sql, &[&after_seq, &PAGE]).await?;
+    rows.iter()
         .map(|r| {
-            let position: i64 = r.get(1);
             let hash = r.get::<_, Vec<u8>>(2).try_into().unwrap_or([0xff; 32]);
-            (r.get(0), position, hash, events.remove(&position))
+            let event = if r.get::<_, bool>(3) {
+                Some(RecordedEvent::from_row_at(r, 4)?)
+            } else {
+                None
+            };
+            Ok((r.get(0), r.get(1), hash, event))
         })
-        .collect())
+        .collect()
 }
 
 /// The first event that was never sealed although the sealer has read

@@ -90,18 +90,23 @@ pub(crate) const COLUMNS: &str = "position, event_id, stream_id, stream_version,
 
 impl RecordedEvent {
     pub(crate) fn from_row(row: &Row) -> Result<Self, tokio_postgres::Error> {
+        Self::from_row_at(row, 0)
+    }
+
+    /// [`RecordedEvent::from_row`] for [`COLUMNS`] starting at column `at`.
+    pub(crate) fn from_row_at(row: &Row, at: usize) -> Result<Self, tokio_postgres::Error> {
         Ok(Self {
-            position: row.try_get(0)?,
-            event_id: row.try_get(1)?,
-            stream_id: row.try_get(2)?,
-            stream_version: row.try_get(3)?,
-            event_type: row.try_get(4)?,
-            schema_version: row.try_get(5)?,
-            payload: row.try_get(6)?,
-            metadata: row.try_get(7)?,
-            occurred_at: row.try_get(8)?,
-            recorded_at: row.try_get(9)?,
-            tx_id: row.try_get(10)?,
+            position: row.try_get(at)?,
+            event_id: row.try_get(at + 1)?,
+            stream_id: row.try_get(at + 2)?,
+            stream_version: row.try_get(at + 3)?,
+            event_type: row.try_get(at + 4)?,
+            schema_version: row.try_get(at + 5)?,
+            payload: row.try_get(at + 6)?,
+            metadata: row.try_get(at + 7)?,
+            occurred_at: row.try_get(at + 8)?,
+            recorded_at: row.try_get(at + 9)?,
+            tx_id: row.try_get(at + 10)?,
         })
     }
 
