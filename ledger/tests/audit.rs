@@ -5,9 +5,9 @@
 
 use chrono::Utc;
 use ledger::audit::chain::Hash;
-use ledger::audit::seal::{Head, checkpoint, checkpoints, head, seal};
+use ledger::audit::seal::{Head, checkpoint, checkpoints, head, seal, unsealed};
 use ledger::audit::verify::{Finding, Verified, verify};
-use ledger::store::{self, NewEvent, read_all};
+use ledger::store::{self, NewEvent};
 use ledger::testkit::TestDb;
 use serde_json::json;
 use uuid::Uuid;
@@ -40,7 +40,7 @@ async fn seal_all(db: &TestDb, batch: i64) -> Head {
     let mut client = db.pool.get().await.unwrap();
     let mut at = head(&**client).await.unwrap();
     loop {
-        let events = read_all(&**client, at.cursor, batch).await.unwrap();
+        let events = unsealed(&**client, &at, batch).await.unwrap();
         if events.is_empty() {
             return at;
         }

@@ -7,9 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use ledger::audit::seal::{checkpoint, head, seal};
+use ledger::audit::seal::{checkpoint, head, seal, unsealed};
 use ledger::config::Config;
-use ledger::store::read_all;
 use tokio_postgres::Client;
 
 use crate::shutdown::{Shutdown, backoff};
@@ -59,7 +58,7 @@ async fn session(
     let (mut since_checkpoint, mut last_checkpoint) = (0, Instant::now());
     tracing::info!(seq = at.seq, "sealer active");
     while !shutdown.is_set() {
-        let events = read_all(&client, at.cursor, BATCH).await?;
+        let events = unsealed(&client, &at, BATCH).await?;
         let due = since_checkpoint >= every.every_events
             || (since_checkpoint > 0 && last_checkpoint.elapsed() >= every.every);
         if events.is_empty() && !due {

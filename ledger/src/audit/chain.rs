@@ -2,12 +2,82 @@
 //! and every field of the event that finance relies on. Each field is
 //! written with its length (or a fixed width), so no two different events
 //! give the same bytes. The payload and metadata are `jsonb`: their bytes
-//! are the JSON that Postgres hands back, which it always writes in the
-//! same key order, serialized by serde_json.
+//! are Postgres' own text of them (`payload::text`), which is canonical
+//! (keys in one order, one spacing) and needs no parsing to hash.
 
+use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
-use crate::store::RecordedEvent;
+/// An event as the chain sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sealable {
+    pub position: i64,
+    pub event_id: Uuid,
+    pub stream_id: String,
+    pub stream_version: i32,
+    pub event_type: String,
+    pub schema_version: i16,
+    /// `payload::text`.
+    pub payload: String,
+    /// `metadata::text`.
+    pub metadata: String,
+    pub occurred_at: DateTime<Utc>,
+    pub tx_id: i64,
+}
+
+/// The columns of `events` that [`Sealable::from_row_at`] reads, in order.
+pub const SEALABLE_COLUMNS: [&str; 10] = [
+    "position",
+    "event_id",
+    "stream_id",
+    "stream_version",
+    "event_type",
+    "schema_version",
+    "payload::text",
+    "metadata::text",
+    "occurred_at",
+    "tx_id",
+];
+
+impl Sealable {
+    /// The columns, each prefixed with `alias.` (empty: none), for a SELECT.
+    pub fn columns(alias: &str) -> String {
+        let dot = if alias.is_empty() { "" } else { "." };
+        let named: Vec<String> = SEALABLE_COLUMNS
+            .iter()
+            .map(|c| format!("{alias}{dot}{c}"))
+            .collect();
+        named.join(", ")
+    }
+
+    /// Reads [`SEALABLE_COLUMNS`] starting at column `at`.
+    pub fn from_row_at(
+        row: &tokio_postgres::Row,
+        at: usize,
+    ) -> Result<Self, tokio_postgres::Error> {
+        Ok(Self {
+            position: row.try_get(at)?,
+            event_id: row.try_get(at + 1)?,
+            stream_id: row.try_get(at + 2)?,
+            stream_version: row.try_get(at + 3)?,
+            event_type: row.try_get(at + 4)?,
+            schema_version: row.try_get(at + 5)?,
+            payload: row.try_get(at + 6)?,
+            metadata: row.try_get(at + 7)?,
+            occurred_at: row.try_get(at + 8)?,
+            tx_id: row.try_get(at + 9)?,
+        })
+    }
+
+    /// Where the store's reader stands after this event.
+    pub fn cursor(&self) -> crate::store::GlobalCursor {
+        crate::store::GlobalCursor {
+            tx_id: self.tx_id,
+            position: self.position,
+        }
+    }
+}
 
 /// A link of the chain.
 pub type Hash = [u8; 32];
@@ -16,7 +86,7 @@ pub type Hash = [u8; 32];
 pub const GENESIS: Hash = [0; 32];
 
 /// The link of `event` after `prev`.
-pub fn link(prev: &Hash, event: &RecordedEvent) -> Hash {
+pub fn link(prev: &Hash, event: &Sealable) -> Hash {
     let mut h = Sha256::new();
     h.update(prev);
     h.update(event.position.to_be_bytes());
@@ -25,8 +95,8 @@ pub fn link(prev: &Hash, event: &RecordedEvent) -> Hash {
     h.update(event.stream_version.to_be_bytes());
     field(&mut h, event.event_type.as_bytes());
     h.update(event.schema_version.to_be_bytes());
-    field(&mut h, &json_bytes(&event.payload));
-    field(&mut h, &json_bytes(&event.metadata));
+    field(&mut h, event.payload.as_bytes());
+    field(&mut h, event.metadata.as_bytes());
     h.update(event.occurred_at.timestamp_micros().to_be_bytes());
     h.finalize().into()
 }
@@ -34,10 +104,6 @@ pub fn link(prev: &Hash, event: &RecordedEvent) -> Hash {
 fn field(h: &mut Sha256, bytes: &[u8]) {
     h.update((bytes.len() as u64).to_be_bytes());
     h.update(bytes);
-}
-
-fn json_bytes(value: &serde_json::Value) -> Vec<u8> {
-    serde_json::to_vec(value).expect("a JSON value serializes")
 }
 
 /// A link as finance writes it down: lowercase hex.
@@ -53,22 +119,20 @@ pub fn parse_hex(text: &str) -> Option<Hash> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{TimeZone, Utc};
-    use serde_json::json;
+    use chrono::TimeZone;
 
-    fn event() -> RecordedEvent {
+    fn event() -> Sealable {
         let at = Utc.with_ymd_and_hms(2026, 11, 23, 8, 0, 0).unwrap();
-        RecordedEvent {
+        Sealable {
             position: 7,
             event_id: uuid::Uuid::nil(),
             stream_id: "coupon-1".into(),
             stream_version: 1,
             event_type: "CouponIssued".into(),
             schema_version: 1,
-            payload: json!({"user_id": "u1", "face_value": "20.00"}),
-            metadata: json!({"actor": "test"}),
+            payload: r#"{"user_id": "u1", "face_value": "20.00"}"#.into(),
+            metadata: r#"{"actor": "test"}"#.into(),
             occurred_at: at,
-            recorded_at: at,
             tx_id: 1,
         }
     }
@@ -78,14 +142,15 @@ mod tests {
         let base = link(&GENESIS, &event());
         assert_eq!(base, link(&GENESIS, &event()), "deterministic");
         let mut changed = vec![link(&[1; 32], &event())];
-        let edits: [fn(&mut RecordedEvent); 8] = [
+        let edits: [fn(&mut Sealable); 9] = [
             |e| e.position += 1,
             |e| e.event_id = uuid::Uuid::max(),
             |e| e.stream_id.push('0'),
             |e| e.stream_version += 1,
             |e| e.event_type.push('X'),
             |e| e.schema_version += 1,
-            |e| e.payload["face_value"] = json!("2000.00"),
+            |e| e.payload = e.payload.replace("20.00", "2000.00"),
+            |e| e.metadata = e.metadata.replace("test", "tset"),
             |e| e.occurred_at += chrono::Duration::microseconds(1),
         ];
         for edit in edits {

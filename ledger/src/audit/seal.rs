@@ -6,8 +6,9 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 
-use super::chain::{GENESIS, Hash, link, to_hex};
-use crate::store::{GlobalCursor, RecordedEvent};
+use super::chain::{GENESIS, Hash, Sealable, link, to_hex};
+use crate::store::GlobalCursor;
+use crate::store::read::committed_after_sql;
 
 /// The end of the chain: its last link and the event it sealed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,13 +50,28 @@ pub async fn head(client: &impl GenericClient) -> Result<Head, tokio_postgres::E
     }))
 }
 
+/// Up to `limit` committed events after `head`, in the store's commit-safe
+/// order (the relay's), as the chain hashes them.
+pub async fn unsealed(
+    client: &impl GenericClient,
+    head: &Head,
+    limit: i64,
+) -> Result<Vec<Sealable>, tokio_postgres::Error> {
+    let sql = committed_after_sql(&Sealable::columns(""));
+    let cursor = head.cursor;
+    let rows = client
+        .query(&sql, &[&cursor.tx_id, &cursor.position, &limit])
+        .await?;
+    rows.iter().map(|r| Sealable::from_row_at(r, 0)).collect()
+}
+
 /// Seals `events` (read after `head.cursor`, in order) after `head`, in the
 /// caller's transaction; the new head. Two sealers cannot both commit: the
 /// second's `seq` collides with the first's.
 pub async fn seal(
     tx: &impl GenericClient,
     head: &Head,
-    events: &[RecordedEvent],
+    events: &[Sealable],
 ) -> Result<Head, tokio_postgres::Error> {
     let mut next = *head;
     let (mut seqs, mut positions, mut tx_ids, mut hashes) = (vec![], vec![], vec![], vec![]);

@@ -7,10 +7,8 @@ use std::fmt;
 
 use tokio_postgres::GenericClient;
 
-use super::chain::{GENESIS, Hash, link, to_hex};
+use super::chain::{GENESIS, Hash, Sealable, link, to_hex};
 use super::seal::{Checkpoint, checkpoints};
-use crate::store::RecordedEvent;
-use crate::store::event::COLUMNS;
 
 /// Seals read per page.
 const PAGE: i64 = 5_000;
@@ -157,7 +155,7 @@ pub async fn verify(
     }))
 }
 
-type Sealed = (i64, i64, Hash, Option<RecordedEvent>);
+type Sealed = (i64, i64, Hash, Option<Sealable>);
 
 /// The seals after `after_seq` and the events they name (`None` if gone),
 /// in one round trip.
@@ -165,21 +163,20 @@ async fn read_page(
     client: &impl GenericClient,
     after_seq: i64,
 ) -> Result<Vec<Sealed>, tokio_postgres::Error> {
-    let columns: Vec<String> = COLUMNS.split(", ").map(|c| format!("e.{c}")).collect();
     let sql = format!(
         "SELECT s.seq, s.position, s.hash, e.position IS NOT NULL, {}
            FROM (SELECT seq, position, hash FROM event_seals WHERE seq > $1
                   ORDER BY seq LIMIT $2) AS s
            LEFT JOIN events e ON e.position = s.position
           ORDER BY s.seq",
-        columns.join(", ")
+        Sealable::columns("e")
     );
     let rows = client.query(&sql, &[&after_seq, &PAGE]).await?;
     rows.iter()
         .map(|r| {
             let hash = r.get::<_, Vec<u8>>(2).try_into().unwrap_or([0xff; 32]);
             let event = if r.get::<_, bool>(3) {
-                Some(RecordedEvent::from_row_at(r, 4)?)
+                Some(Sealable::from_row_at(r, 4)?)
             } else {
                 None
             };

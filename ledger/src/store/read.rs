@@ -45,6 +45,17 @@ const HORIZON: &str = "
           WHERE (x::text::bigint % 4294967296) NOT IN (SELECT xid FROM elsewhere)),
         (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap))";
 
+/// The query of [`read_all`] selecting `columns` (of `events`): `$1`, `$2`
+/// the cursor's transaction and position, `$3` the limit. For readers that
+/// need the rows in another shape (the sealer reads payloads as text).
+pub(crate) fn committed_after_sql(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM events
+          WHERE (tx_id, position) > ($1, $2) AND tx_id < ({HORIZON})
+          ORDER BY tx_id, position LIMIT $3"
+    )
+}
+
 /// Up to `limit` events after `after`, in (transaction, position) order, from
 /// transactions older than every transaction still running here.
 ///
