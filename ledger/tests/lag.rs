@@ -3,7 +3,8 @@
 //! oldest of them, zero once it caught up.
 
 use chrono::Utc;
-use ledger::queries::lag::{RELAY, consumer_lags};
+use ledger::messaging::routes::PUBLIC;
+use ledger::queries::lag::consumer_lags;
 use ledger::store::{self, NewEvent};
 use ledger::testkit::TestDb;
 use serde_json::json;
@@ -65,7 +66,7 @@ async fn each_consumer_is_as_far_behind_as_its_cursor_says() {
         .execute(
             "INSERT INTO relay_cursors (name, tx_id, position)
              SELECT $1, tx_id, position FROM events WHERE position = $2",
-            &[&RELAY, &positions[9]],
+            &[&PUBLIC.name, &positions[9]],
         )
         .await
         .unwrap();

@@ -77,7 +77,7 @@ pub async fn run<H: BatchHandler>(
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let (batch, pool, handler) = (&batch, &pool, &handler);
-    crate::consumer::reconnecting(batch.spec.name, &mut shutdown, |mut shutdown| async move {
+    crate::session::reconnecting(batch.spec.name, &mut shutdown, |mut shutdown| async move {
         session(batch, pool, handler, &mut shutdown).await
     })
     .await

@@ -28,7 +28,7 @@ use ledger::messaging::message::Outgoing;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 
-use crate::shutdown::{Shutdown, backoff};
+use crate::shutdown::Shutdown;
 
 /// What a worker does with one message, inside the transaction that also
 /// records it in the inbox.
@@ -75,37 +75,10 @@ pub async fn run<H: Handler>(
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let (spec, pool, handler) = (&spec, &pool, &handler);
-    reconnecting(spec.name, &mut shutdown, |mut shutdown| async move {
+    crate::session::reconnecting(spec.name, &mut shutdown, |mut shutdown| async move {
         session(spec, pool, handler, &mut shutdown).await
     })
     .await
-}
-
-/// Runs consumer sessions until one ends cleanly or shutdown: a session that
-/// fails (the broker went away, a channel error) is started again after a
-/// backoff. Both runtimes (one by one, in batches) use it.
-pub async fn reconnecting<F, S>(
-    worker: &'static str,
-    shutdown: &mut Shutdown,
-    mut session: S,
-) -> anyhow::Result<()>
-where
-    S: FnMut(Shutdown) -> F,
-    F: Future<Output = anyhow::Result<()>>,
-{
-    let mut failures = 0;
-    while !shutdown.is_set() {
-        match session(shutdown.clone()).await {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                let error = format!("{e:#}");
-                tracing::warn!(worker, error, "consumer session failed; reconnecting");
-                failures += 1;
-                shutdown.sleep(backoff(failures)).await;
-            }
-        }
-    }
-    Ok(())
 }
 
 async fn session<H: Handler>(

@@ -10,6 +10,7 @@
 //! - [`issuance`]: bulk-issuance chunks, one transaction each.
 //! - [`sealer`]: the hash chain over the events, and its checkpoints.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
+//! - [`session`]: sessions started again after failures; single-instance locks.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
 mod batch_consumer;
@@ -21,6 +22,7 @@ mod relay;
 mod relay_batches;
 mod scanner;
 mod sealer;
+mod session;
 mod shutdown;
 
 use std::time::Duration;

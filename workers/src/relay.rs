@@ -24,29 +24,19 @@ use ledger::store::GlobalCursor;
 use tokio_postgres::Client;
 
 use crate::relay_batches::SharedBatches;
-use crate::shutdown::{Shutdown, backoff};
+use crate::session::{reconnecting, wait_for_lock};
+use crate::shutdown::Shutdown;
 
-/// The relay's advisory lock.
-pub use ledger::queries::lag::RELAY;
+/// The relay's advisory lock (named after its first route, as before routes).
+const LOCK: &str = "coupon.events";
 const IDLE_POLL: Duration = Duration::from_millis(50);
-const LOCK_POLL: Duration = Duration::from_millis(500);
 
 pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
-    let mut failures = 0;
-    while !shutdown.is_set() {
-        match session(&config, &mut shutdown).await {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                tracing::warn!(
-                    error = format!("{e:#}"),
-                    "relay session failed; reconnecting"
-                );
-                failures += 1;
-                shutdown.sleep(backoff(failures)).await;
-            }
-        }
-    }
-    Ok(())
+    let config = &config;
+    reconnecting("relay", &mut shutdown, |mut shutdown| async move {
+        session(config, &mut shutdown).await
+    })
+    .await
 }
 
 /// One connection to each of Postgres and RabbitMQ, shared by the routes
@@ -54,7 +44,7 @@ pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
 /// with the Postgres session, so a route cannot outlive it.
 async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()> {
     let client = ledger::db::connect(&config.database).await?;
-    if !wait_for_lock(&client, shutdown).await? {
+    if !wait_for_lock(&client, LOCK, shutdown).await? {
         return Ok(());
     }
     let client = Arc::new(client);
@@ -123,27 +113,6 @@ async fn start_new_routes(client: &Client) -> anyhow::Result<()> {
         )
         .await?;
     Ok(())
-}
-
-/// Takes the relay lock, waiting while another relay holds it; false if
-/// shutdown came first. The lock lives as long as `client`'s session.
-async fn wait_for_lock(client: &Client, shutdown: &mut Shutdown) -> anyhow::Result<bool> {
-    let mut waiting = false;
-    loop {
-        let row = client
-            .query_one("SELECT pg_try_advisory_lock(hashtext($1))", &[&RELAY])
-            .await?;
-        if row.get::<_, bool>(0) {
-            return Ok(true);
-        }
-        if !waiting {
-            tracing::info!("another relay is active; standing by");
-            waiting = true;
-        }
-        if shutdown.sleep(LOCK_POLL).await {
-            return Ok(false);
-        }
-    }
 }
 
 async fn load_cursor(client: &Client, route: &str) -> anyhow::Result<GlobalCursor> {

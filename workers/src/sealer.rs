@@ -9,16 +9,15 @@ use std::time::{Duration, Instant};
 
 use ledger::audit::seal::{checkpoint, head, seal, unsealed};
 use ledger::config::Config;
-use tokio_postgres::Client;
 
-use crate::shutdown::{Shutdown, backoff};
+use crate::session::{reconnecting, wait_for_lock};
+use crate::shutdown::Shutdown;
 
 /// The sealer's advisory lock.
 const LOCK: &str = "sealer";
 /// Events read and sealed per transaction.
 const BATCH: i64 = 5_000;
 const IDLE_POLL: Duration = Duration::from_millis(100);
-const LOCK_POLL: Duration = Duration::from_millis(500);
 
 /// When checkpoints are taken.
 #[derive(Clone, Copy, Debug)]
@@ -27,22 +26,19 @@ pub struct Checkpoints {
     pub every: Duration,
 }
 
-pub async fn run(config: Config, every: Checkpoints, mut shutdown: Shutdown) -> anyhow::Result<()> {
-    let mut failures = 0;
-    while !shutdown.is_set() {
-        match session(&config, every, &mut shutdown).await {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                tracing::warn!(
-                    error = format!("{e:#}"),
-                    "sealer session failed; reconnecting"
-                );
-                failures += 1;
-                shutdown.sleep(backoff(failures)).await;
-            }
-        }
+impl Checkpoints {
+    /// Whether `since` events sealed over `elapsed` call for a checkpoint.
+    fn due(&self, since: i64, elapsed: Duration) -> bool {
+        since > 0 && (since >= self.every_events || elapsed >= self.every)
     }
-    Ok(())
+}
+
+pub async fn run(config: Config, every: Checkpoints, mut shutdown: Shutdown) -> anyhow::Result<()> {
+    let config = &config;
+    reconnecting("sealer", &mut shutdown, |mut shutdown| async move {
+        session(config, every, &mut shutdown).await
+    })
+    .await
 }
 
 async fn session(
@@ -51,7 +47,7 @@ async fn session(
     shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
     let mut client = ledger::db::connect(&config.database).await?;
-    if !wait_for_lock(&client, shutdown).await? {
+    if !wait_for_lock(&client, LOCK, shutdown).await? {
         return Ok(());
     }
     let mut at = head(&client).await?;
@@ -59,16 +55,15 @@ async fn session(
     tracing::info!(seq = at.seq, "sealer active");
     while !shutdown.is_set() {
         let events = unsealed(&client, &at, BATCH).await?;
-        let due = since_checkpoint >= every.every_events
-            || (since_checkpoint > 0 && last_checkpoint.elapsed() >= every.every);
+        since_checkpoint += events.len() as i64;
+        let due = every.due(since_checkpoint, last_checkpoint.elapsed());
         if events.is_empty() && !due {
             shutdown.sleep(IDLE_POLL).await;
             continue;
         }
         let tx = client.transaction().await?;
         let next = seal(&tx, &at, &events).await?;
-        since_checkpoint += next.seq - at.seq;
-        if since_checkpoint >= every.every_events || last_checkpoint.elapsed() >= every.every {
+        if due {
             if let Some(c) = checkpoint(&tx, &next).await? {
                 tracing::info!(%c, "checkpoint");
             }
@@ -78,18 +73,4 @@ async fn session(
         at = next;
     }
     Ok(())
-}
-
-async fn wait_for_lock(client: &Client, shutdown: &mut Shutdown) -> anyhow::Result<bool> {
-    loop {
-        let row = client
-            .query_one("SELECT pg_try_advisory_lock(hashtext($1))", &[&LOCK])
-            .await?;
-        if row.get::<_, bool>(0) {
-            return Ok(true);
-        }
-        if shutdown.sleep(LOCK_POLL).await {
-            return Ok(false);
-        }
-    }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 
-use super::chain::{GENESIS, Hash, Sealable, link, to_hex};
+use super::chain::{GENESIS, Hash, Sealable, from_bytes, link, to_hex};
 use crate::store::GlobalCursor;
 use crate::store::read::committed_after_sql;
 
@@ -28,10 +28,6 @@ impl Head {
     };
 }
 
-fn hash_of(bytes: Vec<u8>) -> Hash {
-    bytes.try_into().unwrap_or([0xff; 32])
-}
-
 /// The chain's head as stored.
 pub async fn head(client: &impl GenericClient) -> Result<Head, tokio_postgres::Error> {
     let row = client
@@ -46,7 +42,7 @@ pub async fn head(client: &impl GenericClient) -> Result<Head, tokio_postgres::E
             tx_id: r.get(1),
             position: r.get(2),
         },
-        hash: hash_of(r.get(3)),
+        hash: from_bytes(r.get(3)),
     }))
 }
 
@@ -137,7 +133,7 @@ fn checkpoint_from(r: &tokio_postgres::Row) -> Checkpoint {
         last_seq: r.get(2),
         min_position: r.get(3),
         max_position: r.get(4),
-        head: hash_of(r.get(5)),
+        head: from_bytes(r.get(5)),
         created_at: r.get(6),
     }
 }

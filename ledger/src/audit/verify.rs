@@ -7,7 +7,7 @@ use std::fmt;
 
 use tokio_postgres::GenericClient;
 
-use super::chain::{GENESIS, Hash, Sealable, link, to_hex};
+use super::chain::{GENESIS, Hash, Sealable, from_bytes, link, to_hex};
 use super::seal::{Checkpoint, checkpoints};
 
 /// Seals read per page.
@@ -174,7 +174,7 @@ async fn read_page(
     let rows = client.query(&sql, &[&after_seq, &PAGE]).await?;
     rows.iter()
         .map(|r| {
-            let hash = r.get::<_, Vec<u8>>(2).try_into().unwrap_or([0xff; 32]);
+            let hash = from_bytes(r.get(2));
             let event = if r.get::<_, bool>(3) {
                 Some(Sealable::from_row_at(r, 4)?)
             } else {

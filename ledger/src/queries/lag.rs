@@ -15,8 +15,6 @@ use crate::domain::projection::PROJECTIONS;
 use crate::messaging::routes;
 use crate::projections::notify::NOTIFY;
 
-/// The relay's advisory lock (the public route's cursor has the same name).
-pub const RELAY: &str = "coupon.events";
 /// Events counted at most per consumer: beyond it, the gauge reads the cap.
 pub const COUNT_CAP: i64 = 1_000_000;
 
