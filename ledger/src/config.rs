@@ -20,7 +20,38 @@ pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
 pub const DEFAULT_NOTIFY_AT: &str = crate::domain::reminder::NotifyAt::DEFAULT;
 pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
 /// 1 GiB.
+pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
+pub const DEFAULT_LOG_FORMAT: &str = "text";
+
+/// `LEDGER_LOG_FORMAT`: how the binaries write their log lines (stderr).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines (tracing-subscriber's default format).
+    #[default]
+    Text,
+    /// One JSON object per line (tracing-subscriber's JSON format).
+    Json,
+}
+
+impl LogFormat {
+    /// Reads `LEDGER_LOG_FORMAT` from the process environment. Read on its
+    /// own, before the rest of the configuration: logging starts first.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        const VAR: &str = "LEDGER_LOG_FORMAT";
+        match lookup(VAR).as_deref() {
+            None | Some("") | Some("text") => Ok(Self::Text),
+            Some("json") => Ok(Self::Json),
+            Some(other) => Err(error(VAR, other, "not `text` or `json`")),
+        }
+    }
+}
+
+pub const DEFAULT_METRICS_REFRESH_SECS: &str = "15";
 
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message} (got {value:?})")]
@@ -54,6 +85,17 @@ pub struct Config {
     pub notify_at: NotifyAt,
     /// Days sent and cancelled reminders are kept.
     pub notify_retention_days: u32,
+    /// How often the flash-sale gate is reset from Postgres.
+    pub flash_reconcile: std::time::Duration,
+    /// `LEDGER_LOG_FORMAT` (logging itself is set up from
+    /// [`LogFormat::from_env`], before the rest is read).
+    pub log_format: LogFormat,
+    /// How often `serve` re-reads the gauges of `/metrics` from Postgres
+    /// and RabbitMQ (`LEDGER_METRICS_REFRESH_SECS`).
+    pub metrics_refresh: std::time::Duration,
+    /// RabbitMQ's management API (`RABBITMQ_MANAGEMENT_URL`,
+    /// `http://host:port`); None: AMQP_URL's host, port 15672.
+    pub rabbitmq_management_url: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -68,6 +110,16 @@ impl std::fmt::Debug for Config {
             .field("upload_max_bytes", &self.upload_max_bytes)
             .field("notify_at", &self.notify_at)
             .field("notify_retention_days", &self.notify_retention_days)
+            .field("flash_reconcile", &self.flash_reconcile)
+            .field("log_format", &self.log_format)
+            .field("metrics_refresh", &self.metrics_refresh)
+            .field(
+                "rabbitmq_management_url",
+                &self
+                    .rabbitmq_management_url
+                    .as_deref()
+                    .map(crate::redact::url),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -110,6 +162,25 @@ impl Config {
             .ok()
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
+        let (var, secs) = get("LEDGER_FLASH_RECONCILE_SECS", DEFAULT_FLASH_RECONCILE_SECS);
+        let flash_reconcile = u64::from_str(&secs)
+            .ok()
+            .filter(|s| (1..=86_400).contains(s))
+            .map(std::time::Duration::from_secs)
+            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 86400"))?;
+        let log_format = LogFormat::from_lookup(&lookup)?;
+        let (var, secs) = get("LEDGER_METRICS_REFRESH_SECS", DEFAULT_METRICS_REFRESH_SECS);
+        let metrics_refresh = u64::from_str(&secs)
+            .ok()
+            .filter(|s| (1..=3_600).contains(s))
+            .map(std::time::Duration::from_secs)
+            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 3600"))?;
+        let rabbitmq_management_url = lookup("RABBITMQ_MANAGEMENT_URL").filter(|v| !v.is_empty());
+        if let Some(url) = &rabbitmq_management_url
+            && !url.starts_with("http://")
+        {
+            return Err(error("RABBITMQ_MANAGEMENT_URL", url, "not an http:// URL"));
+        }
         Ok(Self {
             database,
             database_url,
@@ -125,6 +196,10 @@ impl Config {
             upload_max_bytes,
             notify_at,
             notify_retention_days,
+            flash_reconcile,
+            log_format,
+            metrics_refresh,
+            rabbitmq_management_url,
         })
     }
 }
@@ -189,6 +264,20 @@ mod tests {
         assert!(c.admin_token.is_none());
         assert_eq!(c.notify_at, NotifyAt::default());
         assert_eq!(c.notify_retention_days, 7);
+        assert_eq!(c.log_format, LogFormat::Text);
+    }
+
+    #[test]
+    fn log_format_is_text_or_json_and_anything_else_names_the_variable() {
+        let format = |v: &str| config(&[("LEDGER_LOG_FORMAT", v)]).map(|c| c.log_format);
+        assert_eq!(format("text").unwrap(), LogFormat::Text);
+        assert_eq!(format("json").unwrap(), LogFormat::Json);
+        assert_eq!(format("").unwrap(), LogFormat::Text);
+        for bad in ["JSON", "yaml", "json "] {
+            let err = format(bad).unwrap_err();
+            assert_eq!(err.var, "LEDGER_LOG_FORMAT");
+            assert!(err.to_string().starts_with("LEDGER_LOG_FORMAT: "), "{err}");
+        }
     }
 
     #[test]
@@ -219,6 +308,8 @@ mod tests {
             ("REDIS_URL", "mysql://x"),
             ("LEDGER_LISTEN", "localhost"),
             ("LEDGER_TZ", "Mars/Olympus"),
+            ("LEDGER_METRICS_REFRESH_SECS", "0"),
+            ("RABBITMQ_MANAGEMENT_URL", "rabbit:15672"),
             ("LEDGER_SECRET_KEY", "k1:abcd"),
             ("LEDGER_SECRET_KEY", "no-colon"),
         ] {

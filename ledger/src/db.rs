@@ -58,6 +58,19 @@ pub async fn connect(
     Ok(client)
 }
 
+/// A read-only transaction on one snapshot of the database: every query in
+/// it sees the same moment (reports, replays, exports).
+pub async fn read_only_snapshot(
+    client: &mut tokio_postgres::Client,
+) -> Result<tokio_postgres::Transaction<'_>, tokio_postgres::Error> {
+    client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+}
+
 /// Rows changed since the last ANALYZE that make a table's statistics stale
 /// (with 10 % of its rows, the larger counts).
 const STALE_ROWS: i64 = 10_000;

@@ -54,6 +54,26 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         config::DEFAULT_NOTIFY_RETENTION_DAYS,
         "days sent and cancelled reminders are kept (1 to 3650)",
     ),
+    (
+        "LEDGER_FLASH_RECONCILE_SECS",
+        config::DEFAULT_FLASH_RECONCILE_SECS,
+        "seconds between resets of the flash-sale gate from Postgres (1 to 86400)",
+    ),
+    (
+        "LEDGER_LOG_FORMAT",
+        config::DEFAULT_LOG_FORMAT,
+        "`text` or `json` (one JSON object per line), on stderr",
+    ),
+    (
+        "LEDGER_METRICS_REFRESH_SECS",
+        config::DEFAULT_METRICS_REFRESH_SECS,
+        "seconds between reads of the /metrics gauges from Postgres and RabbitMQ (1 to 3600)",
+    ),
+    (
+        "RABBITMQ_MANAGEMENT_URL",
+        "http://<AMQP_URL's host>:15672",
+        "RabbitMQ's management API (queue depths in /metrics); AMQP_URL's credentials and vhost",
+    ),
     ("RUST_LOG", "info", "log filter"),
 ];
 

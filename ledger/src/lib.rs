@@ -20,12 +20,14 @@
 //! - [`projections`]: apply an event to `balances` / `template_stats` /
 //!   `notify_msg`; serve them.
 //! - [`replay`]: rebuild projections and write-model tables from `events` and compare.
-//! - [`audit`]: the hash chain over the events, its checkpoints, `audit verify`.
+//! - [`audit`]: the hash chain over the events, its checkpoints, `audit verify`,
+//!   the export of the events with their links.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`]: the environment variables of DESIGN §3, parsed once;
 //!   [`env_vars`] lists them for `--help`; [`redact`] masks passwords in
-//!   anything printed.
+//!   anything printed; [`logging`]: tracing as text or JSON lines.
 //! - [`db`]: the Postgres connection pool. [`migrate`]: `ledger migrate`.
+//! - [`csv_line`]: one CSV record, quoted where needed (reports).
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - [`secret_box`]: channel secrets sealed at rest under `LEDGER_SECRET_KEY`.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
@@ -50,9 +52,12 @@
 //!
 //! Where the coming features live (DESIGN §11–§14), each in the same layers:
 //!
-//! - Finance: `audit/` (hash chain, sealer, verify), `queries/liability.rs`,
-//!   `cli/audit.rs`, `cli/report.rs`, `cli/export.rs`.
-//! - Flash sales: `flash/` (Redis gate and reconciliation, group commit, rate limits).
+//! - Finance: `audit/` (hash chain, sealer, verify, `audit/export.rs`: the
+//!   events with their links), `domain/liability.rs` (the as-of fold),
+//!   `queries/liability.rs` (its snapshots and reads), `cli/audit.rs`,
+//!   `cli/report.rs`, `cli/export.rs`.
+//! - Flash sales: [`flash`] (Redis gate and reconciliation, group commit in
+//!   `commands/claim_batch.rs`, rate limits in `domain/rate_limit.rs`).
 //! - Redemption codes and packages: `domain/code.rs` (keyed permutation + tag),
 //!   `commands/redemptions.rs`, `commands/packages.rs`, `cli/codes.rs`.
 //! - Admin console: `api/admin/` (server-rendered pages, vendored assets).
@@ -61,11 +66,14 @@ pub mod api;
 pub mod audit;
 pub mod commands;
 pub mod config;
+pub mod csv_line;
 pub mod db;
 pub mod domain;
 pub mod env_vars;
+pub mod flash;
 pub mod idempotency;
 pub mod inbox;
+pub mod logging;
 pub mod messaging;
 pub mod migrate;
 pub mod projections;

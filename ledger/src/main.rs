@@ -10,8 +10,20 @@ use ledger::config::Config;
 
 use crate::cli::Cli;
 
+/// mimalloc: glibc's malloc took a quarter of `serve`'s CPU in the
+/// flash-sale benchmark (docs/benchmarks.md), its arenas contended by the
+/// runtime's threads.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
-    init_tracing();
+    match ledger::config::LogFormat::from_env() {
+        Ok(format) => ledger::logging::init(format),
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
@@ -35,13 +47,4 @@ fn scrub(text: &str) -> String {
         .filter_map(|var| std::env::var(var).ok())
         .collect();
     ledger::redact::scrub(text, urls.iter().map(String::as_str))
-}
-
-fn init_tracing() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
 }

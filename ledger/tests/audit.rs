@@ -52,8 +52,7 @@ async fn seal_all(db: &TestDb, batch: i64) -> Head {
 }
 
 async fn verdict(db: &TestDb, expect: Option<Hash>) -> Result<Verified, Finding> {
-    let client = db.client().await.unwrap();
-    verify(&client, None, expect, |_| {}).await.unwrap()
+    verify(&db.config, None, expect, |_| {}).await.unwrap()
 }
 
 /// Runs `sql` as an attacker would: with the append-only triggers off.
@@ -93,13 +92,13 @@ async fn an_untouched_log_verifies_from_the_start_and_from_a_checkpoint() {
     let third = &checkpoints(&client).await.unwrap()[2];
     assert_eq!((third.first_seq, third.last_seq), (15, 21));
     assert!(third.to_string().starts_with("checkpoint 3 at "));
-    let from = verify(&client, Some(3), None, |_| {})
+    let from = verify(&db.config, Some(3), None, |_| {})
         .await
         .unwrap()
         .unwrap();
     assert_eq!((from.events, from.head), (29, at.hash));
     assert_eq!(
-        verify(&client, Some(99), None, |_| {}).await.unwrap(),
+        verify(&db.config, Some(99), None, |_| {}).await.unwrap(),
         Err(Finding::NoSuchCheckpoint { id: 99 })
     );
 }

@@ -324,3 +324,26 @@ fn reminder_offsets_are_documented_as_a_number_or_a_list() {
         &doc["components"]["schemas"]["CreateTemplate"]["properties"]["remind_days_before"];
     assert!(create.to_string().contains("RawRemindDays"), "{create}");
 }
+
+#[test]
+fn a_rate_limit_is_documented_with_its_buckets() {
+    let doc = document();
+    for shape in ["CreateTemplate", "UpdateTemplate"] {
+        let field = &doc["components"]["schemas"][shape]["properties"]["rate_limit"];
+        assert!(field.to_string().contains("RateLimit"), "{shape}: {field}");
+    }
+    let view = doc["components"]["schemas"]["TemplateView"].to_string();
+    assert!(view.contains("\"rate_limit\""), "{view}");
+    let limit = &doc["components"]["schemas"]["RateLimit"];
+    let per_user = &limit["properties"]["per_user"]["oneOf"];
+    let bucket = per_user
+        .as_array()
+        .and_then(|v| v.iter().find(|s| s.get("$ref").is_some()))
+        .unwrap_or_else(|| panic!("{limit}"));
+    let bucket = resolve(&doc, bucket);
+    assert_eq!(bucket["properties"]["per_second"]["minimum"], 1, "{bucket}");
+    assert_eq!(
+        bucket["properties"]["burst"]["maximum"], 1_000_000,
+        "{bucket}"
+    );
+}

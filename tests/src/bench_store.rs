@@ -10,9 +10,9 @@ use ledger::domain::events::{IssueWindow, TemplateCreated};
 use ledger::domain::{RawTerms, Terms};
 use serde_json::json;
 
-/// The template, written as the ledger writes it: its row, and its
-/// `TemplateCreated` and `TemplateActivated` events.
-async fn template(client: &tokio_postgres::Client, n: i64) {
+/// The template `sn` of `n` coupons, written as the ledger writes it: its
+/// row, and its `TemplateCreated` and `TemplateActivated` events.
+async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
     let now = Utc::now().trunc_subsecs(6);
     let terms: RawTerms = serde_json::from_value(json!({
         "kind": "goods", "currency": "CNY",
@@ -23,7 +23,7 @@ async fn template(client: &tokio_postgres::Client, n: i64) {
     .unwrap();
     let face_value = Terms::parse(&terms).unwrap().face_value().as_decimal();
     let created = TemplateCreated {
-        sn: "BENCH".into(),
+        sn: sn.into(),
         name: "bench: 20 off 100".into(),
         terms,
         issue_window: IssueWindow {
@@ -34,68 +34,85 @@ async fn template(client: &tokio_postgres::Client, n: i64) {
         per_user_limit: 1,
         refund_policy: "restore".into(),
         remind_days_before: None,
+        rate_limit: None,
     };
     let terms = serde_json::to_value(&created.terms).unwrap();
     client
         .execute(
             "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
                  issue_end, total, issued, per_user_limit, refund_policy, status, version, created_at)
-             VALUES ('BENCH', $1, 'goods', 'CNY', $2, $3, $4, $5, $6, $6, 1, 'restore', 'active', 2, $7)",
+             VALUES ($8, $1, 'goods', 'CNY', $2, $3, $4, $5, $6, $6, 1, 'restore', 'active', 2, $7)",
             &[&created.name, &terms, &face_value, &created.issue_window.begin,
-              &created.issue_window.end, &n, &now],
+              &created.issue_window.end, &n, &now, &sn],
         )
         .await
         .unwrap();
-    let activated = json!({"sn": "BENCH", "from": "draft", "to": "active"});
+    let activated = json!({"sn": sn, "from": "draft", "to": "active"});
     client
         .execute(
             "INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version,
                                  payload, metadata, occurred_at)
-             VALUES (gen_random_uuid(), 'template-BENCH', 1, 'TemplateCreated', 1, $1,
+             VALUES (gen_random_uuid(), 'template-' || $4, 1, 'TemplateCreated', 1, $1,
                      '{\"actor\": \"bench\"}', $3),
-                    (gen_random_uuid(), 'template-BENCH', 2, 'TemplateActivated', 1, $2,
+                    (gen_random_uuid(), 'template-' || $4, 2, 'TemplateActivated', 1, $2,
                      '{\"actor\": \"bench\"}', $3)",
-            &[&serde_json::to_value(&created).unwrap(), &activated, &now],
+            &[
+                &serde_json::to_value(&created).unwrap(),
+                &activated,
+                &now,
+                &sn,
+            ],
         )
         .await
         .unwrap();
 }
 
-/// `$N` coupons of the template, one per user, each with its `CouponIssued`
-/// event and its rows in every table, in one transaction (so one `now()`).
+/// `$N` coupons of template `$SN`, one per user (`u$FIRST` on), each with
+/// its `CouponIssued` event and its rows in every table, in one transaction
+/// (so one `now()`).
 const COUPONS: &str = "
+DROP TABLE IF EXISTS bench_coupons;
 CREATE TEMP TABLE bench_coupons AS
-  SELECT gen_random_uuid() AS id, 'u' || i AS user_id FROM generate_series(1, $N) i;
+  SELECT gen_random_uuid() AS id, 'u' || i AS user_id FROM generate_series($FIRST, $LAST) i;
 INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload, metadata, occurred_at)
   SELECT gen_random_uuid(), 'coupon-' || id, 1, 'CouponIssued', 1,
-         jsonb_build_object('coupon_id', id, 'template_sn', 'BENCH', 'user_id', user_id,
+         jsonb_build_object('coupon_id', id, 'template_sn', '$SN', 'user_id', user_id,
            'issued_at', now(), 'effective_at', now(), 'expires_at', now() + interval '7 days',
            'face_value', '20.00', 'currency', 'CNY'),
          '{\"actor\": \"bench\", \"correlation_id\": \"bench\"}', now()
     FROM bench_coupons;
 INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at, expires_at, version)
-  SELECT id, 'BENCH', user_id, 'unused', now(), now(), now() + interval '7 days', 1 FROM bench_coupons;
-INSERT INTO user_claims SELECT 'BENCH', user_id, 1 FROM bench_coupons;
+  SELECT id, '$SN', user_id, 'unused', now(), now(), now() + interval '7 days', 1 FROM bench_coupons;
+INSERT INTO user_claims SELECT '$SN', user_id, 1 FROM bench_coupons;
 INSERT INTO balances SELECT user_id, 'unused', 1, 20.00 FROM bench_coupons;
-INSERT INTO template_stats VALUES ('BENCH', 'unused', $N, 20.00 * $N);
-INSERT INTO template_totals VALUES ('BENCH', $N, 0);
+INSERT INTO template_stats VALUES ('$SN', 'unused', $N, 20.00 * $N);
+INSERT INTO template_totals VALUES ('$SN', $N, 0);
 ";
 
 /// A template and `n` coupons issued from it to as many users, then
 /// VACUUM ANALYZE (as after any bulk load, and as autovacuum leaves an
 /// older log); the number of events.
 pub async fn issued_store(client: &tokio_postgres::Client, n: i64) -> i64 {
-    template(client, n).await;
-    client
-        .batch_execute(&COUPONS.replace("$N", &n.to_string()))
-        .await
-        .unwrap();
+    add_issued(client, "BENCH", 1, n).await;
     client.batch_execute("VACUUM ANALYZE").await.unwrap();
     client
         .query_one("SELECT count(*) FROM events", &[])
         .await
         .unwrap()
         .get(0)
+}
+
+/// Template `sn` (a name of letters) and `n` coupons issued from it to as
+/// many users, `u<first>` on (so that stores grow by distinct users).
+pub async fn add_issued(client: &tokio_postgres::Client, sn: &str, first: i64, n: i64) {
+    assert!(sn.chars().all(|c| c.is_ascii_alphanumeric()), "{sn}");
+    template(client, sn, n).await;
+    let sql = COUPONS
+        .replace("$SN", sn)
+        .replace("$FIRST", &first.to_string())
+        .replace("$LAST", &(first + n - 1).to_string())
+        .replace("$N", &n.to_string());
+    client.batch_execute(&sql).await.unwrap();
 }
 
 /// The replay's first read and nothing else: every event in the store's

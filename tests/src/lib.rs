@@ -2,7 +2,7 @@
 //! database, vhost and Redis prefix, and talk to them over HTTP.
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -15,8 +15,14 @@ pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
 pub mod bench;
 pub mod bench_store;
+pub mod ops_metrics;
+pub mod own_redis;
+pub mod peak_rss;
+pub mod reminder_days;
 pub mod reminders;
 pub mod scenario;
+pub mod script;
+pub mod shop;
 pub mod subscriber;
 pub mod workers;
 
@@ -96,6 +102,22 @@ impl Server {
 
     /// Starts `ledger serve` with extra environment variables.
     pub async fn start_with(env: &Env, extra: &[(&str, &str)]) -> anyhow::Result<Self> {
+        Self::spawn(env, extra, Stdio::inherit()).await
+    }
+
+    /// [`Server::start_with`], the server's stderr (its log) written to the
+    /// file `stderr` (created or truncated) instead of the test's.
+    pub async fn start_logging_to(
+        env: &Env,
+        extra: &[(&str, &str)],
+        stderr: &Path,
+    ) -> anyhow::Result<Self> {
+        let file = std::fs::File::create(stderr)
+            .with_context(|| format!("creating {}", stderr.display()))?;
+        Self::spawn(env, extra, file.into()).await
+    }
+
+    async fn spawn(env: &Env, extra: &[(&str, &str)], stderr: Stdio) -> anyhow::Result<Self> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new(bin("ledger"))
             .arg("serve")
@@ -103,6 +125,7 @@ impl Server {
             .envs(extra.iter().copied())
             .env("LEDGER_LISTEN", format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
+            .stderr(stderr)
             .kill_on_drop(true)
             .spawn()
             .context("starting ledger serve")?;
@@ -237,24 +260,50 @@ impl Server {
         sn: &str,
         user: &str,
     ) -> anyhow::Result<(u16, Value)> {
+        let r = self.claim_response(channel, sn, user).await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
+    /// A signed claim's whole response (headers included).
+    pub async fn claim_response(
+        &self,
+        channel: &Channel,
+        sn: &str,
+        user: &str,
+    ) -> anyhow::Result<reqwest::Response> {
         let body = json!({"template_sn": sn, "user_id": user}).to_string();
-        let signed = channel.sign(
-            "POST",
-            "/v1/claims",
-            &body,
-            &uuid::Uuid::new_v4().to_string(),
-        );
-        self.send_signed(signed, body).await
+        let nonce = uuid::Uuid::new_v4().to_string();
+        let signed = channel.sign("POST", "/v1/claims", &body, &nonce);
+        self.signed_response(signed, body).await
     }
 
     pub async fn send_signed(&self, signed: Signed, body: String) -> anyhow::Result<(u16, Value)> {
+        let r = self.signed_response(signed, body).await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
+    async fn signed_response(
+        &self,
+        signed: Signed,
+        body: String,
+    ) -> anyhow::Result<reqwest::Response> {
         let mut req = self.http.post(self.url("/v1/claims")).body(body);
         req = req.header("Content-Type", "application/json");
         for (name, value) in signed.headers {
             req = req.header(name, value);
         }
-        let r = req.send().await?;
-        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+        Ok(req.send().await?)
+    }
+
+    /// The text of `/metrics`.
+    pub async fn metrics(&self) -> anyhow::Result<String> {
+        Ok(self
+            .http
+            .get(self.url("/metrics"))
+            .send()
+            .await?
+            .text()
+            .await?)
     }
 }
 

@@ -65,12 +65,60 @@ pub async fn ledger(env: &Env, args: &[&str]) -> anyhow::Result<Output> {
         .with_context(|| format!("running ledger {args:?}"))
 }
 
-/// Runs `ledger replay --verify` and asserts it found no difference.
+/// Runs `ledger replay --verify` (in one pass and in [`PARTITIONS`]) and
+/// asserts it found no difference.
 pub async fn assert_replay_verifies(env: &Env) {
-    let out = ledger(env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    let (code, stdout) = replay_both_ways(env, &["replay", "--verify"]).await;
+    assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("0 differences"), "{stdout}");
+}
+
+/// The passes a partitioned replay is checked with: more than the test
+/// stores' coupons, users and orders need, so that they are spread over
+/// every pass and bucket and orders reach the passes of their coupons.
+pub const PARTITIONS: &str = "8";
+
+/// Runs `ledger <args>` (a replay) in one pass and in [`PARTITIONS`], and
+/// asserts both say the same: exit code, lag, every difference and the
+/// count (the last line's timings and passes aside). The one pass's exit
+/// code and output.
+pub async fn replay_both_ways(env: &Env, args: &[&str]) -> (Option<i32>, String) {
+    let run = |more: &'static str| async move {
+        let args: Vec<&str> = args.iter().copied().chain(["--partitions", more]).collect();
+        let out = ledger(env, &args).await.unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, one, stderr) = run("1").await;
+    let (code_n, many, stderr_n) = run(PARTITIONS).await;
+    // Only an error (exit 1) says anything on stderr.
+    for (code, stderr) in [(code, &stderr), (code_n, &stderr_n)] {
+        assert!(stderr.trim().is_empty() || code == Some(1), "{stderr}");
+    }
+    assert_eq!(
+        code, code_n,
+        "{one}{stderr}\nvs {PARTITIONS} passes:\n{many}{stderr_n}"
+    );
+    assert_eq!(
+        findings(&one),
+        findings(&many),
+        "one pass:\n{one}\n{PARTITIONS} passes:\n{many}"
+    );
+    assert!(many.contains(&format!("; {PARTITIONS} passes;")), "{many}");
+    (code, one)
+}
+
+/// What a replay's output says of the store: every line, and of the last
+/// one (`replayed ... in ... s (...): N differences ...`) only the count.
+pub fn findings(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .map(|l| match l.strip_prefix("replayed ") {
+            Some(summary) => summary.rsplit_once("): ").map_or(l, |(_, count)| count),
+            None => l,
+        })
+        .collect()
 }
 
 /// Waits until both projections have been given every stored event.

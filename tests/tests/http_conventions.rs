@@ -358,15 +358,7 @@ async fn made_up_methods_add_no_metric_series() {
             .unwrap();
         assert_eq!(r.status().as_u16(), 405, "{name}");
     }
-    let text = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = server.metrics().await.unwrap();
     for name in ["BREW", "WHEN", "PROPFIND"] {
         assert!(!text.contains(name), "{name} in /metrics");
     }

@@ -14,7 +14,7 @@ use ledger::messaging::{self, topology};
 use ledger::store::{GlobalCursor, read_all};
 use serde_json::{Value, json};
 use tests::scenario::{checkout, claim_many};
-use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::workers::{Workers, projections_caught_up, replay_both_ways};
 use tests::{Env, Server, template_body};
 
 const CATCH_UP: Duration = Duration::from_secs(60);
@@ -76,13 +76,8 @@ async fn balances_and_stats_follow_claims_orders_and_replay_verifies_them() {
     let (status, _) = stats(&server, "NO-SUCH-TEMPLATE").await;
     assert_eq!(status, 404);
 
-    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, stdout) = replay_both_ways(&env, &["replay", "--verify"]).await;
+    assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("0 differences"), "{stdout}");
 
     // Tamper with one projection row by hand: replay names it and fails.
@@ -94,9 +89,8 @@ async fn balances_and_stats_follow_claims_orders_and_replay_verifies_them() {
         )
         .await
         .unwrap();
-    let out = ledger(&env, &["replay", "--verify"]).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let (code, stdout) = replay_both_ways(&env, &["replay", "--verify"]).await;
+    assert_eq!(code, Some(1), "{stdout}");
     assert!(
         stdout.contains(r#"balances ("u7", "unused") count: live 2 vs replayed 1"#),
         "{stdout}"

@@ -5,15 +5,14 @@
 use std::time::Duration;
 
 use tests::scenario::claim_many;
-use tests::workers::{Workers, ledger, projections_caught_up};
+use tests::workers::{Workers, projections_caught_up, replay_both_ways};
 use tests::{Env, Server};
 
 const WORKERS: &str = "relay,balances,template_stats";
 
+/// In one pass and in several, which must agree.
 async fn replay(env: &Env, args: &[&str]) -> (Option<i32>, String) {
-    let out = ledger(env, args).await.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    (out.status.code(), stdout)
+    replay_both_ways(env, args).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -102,15 +102,7 @@ async fn readiness_is_200_when_every_dependency_answers() {
     assert_eq!(ready.status(), 200);
     let ready: Value = ready.json().await.unwrap();
     assert_eq!(ready["down"], json!([]));
-    let metrics = server
-        .http
-        .get(server.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = server.metrics().await.unwrap();
     assert!(
         metrics.contains("couponledger_http_requests_total"),
         "{metrics}"

@@ -125,5 +125,22 @@ async fn writers_an_open_transaction_and_kills_leave_every_event_sealed_once() {
         "a head that is not in the chain"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("TAMPERED"));
+    snapshots_beside_checkpoints(&env).await;
     sealer.terminate().await.unwrap();
+}
+
+/// The sealer builds every checkpoint's liability snapshot beside the seals.
+async fn snapshots_beside_checkpoints(env: &Env) {
+    let client = env.db.client().await.unwrap();
+    let sql = "SELECT (SELECT count(*) FROM seal_checkpoints),
+                      (SELECT count(*) FROM liability_snapshots)";
+    for _ in 0..100 {
+        let row = client.query_one(sql, &[]).await.unwrap();
+        let (checkpoints, snapshots): (i64, i64) = (row.get(0), row.get(1));
+        if checkpoints > 0 && snapshots == checkpoints {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the checkpoints' liability snapshots were not all built");
 }

@@ -40,6 +40,12 @@ use crate::consumer::Spec;
 use crate::projector::Projector;
 use crate::shutdown::Shutdown;
 
+/// mimalloc: glibc's malloc took a quarter of `serve`'s CPU in the
+/// flash-sale benchmark (docs/benchmarks.md), its arenas contended by the
+/// runtime's threads.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "workers",
@@ -99,12 +105,7 @@ const POOL_SIZE: usize = 8;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    ledger::logging::init(ledger::config::LogFormat::from_env()?);
     let Command::Run {
         only,
         scan_interval,

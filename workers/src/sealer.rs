@@ -3,12 +3,17 @@
 //! Each batch is sealed in one transaction, so a sealer killed mid-batch
 //! resumes exactly from the last committed seal. One sealer is active at a
 //! time (a Postgres advisory lock); another stands by. Checkpoints every
-//! `every_events` events or `every` time, whichever comes first.
+//! `every_events` events or `every` time, whichever comes first; each
+//! checkpoint's liability snapshot is built beside the seals (`Snapshotter`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
 
 use ledger::audit::seal::{checkpoint, head, seal, unsealed};
 use ledger::config::Config;
+use ledger::queries::liability::build_next_snapshot;
 
 use crate::session::{reconnecting, wait_for_lock};
 use crate::shutdown::Shutdown;
@@ -52,6 +57,7 @@ async fn session(
     }
     let mut at = head(&client).await?;
     let (mut since_checkpoint, mut last_checkpoint) = (0, Instant::now());
+    let snapshots = Snapshotter::spawn(config);
     tracing::info!(seq = at.seq, "sealer active");
     while !shutdown.is_set() {
         let events = unsealed(&client, &at, BATCH).await?;
@@ -70,7 +76,74 @@ async fn session(
             (since_checkpoint, last_checkpoint) = (0, Instant::now());
         }
         tx.commit().await?;
+        if due {
+            snapshots.wake.notify_one();
+        }
         at = next;
     }
     Ok(())
+}
+
+/// Builds the liability snapshot of each new checkpoint beside the sealing,
+/// on a connection of its own, so a snapshot never holds up the seals. It
+/// starts with those an earlier run left unbuilt, and stops with the session.
+struct Snapshotter {
+    wake: Arc<Notify>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Snapshotter {
+    fn spawn(config: &Config) -> Self {
+        let wake = Arc::new(Notify::new());
+        wake.notify_one();
+        let task = tokio::spawn(build_when_woken(
+            config.database.clone(),
+            config.tz,
+            Arc::clone(&wake),
+        ));
+        Snapshotter { wake, task }
+    }
+}
+
+impl Drop for Snapshotter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn build_when_woken(database: tokio_postgres::Config, tz: chrono_tz::Tz, wake: Arc<Notify>) {
+    let mut client = None;
+    loop {
+        wake.notified().await;
+        if client
+            .as_ref()
+            .is_none_or(tokio_postgres::Client::is_closed)
+        {
+            client = ledger::db::connect(&database).await.ok();
+        }
+        if let Some(client) = client.as_mut() {
+            while build_snapshot(client, tz).await {}
+        }
+    }
+}
+
+/// Builds the liability snapshot of the oldest checkpoint without one;
+/// whether another may be due. A snapshot that cannot be built is logged
+/// and retried at the next checkpoint: reports then start from an older
+/// one, slower but exact.
+async fn build_snapshot(client: &mut tokio_postgres::Client, tz: chrono_tz::Tz) -> bool {
+    let started = Instant::now();
+    match build_next_snapshot(client, tz).await {
+        Ok(Some(checkpoint)) => {
+            let took = started.elapsed();
+            tracing::info!(checkpoint, ?took, "liability snapshot");
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            let error = format!("{:#}", anyhow::Error::new(e));
+            tracing::warn!(error, "liability snapshot not built");
+            false
+        }
+    }
 }

@@ -14,6 +14,10 @@ pub struct Admin;
 /// The caller is a trusted internal service (orders, user queries).
 pub struct Service;
 
+/// The caller reads what a service may read, as a service or as an operator
+/// (the console's coupon lookup).
+pub struct Reader;
+
 impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
@@ -27,6 +31,16 @@ impl FromRequestParts<AppState> for Service {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         check(parts, &state.tokens.service).map(|()| Service)
+    }
+}
+
+impl FromRequestParts<AppState> for Reader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        check(parts, &state.tokens.service)
+            .or_else(|_| check(parts, &state.tokens.admin))
+            .map(|()| Reader)
     }
 }
 

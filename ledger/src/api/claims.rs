@@ -1,11 +1,19 @@
 //! `POST /v1/claims`: a channel claims one coupon for a user (signed request).
+//!
+//! On an active template the claim passes the flash-sale gate (rate limits,
+//! stock, the user's limit in Redis; DESIGN §12) and is written with the
+//! claims that arrive with it (group commit). A request with an
+//! `Idempotency-Key`, or on a template the gate does not serve, is written
+//! alone, as before the gate.
 
 use std::net::{IpAddr, SocketAddr};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use axum::Json;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
 use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -18,7 +26,12 @@ use super::extract::{parse_json, read_body, require_json};
 use super::signature::SignedHeaders;
 use crate::commands::channels;
 use crate::commands::claim::{self, ClaimRequest};
+use crate::commands::claim_batch::BatchClaim;
 use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::rate_limit::retry_after_secs;
+use crate::flash::batcher::ClaimRefused;
+use crate::flash::gate::Claimant;
+use crate::flash::{Decision, GateInfo, Refused};
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 
@@ -33,15 +46,20 @@ pub struct Claim {
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
-/// `X-Nonce`, `X-Signature` (DESIGN §6).
+/// `X-Nonce`, `X-Signature` (DESIGN §6). Claims on an active template pass
+/// the flash-sale gate and are group-committed (DESIGN §12).
 #[utoipa::path(post, path = "/v1/claims", tag = "claims", request_body = Claim,
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 410, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the user holds the template's per-user limit"),
+        (status = 410, body = ErrorBody, description = "sold out"),
         (status = 422, body = ErrorBody), (status = 429, body = ErrorBody,
-            description = "too many bad signatures; see Retry-After")))]
+            description = "over the template's rate limit, too many claims waiting, \
+                or too many bad signatures; see Retry-After"),
+        (status = 503, body = ErrorBody,
+            description = "the claim's batch failed (no coupon was issued), or a store is down")))]
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
@@ -70,13 +88,104 @@ pub async fn claim(
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
-    let user_id = input.user_id;
-    let scope = format!("channel:{}", signed.channel_id);
-    let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
+    let claim = Verified {
+        template_sn,
+        user_id: input.user_id,
+        signed,
+        hash: request_hash(&[parts.uri.path().as_bytes(), &body]),
+        now,
+    };
+    let sn = claim.template_sn.as_str();
+    match state.flash.info(sn).await?.filter(|i| i.active) {
+        Some(info) if state.flash.has_room(sn) => {
+            let answer = through_gate(&state, &ctx, claim, info).await;
+            if matches!(answer, Err(ApiError::Unauthorized(_))) {
+                state
+                    .auth_limit
+                    .failed(claimed_channel, peer, Instant::now());
+            }
+            answer
+        }
+        // Not active, or unknown: Postgres gives the precise refusal.
+        _ => alone(&state, &ctx, claim).await,
+    }
+}
+
+/// A claim request whose signature holds.
+struct Verified {
+    template_sn: TemplateSn,
+    user_id: UserId,
+    signed: SignedHeaders,
+    hash: [u8; 32],
+    now: chrono::DateTime<chrono::Utc>,
+}
+
+/// The gate, then the batch (or alone, with an Idempotency-Key).
+async fn through_gate(
+    state: &AppState,
+    ctx: &Ctx,
+    claim: Verified,
+    info: GateInfo,
+) -> Result<Response, ApiError> {
+    let channel_id = claim.signed.channel_id;
+    let claimant = Claimant {
+        sn: claim.template_sn.as_str(),
+        user: claim.user_id.as_str(),
+        channel: Some(channel_id),
+        per_user_limit: info.per_user_limit,
+        rate_limit: info.rate_limit,
+        rates_only: ctx.idempotency_key.is_some(),
+        nonce: &claim.signed.nonce,
+    };
+    let reserved = match state.flash.admit(&claimant).await {
+        Decision::Refuse(Refused::Replay) => return Err(replay()),
+        Decision::Refuse(refused) => return Ok(refusal(refused)),
+        Decision::Write { reserved } => reserved,
+    };
+    if ctx.idempotency_key.is_some() {
+        return written_alone(state, ctx, claim).await;
+    }
+    let mut metadata = ctx.metadata(format!("channel:{channel_id}"));
+    metadata.channel_id = Some(channel_id);
+    let batch_claim = BatchClaim {
+        user_id: claim.user_id.as_str().to_owned(),
+        channel_id: Some(channel_id),
+        nonce: Some(claim.signed.nonce),
+        metadata,
+        appended: crate::store::appended::current(),
+    };
+    let sn = claim.template_sn.as_str();
+    match state.flash.submit(sn, batch_claim, reserved).await {
+        None => Ok(too_many(
+            Duration::from_secs(1),
+            "too many claims are waiting for this template",
+        )),
+        Some(Ok(coupon)) => {
+            Ok((StatusCode::CREATED, Json(CouponView::issued(&coupon))).into_response())
+        }
+        Some(Err(refused)) => Err(refused.into()),
+    }
+}
+
+/// One claim in its own transaction, as before the gate: the nonce is
+/// spent in Redis (a replay it remembers is refused cheaply) and Postgres.
+async fn alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<Response, ApiError> {
+    if state.nonce_seen_in_redis(&claim.signed).await {
+        return Err(replay());
+    }
+    written_alone(state, ctx, claim).await
+}
+
+/// [`alone`] once Redis has seen the nonce (the gate spent it there).
+async fn written_alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<Response, ApiError> {
+    spend_nonce(state, &claim.signed).await?;
+    let channel_id = claim.signed.channel_id;
+    let scope = format!("channel:{channel_id}");
     let mut metadata = ctx.metadata(scope.clone());
-    metadata.channel_id = Some(signed.channel_id);
-    let (channel_id, tz) = (signed.channel_id, state.tz);
-    ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
+    metadata.channel_id = Some(channel_id);
+    let (tz, now) = (state.tz, claim.now);
+    let (template_sn, user_id) = (claim.template_sn, claim.user_id);
+    ctx.write(state, &scope, &claim.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let req = ClaimRequest {
                 template_sn: &template_sn,
@@ -90,6 +199,41 @@ pub async fn claim(
         })
     })
     .await
+}
+
+fn refusal(refused: Refused) -> Response {
+    match refused {
+        Refused::Replay => replay().into_response(),
+        Refused::SoldOut => ApiError::from(ClaimRefused::SoldOut).into_response(),
+        Refused::AtLimit(limit) => ApiError::from(ClaimRefused::AtLimit(limit)).into_response(),
+        Refused::RateLimited(wait) => too_many(wait, "over the template's claim rate limit"),
+    }
+}
+
+/// 429 with `Retry-After` in whole seconds.
+fn too_many(wait: Duration, why: &str) -> Response {
+    let secs = retry_after_secs(wait);
+    let mut response =
+        ApiError::TooManyRequests(format!("{why}; retry after {secs} s")).into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(secs));
+    response
+}
+
+impl From<ClaimRefused> for ApiError {
+    fn from(r: ClaimRefused) -> Self {
+        let message = r.to_string();
+        match r {
+            ClaimRefused::Replay => Self::Unauthorized(message),
+            ClaimRefused::Channel => Self::Forbidden(message),
+            ClaimRefused::AtLimit(_) => Self::conflict("per_user_limit", message),
+            ClaimRefused::SoldOut => Self::SoldOut(message),
+            ClaimRefused::Template(code, _) => Self::unprocessable(code, message),
+            ClaimRefused::NotFound => Self::NotFound(message),
+            ClaimRefused::Failed => Self::BatchFailed(message),
+        }
+    }
 }
 
 /// What failed signatures are counted by: the channel id the request claims
@@ -127,8 +271,10 @@ async fn verify(
     Ok(signed)
 }
 
-/// Checks the channel's signature, then spends the nonce: Redis refuses most
-/// replays cheaply; Postgres is the guard that holds when Redis is down or flushed.
+/// Checks the channel's signature. The nonce is spent later: in Redis by the
+/// gate's script (or by [`alone`]), in Postgres with the claim — in its
+/// batch, or by [`spend_nonce`] for a claim alone — the guard that holds
+/// when Redis is down or flushed.
 async fn authenticate(
     state: &AppState,
     signed: &SignedHeaders,
@@ -139,10 +285,14 @@ async fn authenticate(
     let secret = state.secrets.secret(&state.pool, signed.channel_id).await?;
     let secret = secret.ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
     signed.verify(&secret, method, path, body)?;
-    let replay = || ApiError::Unauthorized("nonce already used".into());
-    if state.nonce_seen_in_redis(signed).await {
-        return Err(replay());
-    }
+    Ok(())
+}
+
+fn replay() -> ApiError {
+    ApiError::Unauthorized("nonce already used".into())
+}
+
+async fn spend_nonce(state: &AppState, signed: &SignedHeaders) -> Result<(), ApiError> {
     let client = state.pool.get().await?;
     if !channels::record_nonce(&**client, signed.channel_id, &signed.nonce).await? {
         return Err(replay());

@@ -13,15 +13,15 @@ use serde_json::Value;
 
 use super::AppState;
 use super::error::ApiError;
+use super::request_log::RequestId;
 use crate::domain::events::Metadata;
 use crate::idempotency::{self, Claim, StoredResponse};
-
-const MAX_REQUEST_ID_LEN: usize = 128;
 
 /// What a write's command returns: its typed answer, borrowing the transaction.
 pub type TxFuture<'a, T> = BoxFuture<'a, Result<T, ApiError>>;
 
-/// The correlation id (from `X-Request-Id`, else fresh) and the Idempotency-Key.
+/// The correlation id (the request's id: `X-Request-Id`, else fresh; see
+/// [`super::request_log`]) and the Idempotency-Key.
 pub struct Ctx {
     pub correlation_id: String,
     pub idempotency_key: Option<String>,
@@ -31,10 +31,15 @@ impl<S: Send + Sync> FromRequestParts<S> for Ctx {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-        let correlation_id = header("X-Request-Id")
-            .filter(|v| !v.is_empty() && v.len() <= MAX_REQUEST_ID_LEN)
-            .map_or_else(|| uuid::Uuid::now_v7().to_string(), str::to_owned);
+        // The request log gave the request its id; outside it (a router
+        // built without the layer) the same rule gives one here.
+        let correlation_id = parts
+            .extensions
+            .get::<RequestId>()
+            .cloned()
+            .unwrap_or_else(|| RequestId::of(&parts.headers))
+            .0
+            .to_string();
         let idempotency_key = match parts.headers.get("Idempotency-Key") {
             None => None,
             Some(v) => {

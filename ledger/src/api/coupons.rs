@@ -10,7 +10,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::AppState;
-use super::auth::{Admin, Service};
+use super::auth::{Admin, Reader};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery};
@@ -65,11 +65,11 @@ async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView
 
 /// A coupon.
 #[utoipa::path(get, path = "/v1/coupons/{id}", tag = "coupons", params(CouponIdPath, Owner),
-    security(("service" = [])),
+    security(("service" = []), ("admin" = [])),
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Service,
+    _: Reader,
     ApiPath(id): ApiPath<String>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<CouponView>, ApiError> {
@@ -78,11 +78,11 @@ pub async fn read(
 
 /// A coupon's full history, in order.
 #[utoipa::path(get, path = "/v1/coupons/{id}/events", tag = "coupons", params(CouponIdPath, Owner),
-    security(("service" = [])),
+    security(("service" = []), ("admin" = [])),
     responses((status = 200, body = Vec<HistoryEvent>), (status = 404, body = ErrorBody)))]
 pub async fn events(
     State(state): State<AppState>,
-    _: Service,
+    _: Reader,
     ApiPath(id): ApiPath<String>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
@@ -126,11 +126,11 @@ pub struct PageQuery {
 
 /// A user's coupons, paged, oldest first, with the total count.
 #[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(UserPath, PageQuery),
-    security(("service" = [])),
+    security(("service" = []), ("admin" = [])),
     responses((status = 200, body = CouponPage), (status = 400, body = ErrorBody)))]
 pub async fn of_user(
     State(state): State<AppState>,
-    _: Service,
+    _: Reader,
     ApiPath(uid): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<CouponPage>, ApiError> {

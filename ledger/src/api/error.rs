@@ -33,6 +33,9 @@ pub enum ApiError {
     TooManyRequests(String),
     #[error("{0} is unavailable")]
     Unavailable(String),
+    /// A claim's group-committed batch failed: nothing of it was written.
+    #[error("{0}")]
+    BatchFailed(String),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -85,7 +88,7 @@ impl ApiError {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -104,6 +107,7 @@ impl ApiError {
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::TooManyRequests(_) => "rate_limited",
             Self::Unavailable(_) => "unavailable",
+            Self::BatchFailed(_) => "batch_failed",
             Self::Internal(_) => "internal",
         }
     }
@@ -119,25 +123,40 @@ impl ApiError {
 }
 
 impl IntoResponse for ApiError {
+    /// A server error (5xx) also goes to the request's log line
+    /// ([`super::request_log`]): an internal one with its source chain.
     fn into_response(self) -> Response {
-        if let Self::Internal(e) = &self {
-            tracing::error!(error = format!("{e:#}"), "request failed");
+        let server_error = match &self {
+            Self::Internal(e) => {
+                let chain = format!("{e:#}");
+                tracing::error!(error = %chain, "request failed");
+                Some(chain)
+            }
+            other if other.status().is_server_error() => Some(other.to_string()),
+            _ => None,
+        };
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let Some(error) = server_error {
+            response
+                .extensions_mut()
+                .insert(super::request_log::ServerError(error.into()));
         }
-        (self.status(), Json(self.body())).into_response()
+        response
     }
 }
 
 impl From<tokio_postgres::Error> for ApiError {
     fn from(e: tokio_postgres::Error) -> Self {
         let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
+        let chain = crate::logging::chain(&e);
         if e.is_closed() || io {
-            tracing::warn!(error = %e, "postgres unreachable");
+            tracing::warn!(error = %chain, "postgres unreachable");
             return Self::Unavailable("postgres".into());
         }
         match e.as_db_error() {
-            Some(db) => tracing::error!(code = ?db.code(), message = db.message(),
+            Some(db) => tracing::error!(error = %chain, code = ?db.code(),
                 detail = ?db.detail(), constraint = ?db.constraint(), "database error"),
-            None => tracing::error!(error = format!("{e:#}"), "postgres client error"),
+            None => tracing::error!(error = %chain, "postgres client error"),
         }
         Self::Internal(e.into())
     }
@@ -145,7 +164,7 @@ impl From<tokio_postgres::Error> for ApiError {
 
 impl From<deadpool_postgres::PoolError> for ApiError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
-        tracing::warn!(error = %e, "no postgres connection");
+        tracing::warn!(error = %crate::logging::chain(&e), "no postgres connection");
         Self::Unavailable("postgres".into())
     }
 }
@@ -207,6 +226,15 @@ impl From<crate::domain::parse_error::ParseError> for ApiError {
         Self::BadRequest {
             code: "invalid_field",
             message: format!("{}: {}", e.field(), e.message()),
+        }
+    }
+}
+
+impl From<crate::flash::FlashError> for ApiError {
+    fn from(e: crate::flash::FlashError) -> Self {
+        match e {
+            crate::flash::FlashError::Pool(e) => e.into(),
+            crate::flash::FlashError::Db(e) => e.into(),
         }
     }
 }

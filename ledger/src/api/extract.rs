@@ -128,16 +128,25 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         return Err(nul_error(&at));
     }
     let de = &mut serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let at = if path == "." {
-            String::new()
-        } else {
-            format!(" at {path}")
-        };
-        ApiError::bad_request(format!("invalid JSON{at}: {inner}"))
-    })
+    serde_path_to_error::deserialize(de).map_err(shape_error)
+}
+
+/// Reads a JSON value already parsed (and checked for NULs by [`ApiJson`])
+/// into `T`, the error naming the field at fault as [`parse_json`]'s does.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(shape_error)
+}
+
+/// A body of the wrong shape: 400 with the path of the field at fault.
+fn shape_error(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    let at = if path == "." {
+        String::new()
+    } else {
+        format!(" at {path}")
+    };
+    ApiError::bad_request(format!("invalid JSON{at}: {inner}"))
 }
 
 fn nul_error(field: &str) -> ApiError {

@@ -1,10 +1,9 @@
 //! Bulk-issuance metrics (DESIGN §9, §14): what the API counts as files
 //! stream in (lines read, chunks published), and what the workers did, read
-//! back from Postgres every [`REFRESH`] (jobs by status, coupons issued by
+//! back from Postgres every `LEDGER_METRICS_REFRESH_SECS` (jobs by status, coupons issued by
 //! jobs, chunk durations), so one `/metrics` tells the whole pipeline.
 
 use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -14,9 +13,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::domain::issuance::JobStatus;
-
-/// How often the gauges read from Postgres are refreshed.
-pub const REFRESH: Duration = Duration::from_secs(15);
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StatusLabel {
@@ -107,15 +103,5 @@ impl IssuanceMetrics {
                 .set(ms.unwrap_or(0.0) / 1000.0);
         }
         Ok(())
-    }
-}
-
-/// Refreshes `metrics` from Postgres for as long as the server runs.
-pub async fn refresh_forever(metrics: IssuanceMetrics, pool: Pool) {
-    loop {
-        if let Err(e) = metrics.refresh(&pool).await {
-            tracing::debug!(error = %e, "issuance metrics not refreshed");
-        }
-        tokio::time::sleep(REFRESH).await;
     }
 }

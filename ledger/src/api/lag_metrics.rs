@@ -1,10 +1,9 @@
 //! Consumer lag as Prometheus gauges (issue 15): per consumer of
 //! `coupon.events` (the relay and each projection), the events it has not
 //! handled yet and the age of the oldest of them, read from Postgres every
-//! [`REFRESH`]. What to alert on is in the README ("Lag").
+//! `LEDGER_METRICS_REFRESH_SECS` (`super::refresh`). What to alert on is in the README ("Lag").
 
 use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -13,8 +12,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::queries::lag::consumer_lags;
-
-pub const REFRESH: Duration = Duration::from_secs(15);
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ConsumerLabel {
@@ -52,15 +49,5 @@ impl LagMetrics {
             self.seconds.get_or_create(&label).set(lag.seconds_behind);
         }
         Ok(())
-    }
-}
-
-/// Refreshes `metrics` from Postgres for as long as the server runs.
-pub async fn refresh_forever(metrics: LagMetrics, pool: Pool) {
-    loop {
-        if let Err(e) = metrics.refresh(&pool).await {
-            tracing::debug!(error = %e, "lag metrics not refreshed");
-        }
-        tokio::time::sleep(REFRESH).await;
     }
 }

@@ -24,6 +24,12 @@ pub struct Metrics {
     pub registry: Registry,
     pub issuance: super::issuance_metrics::IssuanceMetrics,
     pub lag: super::lag_metrics::LagMetrics,
+    pub flash: crate::flash::metrics::FlashMetrics,
+    pub claims: super::claim_metrics::ClaimMetrics,
+    pub pipeline: super::pipeline_metrics::PipelineMetrics,
+    pub queues: super::queue_metrics::QueueMetrics,
+    pub reminders: super::reminder_metrics::ReminderMetrics,
+    pub sealer: super::sealer_metrics::SealerMetrics,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RequestLabels, Histogram>,
 }
@@ -45,10 +51,28 @@ impl Metrics {
         issuance.register(&mut registry);
         let lag = super::lag_metrics::LagMetrics::default();
         lag.register(&mut registry);
+        let flash = crate::flash::metrics::FlashMetrics::default();
+        flash.register(&mut registry);
+        let claims = super::claim_metrics::ClaimMetrics::default();
+        claims.register(&mut registry);
+        let pipeline = super::pipeline_metrics::PipelineMetrics::default();
+        pipeline.register(&mut registry);
+        let queues = super::queue_metrics::QueueMetrics::default();
+        queues.register(&mut registry);
+        let reminders = super::reminder_metrics::ReminderMetrics::default();
+        reminders.register(&mut registry);
+        let sealer = super::sealer_metrics::SealerMetrics::default();
+        sealer.register(&mut registry);
         Self {
             registry,
             issuance,
             lag,
+            flash,
+            claims,
+            pipeline,
+            queues,
+            reminders,
+            sealer,
             requests,
             latency,
         }
@@ -84,10 +108,14 @@ pub async fn record(State(state): State<AppState>, request: Request, next: Next)
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let response = next.run(request).await;
+    let status = response.status().as_u16();
+    if method == "POST" && route == super::claim_metrics::ROUTE {
+        state.metrics.claims.answered(status);
+    }
     let labels = RequestLabels {
         method,
         route,
-        status: response.status().as_u16(),
+        status,
     };
     state.metrics.requests.get_or_create(&labels).inc();
     state

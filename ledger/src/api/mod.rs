@@ -8,12 +8,16 @@
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`]: the routes.
-//! - [`health`], [`metrics`]: liveness, readiness, Prometheus.
+//! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
+//!   [`request_log`]: one log line per request.
 //! - [`openapi`]: the document's bearer schemes and common error answers.
+//! - [`admin`]: the admin console's page and assets at `/admin` (DESIGN §14).
 
+pub mod admin;
 pub mod auth;
 pub mod auth_limit;
 pub mod channels;
+pub mod claim_metrics;
 pub mod claims;
 pub mod context;
 pub mod coupons;
@@ -26,7 +30,13 @@ pub mod lag_metrics;
 pub mod metrics;
 pub mod openapi;
 pub mod orders;
+pub mod pipeline_metrics;
 pub mod projections;
+pub mod queue_metrics;
+pub mod refresh;
+pub mod reminder_metrics;
+pub mod request_log;
+pub mod sealer_metrics;
 pub mod secret_cache;
 pub mod server;
 pub mod signature;
@@ -61,10 +71,28 @@ pub const BODY_LIMIT: usize = 256 * 1024;
 /// A request still running after this is answered 408 and dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a used nonce is remembered: beyond the ±300 s window.
-const NONCE_TTL_SECS: u64 = 2 * signature::WINDOW_SECS as u64;
+pub const NONCE_TTL_SECS: u64 = 2 * signature::WINDOW_SECS as u64;
 
+/// What every handler shares, behind one `Arc`: axum clones the state for
+/// each extractor of each request, and a clone is then one reference count.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+pub struct Shared {
     pub pool: Pool,
     pub redis: RedisHandle,
     pub tokens: Tokens,
@@ -76,9 +104,11 @@ pub struct AppState {
     /// Publishes bulk-issuance chunks (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
+    /// The flash-sale gate and group commit of claims.
+    pub flash: Arc<crate::flash::Flash>,
 }
 
-impl AppState {
+impl Shared {
     /// Now, to the microsecond (see [`crate::store::now`]).
     pub fn now(&self) -> DateTime<Utc> {
         crate::store::now()
@@ -86,7 +116,7 @@ impl AppState {
 
     /// Spends the nonce in Redis; true when Redis says it was spent before.
     /// False when Redis cannot tell (down): Postgres decides then.
-    async fn nonce_seen_in_redis(&self, signed: &signature::SignedHeaders) -> bool {
+    pub(crate) async fn nonce_seen_in_redis(&self, signed: &signature::SignedHeaders) -> bool {
         let Some(mut conn) = self.redis.connection().await else {
             return false;
         };
@@ -177,12 +207,14 @@ pub fn router(state: AppState) -> Router {
                 async move { axum::Json(doc.as_ref().clone()) }
             }),
         )
+        .merge(admin::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             metrics::record,
         ))
+        .layer(axum::middleware::from_fn(request_log::log))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }

@@ -14,10 +14,12 @@ use super::AppState;
 use super::auth::Admin;
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::extract::{self, ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::TemplateSn;
+use crate::domain::patch_field::present;
+use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
@@ -58,6 +60,10 @@ pub struct CreateTemplate {
     /// Days before expiry to remind the holder: a number or a list of
     /// distinct numbers, each 0 to 365 (`[7, 3, 1]`); absent or null: none.
     pub remind_days_before: Option<RawRemindDays>,
+    /// Claim rate limits, per channel and per user (each bucket optional);
+    /// claims beyond them answer 429 with `Retry-After`. Absent, null or
+    /// `{}`: none.
+    pub rate_limit: Option<RateLimit>,
 }
 
 fn one() -> i32 {
@@ -116,6 +122,10 @@ impl CreateTemplate {
             ),
             None => None,
         };
+        let rate_limit = match self.rate_limit {
+            Some(raw) => checked_rate_limit(raw)?,
+            None => None,
+        };
         let created = TemplateCreated {
             sn: TemplateSn::generate().to_string(),
             name: name.to_owned(),
@@ -125,9 +135,21 @@ impl CreateTemplate {
             per_user_limit: self.per_user_limit,
             refund_policy: self.refund_policy,
             remind_days_before,
+            rate_limit,
         };
         Ok(NewTemplate { created, terms })
     }
+}
+
+/// A rate limit as it arrived (serde checked its shape), with its ranges
+/// checked. One without any bucket limits nothing: stored as none, so that
+/// "no limit" has one form in the row, the events and the answers.
+fn checked_rate_limit(raw: RateLimit) -> Result<Option<RateLimit>, ApiError> {
+    let limit = raw.validate().map_err(|e| ApiError::BadRequest {
+        code: "invalid_field",
+        message: format!("rate_limit: {e}"),
+    })?;
+    Ok((!limit.is_empty()).then_some(limit))
 }
 
 pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
@@ -244,13 +266,18 @@ async fn change_status(
         format!("{action:?}").as_bytes(),
     ]);
     let (metadata, now) = (ctx.metadata("admin"), state.now());
-    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
-        Box::pin(async move {
-            templates::change_status(tx, &sn, action, &metadata, now).await?;
-            current(tx, &sn).await
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::change_status(tx, &sn, action, &metadata, now).await?;
+                current(tx, &sn).await
+            })
         })
-    })
-    .await
+        .await;
+    // Claims open warm, and close at once in this process's gate.
+    state.flash.template_changed(&changed).await;
+    response
 }
 
 /// Activate a draft or stopped template: claims open.
@@ -309,7 +336,8 @@ const IMMUTABLE: &[&str] = &[
     "per_user_limit",
 ];
 
-/// `PATCH /v1/templates/{sn}`: only the name and the reminder may change.
+/// `PATCH /v1/templates/{sn}`: only the name, the reminder and the rate
+/// limit may change.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateTemplate {
@@ -319,17 +347,16 @@ pub struct UpdateTemplate {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<RawRemindDays>)]
     pub remind_days_before: Option<Option<RawRemindDays>>,
+    /// The claim rate limits that replace the template's (a bucket left
+    /// out is no limit on that side), or null (or `{}`) to remove them.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<RateLimit>)]
+    pub rate_limit: Option<Option<RateLimit>>,
 }
 
-/// Tells "absent" (None) from "null" (Some(None)).
-fn present<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Option<RawRemindDays>>, D::Error> {
-    Option::<RawRemindDays>::deserialize(d).map(Some)
-}
-
-/// Rename a template or change its reminder. Terms, window and limits are
-/// immutable (409); the quota and status have their own routes.
+/// Rename a template or change its reminder or rate limit. Terms, window
+/// and per-user limit are immutable (409); the quota and status have their
+/// own routes.
 #[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate, params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
@@ -358,17 +385,21 @@ pub async fn update(
             format!("{field} changes through /quota or /activate, /stop, /void"),
         ));
     }
-    let input: UpdateTemplate = serde_json::from_value(Value::Object(body.value))
-        .map_err(|e| ApiError::bad_request(format!("invalid JSON: {e}")))?;
+    let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
     let (metadata, now) = (ctx.metadata("admin"), state.now());
-    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
-        Box::pin(async move {
-            templates::update(tx, &change, &metadata, now).await?;
-            current(tx, &sn).await
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::update(tx, &change, &metadata, now).await?;
+                current(tx, &sn).await
+            })
         })
-    })
-    .await
+        .await;
+    // A new rate limit holds in this process's gate at once.
+    state.flash.template_changed(&changed).await;
+    response
 }
 
 fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
@@ -389,15 +420,21 @@ fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpd
         Some(None) => Some(None),
         None => None,
     };
-    if name.is_none() && remind_days_before.is_none() {
+    let rate_limit = match input.rate_limit {
+        Some(Some(raw)) => Some(checked_rate_limit(raw)?),
+        Some(None) => Some(None),
+        None => None,
+    };
+    if name.is_none() && remind_days_before.is_none() && rate_limit.is_none() {
         return Err(invalid(
-            "nothing to change: give name or remind_days_before",
+            "nothing to change: give name, remind_days_before or rate_limit",
         ));
     }
     Ok(TemplateUpdated {
         sn: sn.to_string(),
         name,
         remind_days_before,
+        rate_limit,
     })
 }
 
@@ -421,13 +458,18 @@ pub async fn quota(
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
     let (metadata, now, total) = (ctx.metadata("admin"), state.now(), body.value.total);
-    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
-        Box::pin(async move {
-            templates::raise_quota(tx, &sn, total, &metadata, now).await?;
-            current(tx, &sn).await
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::raise_quota(tx, &sn, total, &metadata, now).await?;
+                current(tx, &sn).await
+            })
         })
-    })
-    .await
+        .await;
+    // The new units are in the gate's stock before the answer goes out.
+    state.flash.template_changed(&changed).await;
+    response
 }
 
 #[derive(Deserialize, ToSchema)]

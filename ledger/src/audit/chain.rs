@@ -7,6 +7,8 @@
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
+use tokio_postgres::binary_copy::BinaryCopyOutRow;
+use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 /// An event as the chain sees it.
@@ -40,6 +42,39 @@ pub const SEALABLE_COLUMNS: [&str; 10] = [
     "tx_id",
 ];
 
+/// The types of [`SEALABLE_COLUMNS`], for a binary COPY of them.
+pub const SEALABLE_TYPES: [Type; 10] = [
+    Type::INT8,
+    Type::UUID,
+    Type::TEXT,
+    Type::INT4,
+    Type::TEXT,
+    Type::INT2,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TIMESTAMPTZ,
+    Type::INT8,
+];
+
+/// A [`Sealable`] from [`SEALABLE_COLUMNS`] at `$at` of a query or COPY
+/// row (two row types with the same `try_get`, and no trait in common).
+macro_rules! sealable_at {
+    ($row:expr, $at:expr) => {
+        Sealable {
+            position: $row.try_get($at)?,
+            event_id: $row.try_get($at + 1)?,
+            stream_id: $row.try_get($at + 2)?,
+            stream_version: $row.try_get($at + 3)?,
+            event_type: $row.try_get($at + 4)?,
+            schema_version: $row.try_get($at + 5)?,
+            payload: $row.try_get($at + 6)?,
+            metadata: $row.try_get($at + 7)?,
+            occurred_at: $row.try_get($at + 8)?,
+            tx_id: $row.try_get($at + 9)?,
+        }
+    };
+}
+
 impl Sealable {
     /// The columns, each prefixed with `alias.` (empty: none), for a SELECT.
     pub fn columns(alias: &str) -> String {
@@ -56,18 +91,15 @@ impl Sealable {
         row: &tokio_postgres::Row,
         at: usize,
     ) -> Result<Self, tokio_postgres::Error> {
-        Ok(Self {
-            position: row.try_get(at)?,
-            event_id: row.try_get(at + 1)?,
-            stream_id: row.try_get(at + 2)?,
-            stream_version: row.try_get(at + 3)?,
-            event_type: row.try_get(at + 4)?,
-            schema_version: row.try_get(at + 5)?,
-            payload: row.try_get(at + 6)?,
-            metadata: row.try_get(at + 7)?,
-            occurred_at: row.try_get(at + 8)?,
-            tx_id: row.try_get(at + 9)?,
-        })
+        Ok(sealable_at!(row, at))
+    }
+
+    /// [`Self::from_row_at`] for a binary COPY row ([`SEALABLE_TYPES`]).
+    pub fn from_copy_row_at(
+        row: &BinaryCopyOutRow,
+        at: usize,
+    ) -> Result<Self, tokio_postgres::Error> {
+        Ok(sealable_at!(row, at))
     }
 
     /// Where the store's reader stands after this event.

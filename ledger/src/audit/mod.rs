@@ -5,7 +5,9 @@
 //! - [`chain`]: one link, a pure function of the previous link and the event.
 //! - [`seal`]: the chain's head, sealing a batch, checkpoints (SQL).
 //! - [`verify`]: recompute the chain and name the first thing that differs.
+//! - [`export`]: the events in chain order with their links, for finance.
 
 pub mod chain;
+pub mod export;
 pub mod seal;
 pub mod verify;

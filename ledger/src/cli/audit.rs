@@ -46,7 +46,10 @@ pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
             // The last seal's seq is the chain's length (and one index read).
             let total = head(&client).await?.seq;
             let bar = progress::bar(u64::try_from(total).unwrap_or(0), "verifying");
-            let verdict = verify(&client, from_checkpoint, expect, |n| bar.set_position(n)).await?;
+            let verdict = verify(&config.database, from_checkpoint, expect, |n| {
+                bar.set_position(n)
+            })
+            .await?;
             bar.finish_and_clear();
             match verdict {
                 Ok(v) => {

@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use ledger::config::Config;
 
-use super::progress;
+use super::{export, progress};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -15,14 +15,20 @@ pub enum Command {
         #[arg(long)]
         queue: String,
     },
+    /// Write the events of a window, in the relay's order, with their
+    /// chain links, as JSON lines or CSV.
+    #[command(after_help = export::AFTER_HELP)]
+    Export(export::Args),
 }
 
-pub async fn run(config: &Config, command: Command) -> anyhow::Result<()> {
+/// The exit code.
+pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
     match command {
         Command::Publish {
             from_position,
             queue,
-        } => publish(config, from_position, &queue).await,
+        } => publish(config, from_position, &queue).await.map(|()| 0),
+        Command::Export(args) => export::run(config, args).await,
     }
 }
 

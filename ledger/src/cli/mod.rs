@@ -3,10 +3,12 @@
 
 mod audit;
 mod events;
+mod export;
 mod issue;
 mod migrate;
 mod progress;
 mod replay;
+mod report;
 mod schemas;
 mod serve;
 
@@ -45,6 +47,11 @@ pub enum Command {
         #[command(subcommand)]
         command: audit::Command,
     },
+    /// Finance reports from the events alone.
+    Report {
+        #[command(subcommand)]
+        command: report::Command,
+    },
     /// Write the JSON Schemas of every event message into a directory.
     Schemas(schemas::Args),
     /// Bulk issuance: upload a file of user ids for a template and follow
@@ -70,8 +77,9 @@ impl Command {
             Command::Migrate => migrate::run(&config).await.map(|()| 0),
             Command::Serve(args) => serve::run(config, args).await.map(|()| 0),
             Command::Replay(args) => replay::run(&config, args).await,
-            Command::Events { command } => events::run(&config, command).await.map(|()| 0),
+            Command::Events { command } => events::run(&config, command).await,
             Command::Audit { command } => audit::run(&config, command).await,
+            Command::Report { command } => report::run(&config, command).await.map(|()| 0),
             Command::Schemas(args) => schemas::run(&args).map(|()| 0),
             Command::Issue(args) => issue::run(&config, args).await,
         }

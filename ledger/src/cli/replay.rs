@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use ledger::config::Config;
-use ledger::replay::{Lag, Report, Verdict};
+use ledger::replay::partition::MAX_PARTITIONS;
+use ledger::replay::{Lag, Partitions, Progress, Report, Verdict};
 
 use super::progress;
 
@@ -19,6 +20,10 @@ A projection (balances, template_stats) that has not applied every event yet dif
 replay in its own tables (balances; template_stats, template_totals): those differences are \
 printed as lag, with the projection's position and the log's head, not as corruption.
 
+Memory is bounded whatever the store's size: the coupons are replayed in passes (--partitions), \
+each holding at most about a million coupons when the count is chosen, and the per-user tables \
+in as many buckets of users, from what the passes spill to a temporary directory (TMPDIR).
+
 Exit codes: 0 the tables are what the log says; 1 a difference lag does not explain (or an \
 error); 3 only lag (run again once the workers caught up, or with --wait-for-projections).";
 
@@ -31,6 +36,11 @@ pub struct Args {
     #[arg(long, value_name = "SECS", default_value_t = 0,
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     wait_for_projections: u64,
+    /// Replay in N passes, each over the coupons (and users) that hash to it
+    /// [default: enough to hold about a million coupons per pass].
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PARTITIONS)))]
+    partitions: Option<u32>,
 }
 
 pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
@@ -45,6 +55,7 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
     let estimate = ledger::replay::estimated_rows(&client, "events").await?;
     drop(client);
     let bar = progress::bar(estimate, "replaying");
+    let partitions = args.partitions.and_then(Partitions::new);
     let reminders = ledger::replay::NotifyCheck {
         clock: ledger::projections::notify::NotifyClock {
             tz: config.tz,
@@ -53,8 +64,16 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
         now: chrono::Utc::now(),
         retention: chrono::Duration::days(i64::from(config.notify_retention_days)),
     };
+    let mut shown_pass = None;
+    let on_progress = |p: Progress| {
+        if p.passes > 1 && shown_pass != Some(p.pass) {
+            shown_pass = Some(p.pass);
+            bar.set_message(format!("replaying, pass {} of {}", p.pass + 1, p.passes));
+        }
+        bar.set_position(p.events);
+    };
     let report =
-        ledger::replay::verify(&config.database, reminders, |n| bar.set_position(n)).await?;
+        ledger::replay::verify(&config.database, reminders, partitions, on_progress).await?;
     bar.finish_and_clear();
     print_report(&report);
     Ok(match report.verdict() {
@@ -81,11 +100,15 @@ fn print_report(report: &Report) {
     let unexplained = report.unexplained();
     let lag = differences.len() - unexplained;
     println!(
-        "replayed {} events in {:.2} s ({:.0} events/s; folded in {:.2} s, {:.0} events/s; \
-         counted and compared in {:.2} s): {} differences{}",
+        "replayed {} events in {:.2} s ({:.0} events/s; {}; folded in {:.2} s, \
+         {:.0} events/s; counted and compared in {:.2} s): {} differences{}",
         report.events,
         total.as_secs_f64(),
         rate(total),
+        match report.partitions.count() {
+            1 => "1 pass".to_owned(),
+            n => format!("{n} passes"),
+        },
         report.fold.as_secs_f64(),
         rate(report.fold),
         report.compare.as_secs_f64(),

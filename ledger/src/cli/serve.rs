@@ -26,32 +26,81 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, ledger::db::DEFAULT_POOL_SIZE);
     let secrets = Arc::new(SecretCache::new(keys));
     prove_keys(&pool, &secrets, &config.database_url).await?;
-    let state = AppState {
+    let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
+    let metrics = std::sync::Arc::new(ledger::api::metrics::Metrics::new());
+    let flash = ledger::flash::Flash::new(
+        pool.clone(),
+        redis.clone(),
+        config.tz,
+        metrics.flash.clone(),
+    );
+    let state = AppState::new(ledger::api::Shared {
         pool,
-        redis: RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?,
+        redis,
         tokens,
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
-        metrics: Default::default(),
+        metrics,
         secrets,
         auth_limit: Default::default(),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
-    };
+        flash: flash.clone(),
+    });
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("LEDGER_LISTEN: cannot listen on {}", config.listen))?;
     tokio::spawn(declare_topology(config.amqp_url.clone()));
-    let issuance = ledger::api::issuance_metrics::refresh_forever(
-        state.metrics.issuance.clone(),
-        state.pool.clone(),
-    );
-    tokio::spawn(issuance);
-    let lag =
-        ledger::api::lag_metrics::refresh_forever(state.metrics.lag.clone(), state.pool.clone());
-    tokio::spawn(lag);
+    spawn_metrics_refresh(&state, &config)?;
+    tokio::spawn(ledger::flash::reconcile::run_forever(
+        flash,
+        config.flash_reconcile,
+    ));
     tracing::info!(listen = %config.listen, "serving the API");
     ledger::api::serve(listener, state).await?;
+    Ok(())
+}
+
+/// The loops that keep `/metrics`' gauges fresh, one per source.
+fn spawn_metrics_refresh(state: &AppState, config: &Config) -> anyhow::Result<()> {
+    use ledger::api::{queue_metrics, refresh};
+    let every = config.metrics_refresh;
+    let (metrics, pool) = (state.metrics.clone(), state.pool.clone());
+    let (m, p) = (metrics.clone(), pool.clone());
+    tokio::spawn(refresh::every("issuance", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.issuance.refresh(&p).await }
+    }));
+    let (m, p) = (metrics.clone(), pool.clone());
+    tokio::spawn(refresh::every("lag", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.lag.refresh(&p).await }
+    }));
+    let (m, p) = (metrics.clone(), pool.clone());
+    tokio::spawn(refresh::every("pipeline", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.pipeline.refresh(&p).await }
+    }));
+    let (m, p) = (metrics.clone(), pool.clone());
+    tokio::spawn(refresh::every("reminders", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.reminders.refresh(&p).await }
+    }));
+    let (m, p) = (metrics.clone(), pool);
+    tokio::spawn(refresh::every("sealer", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.sealer.refresh(&p).await }
+    }));
+    let api = queue_metrics::ManagementApi::new(
+        &config.amqp_url,
+        config.rabbitmq_management_url.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("AMQP_URL: {e}"))?;
+    let http = queue_metrics::client();
+    tokio::spawn(refresh::every("queues", every, move || {
+        let (m, http, api) = (metrics.clone(), http.clone(), api.clone());
+        async move { m.queues.refresh(&http, &api).await }
+    }));
     Ok(())
 }
 

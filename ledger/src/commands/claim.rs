@@ -27,14 +27,14 @@ pub struct ClaimRequest<'a> {
 }
 
 /// What the pre-checks read; the guards re-check what can change concurrently.
-struct TemplateView {
-    status: TemplateStatus,
-    issue_begin: DateTime<Utc>,
-    issue_end: DateTime<Utc>,
-    per_user_limit: i32,
-    terms: Terms,
-    channel_allowed: bool,
-    remind_days_before: Option<RemindDays>,
+pub(crate) struct TemplateView {
+    pub status: TemplateStatus,
+    pub issue_begin: DateTime<Utc>,
+    pub issue_end: DateTime<Utc>,
+    pub per_user_limit: i32,
+    pub terms: Terms,
+    pub channel_allowed: bool,
+    pub remind_days_before: Option<RemindDays>,
 }
 
 pub async fn claim(
@@ -61,13 +61,7 @@ pub async fn claim(
         )
         .await?;
     if limit_ok.is_none() {
-        return Err(CommandError::Conflict(
-            "per_user_limit",
-            format!(
-                "user already holds the limit of {} from this template",
-                view.per_user_limit
-            ),
-        ));
+        return Err(at_limit(view.per_user_limit));
     }
     // The hot row: touched last so its lock is held as briefly as possible.
     let issued = tx
@@ -81,12 +75,21 @@ pub async fn claim(
         )
         .await?;
     if issued.is_none() {
-        return Err(CommandError::SoldOut(
-            "the template's quota is exhausted".into(),
-        ));
+        return Err(sold_out());
     }
     let coupon = issue(tx, req, &view, metadata).await?;
     Ok(coupon)
+}
+
+pub(crate) fn at_limit(per_user_limit: i32) -> CommandError {
+    CommandError::Conflict(
+        "per_user_limit",
+        format!("user already holds the limit of {per_user_limit} from this template"),
+    )
+}
+
+pub(crate) fn sold_out() -> CommandError {
+    CommandError::SoldOut("the template's quota is exhausted".into())
 }
 
 async fn read_template(
@@ -107,39 +110,50 @@ async fn read_template(
         )
         .await?
         .ok_or(CommandError::NotFound("template"))?;
-    let raw: RawTerms =
-        serde_json::from_value(row.get(4)).map_err(|e| CommandError::Internal(e.into()))?;
-    let terms = Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
-    let status = TemplateStatus::parse(row.get(0)).ok_or_else(|| {
-        CommandError::Internal(anyhow::anyhow!(
-            "unknown template status {:?}",
-            row.get::<_, &str>(0)
-        ))
-    })?;
     Ok(TemplateView {
-        status,
+        status: status_of(row.get(0))?,
+        terms: terms_of(row.get(4))?,
         issue_begin: row.get(1),
         issue_end: row.get(2),
         per_user_limit: row.get(3),
-        terms,
         channel_allowed: row.get(5),
         remind_days_before: RemindDays::from_db(row.get(6)),
     })
 }
 
+/// A template's terms as stored (validated when it was created).
+pub(crate) fn terms_of(json: serde_json::Value) -> Result<Terms, CommandError> {
+    let raw: RawTerms =
+        serde_json::from_value(json).map_err(|e| CommandError::Internal(e.into()))?;
+    Terms::parse(&raw).map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))
+}
+
+pub(crate) fn status_of(text: &str) -> Result<TemplateStatus, CommandError> {
+    TemplateStatus::parse(text)
+        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown template status {text:?}")))
+}
+
+pub(crate) fn channel_refused() -> CommandError {
+    CommandError::Forbidden("this channel may not issue this template".into())
+}
+
 fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandError> {
     if !view.channel_allowed {
-        return Err(CommandError::Forbidden(
-            "this channel may not issue this template".into(),
-        ));
+        return Err(channel_refused());
     }
+    open_for_claims(view, req.now)
+}
+
+/// The template-wide checks: active, inside its issue window, and its
+/// coupons not already expired.
+pub(crate) fn open_for_claims(view: &TemplateView, now: DateTime<Utc>) -> Result<(), CommandError> {
     if view.status != TemplateStatus::Active {
         return Err(CommandError::Unprocessable(
             "template_not_active",
             format!("the template is {}", view.status.as_str()),
         ));
     }
-    if req.now < view.issue_begin || req.now > view.issue_end {
+    if now < view.issue_begin || now > view.issue_end {
         return Err(CommandError::Unprocessable(
             "outside_issue_window",
             format!(
@@ -150,7 +164,7 @@ fn precheck(view: &TemplateView, req: &ClaimRequest<'_>) -> Result<(), CommandEr
         ));
     }
     // A coupon that is expired the moment it is issued is no coupon.
-    if view.terms.validity().ended_by(req.now) {
+    if view.terms.validity().ended_by(now) {
         return Err(CommandError::Unprocessable(
             "validity_ended",
             "the template's coupons have already expired".into(),

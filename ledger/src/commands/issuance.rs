@@ -373,8 +373,8 @@ fn internal(message: &str) -> CommandError {
 }
 
 const COPY_COUPONS: &str = "COPY coupons (id, template_sn, user_id, status, issued_at, \
-     effective_at, expires_at, version, job_id, job_line) FROM STDIN (FORMAT binary)";
-const COUPON_TYPES: [Type; 10] = [
+     effective_at, expires_at, version, job_id, job_line, channel_id) FROM STDIN (FORMAT binary)";
+const COUPON_TYPES: [Type; 11] = [
     Type::UUID,
     Type::TEXT,
     Type::TEXT,
@@ -385,6 +385,7 @@ const COUPON_TYPES: [Type; 10] = [
     Type::INT4,
     Type::UUID,
     Type::INT8,
+    Type::UUID,
 ];
 
 /// The coupons of the `issued` lines: rows and events, each by one COPY.
@@ -442,7 +443,8 @@ async fn issue_coupons(
     Ok(())
 }
 
-/// New coupons' rows by one binary COPY (the bench's baseline uses it too).
+/// New coupons' rows by one binary COPY (bulk issuance, batched claims and
+/// the bench's baseline).
 pub async fn copy_coupons(
     tx: &tokio_postgres::Transaction<'_>,
     coupons: &[CouponIssued],
@@ -466,6 +468,7 @@ pub async fn copy_coupons(
                 &1_i32,
                 &c.job_id,
                 &line,
+                &c.channel_id,
             ])
             .await?;
     }

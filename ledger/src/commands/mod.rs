@@ -14,6 +14,7 @@
 
 pub mod channels;
 pub mod claim;
+pub mod claim_batch;
 pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;

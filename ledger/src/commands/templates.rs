@@ -1,8 +1,9 @@
-//! Template commands: create, change status, raise quota, allow a channel.
+//! Template commands: create, update, change status, raise quota, allow a channel.
 //! Each appends to `template-<sn>` and updates the write model in one transaction.
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
+use tokio_postgres::types::Json;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -35,8 +36,8 @@ pub async fn create(
         &tx.prepare_cached(
             "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
              issue_end, total, per_user_limit, refund_policy, remind_days_before, status,
-             version, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13)",
+             version, created_at, rate_limit)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13, $14)",
         )
         .await?,
         &[
@@ -53,6 +54,7 @@ pub async fn create(
             &c.refund_policy,
             &c.remind_days_before.as_ref().map(RemindDays::to_db),
             &now,
+            &c.rate_limit.as_ref().map(Json),
         ],
     )
     .await?;
@@ -163,7 +165,8 @@ async fn refuse_if_ended(
     Ok(())
 }
 
-/// Renames a template or changes its reminder; its terms never change.
+/// Renames a template or changes its reminder or rate limit; its terms
+/// never change.
 pub async fn update(
     tx: &Transaction<'_>,
     change: &TemplateUpdated,
@@ -183,7 +186,8 @@ pub async fn update(
     tx.execute(
         &tx.prepare_cached(
             "UPDATE templates SET name = coalesce($2, name),
-                    remind_days_before = CASE WHEN $3 THEN $4 ELSE remind_days_before END
+                    remind_days_before = CASE WHEN $3 THEN $4 ELSE remind_days_before END,
+                    rate_limit = CASE WHEN $5 THEN $6 ELSE rate_limit END
               WHERE sn = $1",
         )
         .await?,
@@ -195,6 +199,8 @@ pub async fn update(
                 .remind_days_before
                 .as_ref()
                 .and_then(|r| r.as_ref().map(RemindDays::to_db)),
+            &change.rate_limit.is_some(),
+            &change.rate_limit.flatten().map(Json),
         ],
     )
     .await?;

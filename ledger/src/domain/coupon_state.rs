@@ -22,6 +22,19 @@ pub enum CouponStatus {
 }
 
 impl CouponStatus {
+    /// Every status, in a fixed order (spill files code a status by its
+    /// index here).
+    pub const ALL: [CouponStatus; 6] = [
+        CouponStatus::Unused,
+        CouponStatus::Locked,
+        CouponStatus::Used,
+        CouponStatus::Refunded,
+        CouponStatus::Expired,
+        CouponStatus::Void,
+    ];
+}
+
+impl CouponStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Unused => "unused",

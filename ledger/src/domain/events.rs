@@ -9,6 +9,8 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::UnlockReason;
 use crate::domain::money::Money;
+use crate::domain::patch_field::present;
+use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::RemindDays;
 use crate::domain::terms::RawTerms;
 
@@ -43,6 +45,10 @@ pub struct TemplateCreated {
     pub refund_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_days_before: Option<RemindDays>,
+    /// Claim rate limits (DESIGN §12); absent: none (and in every event
+    /// written before templates had them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
@@ -150,6 +156,17 @@ pub struct TemplateUpdated {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Some(None) clears the reminder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub remind_days_before: Option<Option<RemindDays>>,
+    /// Some(None) removes the claim rate limits; None leaves them.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rate_limit: Option<Option<RateLimit>>,
 }

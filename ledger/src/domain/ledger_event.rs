@@ -344,4 +344,38 @@ mod tests {
             decoded
         );
     }
+
+    /// `null` in a `TemplateUpdated` clears the field: it must not decode as
+    /// "unchanged" (serde's default for `Option<Option<_>>`), or a replay
+    /// would keep what the live row dropped.
+    #[test]
+    fn template_updates_round_trip_including_a_clear() {
+        use crate::domain::events::TemplateUpdated;
+        use crate::domain::rate_limit::{Bucket, RateLimit};
+        let limit = RateLimit {
+            per_channel: None,
+            per_user: Some(Bucket {
+                per_second: 1,
+                burst: 2,
+            }),
+        };
+        for (remind_days_before, rate_limit) in [
+            (Some(None), Some(None)),
+            (None, Some(Some(limit))),
+            (None, None),
+        ] {
+            let event = LedgerEvent::TemplateUpdated(TemplateUpdated {
+                sn: "T1".into(),
+                name: None,
+                remind_days_before,
+                rate_limit,
+            });
+            let payload = event.payload_json().unwrap();
+            let decoded = LedgerEvent::decode("TemplateUpdated", 1, &payload).unwrap();
+            assert_eq!(decoded, event, "{payload}");
+            let text = serde_json::to_vec(&payload).unwrap();
+            let sliced = LedgerEvent::decode_slice("TemplateUpdated", 1, &text).unwrap();
+            assert_eq!(sliced, event, "{payload}");
+        }
+    }
 }

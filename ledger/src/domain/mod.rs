@@ -21,9 +21,14 @@
 //! - [`coupon_state`], [`template_status`]: the state machines.
 //! - [`projection`]: what one event does to the projections.
 //! - [`reminder`]: expiry reminders: offsets, notify days, the message.
+//! - [`claim_batch`]: which claims of a group-committed batch get a coupon.
+//! - [`rate_limit`]: a template's claim rate limits (token buckets).
+//! - [`patch_field`]: a change's field that tells "absent" from `null`.
+//! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events.
 
 pub mod allocation;
 pub mod best;
+pub mod claim_batch;
 pub mod coupon;
 pub mod coupon_state;
 pub mod discount;
@@ -31,13 +36,16 @@ pub mod events;
 pub mod ids;
 pub mod issuance;
 pub mod ledger_event;
+pub mod liability;
 pub mod money;
 pub mod order;
 pub mod order_status;
 pub mod parse_error;
+pub mod patch_field;
 pub mod pricing;
 pub mod projection;
 pub mod quote;
+pub mod rate_limit;
 pub mod refund;
 pub mod reminder;
 pub mod rule;

@@ -132,7 +132,7 @@ pub fn order_effect(event: &LedgerEvent) -> Effect {
 }
 
 /// The status a change leads to, by the coupon state machine's own fold.
-fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus {
+pub fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus {
     let state = CouponState {
         status,
         order_id: None,

@@ -29,6 +29,11 @@ impl StreamKind {
         }
     }
 
+    /// The kind's name, as a command line writes it: the prefix without its dash.
+    pub fn name(self) -> &'static str {
+        self.prefix().trim_end_matches('-')
+    }
+
     /// The stream id of `key` (a coupon or channel uuid, an order id, a sn).
     pub fn id(self, key: impl fmt::Display) -> String {
         format!("{}{key}", self.prefix())
@@ -103,6 +108,12 @@ mod tests {
             assert_eq!(text, stream.to_string());
             assert_eq!(Stream::parse(&text), Ok(stream));
         }
+    }
+
+    #[test]
+    fn a_name_is_its_prefix_without_the_dash() {
+        let names = StreamKind::ALL.map(StreamKind::name);
+        assert_eq!(names, ["coupon", "order", "template", "channel"]);
     }
 
     #[test]

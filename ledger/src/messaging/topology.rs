@@ -27,6 +27,16 @@ pub const MAX_QUEUE_LENGTH: i64 = 2_000_000;
 /// at a time (single active consumer: the others stand by and take over).
 pub const PROJECTION_QUEUES: [&str; 3] = [BALANCES_QUEUE, TEMPLATE_STATS_QUEUE, NOTIFY_QUEUE];
 
+/// Every contract queue the ledger declares (the touch system's queues on
+/// `coupon.notifications` and analytics queues are their owners').
+pub const QUEUES: [&str; 5] = [
+    BALANCES_QUEUE,
+    TEMPLATE_STATS_QUEUE,
+    NOTIFY_QUEUE,
+    ISSUANCE_QUEUE,
+    DEAD_LETTERS_QUEUE,
+];
+
 /// (queue, exchange it is bound to): competing consumers.
 const BOUND_QUEUES: [(&str, &str); 2] = [(ISSUANCE_QUEUE, ISSUANCE), (DEAD_LETTERS_QUEUE, DEAD)];
 

@@ -11,15 +11,6 @@ use crate::domain::coupon_state::CouponStatus;
 use crate::domain::money::serialize_two_places;
 use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
 
-const STATUSES: [CouponStatus; 6] = [
-    CouponStatus::Unused,
-    CouponStatus::Locked,
-    CouponStatus::Used,
-    CouponStatus::Refunded,
-    CouponStatus::Expired,
-    CouponStatus::Void,
-];
-
 /// How many coupons are in one status, and their face value.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, ToSchema)]
 pub struct Bucket {
@@ -107,7 +98,7 @@ pub async fn template_stats(
 
 /// Every status, zero where no row says otherwise.
 fn buckets(rows: &[tokio_postgres::Row]) -> BTreeMap<String, Bucket> {
-    let mut out: BTreeMap<String, Bucket> = STATUSES
+    let mut out: BTreeMap<String, Bucket> = CouponStatus::ALL
         .iter()
         .map(|s| (s.as_str().to_owned(), Bucket::default()))
         .collect();

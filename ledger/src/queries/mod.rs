@@ -5,8 +5,11 @@
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 //! - [`templates`]: a template, templates (paged, newest first).
 //! - [`lag`]: how far the relay and each projection are behind the log.
+//! - [`liability`]: liability and cost as of an instant, from the events and
+//!   the liability snapshots the sealer builds at its checkpoints.
 
 pub mod coupons;
 pub mod issuance_jobs;
 pub mod lag;
+pub mod liability;
 pub mod templates;

@@ -1,14 +1,17 @@
-//! Templates as the API shows them: one, or a page of them newest first.
+//! Templates as the API shows them: one, or a page of them newest first;
+//! and a template's claim rate limits, for the claim path.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use tokio_postgres::types::Json;
 use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::TemplateSn;
+use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
 
 /// Largest page of templates.
@@ -35,6 +38,8 @@ pub struct TemplateView {
     /// A number, or a list when the template has several reminders.
     #[schema(value_type = Option<crate::domain::reminder::RawRemindDays>)]
     pub remind_days_before: Option<crate::domain::reminder::RemindDays>,
+    /// Claim rate limits per channel and per user; null: none.
+    pub rate_limit: Option<RateLimit>,
     pub channels: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
 }
@@ -84,12 +89,15 @@ pub struct TemplatePage {
 const SELECT: &str = "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
         per_user_limit, refund_policy, remind_days_before, created_at,
         ARRAY(SELECT channel_id FROM template_channels
-               WHERE template_sn = t.sn ORDER BY channel_id)
+               WHERE template_sn = t.sn ORDER BY channel_id),
+        rate_limit
    FROM templates t";
 
 impl TemplateView {
-    fn from_row(row: &Row) -> Self {
-        Self {
+    /// Fails (rather than panics) on a `rate_limit` that is not one: only a
+    /// hand edit of the row could put one there.
+    fn from_row(row: &Row) -> Result<Self, tokio_postgres::Error> {
+        Ok(Self {
             sn: row.get(0),
             name: row.get(1),
             status: row.get(2),
@@ -105,7 +113,8 @@ impl TemplateView {
             remind_days_before: crate::domain::reminder::RemindDays::from_db(row.get(10)),
             created_at: row.get(11),
             channels: row.get(12),
-        }
+            rate_limit: row.try_get::<_, Option<Json<_>>>(13)?.map(|j| j.0),
+        })
     }
 }
 
@@ -117,7 +126,22 @@ pub async fn template(
     let row = client
         .query_opt(&format!("{SELECT} WHERE sn = $1"), &[&sn.as_str()])
         .await?;
-    Ok(row.as_ref().map(TemplateView::from_row))
+    row.as_ref().map(TemplateView::from_row).transpose()
+}
+
+/// A template's claim rate limits (None: none, or no such template), for
+/// the claim path. A stored value that does not read as one is an error.
+pub async fn rate_limit(
+    client: &impl GenericClient,
+    sn: &str,
+) -> Result<Option<RateLimit>, tokio_postgres::Error> {
+    let sql = "SELECT rate_limit FROM templates WHERE sn = $1";
+    let row = client.query_opt(sql, &[&sn]).await?;
+    let limit = match row {
+        Some(r) => r.try_get::<_, Option<Json<RateLimit>>>(0)?,
+        None => None,
+    };
+    Ok(limit.map(|j| j.0))
 }
 
 /// Whether the template exists.
@@ -164,7 +188,10 @@ pub async fn page(
         format!("{SELECT} WHERE {filter} ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3");
     let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
     Ok(TemplatePage {
-        templates: rows.iter().map(TemplateView::from_row).collect(),
+        templates: rows
+            .iter()
+            .map(TemplateView::from_row)
+            .collect::<Result<_, _>>()?,
         total,
         offset,
         limit,

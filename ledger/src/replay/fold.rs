@@ -1,9 +1,17 @@
-//! Rebuilding [`Tables`] from the events, in memory and without I/O: each
+//! Rebuilding the tables from the events, in memory and without I/O: each
 //! coupon by the coupon state machine (`coupon_state::apply`), the
-//! projections from the coupons as the log leaves them ([`counts`]),
-//! costs through the pure order fold the live workers use
+//! projections from the coupons as the log leaves them (`template_stats`
+//! here, the per-user tables through [`super::holdings`]), costs through
+//! the pure order fold the live workers use
 //! (`domain::projection::order_effect`), the other tables by their streams'
 //! events.
+//!
+//! A replay runs in passes (see [`super::partition`]): what is per coupon
+//! or per order is the pass's ([`Pass`]), what is per template or channel
+//! is added up over every pass ([`Tables`]). Each event is folded in one
+//! pass, except an order's, which also reaches the passes of the coupons it
+//! touches: there it moves their discounts and costs, and only its own pass
+//! builds its rows.
 
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
@@ -13,23 +21,27 @@ use serde::Deserialize;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::notify::{Step, StepChange};
 use super::tables::{
-    Cents, ChannelRow, Counts, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
+    BucketRow, Cents, ChannelRow, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
     TemplateRow,
 };
-use crate::domain::coupon_state::{self, CouponState};
-use crate::domain::events::TemplateCreated;
+use crate::domain::coupon_state::{self, CouponState, CouponStatus};
+use crate::domain::events::{CouponIssued, TemplateCreated};
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
 use crate::domain::money::Money;
 use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
-use crate::domain::reminder::RemindDays;
+use crate::domain::reminder::{HolderChange, RemindDays, Reminder, holder_change, reminders};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Terms;
+use crate::projections::notify::NotifyClock;
 
 /// One stored event, as the replay reads it.
 pub struct Event<'a> {
+    /// Its place in the store's order: `(tx_id, position)`.
+    pub order: (i64, i64),
     pub stream_id: &'a str,
     pub version: i32,
     pub event_type: &'a str,
@@ -37,6 +49,11 @@ pub struct Event<'a> {
     /// The payload's JSON text, parsed once, into what its type needs.
     pub payload: &'a [u8],
     pub occurred_at: DateTime<Utc>,
+    /// Whether this pass builds the stream's rows (false: an order's event
+    /// that only touches this pass's coupons).
+    pub own: bool,
+    /// An issue's user's bucket (see `partition`).
+    pub bucket: u32,
 }
 
 /// Why an event could not be folded.
@@ -55,33 +72,28 @@ pub enum FoldError {
     },
     #[error("TemplateCreated terms do not parse: {0}")]
     Terms(String),
+    /// The ledger writes `coupon-<uuid>` in lower case; the passes are
+    /// told apart by that text (and the live coupons by `'coupon-' || id`).
+    #[error("coupon stream id {0:?} is not as the ledger writes it (coupon-<lower-case uuid>)")]
+    NotCanonical(String),
 }
 
-/// The projections (status buckets per user and per template) and the claim
-/// counts, from each coupon as the log leaves it: their definition, computed
-/// apart from the workers' event-by-event fold.
-pub fn counts(coupons: &Map<Uuid, ReplayedCoupon>) -> Counts {
-    let mut counts = Counts::default();
-    counts.balances.reserve(coupons.len());
-    counts.user_claims.reserve(coupons.len());
-    for c in coupons.values() {
-        let status = c.state.status;
-        let owners = [
-            (&mut counts.balances, c.user),
-            (&mut counts.template_stats, c.template),
-        ];
-        for (map, owner) in owners {
-            let bucket = map.entry((owner, status)).or_default();
-            bucket.count += 1;
-            bucket.face_value.0 += c.face_value;
-        }
-        // Reissues after a refund take no quota and no per-user count.
-        if c.refund_from.is_none() {
-            let claims = counts.user_claims.entry((c.template, c.user));
-            claims.or_default().claimed += 1;
-        }
+/// Adds the coupons of a pass to the per-template status buckets (the
+/// `template_stats` projection's definition: every coupon counted by its
+/// final status, apart from the workers' event-by-event fold).
+pub fn add_template_stats(pass: &Pass, stats: &mut Map<(String, CouponStatus), BucketRow>) {
+    let mut by_sym: Map<(Sym, CouponStatus), BucketRow> = Map::default();
+    for c in pass.coupons.values() {
+        let bucket = by_sym.entry((c.template, c.state.status)).or_default();
+        bucket.count += 1;
+        bucket.face_value.0 += c.face_value;
     }
-    counts
+    for ((template, status), add) in by_sym {
+        let key = (pass.names.name(template).to_owned(), status);
+        let bucket = stats.entry(key).or_default();
+        bucket.count += add.count;
+        bucket.face_value.0 += add.face_value.0;
+    }
 }
 
 /// `CouponIssued` as the replay needs it, its strings borrowed from the
@@ -121,6 +133,10 @@ pub struct ReplayedCoupon {
     /// The bulk-issuance job and line that issued it.
     pub job_id: Option<Uuid>,
     pub job_line: Option<i64>,
+    /// Its user's bucket (see `partition`).
+    pub bucket: u32,
+    /// Whether it has reminders due, whose rows its moves may change.
+    pub reminded: bool,
 }
 
 impl ReplayedCoupon {
@@ -143,26 +159,62 @@ impl ReplayedCoupon {
     }
 }
 
-/// The state of a replay after the events folded so far. The coupons are
-/// kept apart from `tables`; [`counts`] adds them up into the projections
-/// and claims.
+/// The state of a replay after the events folded so far: the tables added
+/// up over the passes, and the current pass.
 #[derive(Default)]
 pub struct Replay {
     pub tables: Tables,
+    pub pass: Pass,
+    /// When `notify_msg` is checked, the clock reminders are due by.
+    notify: Option<NotifyClock>,
+    /// The reminder steps folded since the caller last took them, each
+    /// with its user's bucket.
+    pub steps: Vec<(u32, Step)>,
+}
+
+/// What one pass folds: its coupons and the names they refer to, its
+/// orders' rows.
+#[derive(Default)]
+pub struct Pass {
+    /// The user ids and template sns the coupons refer to.
+    pub names: Names,
     pub coupons: Map<Uuid, ReplayedCoupon>,
+    pub orders: OrderRows,
+}
+
+/// The `orders` and `refunds` rows of a pass's orders.
+#[derive(Default)]
+pub struct OrderRows {
+    pub orders: Map<String, OrderRow>,
+    /// (order, refund id).
+    pub refunds: Map<(String, String), RefundRow>,
     /// Refunds of each order so far (the next one's `seq`).
     refunds_per_order: Map<String, i32>,
 }
 
-/// The most coupons a replay sizes its maps for up front (50 million).
+/// The most coupons a pass sizes its map for up front (50 million).
 pub const MAX_PRESIZE: usize = 50_000_000;
 
 impl Replay {
-    /// A replay whose coupon map holds `coupons` entries without regrowing.
-    pub fn with_capacity(coupons: usize) -> Self {
-        let mut replay = Replay::default();
-        replay.coupons.reserve(coupons);
-        replay
+    /// A replay that also folds the reminders when `notify` is given.
+    pub fn new(notify: Option<NotifyClock>) -> Self {
+        Replay {
+            notify,
+            ..Replay::default()
+        }
+    }
+
+    /// Starts a pass whose coupon map holds `coupons` entries without
+    /// regrowing (the pass before it was taken, see `pass::finish`).
+    pub fn start_pass(&mut self, coupons: usize) {
+        let mut pass = Pass::default();
+        pass.coupons.reserve(coupons);
+        self.pass = pass;
+    }
+
+    /// Whether the reminders are folded too.
+    pub fn notifies(&self) -> bool {
+        self.notify.is_some()
     }
 
     /// Folds one event (events must come in each stream's version order).
@@ -176,9 +228,14 @@ impl Replay {
             });
         }
         match stream {
+            Stream::Coupon(id) if !is_canonical(e.stream_id, id) => {
+                Err(FoldError::NotCanonical(e.stream_id.to_owned()))
+            }
             // Most events are issues: read with borrowed strings, not decoded.
             Stream::Coupon(id) if event_type == EventType::CouponIssued => {
-                self.issue(id, e.version, &parse_json(e)?)
+                let issued = parse_json(e)?;
+                let due = self.due(e)?;
+                self.issue(id, e, &issued, due)
             }
             Stream::Coupon(id) => self.change(id, e, &decode(e)?),
             Stream::Order(order_id) => self.order(order_id, e),
@@ -187,8 +244,36 @@ impl Replay {
         }
     }
 
-    fn issue(&mut self, id: Uuid, version: i32, issued: &Issued<'_>) -> Result<(), FoldError> {
-        let Entry::Vacant(slot) = self.coupons.entry(id) else {
+    /// The reminders an issue is due, when they are checked: the notify
+    /// projection's reading of the whole event (so a payload it would
+    /// refuse is refused here too), then the days by its rules.
+    fn due(&self, e: &Event<'_>) -> Result<Vec<Reminder>, FoldError> {
+        let Some(clock) = self.notify else {
+            return Ok(Vec::new());
+        };
+        let LedgerEvent::CouponIssued(issued) = decode(e)? else {
+            return Ok(Vec::new());
+        };
+        let CouponIssued {
+            remind_days_before,
+            expires_at,
+            issued_at,
+            ..
+        } = issued;
+        Ok(remind_days_before.map_or_else(Vec::new, |offsets| {
+            reminders(expires_at, issued_at, &offsets, clock.tz, clock.at)
+        }))
+    }
+
+    fn issue(
+        &mut self,
+        id: Uuid,
+        e: &Event<'_>,
+        issued: &Issued<'_>,
+        due: Vec<Reminder>,
+    ) -> Result<(), FoldError> {
+        let version = e.version;
+        let Entry::Vacant(slot) = self.pass.coupons.entry(id) else {
             return Err(ProjectionError::IssuedTwice(version).into());
         };
         if version != 1 {
@@ -199,9 +284,10 @@ impl Replay {
         if issued.refund_from.is_none() {
             by_name(&mut t.templates, &issued.template_sn).issued += 1;
         }
+        let names = &mut self.pass.names;
         slot.insert(ReplayedCoupon {
-            template: t.names.intern(&issued.template_sn),
-            user: t.names.intern(&issued.user_id),
+            template: names.intern(&issued.template_sn),
+            user: names.intern(&issued.user_id),
             face_value: issued.face_value.cents(),
             state: coupon_state::issued(issued.expires_at),
             version,
@@ -214,24 +300,59 @@ impl Replay {
             job_line: issued
                 .job_line
                 .map(|l| i64::try_from(l).unwrap_or(i64::MAX)),
+            bucket: e.bucket,
+            reminded: !due.is_empty(),
         });
+        if !due.is_empty() {
+            let change = StepChange::Issued {
+                user: issued.user_id.clone().into_owned(),
+                template: issued.template_sn.clone().into_owned(),
+                issued_at: issued.issued_at,
+                due,
+            };
+            self.step(e, id, e.bucket, change);
+        }
         Ok(())
     }
 
     /// A coupon's later event, through the state machine.
     fn change(&mut self, id: Uuid, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
-        let coupon = self
-            .coupons
-            .get_mut(&id)
-            .ok_or_else(|| ProjectionError::UnknownCoupon {
-                event_type: event.event_type().as_str(),
-                version: e.version,
-            })?;
+        let coupon =
+            self.pass
+                .coupons
+                .get_mut(&id)
+                .ok_or_else(|| ProjectionError::UnknownCoupon {
+                    event_type: event.event_type().as_str(),
+                    version: e.version,
+                })?;
         coupon.version = e.version;
-        if let Some(change) = event.coupon_change() {
-            coupon.state = coupon_state::apply(&coupon.state, &change);
+        let Some(change) = event.coupon_change() else {
+            return Ok(());
+        };
+        let from = coupon.state.status;
+        coupon.state = coupon_state::apply(&coupon.state, &change);
+        let (to, bucket, reminded) = (coupon.state.status, coupon.bucket, coupon.reminded);
+        let at = e.occurred_at;
+        let moved = match holder_change(from, to) {
+            HolderChange::Left => Some(StepChange::Left),
+            HolderChange::Returned => Some(StepChange::Returned { at }),
+            HolderChange::Nothing => None,
+        };
+        // A coupon without reminders changes no row.
+        if let Some(moved) = moved.filter(|_| reminded) {
+            self.step(e, id, bucket, moved);
         }
         Ok(())
+    }
+
+    /// Records a reminder step for the bucket of the coupon's user.
+    fn step(&mut self, e: &Event<'_>, coupon: Uuid, bucket: u32, change: StepChange) {
+        let step = Step {
+            order: e.order,
+            coupon,
+            change,
+        };
+        self.steps.push((bucket, step));
     }
 
     /// An order's event. The row keeps the payload's own JSON (order,
@@ -239,20 +360,14 @@ impl Replay {
     fn order(&mut self, order_id: &str, e: &Event<'_>) -> Result<(), FoldError> {
         let payload = parse_json::<Value>(e)?;
         let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
-        let row = self.tables.orders.entry(order_id.to_owned()).or_default();
-        row.version = e.version;
-        lock_order(row, &event, &payload);
-        if let Some(status) = order_status_after(&event, e.version) {
-            row.status = status.as_str().to_owned();
+        if e.own {
+            self.order_rows(order_id, e, &event, &payload);
         }
-        if let LedgerEvent::OrderRefunded(refunded) = &event {
-            let refund = payload.get("refund").cloned().unwrap_or_default();
-            self.refund(order_id, &refunded.refund_id, refund, e.occurred_at);
-        }
+        // The coupons of other passes are not here: they move there.
         match order_effect(&event) {
             Effect::Discounts(discounts) => {
                 for (id, cents) in discounts {
-                    if let Some(coupon) = self.coupons.get_mut(&id) {
+                    if let Some(coupon) = self.pass.coupons.get_mut(&id) {
                         coupon.locked_discount = cents;
                     }
                 }
@@ -272,9 +387,28 @@ impl Replay {
         Ok(())
     }
 
+    /// The order's row and its refunds'.
+    fn order_rows(&mut self, order_id: &str, e: &Event<'_>, event: &LedgerEvent, payload: &Value) {
+        let row = self
+            .pass
+            .orders
+            .orders
+            .entry(order_id.to_owned())
+            .or_default();
+        row.version = e.version;
+        lock_order(row, event, payload);
+        if let Some(status) = order_status_after(event, e.version) {
+            row.status = status.as_str().to_owned();
+        }
+        if let LedgerEvent::OrderRefunded(refunded) = event {
+            let refund = payload.get("refund").cloned().unwrap_or_default();
+            self.refund(order_id, &refunded.refund_id, refund, e.occurred_at);
+        }
+    }
+
     fn refund(&mut self, order_id: &str, refund_id: &str, refund: Value, at: DateTime<Utc>) {
         // `seq` counts the order's earlier refunds (0 for the first).
-        let earlier = by_name(&mut self.refunds_per_order, order_id);
+        let earlier = by_name(&mut self.pass.orders.refunds_per_order, order_id);
         let row = RefundRow {
             seq: *earlier,
             refund,
@@ -282,17 +416,16 @@ impl Replay {
         };
         *earlier += 1;
         let key = (order_id.to_owned(), refund_id.to_owned());
-        self.tables.refunds.insert(key, row);
+        self.pass.orders.refunds.insert(key, row);
     }
 
     /// A confirmed coupon's discount becomes its template's cost (`None`),
     /// or a refund reverses part of it.
     fn add_cost(&mut self, id: Uuid, cents: Option<i64>) {
-        if let Some(coupon) = self.coupons.get(&id) {
+        if let Some(coupon) = self.pass.coupons.get(&id) {
             let cost = cents.unwrap_or(coupon.locked_discount);
-            let t = &mut self.tables;
-            let template = t.names.name(coupon.template);
-            by_name(&mut t.template_totals, template).cost.0 += cost;
+            let template = self.pass.names.name(coupon.template);
+            by_name(&mut self.tables.template_totals, template).cost.0 += cost;
         }
     }
 
@@ -308,7 +441,8 @@ impl Replay {
         match event {
             LedgerEvent::TemplateCreated(created) => {
                 let terms = payload.get("terms").cloned().unwrap_or_default();
-                create_template(row, e, created, terms)?
+                create_template(row, e, created, terms)?;
+                row.rate_limit = rate_limit_json(&payload);
             }
             LedgerEvent::TemplateActivated(changed)
             | LedgerEvent::TemplateStopped(changed)
@@ -318,6 +452,9 @@ impl Replay {
                 row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
                 if let Some(remind) = updated.remind_days_before {
                     row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
+                }
+                if updated.rate_limit.is_some() {
+                    row.rate_limit = rate_limit_json(&payload);
                 }
             }
             _ => {}
@@ -335,6 +472,13 @@ impl Replay {
         }
         Ok(())
     }
+}
+
+/// Whether a coupon's stream id is `coupon-<uuid>` as the ledger writes it.
+fn is_canonical(stream_id: &str, id: Uuid) -> bool {
+    let mut text = [0; uuid::fmt::Hyphenated::LENGTH];
+    let key = stream_id.strip_prefix(StreamKind::Coupon.prefix());
+    key == Some(&*id.hyphenated().encode_lower(&mut text))
 }
 
 /// The status an order's event leaves it in (a cancel before any lock,
@@ -386,8 +530,16 @@ fn create_template(
         status: TemplateStatus::Draft.as_str().to_owned(),
         version: e.version,
         created_at: e.occurred_at,
+        rate_limit: None,
     };
     Ok(())
+}
+
+/// A template event's `rate_limit` as its JSON holds it (`null`: removed),
+/// like `terms`: the command writes the column from the same value, and
+/// the event decoded, so its shape is a `RateLimit`'s.
+fn rate_limit_json(payload: &Value) -> Option<Value> {
+    payload.get("rate_limit").filter(|v| !v.is_null()).cloned()
 }
 
 /// The row for `name` in a map keyed by name (the key is only copied for a

@@ -1,7 +1,9 @@
 //! Reading the live tables, one row at a time, and comparing each with its
 //! replayed row, which is taken out of the replay: what is left there at the
 //! end was replayed but is not live. Rows that count nothing (an emptied
-//! bucket, a zero claim count) are left out on both sides.
+//! bucket, a zero claim count) are left out on both sides. A pass (or a
+//! bucket of users) reads only its own live rows: Postgres filters them by
+//! the same partition as the events (see `partition`).
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -15,32 +17,57 @@ use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
-use super::fold::ReplayedCoupon;
+use super::fold::{OrderRows, ReplayedCoupon};
+use super::partition::Partitions;
 use super::tables::{
-    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, OrderRow,
-    Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
+    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, NamesOver,
+    OrderRow, Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
-/// Compares the coupons and the other records (`tables`, which it empties).
-pub async fn compare_records(
+/// Compares pass `part`'s coupons, orders and refunds (`rows`, which it
+/// empties) with the live rows of that pass.
+pub async fn compare_pass(
     tx: &Transaction<'_>,
-    names: &Names,
-    coupons: &Map<Uuid, ReplayedCoupon>,
+    (partitions, part): (Partitions, u32),
+    (names, coupons): (&Names, &Map<Uuid, ReplayedCoupon>),
+    rows: &mut OrderRows,
+    out: &mut Differences,
+) -> Result<(), tokio_postgres::Error> {
+    let filter = partitions.coupons(part);
+    let mut c = Live {
+        tx,
+        out,
+        filter: filter.as_deref(),
+    };
+    c.coupons(names, coupons).await?;
+    let filter = partitions.orders(part);
+    let mut c = Live {
+        tx,
+        out: c.out,
+        filter: filter.as_deref(),
+    };
+    c.table("orders", ORDERS, plain(order), &mut rows.orders, debug)
+        .await?;
+    c.table("refunds", REFUNDS, plain(refund), &mut rows.refunds, debug)
+        .await
+}
+
+/// Compares the tables every pass added to (`t`, which it empties).
+pub async fn compare_tables(
+    tx: &Transaction<'_>,
     t: &mut Tables,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let mut c = Live { tx, out };
-    c.coupons(names, coupons).await?;
-    c.table(
-        "templates",
-        TEMPLATES,
-        plain(template),
-        &mut t.templates,
-        debug,
-    )
-    .await?;
-    c.table("channels", CHANNELS, plain(channel), &mut t.channels, debug)
+    let mut c = Live {
+        tx,
+        out,
+        filter: None,
+    };
+    let (templates, channels) = (&mut t.templates, &mut t.channels);
+    c.table("templates", TEMPLATES, plain(template), templates, debug)
+        .await?;
+    c.table("channels", CHANNELS, plain(channel), channels, debug)
         .await?;
     let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
     let allowed = &mut t.template_channels;
@@ -52,10 +79,6 @@ pub async fn compare_records(
         debug,
     )
     .await?;
-    c.table("orders", ORDERS, plain(order), &mut t.orders, debug)
-        .await?;
-    c.table("refunds", REFUNDS, plain(refund), &mut t.refunds, debug)
-        .await?;
     let totals = plain(|r| {
         let row = TotalsRow {
             issued: r.try_get(1)?,
@@ -65,17 +88,33 @@ pub async fn compare_records(
     });
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
-        .await
+        .await?;
+    let show = |k: &(String, CouponStatus)| format!("{:?}", (k.0.as_str(), k.1.as_str()));
+    let stats = &mut t.template_stats;
+    c.table(
+        "template_stats",
+        TEMPLATE_STATS,
+        template_bucket,
+        stats,
+        show,
+    )
+    .await
 }
 
-/// Compares the claims and the projections' buckets with `counts`.
+/// Compares a bucket of users' claims and balances with `counts`; `filter`
+/// (SQL) keeps the bucket's live rows.
 pub async fn compare_counts(
     tx: &Transaction<'_>,
-    names: &Names,
-    mut counts: Counts,
+    counts: Counts<'_>,
+    filter: Option<&str>,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let mut c = Live { tx, out };
+    let Counts {
+        names,
+        mut user_claims,
+        mut balances,
+    } = counts;
+    let mut c = Live { tx, out, filter };
     let claims = |r: &Line| {
         let (template, user) = (r.try_get(0)?, r.try_get(1)?);
         let key = match (names.get(template), names.get(user)) {
@@ -90,20 +129,11 @@ pub async fn compare_counts(
         ))
     };
     let show = |k: &(Sym, Sym)| format!("{:?}", (names.name(k.0), names.name(k.1)));
-    c.table(
-        "user_claims",
-        USER_CLAIMS,
-        claims,
-        &mut counts.user_claims,
-        show,
-    )
-    .await?;
-    let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
-    let bucket = |r: &Line| bucket(names, r);
-    c.table("balances", BALANCES, bucket, &mut counts.balances, show)
+    c.table("user_claims", USER_CLAIMS, claims, &mut user_claims, show)
         .await?;
-    let stats = &mut counts.template_stats;
-    c.table("template_stats", TEMPLATE_STATS, bucket, stats, show)
+    let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
+    let bucket = |r: &Line| user_bucket(&names, r);
+    c.table("balances", BALANCES, bucket, &mut balances, show)
         .await
 }
 
@@ -153,7 +183,8 @@ const COUPONS: Query = (
 const COUPON_IDS: Query = ("SELECT id FROM coupons", &[Type::UUID]);
 const TEMPLATES: Query = (
     "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total, issued,
-            per_user_limit, refund_policy, remind_days_before, status, version, created_at
+            per_user_limit, refund_policy, remind_days_before, status, version, created_at,
+            rate_limit
        FROM templates",
     &[
         Type::TEXT,
@@ -172,6 +203,7 @@ const TEMPLATES: Query = (
         Type::TEXT,
         Type::INT4,
         Type::TIMESTAMPTZ,
+        Type::JSONB,
     ],
 );
 const CHANNELS: Query = (
@@ -228,19 +260,26 @@ const TEMPLATE_TOTALS: Query = (
 /// One row of a live table, as copied out.
 type Line = BinaryCopyOutRow;
 
-/// Copies live tables out of `tx`, reporting into `out`.
-struct Live<'t, 'o> {
+/// Copies live tables out of `tx`, the rows `filter` (SQL) keeps (none:
+/// all), reporting into `out`.
+struct Live<'t, 'o, 'f> {
     tx: &'t Transaction<'t>,
     out: &'o mut Differences,
+    filter: Option<&'f str>,
 }
 
-impl Live<'_, '_> {
-    /// The rows of `query`, copied out in binary.
+impl Live<'_, '_, '_> {
+    /// The rows of `query` the filter keeps, copied out in binary.
     async fn rows(
         &self,
         (sql, types): Query,
     ) -> Result<BinaryCopyOutStream, tokio_postgres::Error> {
-        let copy = format!("COPY ({sql}) TO STDOUT (FORMAT binary)");
+        let copy = match self.filter {
+            Some(filter) => format!(
+                "COPY (SELECT * FROM ({sql}) AS live WHERE {filter}) TO STDOUT (FORMAT binary)"
+            ),
+            None => format!("COPY ({sql}) TO STDOUT (FORMAT binary)"),
+        };
         Ok(BinaryCopyOutStream::new(
             self.tx.copy_out(&copy).await?,
             types,
@@ -278,9 +317,9 @@ impl Live<'_, '_> {
         Ok(())
     }
 
-    /// The coupons: like [`Live::table`], but read-only (the counts are
-    /// made from the same coupons meanwhile), and a live row that matches
-    /// its replayed coupon is compared in place, never copied.
+    /// The coupons: like [`Live::table`], but read-only (the buckets of
+    /// users count the last pass's coupons meanwhile), and a live row that
+    /// matches its replayed coupon is compared in place, never copied.
     async fn coupons(
         &mut self,
         names: &Names,
@@ -403,6 +442,7 @@ fn template(r: &Line) -> Result<(String, TemplateRow), tokio_postgres::Error> {
         status: r.try_get(13)?,
         version: r.try_get(14)?,
         created_at: r.try_get(15)?,
+        rate_limit: r.try_get(16)?,
     };
     Ok((r.try_get(0)?, row))
 }
@@ -437,18 +477,31 @@ fn refund(r: &Line) -> Result<((String, String), RefundRow), tokio_postgres::Err
     Ok(((r.try_get(0)?, r.try_get(1)?), row))
 }
 
-/// A status bucket of a user (`balances`) or a template (`template_stats`).
-fn bucket(names: &Names, r: &Line) -> Parsed<(Sym, CouponStatus), BucketRow> {
-    let (owner, status): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
-    let key = match (names.get(owner), CouponStatus::parse(status)) {
-        (Some(o), Some(s)) => Key::Known((o, s)),
-        _ => Key::Unknown(format!("{:?}", (owner, status))),
+/// A user's status bucket (`balances`).
+fn user_bucket(names: &NamesOver<'_>, r: &Line) -> Parsed<(Sym, CouponStatus), BucketRow> {
+    let (user, status): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
+    let key = match (names.get(user), CouponStatus::parse(status)) {
+        (Some(u), Some(s)) => Key::Known((u, s)),
+        _ => Key::Unknown(format!("{:?}", (user, status))),
     };
-    let row = BucketRow {
+    Ok((key, bucket_row(r)?))
+}
+
+/// A template's status bucket (`template_stats`).
+fn template_bucket(r: &Line) -> Parsed<(String, CouponStatus), BucketRow> {
+    let (sn, status): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
+    let key = match CouponStatus::parse(status) {
+        Some(s) => Key::Known((sn.to_owned(), s)),
+        None => Key::Unknown(format!("{:?}", (sn, status))),
+    };
+    Ok((key, bucket_row(r)?))
+}
+
+fn bucket_row(r: &Line) -> Result<BucketRow, tokio_postgres::Error> {
+    Ok(BucketRow {
         count: r.try_get(2)?,
         face_value: cents(r.try_get(3)?),
-    };
-    Ok((key, row))
+    })
 }
 
 fn cents(d: Decimal) -> Cents {

@@ -3,40 +3,51 @@
 //! them, column by column, with the live tables. Finance's proof that the
 //! tables are what the log says.
 //!
-//! Memory holds the replayed side only (what the log says of each coupon,
-//! order, template, user and bucket): the live tables are streamed past it.
+//! Memory holds the replayed side only, and a bounded part of it: the
+//! coupons are folded in passes ([`partition`]), each over the coupons
+//! whose stream id hashes to it (and the orders that touch them), and the
+//! per-user tables in as many buckets of users, once every pass has folded
+//! its coupons (the passes before the last spill their part to disk). The
+//! live tables are streamed past, each pass and bucket reading its own
+//! rows; everything reads one exported snapshot.
 //!
 //! - [`tables`]: the compared rows, one shape for both sides.
 //! - [`fold`]: events → tables (pure).
+//! - [`partition`]: how many passes, and which rows each reads.
+//! - `run`: the passes of a verification, then the tables they added to.
+//! - [`pass`]: one pass: copy its events out, fold, compare its rows.
+//! - [`spill`]: what the passes leave on disk for the buckets of users.
+//! - [`holdings`]: claims and balances from the coupons.
+//! - [`notify`]: `notify_msg` (pending / cancelled) from the events.
+//! - [`users`]: the buckets of users, compared on both connections.
 //! - [`live`]: the live tables, streamed and compared row by row.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
-//! - [`notify`]: `notify_msg` (pending / cancelled) from the events, compared.
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
 pub mod compare;
 pub mod fold;
+pub mod holdings;
 pub mod lag;
 pub mod live;
 pub mod notify;
+pub mod partition;
+pub mod pass;
+mod run;
+pub mod spill;
 pub mod tables;
+pub mod users;
 
-use futures_util::{TryStreamExt, pin_mut};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::oneshot;
-use tokio_postgres::binary_copy::BinaryCopyOutStream;
-use tokio_postgres::types::{FromSql, Type};
-use tokio_postgres::{Client, GenericClient, Transaction};
+use tokio_postgres::GenericClient;
 
-use uuid::Uuid;
-
-use self::tables::{Counts, Map, Names};
 use crate::projections::notify::{NOTIFY, NotifyClock};
 
 pub use compare::{Difference, Differences};
 pub use lag::Lag;
+pub use partition::Partitions;
 
 /// What `notify_msg` is checked with: the clock the projection used, and
 /// which rows the retention may have purged by `now`.
@@ -52,12 +63,24 @@ pub struct NotifyCheck {
 pub struct Report {
     pub events: u64,
     pub differences: Differences,
-    /// Folding the events (coupons and write-model tables).
+    /// Folding the events (coupons and write-model tables), every pass.
     pub fold: Duration,
     /// Adding up the projections and claims, and comparing with the live tables.
     pub compare: Duration,
     /// Where each projection stood in the snapshot.
     pub lags: Vec<Lag>,
+    /// The passes it made.
+    pub partitions: Partitions,
+}
+
+/// How far a verification is, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Events folded so far, over every pass.
+    pub events: u64,
+    /// The pass folding (from 0), of `passes`.
+    pub pass: u32,
+    pub passes: u32,
 }
 
 /// What a verification concludes.
@@ -105,7 +128,9 @@ impl Report {
 pub enum ReplayError {
     #[error(transparent)]
     Db(#[from] tokio_postgres::Error),
-    #[error("comparing the counts: {0}")]
+    #[error("spilling the coupons to disk: {0}")]
+    Spill(#[from] std::io::Error),
+    #[error("comparing the buckets of users: {0}")]
     Apart(String),
     #[error("event at position {position} ({stream_id} v{version}): {source}")]
     Event {
@@ -116,21 +141,20 @@ pub enum ReplayError {
     },
 }
 
-/// Events folded between two calls of the progress callback.
-pub const PROGRESS_EVERY: u64 = 10_000;
-
 /// Replays every event and compares, in one snapshot: the log and the
-/// tables agree on a moment, and what commits meanwhile is in neither. The
-/// claims and buckets are counted and compared on a thread of their own, on
-/// a second connection in the same snapshot, while this one compares the
-/// coupons.
+/// tables agree on a moment, and what commits meanwhile is in neither.
+/// `partitions` says how many passes to make (none: as many as the store
+/// needs to stay within the memory bound, see [`partition`]). The buckets
+/// of users are compared on a thread and connection of their own, in the
+/// same snapshot, while the last pass compares its coupons.
 pub async fn verify(
     config: &tokio_postgres::Config,
     reminders: NotifyCheck,
-    progress: impl FnMut(u64),
+    partitions: Option<Partitions>,
+    mut progress: impl FnMut(Progress),
 ) -> Result<Report, ReplayError> {
     let mut client = crate::db::connect(config).await?;
-    let tx = read_only(&mut client).await?;
+    let tx = crate::db::read_only_snapshot(&mut client).await?;
     let snapshot: String = tx
         .query_one("SELECT pg_export_snapshot()", &[])
         .await?
@@ -139,140 +163,41 @@ pub async fn verify(
     let started = Instant::now();
     // A deployment that never ran the notify worker has no reminders to check.
     let notify_ran = lags.iter().any(|l| l.projection == NOTIFY);
-    let mut notify_fold = notify_ran.then(|| notify::NotifyFold::new(reminders.clock));
-    let (replay, events) = fold_all(&tx, notify_fold.as_mut(), progress).await?;
-    let fold = started.elapsed();
-    let fold::Replay {
-        mut tables,
-        coupons,
-        ..
-    } = replay;
-    let names = Arc::new(std::mem::take(&mut tables.names));
-    let coupons = Arc::new(coupons);
-    let apart = (Arc::clone(&names), Arc::clone(&coupons));
-    let counted = counts_apart(config.clone(), snapshot, apart);
-    let mut differences = Differences::default();
-    live::compare_records(&tx, &names, &coupons, &mut tables, &mut differences).await?;
-    if let Some(fold) = &notify_fold {
-        let (now, keep) = (reminders.now, reminders.retention);
-        notify::compare(&tx, fold, now, keep, &mut differences).await?;
-    }
-    let counted = counted
-        .await
-        .map_err(|_| ReplayError::Apart("the thread stopped".into()))??;
-    differences.merge(counted);
-    differences.listed.sort();
+    let (partitions, presize) = run::plan(&tx, partitions, notify_ran).await?;
+    let spill = Arc::new(spill::Spill::new(partitions.buckets())?);
+    let buckets = users::Buckets {
+        config: config.clone(),
+        snapshot,
+        partitions,
+        spill: Arc::clone(&spill),
+        reminders: notify_ran.then_some((reminders.now, reminders.retention)),
+    };
+    let clock = notify_ran.then_some(reminders.clock);
+    let mut passes = run::Passes::new(&tx, partitions, clock, spill);
+    let folded = passes.all(presize, buckets, &mut progress).await?;
     tx.rollback().await?;
+    let run::Folded {
+        events,
+        fold,
+        differences,
+    } = folded;
     Ok(Report {
         events,
         differences,
         fold,
         compare: started.elapsed() - fold,
         lags,
+        partitions,
     })
 }
 
-/// The coupons as the replay left them, and the names they refer to.
-type Coupons = (Arc<Names>, Arc<Map<Uuid, fold::ReplayedCoupon>>);
-
-/// Adds up the coupons into the counts and compares those, on a thread and
-/// connection of their own, in the exported `snapshot`.
-fn counts_apart(
-    config: tokio_postgres::Config,
-    snapshot: String,
-    (names, coupons): Coupons,
-) -> oneshot::Receiver<Result<Differences, ReplayError>> {
-    let (send, receive) = oneshot::channel();
-    std::thread::spawn(move || {
-        let counts = fold::counts(&coupons);
-        let compared = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| ReplayError::Apart(e.to_string()))
-            .and_then(|runtime| {
-                runtime.block_on(compare_counts(&config, &snapshot, &names, counts))
-            });
-        // The receiver is gone only if `verify` already failed.
-        let _ = send.send(compared);
-    });
-    receive
-}
-
-async fn compare_counts(
-    config: &tokio_postgres::Config,
-    snapshot: &str,
-    names: &Names,
-    counts: Counts,
-) -> Result<Differences, ReplayError> {
-    // An id like 00000003-0000001B-1; it is written into the command.
-    debug_assert!(snapshot.chars().all(|c| c.is_ascii_hexdigit() || c == '-'));
-    let mut client = crate::db::connect(config).await?;
-    let tx = read_only(&mut client).await?;
-    tx.batch_execute(&format!("SET TRANSACTION SNAPSHOT '{snapshot}'"))
-        .await?;
-    let mut out = Differences::default();
-    live::compare_counts(&tx, names, counts, &mut out).await?;
-    Ok(out)
-}
-
-/// The events in the store's order, as a binary COPY: several times faster
-/// than the same rows as query results. Public for the relay bench, whose
-/// baseline is this read alone.
+/// The events in the store's order, the columns the fold reads, as a binary
+/// COPY: the log as Postgres hands it over, the baseline of the benches
+/// (a pass reads the same with its partition columns, see
+/// [`partition::Partitions::events`]).
 pub const EVENTS: &str = "COPY (SELECT position, stream_id, stream_version, event_type, payload,
                              occurred_at, schema_version FROM events ORDER BY tx_id, position)
                       TO STDOUT (FORMAT binary)";
-const EVENT_TYPES: [Type; 7] = [
-    Type::INT8,
-    Type::TEXT,
-    Type::INT4,
-    Type::TEXT,
-    Type::JSONB,
-    Type::TIMESTAMPTZ,
-    Type::INT2,
-];
-
-/// Folds every event, streamed in the store's order; returns the replay and
-/// how many events it folded.
-async fn fold_all(
-    tx: &Transaction<'_>,
-    mut notify: Option<&mut notify::NotifyFold>,
-    mut progress: impl FnMut(u64),
-) -> Result<(fold::Replay, u64), ReplayError> {
-    // The coupons, and as many balances and claims: sized once, bounded.
-    let coupons = estimated_rows(tx, "coupons").await?;
-    let presize = usize::try_from(coupons).map_or(fold::MAX_PRESIZE, |n| n.min(fold::MAX_PRESIZE));
-    let mut replay = fold::Replay::with_capacity(presize);
-    let rows = BinaryCopyOutStream::new(tx.copy_out(EVENTS).await?, &EVENT_TYPES);
-    pin_mut!(rows);
-    let mut events = 0;
-    while let Some(row) = rows.try_next().await? {
-        let payload: JsonText<'_> = row.try_get(4)?;
-        let event = fold::Event {
-            stream_id: row.try_get(1)?,
-            version: row.try_get(2)?,
-            event_type: row.try_get(3)?,
-            schema_version: row.try_get(6)?,
-            payload: payload.0,
-            occurred_at: row.try_get(5)?,
-        };
-        let folded = match notify.as_deref_mut() {
-            Some(n) => replay.apply(&event).and_then(|()| n.apply(&event)),
-            None => replay.apply(&event),
-        };
-        folded.map_err(|source| ReplayError::Event {
-            position: row.try_get(0).unwrap_or_default(),
-            stream_id: event.stream_id.to_owned(),
-            version: event.version,
-            source,
-        })?;
-        events += 1;
-        if events % PROGRESS_EVERY == 0 {
-            progress(events);
-        }
-    }
-    progress(events);
-    Ok((replay, events))
-}
 
 /// Postgres' estimate of `table`'s rows (no scan): for sizing maps and
 /// progress bars, where a wrong one only costs regrowing or a wrong bar.
@@ -287,39 +212,6 @@ pub async fn estimated_rows(
         )
         .await?;
     Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
-}
-
-/// A `jsonb` column as its JSON text, unparsed: the fold parses it once,
-/// straight into the payload type its event needs.
-struct JsonText<'a>(&'a [u8]);
-
-impl<'a> FromSql<'a> for JsonText<'a> {
-    fn from_sql(
-        ty: &Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        if *ty != Type::JSONB {
-            return Ok(JsonText(raw));
-        }
-        // Binary jsonb is a format version (1) and the JSON text.
-        match raw.split_first() {
-            Some((1, text)) => Ok(JsonText(text)),
-            _ => Err("unsupported jsonb format version".into()),
-        }
-    }
-
-    fn accepts(ty: &Type) -> bool {
-        *ty == Type::JSON || *ty == Type::JSONB
-    }
-}
-
-async fn read_only(client: &mut Client) -> Result<Transaction<'_>, tokio_postgres::Error> {
-    client
-        .build_transaction()
-        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .await
 }
 
 #[cfg(test)]
@@ -345,6 +237,7 @@ mod tests {
             fold: Duration::ZERO,
             compare: Duration::ZERO,
             lags: vec![lag(BALANCES), lag(TEMPLATE_STATS)],
+            partitions: Partitions::ONE,
         }
     }
 

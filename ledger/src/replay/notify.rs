@@ -2,194 +2,346 @@
 //! (`projections::notify`), folded in memory in the store's order, then
 //! compared with the live rows.
 //!
+//! The fold follows each coupon by the state machine and records a [`Step`]
+//! whenever a coupon with reminders is issued, leaves (used, expired,
+//! voided, refunded) or comes back (a lock released, a refund restoring
+//! it). A row is keyed by its user, so the steps of one bucket of users, in
+//! the store's order, rebuild that bucket's rows here ([`NotifyRows`]).
+//!
 //! Only what the events decide is compared: a row's existence and whether
 //! it is pending or cancelled. `sent` and `failed` (and `attempts`) are
 //! delivery facts, so a live row in either is not compared; a replayed row
 //! with no live row is fine when its time is older than the retention
 //! (purged once sent or cancelled).
 
-use std::collections::HashMap;
+use std::io::{self, Write};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use futures_util::{TryStreamExt, pin_mut};
 use tokio_postgres::Transaction;
+use tokio_postgres::binary_copy::BinaryCopyOutStream;
+use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
-use super::fold::{Event, FoldError};
-use super::tables::NotifyRow;
-use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::projection::{CouponView, Effect, coupon_effect};
-use crate::domain::reminder::{HolderChange, NotifyStatus, holder_change, is_live, reminders};
-use crate::domain::stream::Stream;
-use crate::projections::notify::NotifyClock;
+use super::spill::{Reader, Record, put};
+use super::tables::{Map, Names, NamesOver, NotifyRow, Sym};
+use crate::domain::reminder::{NotifyStatus, Reminder};
 
 pub const TABLE: &str = "notify_msg";
 
-/// What the fold knows of one coupon.
-struct Known {
-    view: CouponView,
-    days: Vec<NaiveDate>,
+/// A coupon with reminders moved, at `order` in the store's order
+/// (`tx_id`, `position`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub order: (i64, i64),
+    pub coupon: Uuid,
+    pub change: StepChange,
 }
 
-/// (user, template, day).
-type Key = (String, String, NaiveDate);
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepChange {
+    /// Issued, with these reminders due.
+    Issued {
+        user: String,
+        template: String,
+        issued_at: DateTime<Utc>,
+        due: Vec<Reminder>,
+    },
+    /// No longer live: its pending rows are cancelled unless another live
+    /// coupon of the user and template is reminded on the same day.
+    Left,
+    /// Live again at `at`: its cancelled rows still to come are pending.
+    Returned { at: DateTime<Utc> },
+}
 
+impl Record for Step {
+    fn write(&self, w: &mut impl Write) -> io::Result<()> {
+        w.write_all(&self.order.0.to_le_bytes())?;
+        w.write_all(&self.order.1.to_le_bytes())?;
+        w.write_all(self.coupon.as_bytes())?;
+        match &self.change {
+            StepChange::Issued {
+                user,
+                template,
+                issued_at,
+                due,
+            } => {
+                w.write_all(&[0])?;
+                put::str(w, user)?;
+                put::str(w, template)?;
+                put::time(w, *issued_at)?;
+                let n = u32::try_from(due.len()).map_err(io::Error::other)?;
+                w.write_all(&n.to_le_bytes())?;
+                due.iter().try_for_each(|r| {
+                    put::date(w, r.day)?;
+                    put::time(w, r.at)
+                })
+            }
+            StepChange::Left => w.write_all(&[1]),
+            StepChange::Returned { at } => {
+                w.write_all(&[2])?;
+                put::time(w, *at)
+            }
+        }
+    }
+
+    fn read(r: &mut Reader) -> io::Result<Self> {
+        let order = (r.i64()?, r.i64()?);
+        let coupon = r.uuid()?;
+        let change = match r.u8()? {
+            0 => {
+                let (user, template, issued_at) = (r.string()?, r.string()?, r.time()?);
+                let due = (0..r.u32()?)
+                    .map(|_| {
+                        Ok(Reminder {
+                            day: r.date()?,
+                            at: r.time()?,
+                        })
+                    })
+                    .collect::<io::Result<_>>()?;
+                StepChange::Issued {
+                    user,
+                    template,
+                    issued_at,
+                    due,
+                }
+            }
+            1 => StepChange::Left,
+            2 => StepChange::Returned { at: r.time()? },
+            _ => return Err(io::Error::new(io::ErrorKind::InvalidData, "spilled step")),
+        };
+        Ok(Step {
+            order,
+            coupon,
+            change,
+        })
+    }
+}
+
+/// A replayed row: its status, and when it is due.
 #[derive(Clone, Copy, Debug)]
-pub struct Reminder {
+pub struct Row {
     pub status: NotifyStatus,
     pub at: DateTime<Utc>,
 }
 
-pub struct NotifyFold {
-    clock: NotifyClock,
-    coupons: HashMap<Uuid, Known>,
-    holders: HashMap<(String, String), Vec<Uuid>>,
-    pub rows: HashMap<Key, Reminder>,
+/// (user, template, day).
+type Key = (Sym, Sym, NaiveDate);
+
+/// What the rows know of one coupon.
+struct Held {
+    /// (user, template).
+    holder: (Sym, Sym),
+    live: bool,
+    days: Vec<NaiveDate>,
 }
 
-impl NotifyFold {
-    pub fn new(clock: NotifyClock) -> Self {
-        Self {
-            clock,
-            coupons: HashMap::new(),
-            holders: HashMap::new(),
-            rows: HashMap::new(),
+/// The rows of a bucket of users, as its steps leave them; user ids and
+/// template sns kept once, by symbol.
+pub struct NotifyRows<'a> {
+    names: NamesOver<'a>,
+    coupons: Map<Uuid, Held>,
+    holders: Map<(Sym, Sym), Vec<Uuid>>,
+    rows: Map<Key, Row>,
+}
+
+impl<'a> NotifyRows<'a> {
+    /// No rows yet; names are those of `base` (the last pass's) and more.
+    pub fn new(base: &'a Names) -> Self {
+        NotifyRows {
+            names: NamesOver::new(base),
+            coupons: Map::default(),
+            holders: Map::default(),
+            rows: Map::default(),
         }
     }
 
-    /// Folds one event (only coupon streams matter).
-    pub fn apply(&mut self, e: &Event<'_>) -> Result<(), FoldError> {
-        let Stream::Coupon(id) = Stream::parse(e.stream_id)? else {
-            return Ok(());
-        };
-        let event = LedgerEvent::decode_slice(e.event_type, e.schema_version, e.payload)?;
-        let known = self.coupons.get(&id).map(|k| &k.view);
-        match coupon_effect(known, &event, e.version)? {
-            Effect::Issued(view) => self.issued(id, view, &event),
-            Effect::Moved { from, view } => self.moved(id, from, view, e.occurred_at),
-            _ => {}
+    /// Applies one step (steps must come in the store's order).
+    pub fn apply(&mut self, step: Step) {
+        match step.change {
+            StepChange::Issued {
+                user,
+                template,
+                issued_at,
+                due,
+            } => {
+                let holder = (self.names.intern(&user), self.names.intern(&template));
+                self.issued(step.coupon, holder, issued_at, &due);
+            }
+            StepChange::Left => self.left(step.coupon),
+            StepChange::Returned { at } => self.returned(step.coupon, at),
         }
-        Ok(())
     }
 
-    fn issued(&mut self, id: Uuid, view: CouponView, event: &LedgerEvent) {
-        let LedgerEvent::CouponIssued(issued) = event else {
-            return;
-        };
-        let due = issued
-            .remind_days_before
-            .as_ref()
-            .map_or_else(Vec::new, |offsets| {
-                reminders(
-                    issued.expires_at,
-                    issued.issued_at,
-                    offsets,
-                    self.clock.tz,
-                    self.clock.at,
-                )
-            });
-        for r in &due {
-            let key = (view.user_id.clone(), view.template_sn.clone(), r.day);
-            let row = self.rows.entry(key).or_insert(Reminder {
+    fn issued(&mut self, id: Uuid, holder: (Sym, Sym), issued_at: DateTime<Utc>, due: &[Reminder]) {
+        for r in due {
+            let row = self.rows.entry((holder.0, holder.1, r.day)).or_insert(Row {
                 status: NotifyStatus::Pending,
                 at: r.at,
             });
-            if row.status == NotifyStatus::Cancelled && row.at > issued.issued_at {
+            if row.status == NotifyStatus::Cancelled && row.at > issued_at {
                 row.status = NotifyStatus::Pending;
             }
         }
-        let holder = (view.user_id.clone(), view.template_sn.clone());
         self.holders.entry(holder).or_default().push(id);
         let days = due.iter().map(|r| r.day).collect();
-        self.coupons.insert(id, Known { view, days });
+        let held = Held {
+            holder,
+            live: true,
+            days,
+        };
+        self.coupons.insert(id, held);
     }
 
-    fn moved(
-        &mut self,
-        id: Uuid,
-        from: crate::domain::coupon_state::CouponStatus,
-        view: CouponView,
-        at: DateTime<Utc>,
-    ) {
-        let change = holder_change(from, view.status);
-        let Some(known) = self.coupons.get_mut(&id) else {
+    fn left(&mut self, id: Uuid) {
+        let Some(held) = self.coupons.get_mut(&id) else {
             return;
         };
-        known.view = view;
-        let (user, template) = (known.view.user_id.clone(), known.view.template_sn.clone());
-        let days = known.days.clone();
+        held.live = false;
+        let ((user, template), days) = (held.holder, held.days.clone());
         for day in days {
-            let key = (user.clone(), template.clone(), day);
-            let shared = change == HolderChange::Left && self.held_by_another(id, &key);
-            let Some(row) = self.rows.get_mut(&key) else {
-                continue;
-            };
-            match change {
-                HolderChange::Left if row.status == NotifyStatus::Pending && !shared => {
-                    row.status = NotifyStatus::Cancelled;
-                }
-                HolderChange::Returned if row.status == NotifyStatus::Cancelled && row.at > at => {
-                    row.status = NotifyStatus::Pending;
-                }
-                _ => {}
+            let key = (user, template, day);
+            let shared = self.held_by_another(id, &key);
+            if let Some(row) = self.rows.get_mut(&key)
+                && row.status == NotifyStatus::Pending
+                && !shared
+            {
+                row.status = NotifyStatus::Cancelled;
+            }
+        }
+    }
+
+    fn returned(&mut self, id: Uuid, at: DateTime<Utc>) {
+        let Some(held) = self.coupons.get_mut(&id) else {
+            return;
+        };
+        held.live = true;
+        let (user, template) = held.holder;
+        for day in &held.days {
+            if let Some(row) = self.rows.get_mut(&(user, template, *day))
+                && row.status == NotifyStatus::Cancelled
+                && row.at > at
+            {
+                row.status = NotifyStatus::Pending;
             }
         }
     }
 
     /// Whether another live coupon of the key's user and template is reminded on its day.
-    fn held_by_another(&self, id: Uuid, (user, template, day): &Key) -> bool {
-        let holder = (user.clone(), template.clone());
-        let others = self.holders.get(&holder).map_or(&[][..], Vec::as_slice);
+    fn held_by_another(&self, id: Uuid, &(user, template, day): &Key) -> bool {
+        let others = self.holders.get(&(user, template));
+        let others = others.map_or(&[][..], Vec::as_slice);
         others.iter().filter(|o| **o != id).any(|o| {
             self.coupons
                 .get(o)
-                .is_some_and(|k| is_live(k.view.status) && k.days.contains(day))
+                .is_some_and(|h| h.live && h.days.contains(&day))
         })
+    }
+
+    /// A key as the live row reads: `("user", "template", day)`.
+    fn show(&self, &(user, template, day): &Key) -> String {
+        format!(
+            "{:?}",
+            (self.names.name(user), self.names.name(template), day)
+        )
     }
 }
 
-/// Compares the live `notify_msg` with the fold; `now` and `retention` say
+/// Compares the live `notify_msg` rows that `filter` (SQL, none: all) keeps
+/// with the replayed ones, streamed past them; `now` and `retention` say
 /// which replayed rows may have been purged.
 pub async fn compare(
     tx: &Transaction<'_>,
-    fold: &NotifyFold,
-    now: DateTime<Utc>,
-    retention: Duration,
+    mut replayed: NotifyRows<'_>,
+    filter: Option<&str>,
+    (now, retention): (DateTime<Utc>, Duration),
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let rows = tx
-        .query(
-            "SELECT user_id, template_sn, notify_day, status FROM notify_msg WHERE notify_type = 1",
-            &[],
-        )
-        .await?;
-    let mut seen = std::collections::HashSet::with_capacity(rows.len());
-    for r in &rows {
-        let key: Key = (r.get(0), r.get(1), r.get(2));
-        let status = NotifyStatus::from_code(r.get(3));
-        let replayed = fold.rows.get(&key);
-        seen.insert(key.clone());
-        if status.is_some_and(NotifyStatus::is_delivery_fact) && replayed.is_some() {
+    let filter = filter.map_or_else(String::new, |f| format!(" AND {f}"));
+    let copy = format!(
+        "COPY (SELECT user_id, template_sn, notify_day, status FROM notify_msg
+                WHERE notify_type = 1{filter}) TO STDOUT (FORMAT binary)"
+    );
+    let types = [Type::TEXT, Type::TEXT, Type::DATE, Type::INT2];
+    let rows = BinaryCopyOutStream::new(tx.copy_out(&copy).await?, &types);
+    pin_mut!(rows);
+    while let Some(r) = rows.try_next().await? {
+        let (user, template, day): (&str, &str, NaiveDate) =
+            (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+        let names = &replayed.names;
+        let key = names.get(user).zip(names.get(template));
+        let row = key.and_then(|(u, t)| replayed.rows.remove(&(u, t, day)));
+        let code: i16 = r.try_get(3)?;
+        let status = NotifyStatus::from_code(code);
+        if status.is_some_and(NotifyStatus::is_delivery_fact) && row.is_some() {
             continue;
         }
         let live = NotifyRow {
-            status: status
-                .map_or_else(|| format!("code {}", r.get::<_, i16>(3)), |s| s.to_string()),
+            status: status.map_or_else(|| format!("code {code}"), |s| s.to_string()),
         };
-        let replayed = replayed.map(|r| NotifyRow {
+        let row = row.map(|r| NotifyRow {
             status: r.status.to_string(),
         });
-        out.row(TABLE, &format!("{key:?}"), Some(&live), replayed.as_ref());
+        let key = format!("{:?}", (user, template, day));
+        out.row(TABLE, &key, Some(&live), row.as_ref());
     }
+    // Left over: replayed, not live; fine if purged.
     let purged_before = now - retention;
-    for (key, r) in &fold.rows {
-        if seen.contains(key) || r.at < purged_before {
-            continue;
-        }
-        let replayed = NotifyRow {
+    let mut left: Vec<(Key, Row)> = replayed.rows.drain().collect();
+    left.retain(|(_, r)| r.at >= purged_before);
+    left.sort_by_key(|(key, _)| *key);
+    for (key, r) in left {
+        let row = NotifyRow {
             status: r.status.to_string(),
         };
-        out.row(TABLE, &format!("{key:?}"), None, Some(&replayed));
+        out.row(TABLE, &replayed.show(&key), None, Some(&row));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spill::Spill;
+    use super::*;
+
+    #[test]
+    fn steps_read_back_from_the_spill_as_written() {
+        let at = |h: i64| DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
+        let day = NaiveDate::from_ymd_opt(2027, 1, 15).unwrap();
+        let coupon = Uuid::now_v7();
+        let steps = [
+            Step {
+                order: (7, 40),
+                coupon,
+                change: StepChange::Issued {
+                    user: "u-1".into(),
+                    template: "T1".into(),
+                    issued_at: at(0),
+                    due: vec![Reminder { day, at: at(5) }],
+                },
+            },
+            Step {
+                order: (9, 41),
+                coupon,
+                change: StepChange::Left,
+            },
+            Step {
+                order: (9, 43),
+                coupon,
+                change: StepChange::Returned { at: at(2) },
+            },
+        ];
+        let spill = Spill::new(1).unwrap();
+        let mut w = spill.steps_writers(0).unwrap();
+        for s in &steps {
+            s.write(w.bucket(0)).unwrap();
+        }
+        w.finish().unwrap();
+        let mut r = spill.steps(1, 0).unwrap().remove(0);
+        for s in &steps {
+            assert_eq!(r.record::<Step>().unwrap().as_ref(), Some(s));
+        }
+        assert!(r.record::<Step>().unwrap().is_none());
+    }
 }

@@ -116,6 +116,7 @@ row!(TemplateRow {
     status: String,
     version: i32,
     created_at: DateTime<Utc>,
+    rate_limit: Option<Value>,
 });
 
 row!(
@@ -203,30 +204,68 @@ impl Names {
     }
 }
 
-/// The write-model tables that events rebuild directly, by key (coupons
-/// are kept apart, see `fold::Replay`).
+/// A pass's names, read-only (the thread comparing its coupons reads them
+/// too), and the names a bucket of users adds to them: a name the pass has
+/// keeps its symbol, another gets one after the pass's. The bucket counts
+/// the pass's coupons by their symbols, with no lookup.
+pub struct NamesOver<'a> {
+    base: &'a Names,
+    extra: Names,
+}
+
+impl<'a> NamesOver<'a> {
+    pub fn new(base: &'a Names) -> Self {
+        NamesOver {
+            base,
+            extra: Names::default(),
+        }
+    }
+
+    /// Where the symbols of `extra` start.
+    fn offset(&self) -> u32 {
+        u32::try_from(self.base.names.len()).expect("fewer than 2^32 names")
+    }
+
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(sym) = self.base.get(name) {
+            return sym;
+        }
+        Sym(self.offset() + self.extra.intern(name).0)
+    }
+
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        let extra = || self.extra.get(name).map(|s| Sym(self.offset() + s.0));
+        self.base.get(name).or_else(extra)
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        match sym.0.checked_sub(self.offset()) {
+            Some(i) => self.extra.name(Sym(i)),
+            None => self.base.name(sym),
+        }
+    }
+}
+
+/// The tables keyed by template or channel, which every pass adds to
+/// (coupons, orders and refunds are a pass's own, see `fold::Pass`).
 #[derive(Debug, Default)]
 pub struct Tables {
-    /// The user ids and template sns the coupons and [`Counts`] refer to.
-    pub names: Names,
     pub templates: Map<String, TemplateRow>,
     pub channels: Map<Uuid, ChannelRow>,
     /// (template, channel).
     pub template_channels: Map<(String, Uuid), Present>,
-    pub orders: Map<String, OrderRow>,
-    /// (order, refund id).
-    pub refunds: Map<(String, String), RefundRow>,
     pub template_totals: Map<String, TotalsRow>,
+    /// (template, status) → bucket (see `fold::add_template_stats`).
+    pub template_stats: Map<(String, CouponStatus), BucketRow>,
 }
 
-/// What the coupons add up to: claims per user and the projections' status
-/// buckets (see `fold::counts`).
-#[derive(Debug, Default)]
-pub struct Counts {
+/// What the coupons of a bucket of users add up to: their claims and the
+/// `balances` projection's buckets (see `holdings`).
+pub struct Counts<'a> {
+    /// The user ids and template sns of the keys.
+    pub names: NamesOver<'a>,
     /// (template, user) → coupons claimed.
     pub user_claims: Map<(Sym, Sym), ClaimsRow>,
     /// (user, status) → bucket.
     pub balances: Map<(Sym, CouponStatus), BucketRow>,
-    /// (template, status) → bucket.
-    pub template_stats: Map<(Sym, CouponStatus), BucketRow>,
 }

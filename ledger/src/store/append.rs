@@ -70,6 +70,7 @@ pub async fn append(
         let positions = rows.iter().map(|r| r.get(0)).collect();
         let version = rows.last().map_or(expected, |r| r.get(1));
         debug_assert_eq!(version, expected + events.len() as i32);
+        super::appended::record(columns.ids);
         return Ok(AppendOutcome {
             positions,
             version,

@@ -29,6 +29,9 @@ const TYPES: [Type; 8] = [
 /// construction (fresh streams, ids minted by the caller); retries are made
 /// idempotent one level up (e.g. the issuance chunk's inbox row). Stream
 /// versions are still guarded: a taken (stream, version) fails the whole batch.
+/// The ids go to the request's [`appended`](super::appended) collector, if
+/// one is in scope (the flash-sale batcher's task has none: it adds each
+/// claim's id to that claim's request itself).
 pub async fn copy_events<'a>(
     tx: &Transaction<'_>,
     events: impl IntoIterator<Item = &'a StreamEvent>,
@@ -36,8 +39,13 @@ pub async fn copy_events<'a>(
     let sink = tx.copy_in(COPY).await?;
     let writer = BinaryCopyInWriter::new(sink, &TYPES);
     pin_mut!(writer);
+    let collecting = super::appended::current();
+    let mut ids = Vec::new();
     for e in events {
         let ev = &e.event;
+        if collecting.is_some() {
+            ids.push(ev.event_id);
+        }
         writer
             .as_mut()
             .write(&[
@@ -53,7 +61,11 @@ pub async fn copy_events<'a>(
             .await
             .map_err(map_copy_error)?;
     }
-    writer.finish().await.map_err(map_copy_error)
+    let written = writer.finish().await.map_err(map_copy_error)?;
+    if let Some(appended) = collecting {
+        appended.extend(ids);
+    }
+    Ok(written)
 }
 
 fn map_copy_error(e: tokio_postgres::Error) -> StoreError {

@@ -6,8 +6,10 @@
 //!   version, in one statement (the checkout path).
 //! - [`batch`]: append many new streams' events in one transaction by binary COPY.
 //! - [`read`]: read a stream; read everything after a cursor in commit-safe order.
+//! - [`appended`]: the ids a request appended, collected for its log line.
 
 pub mod append;
+pub mod appended;
 pub mod batch;
 pub mod error;
 pub mod event;

@@ -56,6 +56,14 @@ pub(crate) fn committed_after_sql(columns: &str) -> String {
     )
 }
 
+/// The condition that the row's `tx_id_column` is of a transaction older
+/// than every transaction still running here (see [`read_all`]): rows that
+/// pass it are in their final place in the (transaction, position) order,
+/// so a reader that stops there never has a hole a late commit fills.
+pub(crate) fn committed(tx_id_column: &str) -> String {
+    format!("{tx_id_column} < ({HORIZON})")
+}
+
 /// Up to `limit` events after `after`, in (transaction, position) order, from
 /// transactions older than every transaction still running here.
 ///

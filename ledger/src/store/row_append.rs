@@ -77,5 +77,6 @@ pub async fn append_with_row(
         expected,
     })?;
     debug_assert_eq!(row.get::<_, i32>(1), expected + 1, "{stream_id}");
+    super::appended::record([event.event_id]);
     Ok(row.get(0))
 }

@@ -1,0 +1,429 @@
+// couponledger admin console (DESIGN §14): a page over the JSON API.
+//
+// The admin token lives in this tab's sessionStorage only (gone with the
+// browser session) and travels as the Authorization header: never in a URL,
+// never in local storage. Every text from the API is set with textContent.
+"use strict";
+
+const TOKEN_KEY = "couponledger.admin";
+const PAGE = 20;
+const main = document.getElementById("main");
+let stopPolling = () => {};
+
+// ---- small helpers -------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "on") for (const [ev, f] of Object.entries(v)) node.addEventListener(ev, f);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+function show(...nodes) {
+  stopPolling();
+  main.replaceChildren(...nodes);
+  main.focus();
+}
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+/** Calls the API; returns {status, body}. A 401 signs out. */
+async function api(method, path, body) {
+  const headers = { Authorization: `Bearer ${token()}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (r.status === 401 && path !== "/v1/templates?limit=1") { signOut(); }
+  return { status: r.status, body: json };
+}
+
+function errorText(body) {
+  return body && body.error ? `${body.error.message} (${body.error.code})` : "unexpected answer";
+}
+
+// ---- sign in -------------------------------------------------------------
+
+function signInPage(message) {
+  document.getElementById("nav").hidden = true;
+  const input = el("input", { id: "token", type: "password", autocomplete: "off", required: true });
+  const error = el("p", { class: "error", role: "alert" }, message || "");
+  const form = el("form", { class: "card", on: { submit: async (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, input.value);
+    const r = await api("GET", "/v1/templates?limit=1");
+    if (r.status === 200) { input.value = ""; route(); return; }
+    sessionStorage.removeItem(TOKEN_KEY);
+    error.textContent = [401, 403].includes(r.status) ? "That token is not the admin token." : errorText(r.body);
+  } } },
+    el("h1", {}, "Sign in"),
+    el("label", { for: "token" }, "Admin token"), input,
+    el("button", { type: "submit" }, "Sign in"), error);
+  show(form);
+  input.focus();
+}
+
+function signOut() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  signInPage("Signed out.");
+}
+
+// ---- templates -----------------------------------------------------------
+
+async function templatesPage(params) {
+  const status = params.get("status") || "";
+  const offset = Math.max(0, Number(params.get("offset") || 0));
+  const query = new URLSearchParams({ offset, limit: PAGE });
+  if (status) query.set("status", status);
+  const r = await api("GET", `/v1/templates?${query}`);
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const filter = el("select", { id: "status-filter", on: { change: (e) => {
+    location.hash = `#/templates?status=${e.target.value}`;
+  } } }, ["", "draft", "active", "stopped", "void"].map((s) =>
+    el("option", { value: s, selected: s === status }, s || "all")));
+  const rows = r.body.templates.map((t) => el("tr", {},
+    el("td", {}, el("a", { href: `#/templates/${t.sn}` }, t.name)),
+    el("td", {}, el("code", {}, t.sn)),
+    el("td", {}, el("span", { class: `status ${t.status}` }, t.status)),
+    el("td", { class: "num" }, `${t.issued} / ${t.total}`),
+    el("td", {}, actions(t, () => templatesPage(params)))));
+  const pager = el("nav", { class: "pager", "aria-label": "Pages" },
+    el("a", { href: `#/templates?status=${status}&offset=${Math.max(0, offset - PAGE)}`, hidden: offset === 0 }, "← Newer"),
+    el("span", {}, `${Math.min(r.body.total, offset + 1)}–${Math.min(r.body.total, offset + PAGE)} of ${r.body.total}`),
+    el("a", { href: `#/templates?status=${status}&offset=${offset + PAGE}`, hidden: offset + PAGE >= r.body.total }, "Older →"));
+  show(el("h1", {}, "Templates"),
+    el("p", {}, el("label", { for: "status-filter" }, "Status "), filter, " ", el("a", { href: "#/new" }, "New template")),
+    el("div", { class: "scroll" }, el("table", {},
+      el("thead", {}, el("tr", {}, ["Name", "SN", "Status", "Issued / total", "Actions"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows))),
+    pager);
+}
+
+/** Activate / stop / void buttons allowed by the template's status. */
+function actions(t, reload) {
+  const allowed = { draft: ["activate", "void"], active: ["stop", "void"], stopped: ["activate", "void"], void: [] };
+  return (allowed[t.status] || []).map((action) => el("button", { type: "button", class: action,
+    "aria-label": `${action} ${t.name}`, on: { click: async () => {
+      if (action === "void" && !confirm(`Void ${t.name}? Its coupons can no longer be used.`)) return;
+      const r = await api("POST", `/v1/templates/${t.sn}/${action}`, {});
+      if (r.status !== 200) alert(errorText(r.body));
+      reload();
+    } } }, action));
+}
+
+// ---- a template ----------------------------------------------------------
+
+function termsInWords(t) {
+  const d = t.discount || {};
+  const money = (v) => `${v}`;
+  const rule = {
+    fixed_off: () => `满${money(d.threshold)}减${money(d.amount)}`,
+    per_threshold_off: () => `每满${money(d.step)}减${money(d.amount)}${d.max_off ? `, at most ${d.max_off}` : ""}`,
+    rate: () => `${d.rate_off} off${d.threshold ? ` over ${d.threshold}` : ""}${d.max_off ? `, at most ${d.max_off}` : ""}`,
+    ladder: () => (d.tiers || []).map((x) => `满${x.threshold}减${x.amount}`).join(" / "),
+  }[d.type];
+  const scope = (t.use_scope || []).map((s) => `${s.kind.replace("_", " ")} ${s.values.join(" or ")}`);
+  return [rule ? rule() : "discount", t.kind, ...scope].join(", ");
+}
+
+async function templatePage(sn) {
+  const r = await api("GET", `/v1/templates/${encodeURIComponent(sn)}`);
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const t = r.body;
+  const stats = el("dl", { class: "stats", id: "stats" });
+  const chart = el("div", { class: "chart", role: "img", "aria-label": "Issued and used coupons over time" });
+  show(el("h1", {}, t.name),
+    el("p", { class: "terms" }, termsInWords(t)),
+    el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
+      actions(t, () => templatePage(sn))),
+    el("h2", {}, "Live numbers"), stats,
+    el("h2", {}, "Over time"), chart,
+    el("p", { class: "hint" }, "Sampled every 5 s while this page is open."),
+    el("h2", {}, "Bulk issuance"), uploadForm(t));
+  const series = [[], [], []];
+  const plot = new uPlot({ width: Math.min(900, main.clientWidth - 8), height: 240,
+    series: [{}, { label: "issued", stroke: "#2563eb" }, { label: "used", stroke: "#16a34a" }] }, series, chart);
+  const sample = async () => {
+    const s = await api("GET", `/v1/templates/${encodeURIComponent(sn)}/stats`);
+    if (s.status !== 200) return;
+    const b = s.body;
+    const unused = (b.by_status && b.by_status.unused && b.by_status.unused.count) || 0;
+    stats.replaceChildren(...[["issued", b.issued], ["unused", unused], ["locked", b.locked], ["used", b.used],
+      ["refunded", b.refunded], ["expired", b.expired], ["voided", b.voided], ["liability", b.liability], ["cost", b.cost]]
+      .flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-stat": k }, String(v))]));
+    series[0].push(Date.now() / 1000); series[1].push(b.issued); series[2].push(b.used);
+    plot.setData(series);
+    // At least the last two minutes on the time axis, even with one sample.
+    const last = series[0][series[0].length - 1];
+    plot.setScale("x", { min: Math.min(series[0][0], last - 120), max: last + 5 });
+  };
+  await sample();
+  const timer = setInterval(sample, 5000);
+  stopPolling = () => clearInterval(timer);
+}
+
+// ---- bulk issuance -------------------------------------------------------
+
+/** Choose a file of user ids, upload it (bar in bytes), then follow the job. */
+function uploadForm(t) {
+  const file = el("input", { id: "user-file", type: "file", accept: ".txt,.csv,.gz,text/plain,text/csv" });
+  const sent = el("progress", { id: "upload-progress", max: 1, value: 0, "aria-label": "Upload" });
+  const box = el("div", { class: "job", "aria-live": "polite" });
+  const form = el("form", { class: "card wide", on: { submit: (e) => {
+    e.preventDefault();
+    if (!file.files[0]) return;
+    upload(t.sn, file.files[0], sent, box);
+  } } },
+    el("label", { for: "user-file" }, "File of user ids (one per line, or CSV with user_id)"), file,
+    el("button", { type: "submit" }, "Upload"), el("div", {}, sent), box);
+  return form;
+}
+
+function upload(sn, f, bar, box) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("POST", `/v1/issuance-jobs?template=${encodeURIComponent(sn)}`);
+  xhr.setRequestHeader("Authorization", `Bearer ${token()}`);
+  xhr.setRequestHeader("Content-Type", f.name.endsWith(".csv") ? "text/csv" : "text/plain");
+  if (f.name.endsWith(".gz")) xhr.setRequestHeader("Content-Encoding", "gzip");
+  bar.max = f.size || 1;
+  xhr.upload.onprogress = (e) => { bar.value = e.loaded; };
+  xhr.onload = () => {
+    let body = null;
+    try { body = JSON.parse(xhr.responseText); } catch { body = null; }
+    if (xhr.status !== 202) { box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(body))); return; }
+    bar.value = bar.max;
+    followJob(body.job_id, box);
+  };
+  xhr.send(f);
+}
+
+/** Polls the job every second until it ends; a bar of lines done. */
+function followJob(id, box) {
+  const bar = el("progress", { id: "job-progress", max: 1, value: 0, "aria-label": "Issuance" });
+  const line = el("p", { id: "job-line" });
+  const cancel = el("button", { type: "button", class: "stop", on: { click: async () => {
+    const r = await api("POST", `/v1/issuance-jobs/${id}/cancel`, {});
+    if (r.status !== 200) alert(errorText(r.body));
+  } } }, "Cancel job");
+  box.replaceChildren(el("p", {}, "Job ", el("code", {}, id)), bar, line, cancel);
+  const tick = async () => {
+    const r = await api("GET", `/v1/issuance-jobs/${id}`);
+    if (r.status !== 200) return;
+    const j = r.body;
+    const done = j.issued + j.over_limit + j.sold_out + j.cancelled;
+    const total = Math.max(j.valid, 1);
+    bar.max = total; bar.value = Math.min(done, total);
+    const pct = Math.floor((100 * Math.min(done, total)) / total);
+    const rate = j.lines_per_second ? `${Math.round(j.lines_per_second)} lines/s` : "";
+    const eta = j.lines_per_second && done < total ? `, about ${Math.ceil((total - done) / j.lines_per_second)} s left` : "";
+    line.textContent = `${j.status}: ${done} of ${j.valid} lines (${pct} %) ${rate}${eta}`;
+    if (["done", "cancelled", "failed"].includes(j.status)) {
+      clearInterval(timer);
+      cancel.remove();
+      box.append(el("p", { id: "job-outcome" },
+        `issued ${j.issued}, over the limit ${j.over_limit}, sold out ${j.sold_out}, cancelled ${j.cancelled}, invalid ${j.invalid}`),
+      el("button", { type: "button", on: { click: () => downloadReport(id) } }, "Download report (CSV)"));
+    }
+  };
+  const timer = setInterval(tick, 1000);
+  const previous = stopPolling;
+  stopPolling = () => { previous(); clearInterval(timer); };
+  tick();
+}
+
+/** The report needs the token: fetched, then saved from a blob. */
+async function downloadReport(id) {
+  const r = await fetch(`/v1/issuance-jobs/${id}/report`, { headers: { Authorization: `Bearer ${token()}` } });
+  if (!r.ok) { alert(`report: ${r.status}`); return; }
+  const url = URL.createObjectURL(await r.blob());
+  const a = el("a", { href: url, download: `job-${id}-report.csv` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+// ---- coupon lookup -------------------------------------------------------
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function couponsPage(params) {
+  const q = (params.get("q") || "").trim();
+  const input = el("input", { id: "lookup", value: q, required: true, autocomplete: "off" });
+  const form = el("form", { class: "card", role: "search", on: { submit: (e) => {
+    e.preventDefault();
+    location.hash = `#/coupons?q=${encodeURIComponent(input.value.trim())}`;
+  } } }, el("label", { for: "lookup" }, "Coupon id or user id"), input, el("button", { type: "submit" }, "Look up"));
+  if (!q) return show(el("h1", {}, "Coupons"), form);
+  if (UUID.test(q)) return timelinePage(q, form);
+  const r = await api("GET", `/v1/users/${encodeURIComponent(q)}/coupons?limit=200`);
+  if (r.status !== 200) return show(el("h1", {}, "Coupons"), form, el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const rows = r.body.coupons.map((c) => el("tr", {},
+    el("td", {}, el("a", { href: `#/coupons?q=${c.id}` }, el("code", {}, c.id))),
+    el("td", {}, el("a", { href: `#/templates/${c.template_sn}` }, c.template_sn)),
+    el("td", {}, el("span", { class: `status ${c.status}` }, c.status)),
+    el("td", {}, new Date(c.expires_at).toLocaleString())));
+  show(el("h1", {}, "Coupons"), form,
+    el("h2", {}, `${q}: ${r.body.total} coupon(s)`),
+    el("div", { class: "scroll" }, el("table", {},
+      el("thead", {}, el("tr", {}, ["Coupon", "Template", "Status", "Expires"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows))));
+}
+
+/** A coupon's events, oldest first, as a timeline. */
+async function timelinePage(id, form) {
+  const [coupon, events] = await Promise.all([api("GET", `/v1/coupons/${id}`), api("GET", `/v1/coupons/${id}/events`)]);
+  if (coupon.status !== 200) return show(el("h1", {}, "Coupons"), form, el("p", { class: "error", role: "alert" }, errorText(coupon.body)));
+  const c = coupon.body;
+  const items = events.body.map((e) => el("li", {},
+    el("time", { datetime: e.occurred_at }, new Date(e.occurred_at).toLocaleString()), " ",
+    el("strong", {}, e.event_type), " ",
+    el("span", { class: "hint" }, `by ${(e.metadata && e.metadata.actor) || "?"} · position ${e.position}`)));
+  show(el("h1", {}, "Coupon"), form,
+    el("p", {}, el("code", {}, c.id), " ", el("span", { class: `status ${c.status}` }, c.status)),
+    el("p", {}, "Template ", el("a", { href: `#/templates/${c.template_sn}` }, c.template_sn), ", user ",
+      el("a", { href: `#/coupons?q=${encodeURIComponent(c.user_id)}` }, c.user_id)),
+    el("h2", {}, "Timeline"), el("ol", { class: "timeline" }, items));
+}
+
+// ---- new template --------------------------------------------------------
+
+const RULE_FIELDS = {
+  fixed_off: ["threshold", "amount"],
+  per_threshold_off: ["step", "amount", "max_off"],
+  rate: ["rate_off", "threshold", "max_off"],
+  ladder: ["tiers"],
+};
+
+function field(name, label, input, hint) {
+  input.id = `f-${name.replaceAll(".", "-")}`;
+  input.dataset.field = name;
+  return el("div", { class: "field" }, el("label", { for: input.id }, label), input,
+    hint ? el("small", {}, hint) : "", el("span", { class: "field-error", role: "alert", "data-error-for": name }));
+}
+
+function newTemplatePage() {
+  const now = new Date();
+  const later = new Date(now.getTime() + 30 * 86400000);
+  const input = (attrs) => el("input", attrs);
+  const ruleType = el("select", {}, Object.keys(RULE_FIELDS).map((k) => el("option", { value: k }, k)));
+  const ruleBox = el("div", { class: "rule" });
+  const drawRule = () => ruleBox.replaceChildren(...RULE_FIELDS[ruleType.value].map((f) => f === "tiers"
+    ? field("discount.tiers", "Tiers (threshold:amount, one per line)", el("textarea", { rows: 3 }), "e.g. 199:20")
+    : field(`discount.${f}`, f.replace("_", " "), input({ inputmode: "decimal" }))));
+  ruleType.addEventListener("change", drawRule);
+  const validityType = el("select", {}, el("option", { value: "relative" }, "relative (days after issue)"),
+    el("option", { value: "absolute" }, "absolute (dates)"));
+  const form = el("form", { class: "card wide", novalidate: true },
+    el("h1", {}, "New template"),
+    field("name", "Name", input({ required: true })),
+    field("kind", "Kind", el("select", {}, el("option", {}, "goods"), el("option", {}, "shipping"))),
+    field("currency", "Currency", input({ value: "CNY" })),
+    field("discount.type", "Rule", ruleType), ruleBox,
+    field("validity.type", "Validity", validityType),
+    field("validity.begin_days", "Valid from day", input({ value: "0", inputmode: "numeric" })),
+    field("validity.end_days", "Valid until day", input({ value: "7", inputmode: "numeric" })),
+    field("validity.begin", "Valid from (absolute)", input({ type: "datetime-local" })),
+    field("validity.end", "Valid until (absolute)", input({ type: "datetime-local" })),
+    field("issue_window.begin", "Claims open", input({ type: "datetime-local", value: local(now) })),
+    field("issue_window.end", "Claims close", input({ type: "datetime-local", value: local(later) })),
+    field("total", "Quota", input({ value: "1000", inputmode: "numeric" })),
+    field("per_user_limit", "Per user", input({ value: "1", inputmode: "numeric" })),
+    field("use_scope", "Scope (kind: values, one per line)", el("textarea", { rows: 2 }), "e.g. category: c-9, c-10"),
+    field("stacking", "Stacking", el("select", {}, el("option", {}, "stackable"), el("option", {}, "exclusive"))),
+    field("refund_policy", "On refund", el("select", {}, el("option", {}, "restore"), el("option", {}, "reissue"))),
+    field("remind_days_before", "Remind days before expiry", input({ value: "1" }), "a number, a list like 7,3,1, or empty"),
+    el("p", { class: "error", role: "alert", id: "form-error" }),
+    el("button", { type: "submit" }, "Create"));
+  drawRule();
+  // Only the validity fields of the chosen type are shown.
+  const drawValidity = () => {
+    const relative = validityType.value === "relative";
+    for (const [name, shown] of [["validity.begin_days", relative], ["validity.end_days", relative],
+      ["validity.begin", !relative], ["validity.end", !relative]]) {
+      form.querySelector(`[data-field="${name}"]`).parentElement.hidden = !shown;
+    }
+  };
+  validityType.addEventListener("change", drawValidity);
+  drawValidity();
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    form.querySelectorAll("[data-error-for]").forEach((n) => { n.textContent = ""; });
+    form.querySelector("#form-error").textContent = "";
+    const r = await api("POST", "/v1/templates", templateBody(form, ruleType.value, validityType.value));
+    if (r.status === 201) { location.hash = `#/templates/${r.body.sn}`; return; }
+    showFieldError(form, r.body);
+  });
+  show(form);
+}
+
+function local(d) {
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function templateBody(form, rule, validity) {
+  const v = (name) => { const n = form.querySelector(`[data-field="${name}"]`); return n ? n.value.trim() : ""; };
+  const iso = (s) => (s ? new Date(s).toISOString() : s);
+  const discount = { type: rule };
+  for (const f of RULE_FIELDS[rule]) {
+    if (f === "tiers") {
+      discount.tiers = v("discount.tiers").split("\n").filter(Boolean).map((line) => {
+        const [threshold, amount] = line.split(":").map((x) => x.trim());
+        return { threshold, amount };
+      });
+    } else if (v(`discount.${f}`) !== "") discount[f] = v(`discount.${f}`);
+  }
+  const body = {
+    name: v("name"), kind: v("kind"), currency: v("currency"), discount,
+    issue_window: { begin: iso(v("issue_window.begin")), end: iso(v("issue_window.end")) },
+    validity: validity === "relative"
+      ? { type: "relative", begin_days: Number(v("validity.begin_days")), end_days: Number(v("validity.end_days")) }
+      : { type: "absolute", begin: iso(v("validity.begin")), end: iso(v("validity.end")) },
+    total: Number(v("total")), per_user_limit: Number(v("per_user_limit")),
+    stacking: v("stacking"), refund_policy: v("refund_policy"),
+  };
+  const scope = v("use_scope").split("\n").filter(Boolean).map((line) => {
+    const [kind, values] = line.split(":");
+    return { kind: kind.trim(), values: (values || "").split(",").map((x) => x.trim()).filter(Boolean) };
+  });
+  if (scope.length) body.use_scope = scope;
+  const remind = v("remind_days_before");
+  if (remind) body.remind_days_before = remind.includes(",") ? remind.split(",").map(Number) : Number(remind);
+  return body;
+}
+
+/** Puts the API's message next to the field it names ("discount.amount: ..."). */
+function showFieldError(form, body) {
+  const message = body && body.error ? body.error.message : "unexpected answer";
+  const m = message.match(/^(?:invalid JSON at )?([a-z_]+(?:\.[a-z_]+)?)/);
+  const named = m && [...form.querySelectorAll("[data-error-for]")].find((n) =>
+    m[1] === n.dataset.errorFor || m[1].startsWith(`${n.dataset.errorFor}.`) || n.dataset.errorFor.startsWith(`${m[1]}.`));
+  if (named) {
+    named.textContent = message;
+    const input = form.querySelector(`[data-field="${named.dataset.errorFor}"]`);
+    if (input) { input.setAttribute("aria-invalid", "true"); input.focus(); }
+  } else form.querySelector("#form-error").textContent = errorText(body);
+}
+
+// ---- routing -------------------------------------------------------------
+
+function route() {
+  if (!token()) return signInPage();
+  document.getElementById("nav").hidden = false;
+  const [path, query] = location.hash.replace(/^#/, "").split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = path.split("/").filter(Boolean);
+  if (parts[0] === "new") return newTemplatePage();
+  if (parts[0] === "coupons") return couponsPage(params);
+  if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));
+  return templatesPage(params);
+}
+
+document.getElementById("sign-out").addEventListener("click", signOut);
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,290 @@
+//! Claims on one template written together (group commit, DESIGN §12): one
+//! transaction for the batch, each guard one statement over all its
+//! requests, the hot template row locked once, late and briefly.
+//!
+//! The guards are the single claim's ([`super::claim`]), batched: the nonces
+//! of the batch, then the users' limits (one unit each: the batcher puts a
+//! user at most once in a batch), then the quota (`issued + n <= total`,
+//! partial when fewer are left), then the coupon rows and their events by
+//! COPY. Refusals are per request; a failure fails the whole batch.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use uuid::Uuid;
+
+use super::CommandError;
+use super::claim::{self, TemplateView};
+use crate::domain::claim_batch::{self, Refusal};
+use crate::domain::events::{CouponIssued, Metadata};
+use crate::domain::ids::CouponId;
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::reminder::RemindDays;
+use crate::store::{self, NewEvent, StreamEvent};
+
+/// The most claims one batch writes.
+pub const MAX_BATCH: usize = 200;
+
+/// One request of a batch.
+pub struct BatchClaim {
+    pub user_id: String,
+    pub channel_id: Option<Uuid>,
+    /// The signed request's nonce, spent in the batch's transaction.
+    pub nonce: Option<String>,
+    pub metadata: Metadata,
+    /// The request's collector of appended event ids (for its log line):
+    /// the batch runs on another task, so it adds the claim's id itself.
+    pub appended: Option<store::appended::Appended>,
+}
+
+/// Each request's outcome, in the batch's order.
+pub type Outcomes = Vec<Result<CouponIssued, Refusal>>;
+
+pub async fn claim_batch(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<(Outcomes, i32), CommandError> {
+    debug_assert!(!claims.is_empty() && claims.len() <= MAX_BATCH);
+    let (view, allowed) = read_template(tx, sn, claims).await?;
+    claim::open_for_claims(&view, now)?;
+    let mut refused: Vec<Option<Refusal>> = claims
+        .iter()
+        .map(|c| {
+            let ok = c.channel_id.is_none_or(|id| allowed.contains(&id));
+            (!ok).then_some(Refusal::Channel)
+        })
+        .collect();
+    spend_nonces(tx, claims, &mut refused).await?;
+    limit_users(tx, sn, claims, view.per_user_limit, &mut refused).await?;
+    let standing = refused.iter().filter(|r| r.is_none()).count();
+    let granted = take_quota(tx, sn, standing).await?;
+    let outcomes = claim_batch::settle(&refused, granted);
+    give_back_limits(tx, sn, claims, &refused, &outcomes).await?;
+    let issued = write_coupons(tx, sn, claims, &outcomes, &view, now, tz).await?;
+    Ok((issued, view.per_user_limit))
+}
+
+async fn read_template(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+) -> Result<(TemplateView, Vec<Uuid>), CommandError> {
+    let channels: Vec<Uuid> = claims.iter().filter_map(|c| c.channel_id).collect();
+    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, remind_days_before,
+                  ARRAY(SELECT channel_id FROM template_channels
+                         WHERE template_sn = $1 AND channel_id = ANY($2))
+             FROM templates WHERE sn = $1";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &channels])
+        .await?
+        .ok_or(CommandError::NotFound("template"))?;
+    let view = TemplateView {
+        status: claim::status_of(row.get(0))?,
+        issue_begin: row.get(1),
+        issue_end: row.get(2),
+        per_user_limit: row.get(3),
+        terms: claim::terms_of(row.get(4))?,
+        channel_allowed: true,
+        remind_days_before: RemindDays::from_db(row.get(5)),
+    };
+    Ok((view, row.get(6)))
+}
+
+/// Spends the batch's nonces in one statement; a nonce spent before (or
+/// twice in the batch) refuses its request as a replay.
+async fn spend_nonces(
+    tx: &Transaction<'_>,
+    claims: &[BatchClaim],
+    refused: &mut [Option<Refusal>],
+) -> Result<(), CommandError> {
+    let (idx, channels, nonces): (Vec<usize>, Vec<Uuid>, Vec<&str>) = claims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| refused[*i].is_none())
+        .filter_map(|(i, c)| Some((i, c.channel_id?, c.nonce.as_deref()?)))
+        .fold(Default::default(), |(mut a, mut b, mut c), (i, ch, n)| {
+            a.push(i);
+            b.push(ch);
+            c.push(n);
+            (a, b, c)
+        });
+    if idx.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO channel_nonces (channel_id, nonce)
+               SELECT * FROM unnest($1::uuid[], $2::text[])
+               ON CONFLICT DO NOTHING RETURNING channel_id, nonce";
+    let rows = tx
+        .query(&tx.prepare_cached(sql).await?, &[&channels, &nonces])
+        .await?;
+    let mut spent: std::collections::HashSet<(Uuid, String)> =
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    for (k, i) in idx.into_iter().enumerate() {
+        if !spent.remove(&(channels[k], nonces[k].to_owned())) {
+            refused[i] = Some(Refusal::Replay);
+        }
+    }
+    Ok(())
+}
+
+/// One unit per standing user, in one statement; users at their limit are
+/// refused. Rows are taken in user order, so concurrent batches (another
+/// `serve`) cannot deadlock on them.
+async fn limit_users(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+    limit: i32,
+    refused: &mut [Option<Refusal>],
+) -> Result<(), CommandError> {
+    let users = standing_users(claims, refused);
+    if users.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
+               SELECT $1, u, 1 FROM unnest($2::text[]) AS u ORDER BY u
+               ON CONFLICT (template_sn, user_id)
+               DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < $3
+               RETURNING user_id";
+    let rows = tx
+        .query(&tx.prepare_cached(sql).await?, &[&sn, &users, &limit])
+        .await?;
+    let admitted: std::collections::HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    for (c, r) in claims.iter().zip(refused.iter_mut()) {
+        if r.is_none() && !admitted.contains(&c.user_id) {
+            *r = Some(Refusal::AtLimit);
+        }
+    }
+    Ok(())
+}
+
+fn standing_users<'a>(claims: &'a [BatchClaim], refused: &[Option<Refusal>]) -> Vec<&'a str> {
+    claims
+        .iter()
+        .zip(refused)
+        .filter(|(_, r)| r.is_none())
+        .map(|(c, _)| c.user_id.as_str())
+        .collect()
+}
+
+/// Takes up to `n` units of the quota in one guarded update of the hot row,
+/// and returns how many it got. The row is locked first (FOR UPDATE in the
+/// CTE), so the units granted are computed from the latest committed count.
+async fn take_quota(tx: &Transaction<'_>, sn: &str, n: usize) -> Result<usize, CommandError> {
+    if n == 0 {
+        return Ok(0);
+    }
+    let sql = "WITH o AS (SELECT issued, total FROM templates
+                           WHERE sn = $1 AND status = 'active' FOR UPDATE)
+               UPDATE templates t SET issued = o.issued + LEAST($2, o.total - o.issued)
+                 FROM o WHERE t.sn = $1 AND o.issued < o.total
+               RETURNING LEAST($2, o.total - o.issued)";
+    let n = i64::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
+    match tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &n])
+        .await?
+    {
+        Some(row) => Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0)),
+        None => not_granted(tx, sn).await,
+    }
+}
+
+/// No unit: sold out, or the template left `active` since the batch read it.
+async fn not_granted(tx: &Transaction<'_>, sn: &str) -> Result<usize, CommandError> {
+    let row = tx
+        .query_one("SELECT status FROM templates WHERE sn = $1", &[&sn])
+        .await?;
+    let status = claim::status_of(row.get(0))?;
+    if status != crate::domain::template_status::TemplateStatus::Active {
+        return Err(CommandError::Unprocessable(
+            "template_not_active",
+            format!("the template is {}", status.as_str()),
+        ));
+    }
+    Ok(0)
+}
+
+/// The users whose unit the quota could not give take their limit back.
+async fn give_back_limits(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+    before: &[Option<Refusal>],
+    after: &[Option<Refusal>],
+) -> Result<(), CommandError> {
+    let users: Vec<&str> = claims
+        .iter()
+        .zip(before.iter().zip(after))
+        .filter(|(_, (b, a))| b.is_none() && **a == Some(Refusal::SoldOut))
+        .map(|(c, _)| c.user_id.as_str())
+        .collect();
+    if users.is_empty() {
+        return Ok(());
+    }
+    let sql = "UPDATE user_claims SET claimed = claimed - 1
+                WHERE template_sn = $1 AND user_id = ANY($2)";
+    tx.execute(&tx.prepare_cached(sql).await?, &[&sn, &users])
+        .await?;
+    Ok(())
+}
+
+/// The granted requests' coupons: rows and `CouponIssued` events by COPY.
+async fn write_coupons(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+    outcomes: &[Option<Refusal>],
+    view: &TemplateView,
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<Outcomes, CommandError> {
+    let validity = view.terms.validity().validity_for(now, tz).map_err(|_| {
+        CommandError::Unprocessable(
+            "validity_out_of_range",
+            "the coupon's validity cannot be computed".into(),
+        )
+    })?;
+    let mut results = Vec::with_capacity(claims.len());
+    let (mut coupons, mut events) = (Vec::new(), Vec::new());
+    for (c, outcome) in claims.iter().zip(outcomes) {
+        if let Some(refusal) = outcome {
+            results.push(Err(*refusal));
+            continue;
+        }
+        let coupon = CouponIssued {
+            coupon_id: CouponId::generate().0,
+            template_sn: sn.to_owned(),
+            user_id: c.user_id.clone(),
+            issued_at: now,
+            effective_at: validity.effective_at,
+            expires_at: validity.expires_at,
+            face_value: view.terms.face_value(),
+            currency: view.terms.currency().as_str().to_owned(),
+            channel_id: c.channel_id,
+            refund_from: None,
+            job_id: None,
+            job_line: None,
+            remind_days_before: view.remind_days_before.clone(),
+        };
+        let event = LedgerEvent::CouponIssued(coupon.clone());
+        let new = NewEvent::of(&event, &c.metadata, now)?;
+        if let Some(appended) = &c.appended {
+            appended.extend([new.event_id]);
+        }
+        events.push(StreamEvent {
+            stream_id: CouponId(coupon.coupon_id).stream_id(),
+            stream_version: 1,
+            event: new,
+        });
+        coupons.push(coupon.clone());
+        results.push(Ok(coupon));
+    }
+    if !coupons.is_empty() {
+        super::issuance::copy_coupons(tx, &coupons).await?;
+        store::copy_events(tx, &events).await?;
+    }
+    Ok(results)
+}

@@ -1,0 +1,206 @@
+//! Group commit: claims for one template that arrive together are written by
+//! one transaction ([`claim_batch`]). One task per template and process
+//! collects up to [`MAX_BATCH`] claims or waits [`MAX_WAIT`] after the
+//! first, writes them, answers each request, and gives back the Redis
+//! reservations of those the database refused or failed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::timeout_at;
+
+use super::Flash;
+use super::gate::GiveBack;
+use crate::commands::CommandError;
+use crate::commands::claim_batch::{self, BatchClaim, MAX_BATCH};
+use crate::domain::claim_batch::one_per_user;
+use crate::domain::events::CouponIssued;
+
+/// How long a batch waits for more claims after its first.
+pub const MAX_WAIT: Duration = Duration::from_millis(2);
+/// Claims waiting per template and process; beyond it: 429.
+pub const MAX_QUEUE: usize = 4_096;
+/// A template's task ends after this long without a claim.
+const IDLE: Duration = Duration::from_secs(30);
+
+/// What one request gets back from its batch.
+pub type Answer = Result<CouponIssued, ClaimRefused>;
+
+/// Why a batched claim got no coupon (each maps to one HTTP status).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClaimRefused {
+    #[error("nonce already used")]
+    Replay,
+    #[error("this channel may not issue this template")]
+    Channel,
+    #[error("user already holds the limit of {0} from this template")]
+    AtLimit(i32),
+    #[error("the template's quota is exhausted")]
+    SoldOut,
+    /// The template refused the whole batch (not active, window, ...).
+    #[error("{1}")]
+    Template(&'static str, String),
+    #[error("template not found")]
+    NotFound,
+    /// The batch's transaction failed: nothing of it was written.
+    #[error("the batch this claim was written in failed; no coupon was issued, retry")]
+    Failed,
+}
+
+/// A claim waiting for its batch.
+pub struct Pending {
+    pub claim: BatchClaim,
+    /// The gate reserved a unit for it in Redis.
+    pub reserved: bool,
+    pub reply: oneshot::Sender<Answer>,
+}
+
+/// Runs one template's batches until it has been idle for [`IDLE`].
+pub async fn run(
+    flash: Arc<Flash>,
+    sn: String,
+    me: mpsc::Sender<Pending>,
+    mut rx: mpsc::Receiver<Pending>,
+) {
+    let mut carried: Vec<Pending> = Vec::new();
+    loop {
+        let first = match carried.is_empty() {
+            false => None,
+            true => match tokio::time::timeout(IDLE, rx.recv()).await {
+                Ok(Some(p)) => Some(p),
+                _ => break,
+            },
+        };
+        let mut arrivals: Vec<Pending> = std::mem::take(&mut carried);
+        arrivals.extend(first);
+        let deadline = tokio::time::Instant::now() + MAX_WAIT;
+        while arrivals.len() < MAX_BATCH {
+            match timeout_at(deadline, rx.recv()).await {
+                Ok(Some(p)) => arrivals.push(p),
+                _ => break,
+            }
+        }
+        let (batch, later) = one_per_user(arrivals, |p| p.claim.user_id.as_str());
+        carried = later;
+        write(&flash, &sn, batch).await;
+    }
+    // Idle: leave the map, then write what was sent meanwhile.
+    flash.batcher_done(&sn, &me);
+    drop(me);
+    rx.close();
+    let mut last = Vec::new();
+    while let Some(p) = rx.recv().await {
+        last.push(p);
+    }
+    while !last.is_empty() {
+        let rest = last.split_off(last.len().min(MAX_BATCH));
+        let (batch, later) = one_per_user(last, |p| p.claim.user_id.as_str());
+        last = later.into_iter().chain(rest).collect();
+        write(&flash, &sn, batch).await;
+    }
+}
+
+/// Writes one batch and answers every request of it.
+async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
+    let started = Instant::now();
+    let (claims, waiting): (Vec<BatchClaim>, Vec<_>) = batch
+        .into_iter()
+        .map(|p| (p.claim, (p.reserved, p.reply)))
+        .unzip();
+    let result = transaction(flash, sn, &claims).await;
+    flash.metrics.batch_size.observe(claims.len() as f64);
+    let seconds = started.elapsed().as_secs_f64();
+    flash.metrics.batch_seconds.observe(seconds);
+    let answers: Vec<Answer> = match result {
+        Ok((outcomes, limit)) => outcomes
+            .into_iter()
+            .map(|o| o.map_err(|r| ClaimRefused::from_refusal(r, limit)))
+            .collect(),
+        Err(e) => vec![Err(ClaimRefused::from_batch_error(&e, sn)); claims.len()],
+    };
+    let mut back = GiveBack::default();
+    for ((c, (reserved, _)), answer) in claims.iter().zip(&waiting).zip(&answers) {
+        match answer {
+            Ok(_) => {}
+            _ if !*reserved => {}
+            // The database has no stock left: the unit stays taken (a
+            // reset brings Redis to the truth), the user's claim goes back.
+            Err(ClaimRefused::SoldOut) => back.users.push(c.user_id.as_str()),
+            // The user does hold the limit: the claim stays counted.
+            Err(ClaimRefused::AtLimit(_)) => back.units += 1,
+            Err(_) => {
+                back.units += 1;
+                back.users.push(c.user_id.as_str());
+            }
+        }
+    }
+    if answers
+        .iter()
+        .any(|a| matches!(a, Err(ClaimRefused::SoldOut)))
+    {
+        flash.reset_soon(sn, false);
+    }
+    flash.release(sn, &back).await;
+    for ((_, reply), answer) in waiting.into_iter().zip(answers) {
+        // A request whose client went away is still written: only its
+        // answer is lost, as with any request.
+        let _ = reply.send(answer);
+    }
+}
+
+async fn transaction(
+    flash: &Flash,
+    sn: &str,
+    claims: &[BatchClaim],
+) -> Result<(claim_batch::Outcomes, i32), CommandError> {
+    let mut client = flash
+        .pool
+        .get()
+        .await
+        .map_err(|e| CommandError::Internal(e.into()))?;
+    let tx = client.transaction().await?;
+    let now = crate::store::now();
+    match claim_batch::claim_batch(&tx, sn, claims, now, flash.tz).await {
+        Ok(done) => {
+            tx.commit().await?;
+            Ok(done)
+        }
+        Err(e) => {
+            let _ = tx.rollback().await;
+            Err(e)
+        }
+    }
+}
+
+impl ClaimRefused {
+    fn from_refusal(r: crate::domain::claim_batch::Refusal, limit: i32) -> Self {
+        use crate::domain::claim_batch::Refusal;
+        match r {
+            Refusal::Replay => Self::Replay,
+            Refusal::Channel => Self::Channel,
+            Refusal::AtLimit => Self::AtLimit(limit),
+            Refusal::SoldOut => Self::SoldOut,
+        }
+    }
+
+    fn from_batch_error(e: &CommandError, sn: &str) -> Self {
+        match e {
+            CommandError::NotFound(_) => Self::NotFound,
+            CommandError::Unprocessable(code, message) => Self::Template(code, message.clone()),
+            other => {
+                let db = match other {
+                    CommandError::Db(e) => e.as_db_error().map(|d| d.message().to_owned()),
+                    _ => None,
+                };
+                tracing::error!(
+                    template = sn,
+                    error = format!("{other:#}"),
+                    ?db,
+                    "claim batch failed"
+                );
+                Self::Failed
+            }
+        }
+    }
+}

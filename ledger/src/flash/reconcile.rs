@@ -1,0 +1,96 @@
+//! Resets the Redis gate from Postgres: every active template on start and
+//! every `LEDGER_FLASH_RECONCILE_SECS` (the stock; the claimers too on start
+//! and every [`CLAIMERS_EVERY`] passes), and one
+//! template on demand (cold keys after a flush or restart of Redis, a
+//! sold-out answer to check). See [`super::gate`] for why a reset is safe
+//! while claims run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_postgres::GenericClient;
+
+use super::{Flash, GateInfo};
+use crate::domain::rate_limit::RateLimit;
+
+/// Active templates reset per pass, at most (the newest first).
+const MAX_PER_PASS: i64 = 10_000;
+/// Every this many passes the claimers are reloaded too: a reservation
+/// lost with a killed `serve` counts its user until then.
+const CLAIMERS_EVERY: u64 = 12;
+
+/// A template's limits, or None when there is no such template.
+pub async fn read_info(
+    client: &impl GenericClient,
+    sn: &str,
+) -> Result<Option<GateInfo>, tokio_postgres::Error> {
+    let sql = "SELECT status = 'active', per_user_limit, rate_limit FROM templates WHERE sn = $1";
+    let row = client.query_opt(sql, &[&sn]).await?;
+    Ok(row.map(|r| GateInfo {
+        active: r.get(0),
+        per_user_limit: r.get(1),
+        rate_limit: r
+            .get::<_, Option<serde_json::Value>>(2)
+            .and_then(|v| serde_json::from_value::<RateLimit>(v).ok())
+            .unwrap_or_default(),
+    }))
+}
+
+/// Resets one template's gate (with its claimers when `claimers`).
+pub async fn reset(flash: &Flash, sn: &str, claimers: bool) -> anyhow::Result<()> {
+    let Some(mut conn) = flash.redis.connection().await else {
+        return Ok(());
+    };
+    let client = flash.pool.get().await?;
+    let reset = super::gate::warm(&**client, &flash.redis, &mut conn, sn, claimers).await?;
+    flash.metrics.resets.inc();
+    if let Some(r) = reset
+        && let Some(before) = r.before
+        && before != r.after
+    {
+        flash.metrics.corrections.inc_by(before.abs_diff(r.after));
+        tracing::info!(
+            template = sn,
+            before,
+            after = r.after,
+            "gate stock corrected"
+        );
+    }
+    Ok(())
+}
+
+async fn active_templates(flash: &Flash) -> anyhow::Result<Vec<String>> {
+    let client = flash.pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT sn FROM templates WHERE status = 'active' ORDER BY created_at DESC LIMIT $1",
+            &[&MAX_PER_PASS],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// One pass over the active templates.
+async fn pass(flash: &Flash, claimers: bool) -> anyhow::Result<usize> {
+    let templates = active_templates(flash).await?;
+    for sn in &templates {
+        reset(flash, sn, claimers).await?;
+    }
+    Ok(templates.len())
+}
+
+/// Warms every active template on start (claimers included), then resets
+/// their stock every `period`, and their claimers every [`CLAIMERS_EVERY`]
+/// periods. Redis down: the pass is skipped; when it
+/// comes back empty, the gate finds its templates cold and warms them.
+pub async fn run_forever(flash: Arc<Flash>, period: Duration) {
+    for n in 0_u64.. {
+        let claimers = n % CLAIMERS_EVERY == 0;
+        match pass(&flash, claimers).await {
+            Ok(templates) if n == 0 => tracing::info!(templates, "flash gate warmed"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "flash gate reconciliation failed"),
+        }
+        tokio::time::sleep(period).await;
+    }
+}

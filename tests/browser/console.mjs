@@ -1,0 +1,127 @@
+// Drives the admin console in Debian's headless Chromium with playwright-core
+// (no browser download). Run by tests/tests/console_browser.rs, which starts
+// `ledger serve` and passes, in the environment:
+//   BASE_URL      the server, e.g. http://127.0.0.1:8080
+//   ADMIN_TOKEN   the admin token (never put in a URL by the console)
+//   SN, ISSUED    a template the test claimed ISSUED coupons of
+//   SCREENSHOTS   where each step's screenshot goes (target/screenshots)
+//   USER_FILE     a file of user ids to upload on that template
+//   QUOTA         the template's quota (the upload uses it up)
+// Exits non-zero on the first failed step, naming it.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+
+const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA } = process.env;
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+mkdirSync(SCREENSHOTS, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+
+function check(ok, what) {
+  if (!ok) throw new Error(`step failed: ${what}`);
+}
+
+async function shot(page, name) {
+  const { width } = page.viewportSize();
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-${width}.png`, fullPage: true });
+}
+
+async function signIn(page) {
+  await page.goto(`${BASE_URL}/admin`);
+  await page.getByLabel("Admin token").waitFor();
+  await shot(page, "01-sign-in");
+  await page.getByLabel("Admin token").fill("not-the-token");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByText("That token is not the admin token.").waitFor();
+  await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Templates" }).waitFor();
+  await shot(page, "02-templates");
+}
+
+async function createTemplate(page) {
+  await page.getByRole("link", { name: "New template", exact: true }).first().click();
+  await page.getByRole("heading", { name: "New template" }).waitFor();
+  const name = `browser ${Date.now()}`;
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("threshold").fill("199.00");
+  await page.getByLabel("amount").fill("twenty");
+  await page.getByRole("button", { name: "Create" }).click();
+  const error = page.locator('[data-error-for="discount.amount"]');
+  await error.filter({ hasText: /amount/ }).waitFor();
+  await shot(page, "03-new-template-field-error");
+  await page.getByLabel("amount").fill("20.00");
+  await page.getByRole("button", { name: "Create" }).click();
+  await page.getByRole("heading", { name }).waitFor();
+  check((await page.locator(".terms").textContent()).includes("满199.00减20.00"), "terms in words");
+  await page.getByRole("button", { name: `activate ${name}` }).click();
+  await page.locator(".status.active").first().waitFor();
+  return name;
+}
+
+async function templatePage(page, issued) {
+  await page.goto(`${BASE_URL}/admin#/templates/${SN}`);
+  await page.locator('[data-stat="issued"]').filter({ hasText: new RegExp(`^${issued}$`) }).waitFor();
+  check(await page.locator(".chart canvas").count() > 0, "the chart is drawn");
+  await shot(page, "04-template");
+}
+
+async function bulkIssuance(page) {
+  await page.setInputFiles("#user-file", USER_FILE);
+  await page.getByRole("button", { name: "Upload" }).click();
+  await page.locator("#job-line").filter({ hasText: /^done: .*\(100 %\)/ }).waitFor({ timeout: 120000 });
+  const upload = page.getByRole("progressbar", { name: "Upload" });
+  check(await upload.evaluate((p) => p.value === p.max), "the upload bar is full");
+  const job = page.getByRole("progressbar", { name: "Issuance" });
+  check(await job.evaluate((p) => p.value === p.max), "the issuance bar is full");
+  await shot(page, "05-bulk-issuance-done");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download report (CSV)" }).click(),
+  ]);
+  const path = await download.path();
+  const { readFileSync } = await import("node:fs");
+  const report = readFileSync(path, "utf8");
+  check(report.split("\n").length > 1, "the report has rows");
+}
+
+async function couponLookup(page) {
+  await page.getByRole("link", { name: "Coupons" }).click();
+  await page.getByLabel("Coupon id or user id").fill("ann");
+  await page.getByRole("button", { name: "Look up" }).click();
+  await page.getByRole("heading", { name: "ann: 1 coupon(s)" }).waitFor();
+  await shot(page, "06-coupons-of-a-user");
+  await page.locator("table code").first().click();
+  await page.getByRole("heading", { name: "Timeline" }).waitFor();
+  check(await page.locator(".timeline li").filter({ hasText: "CouponIssued" }).count() === 1, "the timeline shows the issue");
+  await shot(page, "07-coupon-timeline");
+}
+
+async function tokenKeptOutOfUrlAndStorage(page) {
+  check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
+  const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
+  check(!stored.local.includes(ADMIN_TOKEN) && stored.local === "{}", "nothing in localStorage");
+  check(stored.session === 1, "the token is in sessionStorage");
+}
+
+try {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await signIn(page);
+    if (viewport.width === 1280) await createTemplate(page);
+    // Before the upload: the test's claims; after it: the whole quota.
+    await templatePage(page, viewport.width === 1280 ? ISSUED : QUOTA);
+    if (viewport.width === 1280) await bulkIssuance(page);
+    await couponLookup(page);
+    await tokenKeptOutOfUrlAndStorage(page);
+    await context.close();
+  }
+  console.log("console: every step passed");
+} finally {
+  await browser.close();
+}

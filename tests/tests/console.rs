@@ -1,0 +1,57 @@
+//! The admin console's shell (DESIGN §14): served by `ledger serve` at
+//! `/admin` without a token (it holds no data), with every asset from the
+//! same origin (it works offline), and the token never in a URL or in
+//! localStorage.
+
+use tests::{Env, Server};
+
+async fn get(server: &Server, path: &str) -> (u16, String, reqwest::header::HeaderMap) {
+    let r = server.http.get(server.url(path)).send().await.unwrap();
+    let (status, headers) = (r.status().as_u16(), r.headers().clone());
+    (status, r.text().await.unwrap(), headers)
+}
+
+#[tokio::test]
+async fn the_console_shell_and_its_assets_are_served_from_the_ledger_itself() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let (status, html, headers) = get(&server, "/admin").await;
+    assert_eq!(status, 200);
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("default-src 'self'") && csp.contains("script-src 'self'"));
+    let assets: Vec<&str> = html
+        .split(['"', '\''])
+        .filter(|s| s.starts_with("/admin/assets/"))
+        .collect();
+    assert!(assets.len() >= 4, "{html}");
+    for asset in &assets {
+        let (status, body, headers) = get(&server, asset).await;
+        assert_eq!(status, 200, "{asset}");
+        assert!(!body.is_empty());
+        let kind = headers["content-type"].to_str().unwrap();
+        assert!(
+            kind.starts_with("text/javascript") || kind.starts_with("text/css"),
+            "{asset}: {kind}"
+        );
+    }
+    // Offline: no page or script of ours loads anything from elsewhere.
+    let (_, app, _) = get(&server, "/admin/assets/app.js").await;
+    for page in [&html, &app] {
+        assert!(
+            !page.contains("http://") && !page.contains("https://"),
+            "no CDN"
+        );
+    }
+    assert!(
+        !app.contains("localStorage"),
+        "the token stays in sessionStorage"
+    );
+    assert!(app.contains("sessionStorage") && app.contains("Authorization"));
+    assert_eq!(get(&server, "/admin/assets/nope.js").await.0, 404);
+}

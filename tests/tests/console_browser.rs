@@ -1,0 +1,95 @@
+//! The admin console in a real headless Chromium (DESIGN §14): Debian's
+//! `chromium` driven by playwright-core from npm (`tests/browser/`), each step
+//! screenshotted under `target/screenshots/` at 1280×800 and 390×844.
+//!
+//! The browser and playwright-core are installed when missing (apt-get, npm
+//! ci); the test is skipped, saying why, only when neither can be.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tests::workers::Workers;
+use tests::{ADMIN_TOKEN, Env, Server};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn ran(cmd: &mut Command) -> bool {
+    cmd.status().is_ok_and(|s| s.success())
+}
+
+/// A CJK font, so that terms such as 满199减20 render in the screenshots.
+const CJK_FONT: &str = "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc";
+
+/// Chromium and playwright-core are there, or the reason they cannot be.
+fn browser_ready() -> Result<(), String> {
+    if !Path::new(CHROMIUM).exists() || !Path::new(CJK_FONT).exists() {
+        // Without the font the screenshots show boxes for CJK text: the
+        // steps still pass, so only a missing browser skips the test.
+        ran(Command::new("sh").args([
+            "-c",
+            "DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei",
+        ]));
+        if !Path::new(CHROMIUM).exists() {
+            return Err("Debian's chromium package cannot be installed here".into());
+        }
+    }
+    let dir = workspace().join("tests/browser");
+    if !dir.join("node_modules/playwright-core").exists()
+        && !ran(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir))
+    {
+        return Err("npm cannot install playwright-core".into());
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
+    if let Err(why) = browser_ready() {
+        eprintln!("SKIPPED the browser test: {why}");
+        return;
+    }
+    let env = Env::new().await.unwrap();
+    // The template page's numbers come from the stats projection.
+    let _workers = Workers::start(&env, "relay,template_stats,issuance").unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(1_000, 1).await.unwrap();
+    let channel = server.channel_for(&sn).await.unwrap();
+    for user in ["ann", "bob", "cyd"] {
+        assert_eq!(server.claim(&channel, &sn, user).await.unwrap().0, 201);
+    }
+    let screenshots = workspace().join("target/screenshots");
+    // 20,000 users for the upload; the quota leaves most of them sold out.
+    let dir = std::env::temp_dir().join(format!("console-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("users.txt");
+    let users: String = (0..20_000).map(|i| format!("fan-{i}\n")).collect();
+    std::fs::write(&file, users).unwrap();
+    let out = tokio::process::Command::new("node")
+        .arg("console.mjs")
+        .current_dir(workspace().join("tests/browser"))
+        .envs([
+            ("BASE_URL", server.base.as_str()),
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("SN", sn.as_str()),
+            ("ISSUED", "3"),
+            ("SCREENSHOTS", screenshots.to_str().unwrap()),
+            ("USER_FILE", file.to_str().unwrap()),
+            ("QUOTA", "1000"),
+        ])
+        .output()
+        .await
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("every step passed"), "{stdout}");
+}
