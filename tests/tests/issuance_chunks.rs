@@ -259,3 +259,62 @@ async fn racing_chunks_and_claims_never_exceed_the_quota_or_a_users_limit() {
     let (code, output) = verified(&env).await;
     assert_eq!(code, Some(0), "{output}");
 }
+
+/// A chunk short of quota locks its users' rows; a claim batch takes its
+/// users' rows too, sorted, in one statement. Here the batch has taken u0's
+/// row (u0 is at the limit: locked, not updated) and not yet u9's, which
+/// the chunk is new to. The chunk must wait for u0 before it holds u9, so
+/// that the batch can go on (it used to deadlock: the chunk created u9's row
+/// in a first pass and waited for u0 in a second).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chunk_short_of_quota_never_deadlocks_with_a_batch_holding_its_users() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(1, 1))
+        .await
+        .unwrap();
+    claim_many(&env, &sn, 0..1, 1).await.unwrap(); // u0 at its limit; sold out
+    let c = chunk(Uuid::now_v7(), &sn, 0, 1, &strings(&["u0", "u9"]));
+    job(&env, &sn, std::slice::from_ref(&c)).await;
+
+    let mut batch_client = env.db.pool.get().await.unwrap();
+    let batch = batch_client.transaction().await.unwrap();
+    let take = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
+                SELECT $1, u, 1 FROM unnest($2::text[]) AS u ORDER BY u
+                ON CONFLICT (template_sn, user_id)
+                DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < 1";
+    let locked = batch.execute(take, &[&sn, &vec!["u0"]]).await.unwrap();
+    assert_eq!(locked, 0, "u0 is at the limit: its row is locked, not raised");
+
+    let env = Arc::new(env);
+    let chunk_task = tokio::spawn({
+        let env = env.clone();
+        async move { apply(&env, &c).await }
+    });
+    let watcher = env.db.client().await.unwrap();
+    let waiting = "SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock'";
+    for _ in 0..200 {
+        if watcher.query_one(waiting, &[]).await.unwrap().get::<_, i64>(0) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let second = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        batch.execute(take, &[&sn, &vec!["u9"]]),
+    )
+    .await;
+    let taken = second.expect("the batch does not wait for the chunk");
+    assert_eq!(taken.unwrap(), 1, "the batch took u9's row");
+    batch.rollback().await.unwrap();
+    let outcome = chunk_task.await.unwrap();
+    let expected = ChunkOutcome {
+        issued: 0,
+        over_limit: 1,
+        sold_out: 1,
+        cancelled: 0,
+    };
+    assert_eq!(outcome, expected);
+}

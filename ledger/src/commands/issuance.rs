@@ -289,23 +289,22 @@ async fn add_issued(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<bool, toki
 }
 
 /// What each user of the chunk already claimed, every user's row locked.
-/// Rows are created (claimed 0) for new users first, so that every row is
-/// locked before the template's: a concurrent claim, which takes its user's
-/// row and then the template's, can wait for this chunk but never deadlock
-/// with it. Users are taken in one sorted order, so chunks do not either.
+/// One sorted pass creates the rows of new users (claimed 0) and locks the
+/// rows of the others, before the template's row: batched claims take
+/// their users' rows the same way (sorted, one statement), so neither can
+/// hold a row the other wants next. (Creating first and locking in a second
+/// pass deadlocked with a batch: the chunk held a new row and waited for an
+/// old one the batch held while it waited for the new one.)
 async fn lock_claims(
     tx: &Transaction<'_>,
     sn: &str,
     lines: &[ChunkLine],
 ) -> Result<HashMap<String, i32>, tokio_postgres::Error> {
     let users = distinct_users(lines);
-    let create = "INSERT INTO user_claims (template_sn, user_id, claimed)
-                  SELECT $1, u, 0 FROM unnest($2::text[]) AS u ORDER BY u
-                  ON CONFLICT DO NOTHING";
-    tx.execute(&tx.prepare_cached(create).await?, &[&sn, &users])
-        .await?;
-    let lock = "SELECT user_id, claimed FROM user_claims
-                 WHERE template_sn = $1 AND user_id = ANY($2) ORDER BY user_id FOR UPDATE";
+    let lock = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
+                SELECT $1, u, 0 FROM unnest($2::text[]) AS u ORDER BY u
+                ON CONFLICT (template_sn, user_id) DO UPDATE SET claimed = c.claimed
+                RETURNING user_id, claimed";
     let rows = tx
         .query(&tx.prepare_cached(lock).await?, &[&sn, &users])
         .await?;
