@@ -285,7 +285,10 @@ async fn a_chunk_short_of_quota_never_deadlocks_with_a_batch_holding_its_users()
                 ON CONFLICT (template_sn, user_id)
                 DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < 1";
     let locked = batch.execute(take, &[&sn, &vec!["u0"]]).await.unwrap();
-    assert_eq!(locked, 0, "u0 is at the limit: its row is locked, not raised");
+    assert_eq!(
+        locked, 0,
+        "u0 is at the limit: its row is locked, not raised"
+    );
 
     let env = Arc::new(env);
     let chunk_task = tokio::spawn({
@@ -296,7 +299,13 @@ async fn a_chunk_short_of_quota_never_deadlocks_with_a_batch_holding_its_users()
     let waiting = "SELECT count(*) FROM pg_stat_activity
                     WHERE datname = current_database() AND wait_event_type = 'Lock'";
     for _ in 0..200 {
-        if watcher.query_one(waiting, &[]).await.unwrap().get::<_, i64>(0) > 0 {
+        if watcher
+            .query_one(waiting, &[])
+            .await
+            .unwrap()
+            .get::<_, i64>(0)
+            > 0
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

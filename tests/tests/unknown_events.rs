@@ -5,40 +5,13 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
 use futures_util::StreamExt;
 use lapin::options::BasicConsumeOptions;
 use lapin::types::{AMQPValue, FieldTable};
 use ledger::messaging::{self, topology};
-use ledger::store::{self, NewEvent, read_stream};
-use serde_json::json;
-use tests::scenario::claim_many;
+use tests::Env;
+use tests::scenario::append_unknown;
 use tests::workers::{Workers, ledger};
-use tests::{Env, Server};
-use uuid::Uuid;
-
-/// Claims one coupon, then appends `(event_type, schema_version)` as the
-/// coupon's second event; returns the new event's position.
-async fn append_unknown(env: &Env, event_type: &str, schema_version: i16) -> i64 {
-    let server = Server::start(env).await.unwrap();
-    let sn = server.active_template(10, 1).await.unwrap();
-    let coupon = claim_many(env, &sn, 0..1, 1).await.unwrap()[0];
-    let stream = format!("coupon-{coupon}");
-    let event = NewEvent {
-        event_id: Uuid::now_v7(),
-        event_type: event_type.to_owned(),
-        schema_version,
-        payload: json!({"coupon_id": coupon}),
-        metadata: json!({"actor": "test", "correlation_id": "t"}),
-        occurred_at: Utc::now(),
-    };
-    let mut client = env.db.pool.get().await.unwrap();
-    let tx = client.transaction().await.unwrap();
-    store::append(&tx, &stream, 1, &[event]).await.unwrap();
-    tx.commit().await.unwrap();
-    let events = read_stream(&**client, &stream, 1, 1).await.unwrap();
-    events[0].position
-}
 
 async fn replay_fails_naming_the_position(event_type: &str, version: i16, expected: &str) {
     let env = Env::new().await.unwrap();

@@ -143,7 +143,10 @@ async function templatePage(sn) {
     el("h2", {}, "Live numbers"), stats,
     el("h2", {}, "Over time"), chart,
     el("p", { class: "hint" }, "Sampled every 5 s while this page is open."),
-    el("h2", {}, "Bulk issuance"), uploadForm(t));
+    el("h2", {}, "Quota and reminders"), settingsForms(t),
+    el("h2", {}, "Channels"), channelsSection(t),
+    el("h2", {}, "Bulk issuance"), uploadForm(t),
+    el("h2", {}, "Jobs"), jobsSection(t));
   const series = [[], [], []];
   const plot = new uPlot({ width: Math.min(900, main.clientWidth - 8), height: 240,
     series: [{}, { label: "issued", stroke: "#2563eb" }, { label: "used", stroke: "#16a34a" }] }, series, chart);
@@ -164,6 +167,82 @@ async function templatePage(sn) {
   await sample();
   const timer = setInterval(sample, 5000);
   stopPolling = () => clearInterval(timer);
+}
+
+/** Raise the quota; change the reminder days (both answer the new template). */
+function settingsForms(t) {
+  const total = el("input", { id: "quota", type: "number", min: t.total, step: 1, value: t.total, required: true });
+  const quotaNote = el("p", { class: "error", role: "alert" });
+  const quota = el("form", { class: "card inline", on: { submit: async (e) => {
+    e.preventDefault();
+    const r = await api("POST", `/v1/templates/${t.sn}/quota`, { total: Number(total.value) });
+    if (r.status === 200) return templatePage(t.sn);
+    quotaNote.textContent = errorText(r.body);
+  } } }, el("label", { for: "quota" }, `Quota (issued ${t.issued}; it can only grow)`), total,
+    el("button", { type: "submit" }, "Raise quota"), quotaNote);
+  const days = [].concat(t.remind_days_before ?? []);
+  const remind = el("input", { id: "remind-days", value: days.join(", "), autocomplete: "off",
+    "aria-describedby": "remind-hint" });
+  const remindNote = el("p", { class: "error", role: "alert" });
+  const reminders = el("form", { class: "card inline", on: { submit: async (e) => {
+    e.preventDefault();
+    const text = remind.value.trim();
+    const parsed = text === "" ? null : text.split(/[\s,]+/).filter(Boolean).map(Number);
+    if (parsed && parsed.some((d) => !Number.isInteger(d))) {
+      remindNote.textContent = "Days are whole numbers, e.g. 1, 3.";
+      return;
+    }
+    const r = await api("PATCH", `/v1/templates/${t.sn}`, { remind_days_before: parsed });
+    if (r.status === 200) return templatePage(t.sn);
+    remindNote.textContent = errorText(r.body);
+  } } }, el("label", { for: "remind-days" }, "Remind days before expiry"), remind,
+    el("span", { id: "remind-hint", class: "hint" }, "Comma-separated, empty for none; applies to coupons issued afterwards."),
+    el("button", { type: "submit" }, "Save reminders"), remindNote);
+  return el("div", { class: "cards" }, quota, reminders);
+}
+
+/** The channels allowed to issue the template, and a form to allow one more. */
+function channelsSection(t) {
+  const box = el("div", { id: "channels" }, el("p", {}, "Loading…"));
+  (async () => {
+    const r = await api("GET", "/v1/channels");
+    if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+    const names = new Map(r.body.channels.map((c) => [c.id, c.name]));
+    const allowed = t.channels.map((id) => el("li", {}, names.get(id) || "(unnamed)", " ", el("code", {}, id)));
+    const others = r.body.channels.filter((c) => !t.channels.includes(c.id));
+    const pick = el("select", { id: "allow-channel" }, others.map((c) => el("option", { value: c.id }, c.name)));
+    const note = el("p", { class: "error", role: "alert" });
+    const form = el("form", { class: "card inline", on: { submit: async (e) => {
+      e.preventDefault();
+      const a = await api("POST", `/v1/templates/${t.sn}/channels`, { channel_id: pick.value });
+      if (a.status === 200) return templatePage(t.sn);
+      note.textContent = errorText(a.body);
+    } } }, el("label", { for: "allow-channel" }, "Allow a channel"), pick,
+      el("button", { type: "submit", disabled: others.length === 0 }, "Allow"), note);
+    box.replaceChildren(allowed.length ? el("ul", {}, allowed) : el("p", {}, "No channel may issue it yet."), form);
+  })();
+  return box;
+}
+
+/** The template's bulk-issuance jobs, newest first. */
+function jobsSection(t) {
+  const box = el("div", { id: "jobs" }, el("p", {}, "Loading…"));
+  (async () => {
+    const r = await api("GET", `/v1/issuance-jobs?template=${encodeURIComponent(t.sn)}&limit=20`);
+    if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+    if (r.body.jobs.length === 0) return box.replaceChildren(el("p", {}, "No jobs yet."));
+    const rows = r.body.jobs.map((j) => el("tr", {},
+      el("td", {}, new Date(j.created_at).toLocaleString()),
+      el("td", {}, el("span", { class: `status ${j.status}` }, j.status)),
+      el("td", { class: "num" }, `${j.issued} / ${j.valid}`),
+      el("td", { class: "num" }, String(j.over_limit + j.sold_out + j.cancelled + j.invalid)),
+      el("td", {}, el("button", { type: "button", "aria-label": `Report of job ${j.job_id}`,
+        on: { click: () => downloadReport(j.job_id) } }, "Report"))));
+    box.replaceChildren(el("div", { class: "scroll" }, el("table", {},
+      el("thead", {}, el("tr", {}, ["Created", "Status", "Issued / valid", "Not issued", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows))));
+  })();
+  return box;
 }
 
 // ---- bulk issuance -------------------------------------------------------
@@ -235,17 +314,19 @@ function followJob(id, box) {
   tick();
 }
 
-/** The report needs the token: fetched, then saved from a blob. */
-async function downloadReport(id) {
-  const r = await fetch(`/v1/issuance-jobs/${id}/report`, { headers: { Authorization: `Bearer ${token()}` } });
-  if (!r.ok) { alert(`report: ${r.status}`); return; }
+/** Downloads need the token: fetched, then saved from a blob. */
+async function download(path, name) {
+  const r = await fetch(path, { headers: { Authorization: `Bearer ${token()}` } });
+  if (!r.ok) { alert(`${name}: ${r.status}`); return; }
   const url = URL.createObjectURL(await r.blob());
-  const a = el("a", { href: url, download: `job-${id}-report.csv` });
+  const a = el("a", { href: url, download: name });
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
+
+function downloadReport(id) { return download(`/v1/issuance-jobs/${id}/report`, `job-${id}-report.csv`); }
 
 // ---- coupon lookup -------------------------------------------------------
 
@@ -288,6 +369,106 @@ async function timelinePage(id, form) {
     el("p", {}, "Template ", el("a", { href: `#/templates/${c.template_sn}` }, c.template_sn), ", user ",
       el("a", { href: `#/coupons?q=${encodeURIComponent(c.user_id)}` }, c.user_id)),
     el("h2", {}, "Timeline"), el("ol", { class: "timeline" }, items));
+}
+
+// ---- finance -------------------------------------------------------------
+
+/** The liability report as of a date (the end of that business day) or now. */
+async function financePage(params) {
+  const asOf = params.get("as_of") || "";
+  const by = params.get("by") || "template";
+  const date = el("input", { id: "as-of", type: "date", value: /^\d{4}-\d{2}-\d{2}$/.test(asOf) ? asOf : "",
+    "aria-describedby": "as-of-hint" });
+  const group = el("select", { id: "by" }, ["template", "channel", "day"].map((b) =>
+    el("option", { value: b, selected: b === by }, b)));
+  const form = el("form", { class: "card", on: { submit: (e) => {
+    e.preventDefault();
+    const q = new URLSearchParams({ as_of: date.value || "now", by: group.value });
+    location.hash = `#/finance?${q}`;
+  } } }, el("label", { for: "as-of" }, "As of the end of"), date,
+    el("span", { id: "as-of-hint", class: "hint" }, "A business day (LEDGER_TZ); empty for now."),
+    el("label", { for: "by" }, "By"), group, el("button", { type: "submit" }, "Run report"));
+  const report = el("div", { id: "liability" });
+  const audit = el("div", { id: "audit" }, el("p", {}, "Loading…"));
+  show(el("h1", {}, "Finance"), form, report, el("h2", {}, "Audit"), audit);
+  auditStatus(audit);
+  if (asOf) await liabilityReport(report, asOf, by);
+}
+
+async function liabilityReport(box, asOf, by) {
+  const q = new URLSearchParams({ as_of: asOf, by });
+  box.replaceChildren(el("p", {}, "Running…"));
+  const r = await api("GET", `/v1/reports/liability?${q}`);
+  if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const cols = ["group", "issued", "unused", "locked", "used", "refunded", "expired", "voided", "face_value_outstanding", "cost"];
+  const heads = [by, "Issued", "Unused", "Locked", "Used", "Refunded", "Expired", "Voided", "Outstanding", "Cost"];
+  const rows = r.body.rows.map((row) => el("tr", { class: row.group === "total" ? "total" : undefined },
+    cols.map((c, i) => el(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : { class: "num" }, String(row[c])))));
+  const csv = el("button", { type: "button", on: { click: () =>
+    download(`/v1/reports/liability?${q}&format=csv`, `liability-${asOf}-by-${by}.csv`) } }, "Download CSV");
+  box.replaceChildren(
+    el("h2", {}, `Liability as of ${new Date(r.body.as_of).toLocaleString()}`),
+    el("div", { class: "scroll" }, el("table", { id: "liability-table" },
+      el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows))),
+    el("p", { class: "hint" }, r.body.from_snapshot
+      ? `From checkpoint ${r.body.from_snapshot}'s snapshot and ${r.body.events_folded} events after it.`
+      : `Folded ${r.body.events_folded} events from the start.`),
+    csv);
+}
+
+async function auditStatus(box) {
+  const r = await api("GET", "/v1/audit/status");
+  if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const a = r.body;
+  const c = a.last_checkpoint;
+  const v = a.last_verify;
+  box.replaceChildren(el("dl", { class: "facts" },
+    el("dt", {}, "Events sealed"), el("dd", {}, String(a.sealed_events)),
+    el("dt", {}, "Last checkpoint"), el("dd", {}, c
+      ? [`${c.id} at ${new Date(c.created_at).toLocaleString()}, events ${c.first_seq}–${c.last_seq}`, el("br"),
+         el("code", { class: "wrap" }, c.line)]
+      : "none yet"),
+    el("dt", {}, "Last verify"), el("dd", { id: "last-verify" }, v
+      ? [el("span", { class: `status ${v.intact ? "active" : "void"}` }, v.intact ? "intact" : "TAMPERED"),
+         ` ${new Date(v.finished_at).toLocaleString()}, ${v.events} events${v.expected_head ? ", head checked" : ""}`,
+         v.finding ? el("p", { class: "error" }, v.finding) : ""]
+      : "never: run ledger audit verify")));
+}
+
+// ---- workers -------------------------------------------------------------
+
+async function workersPage() {
+  const box = el("div", { id: "workers" }, el("p", {}, "Loading…"));
+  show(el("h1", {}, "Workers"), box, el("p", { class: "hint" }, "Refreshed every 5 s while this page is open."));
+  const tick = async () => {
+    const r = await api("GET", "/v1/ops/workers");
+    if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+    const w = r.body;
+    const lag = w.consumers.map((c) => el("tr", {}, el("th", { scope: "row" }, c.consumer),
+      el("td", { class: "num" }, String(c.events_behind)), el("td", { class: "num" }, c.seconds_behind.toFixed(1))));
+    const queues = (w.queues || []).map((q) => el("tr", {}, el("th", { scope: "row" }, q.queue),
+      ...[q.messages, q.ready, q.unacknowledged, q.consumers].map((n) => el("td", { class: "num" }, String(n))),
+      el("td", { class: "num" }, `${((100 * q.messages) / q.max_length).toFixed(2)} %`)));
+    const dead = (w.queues || []).find((q) => q.queue === "coupon.dead.letters");
+    const letters = w.dead_letters.map((d) => el("li", {},
+      el("strong", {}, d.consumer || "?"), ` from ${d.original_queue || "?"} after ${d.attempts ?? "?"} attempts: `,
+      el("code", { class: "wrap" }, d.error || "")));
+    box.replaceChildren(
+      el("h2", {}, `Relay and projections (head at position ${w.head_position})`),
+      el("div", { class: "scroll" }, el("table", { id: "lag-table" },
+        el("thead", {}, el("tr", {}, ["Consumer", "Events behind", "Seconds behind"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, lag))),
+      el("h2", {}, "Queues"),
+      w.broker_error ? el("p", { class: "error", role: "alert" }, `RabbitMQ's management API: ${w.broker_error}`) :
+        el("div", { class: "scroll" }, el("table", { id: "queue-table" },
+          el("thead", {}, el("tr", {}, ["Queue", "Messages", "Ready", "Unacked", "Consumers", "Of bound"].map((h) => el("th", { scope: "col" }, h)))),
+          el("tbody", {}, queues))),
+      el("h2", {}, `Dead letters${dead ? `: ${dead.messages}` : ""}`),
+      letters.length ? el("ol", { id: "dead-letters" }, letters) : el("p", {}, "None waiting."));
+  };
+  await tick();
+  const timer = setInterval(tick, 5000);
+  stopPolling = () => clearInterval(timer);
 }
 
 // ---- new template --------------------------------------------------------
@@ -420,6 +601,8 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   if (parts[0] === "new") return newTemplatePage();
   if (parts[0] === "coupons") return couponsPage(params);
+  if (parts[0] === "finance") return financePage(params);
+  if (parts[0] === "workers") return workersPage();
   if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));
   return templatesPage(params);
 }

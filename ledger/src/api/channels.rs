@@ -83,3 +83,47 @@ pub async fn create(
     )
     .await
 }
+
+/// A channel, without its secret.
+#[derive(Serialize, ToSchema)]
+pub struct ChannelView {
+    pub id: Uuid,
+    pub name: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ChannelList {
+    pub channels: Vec<ChannelView>,
+}
+
+/// The most channels listed.
+pub const MAX_LISTED: i64 = 1_000;
+
+/// Every channel (at most 1,000), by name: the console names a template's
+/// channels and offers them to allow.
+#[utoipa::path(get, path = "/v1/channels", tag = "channels",
+    security(("admin" = [])),
+    responses((status = 200, body = ChannelList), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+) -> Result<axum::Json<ChannelList>, ApiError> {
+    let client = state.pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT id, name, created_at FROM channels ORDER BY name, id LIMIT $1",
+            &[&MAX_LISTED],
+        )
+        .await?;
+    let channels = rows
+        .iter()
+        .map(|r| ChannelView {
+            id: r.get(0),
+            name: r.get(1),
+            created_at: r.get(2),
+        })
+        .collect();
+    Ok(axum::Json(ChannelList { channels }))
+}

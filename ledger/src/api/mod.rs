@@ -7,13 +7,16 @@
 //!   repeated failed signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
-//!   [`projections`]: the routes.
+//!   [`projections`], [`issuance_jobs`]: the routes.
+//! - [`reports`], [`audit`]: finance (liability report, audit status);
+//!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
 //!   [`request_log`]: one log line per request.
 //! - [`openapi`]: the document's bearer schemes and common error answers.
 //! - [`admin`]: the admin console's page and assets at `/admin` (DESIGN §14).
 
 pub mod admin;
+pub mod audit;
 pub mod auth;
 pub mod auth_limit;
 pub mod channels;
@@ -21,6 +24,7 @@ pub mod claim_metrics;
 pub mod claims;
 pub mod context;
 pub mod coupons;
+pub mod dead_letters;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -35,6 +39,7 @@ pub mod projections;
 pub mod queue_metrics;
 pub mod refresh;
 pub mod reminder_metrics;
+pub mod reports;
 pub mod request_log;
 pub mod sealer_metrics;
 pub mod secret_cache;
@@ -42,6 +47,7 @@ pub mod server;
 pub mod signature;
 pub mod templates;
 pub mod upload;
+pub mod workers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -106,6 +112,8 @@ pub struct Shared {
     pub upload_max_bytes: u64,
     /// The flash-sale gate and group commit of claims.
     pub flash: Arc<crate::flash::Flash>,
+    /// RabbitMQ's management API (queue depths, dead letters).
+    pub management: queue_metrics::Management,
 }
 
 impl Shared {
@@ -167,7 +175,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::void))
         .routes(routes!(templates::quota))
         .routes(routes!(templates::allow_channel))
-        .routes(routes!(channels::create))
+        .routes(routes!(channels::create, channels::list))
         .routes(routes!(claims::claim))
         .routes(routes!(orders::quote))
         .routes(routes!(orders::lock))
@@ -183,6 +191,9 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(issuance_jobs::read_job))
         .routes(routes!(issuance_jobs::cancel))
         .routes(routes!(issuance_jobs::report))
+        .routes(routes!(reports::liability))
+        .routes(routes!(audit::status))
+        .routes(routes!(workers::status))
         .split_for_parts();
     let (uploads, upload_doc) = OpenApiRouter::new()
         .routes(routes!(issuance_jobs::upload, issuance_jobs::list))

@@ -73,13 +73,7 @@ impl PipelineMetrics {
     pub async fn refresh(&self, pool: &Pool) -> anyhow::Result<()> {
         let mut client = pool.get().await?;
         let tx = super::refresh::bounded(&mut client).await?;
-        let head: Option<i64> = tx
-            .query_opt(
-                "SELECT position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1",
-                &[],
-            )
-            .await?
-            .map(|r| r.get(0));
+        let head = crate::queries::lag::head_position(&*tx).await?;
         let route_names = routes::names();
         let relay = tx
             .query(
@@ -99,7 +93,7 @@ impl PipelineMetrics {
             )
             .await?;
         tx.commit().await?;
-        self.head.set(head.unwrap_or(0));
+        self.head.set(head);
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         for row in &relay {
             let name: &str = row.get(0);

@@ -87,7 +87,7 @@ fn host(host: &str) -> String {
 }
 
 /// Percent-encodes a path segment (the vhost `/` is `%2F`).
-fn path_segment(s: &str) -> String {
+pub(crate) fn path_segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
@@ -186,35 +186,71 @@ impl QueueMetrics {
     }
 
     async fn read(&self, http: &reqwest::Client, api: &ManagementApi) -> anyhow::Result<()> {
-        let queues: Vec<QueueInfo> = http
-            .get(api.queues_url())
-            .basic_auth(&api.username, Some(&api.password))
-            .timeout(REQUEST_TIMEOUT)
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
-        for info in &queues {
-            let Some(queue) = topology::QUEUES.iter().copied().find(|q| *q == info.name) else {
-                continue;
-            };
-            let label = QueueLabel { queue };
-            let ready = info.messages_ready.unwrap_or(0);
-            let unacked = info.messages_unacknowledged.unwrap_or(0);
-            let messages = info.messages.unwrap_or(ready + unacked);
-            self.messages.get_or_create(&label).set(messages);
-            self.ready.get_or_create(&label).set(ready);
-            self.unacked.get_or_create(&label).set(unacked);
-            self.consumers
-                .get_or_create(&label)
-                .set(info.consumers.unwrap_or(0));
-            if queue == topology::DEAD_LETTERS_QUEUE {
-                self.dead_letters.set(messages);
+        for state in queue_states(http, api).await? {
+            let label = QueueLabel { queue: state.queue };
+            self.messages.get_or_create(&label).set(state.messages);
+            self.ready.get_or_create(&label).set(state.ready);
+            self.unacked.get_or_create(&label).set(state.unacknowledged);
+            self.consumers.get_or_create(&label).set(state.consumers);
+            if state.queue == topology::DEAD_LETTERS_QUEUE {
+                self.dead_letters.set(state.messages);
             }
         }
         Ok(())
     }
+}
+
+/// One contract queue as the management API reports it now.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct QueueState {
+    #[schema(value_type = String)]
+    pub queue: &'static str,
+    /// Ready + unacknowledged.
+    pub messages: i64,
+    pub ready: i64,
+    pub unacknowledged: i64,
+    pub consumers: i64,
+    /// The queue's bound (`x-max-length`).
+    pub max_length: i64,
+}
+
+/// The contract queues the vhost holds, in the topology's order.
+pub async fn queue_states(
+    http: &reqwest::Client,
+    api: &ManagementApi,
+) -> anyhow::Result<Vec<QueueState>> {
+    let queues: Vec<QueueInfo> = http
+        .get(api.queues_url())
+        .basic_auth(&api.username, Some(&api.password))
+        .timeout(REQUEST_TIMEOUT)
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    Ok(topology::QUEUES
+        .iter()
+        .filter_map(|queue| {
+            let info = queues.iter().find(|i| i.name == *queue)?;
+            let ready = info.messages_ready.unwrap_or(0);
+            let unacknowledged = info.messages_unacknowledged.unwrap_or(0);
+            Some(QueueState {
+                queue,
+                messages: info.messages.unwrap_or(ready + unacknowledged),
+                ready,
+                unacknowledged,
+                consumers: info.consumers.unwrap_or(0),
+                max_length: topology::MAX_QUEUE_LENGTH,
+            })
+        })
+        .collect())
+}
+
+/// The management API and the HTTP client that asks it.
+#[derive(Clone, Debug)]
+pub struct Management {
+    pub api: ManagementApi,
+    pub http: reqwest::Client,
 }
 
 /// The HTTP client of the refresh: bounded connect and request times.

@@ -6,8 +6,10 @@
 //! - [`seal`]: the chain's head, sealing a batch, checkpoints (SQL).
 //! - [`verify`]: recompute the chain and name the first thing that differs.
 //! - [`export`]: the events in chain order with their links, for finance.
+//! - [`runs`]: the record of verify runs (the console's audit status).
 
 pub mod chain;
 pub mod export;
+pub mod runs;
 pub mod seal;
 pub mod verify;

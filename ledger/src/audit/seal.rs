@@ -166,3 +166,12 @@ pub async fn checkpoints(
     let rows = client.query(&sql, &[]).await?;
     Ok(rows.iter().map(checkpoint_from).collect())
 }
+
+/// The newest checkpoint, if any.
+pub async fn last_checkpoint(
+    client: &impl GenericClient,
+) -> Result<Option<Checkpoint>, tokio_postgres::Error> {
+    let sql = format!("SELECT {CHECKPOINT_COLUMNS} FROM seal_checkpoints ORDER BY id DESC LIMIT 1");
+    let row = client.query_opt(&sql, &[]).await?;
+    Ok(row.as_ref().map(checkpoint_from))
+}

@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 use ledger::audit::chain::{Hash, parse_hex, to_hex};
+use ledger::audit::runs::{self, VerifyRun};
 use ledger::audit::seal::{checkpoints, head};
 use ledger::audit::verify::verify;
 use ledger::config::Config;
@@ -46,11 +47,22 @@ pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
             // The last seal's seq is the chain's length (and one index read).
             let total = head(&client).await?.seq;
             let bar = progress::bar(u64::try_from(total).unwrap_or(0), "verifying");
+            let started_at = chrono::Utc::now();
             let verdict = verify(&config.database, from_checkpoint, expect, |n| {
                 bar.set_position(n)
             })
             .await?;
             bar.finish_and_clear();
+            let run = VerifyRun {
+                started_at,
+                finished_at: chrono::Utc::now(),
+                from_checkpoint,
+                expected_head: expect.is_some(),
+                events: verdict.as_ref().map_or(0, |v| v.events),
+                head: verdict.as_ref().ok().map(|v| v.head),
+                finding: verdict.as_ref().err().map(ToString::to_string),
+            };
+            runs::record(&client, &run).await?;
             match verdict {
                 Ok(v) => {
                     println!(

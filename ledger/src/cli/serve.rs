@@ -34,6 +34,14 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         config.tz,
         metrics.flash.clone(),
     );
+    let management = ledger::api::queue_metrics::Management {
+        api: ledger::api::queue_metrics::ManagementApi::new(
+            &config.amqp_url,
+            config.rabbitmq_management_url.as_deref(),
+        )
+        .map_err(|e| anyhow::anyhow!("AMQP_URL: {e}"))?,
+        http: ledger::api::queue_metrics::client(),
+    };
     let state = AppState::new(ledger::api::Shared {
         pool,
         redis,
@@ -46,12 +54,13 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
         flash: flash.clone(),
+        management,
     });
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("LEDGER_LISTEN: cannot listen on {}", config.listen))?;
     tokio::spawn(declare_topology(config.amqp_url.clone()));
-    spawn_metrics_refresh(&state, &config)?;
+    spawn_metrics_refresh(&state, &config);
     tokio::spawn(ledger::flash::reconcile::run_forever(
         flash,
         config.flash_reconcile,
@@ -62,8 +71,8 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
 }
 
 /// The loops that keep `/metrics`' gauges fresh, one per source.
-fn spawn_metrics_refresh(state: &AppState, config: &Config) -> anyhow::Result<()> {
-    use ledger::api::{queue_metrics, refresh};
+fn spawn_metrics_refresh(state: &AppState, config: &Config) {
+    use ledger::api::refresh;
     let every = config.metrics_refresh;
     let (metrics, pool) = (state.metrics.clone(), state.pool.clone());
     let (m, p) = (metrics.clone(), pool.clone());
@@ -91,17 +100,11 @@ fn spawn_metrics_refresh(state: &AppState, config: &Config) -> anyhow::Result<()
         let (m, p) = (m.clone(), p.clone());
         async move { m.sealer.refresh(&p).await }
     }));
-    let api = queue_metrics::ManagementApi::new(
-        &config.amqp_url,
-        config.rabbitmq_management_url.as_deref(),
-    )
-    .map_err(|e| anyhow::anyhow!("AMQP_URL: {e}"))?;
-    let http = queue_metrics::client();
+    let m = state.management.clone();
     tokio::spawn(refresh::every("queues", every, move || {
-        let (m, http, api) = (metrics.clone(), http.clone(), api.clone());
-        async move { m.queues.refresh(&http, &api).await }
+        let (metrics, m) = (metrics.clone(), m.clone());
+        async move { metrics.queues.refresh(&m.http, &m.api).await }
     }));
-    Ok(())
 }
 
 /// Declares the contract topology, retrying until RabbitMQ answers: the API

@@ -37,6 +37,7 @@ pub mod ids;
 pub mod issuance;
 pub mod ledger_event;
 pub mod liability;
+pub mod liability_report;
 pub mod money;
 pub mod order;
 pub mod order_status;

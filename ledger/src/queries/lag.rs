@@ -70,3 +70,14 @@ pub async fn consumer_lags(
         })
         .collect())
 }
+
+/// Position of the last event in the store's read order (0: none).
+pub async fn head_position(client: &impl GenericClient) -> Result<i64, tokio_postgres::Error> {
+    let row = client
+        .query_opt(
+            "SELECT position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1",
+            &[],
+        )
+        .await?;
+    Ok(row.map_or(0, |r| r.get(0)))
+}
