@@ -7,11 +7,13 @@
 //   SCREENSHOTS   where each step's screenshot goes (target/screenshots)
 //   USER_FILE     a file of user ids to upload on that template
 //   QUOTA         the template's quota (the upload uses it up)
+//   CHANNEL       the name of a channel the console can allow
+// (`ledger audit verify` ran before: the finance page shows its verdict.)
 // Exits non-zero on the first failed step, naming it.
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 
-const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA } = process.env;
+const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL } = process.env;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -63,13 +65,35 @@ async function createTemplate(page) {
   return name;
 }
 
-async function templatePage(page, issued) {
+async function templatePage(page, issued, jobDone) {
   await page.goto(`${BASE_URL}/admin#/templates/${SN}`);
   await page.locator('[data-stat="issued"]').filter({ hasText: new RegExp(`^${issued}$`) }).waitFor();
   check(await page.locator(".chart canvas").count() > 0, "the chart is drawn");
+  if (jobDone) await page.locator("#jobs .status.done").first().waitFor();
   await shot(page, "04-template");
 }
 
+/** On the template made in the browser: raise the quota, change the
+ *  reminders, allow a channel; each shows on the reloaded page. */
+async function templateSettings(page, name) {
+  await page.getByRole("heading", { name }).waitFor();
+  await page.getByLabel(/^Quota/).fill("1500");
+  await page.getByRole("button", { name: "Raise quota" }).click();
+  await page.getByLabel(/^Quota \(issued 0/).and(page.locator('[value="1500"]')).waitFor();
+  await page.getByLabel("Remind days before expiry").fill("7, 1");
+  await page.getByRole("button", { name: "Save reminders" }).click();
+  await page.getByLabel("Remind days before expiry").and(page.locator('[value="7, 1"]')).waitFor();
+  await page.getByLabel("Allow a channel").selectOption({ label: CHANNEL });
+  await page.getByRole("button", { name: "Allow", exact: true }).click();
+  await page.locator("#channels li").filter({ hasText: CHANNEL }).waitFor();
+  await page.getByLabel(/^Quota/).fill("10");
+  await page.getByRole("button", { name: "Raise quota" }).click();
+  await page.locator("[role=alert]").filter({ hasText: "total may only be raised (now 1500)" }).waitFor();
+  await shot(page, "08-template-settings");
+}
+
+/** Uploads USER_FILE on the template page open. At desktop width the quota
+ *  has room; at phone width it is used up: every line ends sold out. */
 async function bulkIssuance(page) {
   await page.setInputFiles("#user-file", USER_FILE);
   await page.getByRole("button", { name: "Upload" }).click();
@@ -101,6 +125,39 @@ async function couponLookup(page) {
   await shot(page, "07-coupon-timeline");
 }
 
+async function finance(page) {
+  await page.getByRole("link", { name: "Finance" }).click();
+  await page.getByRole("heading", { name: "Finance" }).waitFor();
+  await page.locator("#last-verify").filter({ hasText: "intact" }).waitFor();
+  await page.getByLabel("By").selectOption("template");
+  await page.getByRole("button", { name: "Run report" }).click();
+  const row = page.locator("#liability-table tr").filter({ has: page.getByRole("rowheader", { name: SN }) });
+  await row.waitFor();
+  check((await row.locator("td").first().textContent()) === QUOTA, "the report counts the quota as issued");
+  await shot(page, "09-finance");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download CSV" }).click(),
+  ]);
+  const { readFileSync } = await import("node:fs");
+  const csv = readFileSync(await download.path(), "utf8");
+  check(csv.startsWith("group,issued,unused,") && csv.includes(`${SN},${QUOTA},`), "the CSV has the template's row");
+  // The end of a past day: nothing was owed then.
+  await page.getByLabel("As of the end of").fill("2020-01-31");
+  await page.getByLabel("By").selectOption("channel");
+  await page.getByRole("button", { name: "Run report" }).click();
+  await page.getByRole("heading", { name: /Liability as of .*2020/ }).waitFor();
+  check(await page.locator("#liability-table tbody tr").count() === 1, "only the total row in 2020");
+}
+
+async function workers(page) {
+  await page.getByRole("link", { name: "Workers" }).click();
+  await page.locator("#lag-table").getByRole("rowheader", { name: "relay:coupon.events.template_stats" }).waitFor();
+  await page.locator("#queue-table").getByRole("rowheader", { name: "coupon.issuance.work" }).waitFor();
+  await page.getByRole("heading", { name: /^Dead letters/ }).waitFor();
+  await shot(page, "10-workers");
+}
+
 async function tokenKeptOutOfUrlAndStorage(page) {
   check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
   const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
@@ -110,14 +167,18 @@ async function tokenKeptOutOfUrlAndStorage(page) {
 
 try {
   for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
-    const context = await browser.newContext({ viewport });
+    const desktop = viewport.width === 1280;
+    const context = await browser.newContext({ viewport, acceptDownloads: true });
     const page = await context.newPage();
     await signIn(page);
-    if (viewport.width === 1280) await createTemplate(page);
+    const name = await createTemplate(page);
+    await templateSettings(page, name);
     // Before the upload: the test's claims; after it: the whole quota.
-    await templatePage(page, viewport.width === 1280 ? ISSUED : QUOTA);
-    if (viewport.width === 1280) await bulkIssuance(page);
+    await templatePage(page, desktop ? ISSUED : QUOTA, !desktop);
+    await bulkIssuance(page);
     await couponLookup(page);
+    await finance(page);
+    await workers(page);
     await tokenKeptOutOfUrlAndStorage(page);
     await context.close();
   }

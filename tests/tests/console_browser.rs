@@ -57,13 +57,18 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     }
     let env = Env::new().await.unwrap();
     // The template page's numbers come from the stats projection.
-    let _workers = Workers::start(&env, "relay,template_stats,issuance").unwrap();
+    let _workers = Workers::start(&env, "relay,template_stats,issuance,sealer").unwrap();
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(1_000, 1).await.unwrap();
     let channel = server.channel_for(&sn).await.unwrap();
     for user in ["ann", "bob", "cyd"] {
         assert_eq!(server.claim(&channel, &sn, user).await.unwrap().0, 201);
     }
+    // The finance page shows the last verify's verdict.
+    let verified = tests::workers::ledger(&env, &["audit", "verify"])
+        .await
+        .unwrap();
+    assert!(verified.status.success());
     let screenshots = workspace().join("target/screenshots");
     // 20,000 users for the upload; the quota leaves most of them sold out.
     let dir = std::env::temp_dir().join(format!("console-{}", uuid::Uuid::new_v4()));
@@ -82,6 +87,7 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
             ("SCREENSHOTS", screenshots.to_str().unwrap()),
             ("USER_FILE", file.to_str().unwrap()),
             ("QUOTA", "1000"),
+            ("CHANNEL", "test channel"),
         ])
         .output()
         .await

@@ -171,7 +171,7 @@ async function templatePage(sn) {
 
 /** Raise the quota; change the reminder days (both answer the new template). */
 function settingsForms(t) {
-  const total = el("input", { id: "quota", type: "number", min: t.total, step: 1, value: t.total, required: true });
+  const total = el("input", { id: "quota", type: "number", step: 1, value: t.total, required: true });
   const quotaNote = el("p", { class: "error", role: "alert" });
   const quota = el("form", { class: "card inline", on: { submit: async (e) => {
     e.preventDefault();
@@ -218,8 +218,9 @@ function channelsSection(t) {
       if (a.status === 200) return templatePage(t.sn);
       note.textContent = errorText(a.body);
     } } }, el("label", { for: "allow-channel" }, "Allow a channel"), pick,
-      el("button", { type: "submit", disabled: others.length === 0 }, "Allow"), note);
-    box.replaceChildren(allowed.length ? el("ul", {}, allowed) : el("p", {}, "No channel may issue it yet."), form);
+      el("button", { type: "submit" }, "Allow"), note);
+    const more = others.length ? form : el("p", { class: "hint" }, "Every channel may issue it (create channels with POST /v1/channels).");
+    box.replaceChildren(allowed.length ? el("ul", {}, allowed) : el("p", {}, "No channel may issue it yet."), more);
   })();
   return box;
 }
