@@ -1,6 +1,7 @@
 //! The admin console in a real headless Chromium (DESIGN §14): Debian's
 //! `chromium` driven by playwright-core from npm (`tests/browser/`), each step
-//! screenshotted under `target/screenshots/` at 1280×800 and 390×844.
+//! screenshotted under `target/screenshots/` at 1280×800 and 390×844; the
+//! token never in a URL, localStorage or the server's log.
 //!
 //! The browser and playwright-core are installed when missing (apt-get, npm
 //! ci); the test is skipped, saying why, only when neither can be.
@@ -58,7 +59,14 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     let env = Env::new().await.unwrap();
     // The template page's numbers come from the stats projection.
     let _workers = Workers::start(&env, "relay,template_stats,issuance,sealer").unwrap();
-    let server = Server::start(&env).await.unwrap();
+    // The server's log, every request at info: the token must not be in it.
+    let dir = std::env::temp_dir().join(format!("console-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("serve.log");
+    let logging = [("LEDGER_LOG_FORMAT", "json"), ("RUST_LOG", "info")];
+    let server = Server::start_logging_to(&env, &logging, &log)
+        .await
+        .unwrap();
     let sn = server.active_template(1_000, 1).await.unwrap();
     let channel = server.channel_for(&sn).await.unwrap();
     for user in ["ann", "bob", "cyd"] {
@@ -71,8 +79,6 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     assert!(verified.status.success());
     let screenshots = workspace().join("target/screenshots");
     // 20,000 users for the upload; the quota leaves most of them sold out.
-    let dir = std::env::temp_dir().join(format!("console-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("users.txt");
     let users: String = (0..20_000).map(|i| format!("fan-{i}\n")).collect();
     std::fs::write(&file, users).unwrap();
@@ -98,4 +104,10 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     );
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("every step passed"), "{stdout}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("/v1/reports/liability"),
+        "the console's requests are logged"
+    );
+    assert!(!text.contains(ADMIN_TOKEN), "the admin token is in the log");
 }
