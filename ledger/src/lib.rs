@@ -28,6 +28,9 @@
 //!   anything printed; [`logging`]: tracing as text or JSON lines.
 //! - [`db`]: the Postgres connection pool. [`migrate`]: `ledger migrate`.
 //! - [`csv_line`]: one CSV record, quoted where needed (reports).
+//! - [`codes`]: redemption codes, pure: [`codes::Code`] parsed from what
+//!   people type (length, alphabet, check character, no key needed) and
+//!   [`codes::CodeKey`] (serial ↔ code, forgeries refused by the tag).
 //! - [`redis_handle`]: Redis as an optional accelerator.
 //! - [`secret_box`]: channel secrets sealed at rest under `LEDGER_SECRET_KEY`.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
@@ -58,12 +61,15 @@
 //!   `cli/report.rs`, `cli/export.rs`.
 //! - Flash sales: [`flash`] (Redis gate and reconciliation, group commit in
 //!   `commands/claim_batch.rs`, rate limits in `domain/rate_limit.rs`).
-//! - Redemption codes and packages: `domain/code.rs` (keyed permutation + tag),
-//!   `commands/redemptions.rs`, `commands/packages.rs`, `cli/codes.rs`.
+//! - Redemption codes and packages: [`codes`] (the pure scheme: FF1 keyed
+//!   permutation of serial + HMAC tag, Damm check character; see
+//!   `docs/redemption-codes.md`), `commands/redemptions.rs`,
+//!   `commands/packages.rs`, `cli/codes.rs`.
 //! - Admin console: `api/admin/` (server-rendered pages, vendored assets).
 
 pub mod api;
 pub mod audit;
+pub mod codes;
 pub mod commands;
 pub mod config;
 pub mod csv_line;

@@ -56,6 +56,8 @@ pub struct Sealed {
 struct NamedKey {
     id: String,
     cipher: ChaCha20Poly1305,
+    /// The redemption codes' key, derived from the same bytes (DESIGN §13).
+    code: std::sync::Arc<crate::codes::CodeKey>,
 }
 
 /// The current key (seals, opens) and older keys (open only).
@@ -148,6 +150,21 @@ impl Keyring {
     fn keys(&self) -> impl Iterator<Item = &NamedKey> {
         std::iter::once(&self.current).chain(&self.old)
     }
+
+    /// The key new code batches are made under.
+    pub fn code_key(&self) -> &crate::codes::CodeKey {
+        &self.current.code
+    }
+
+    /// Every key a code may have been made under, the current one first.
+    pub fn code_keys(&self) -> impl Iterator<Item = &crate::codes::CodeKey> {
+        self.keys().map(|k| k.code.as_ref())
+    }
+
+    /// The codes' key of a batch made under `key_id`, if it is configured.
+    pub fn code_key_by_id(&self, key_id: &str) -> Option<std::sync::Arc<crate::codes::CodeKey>> {
+        self.keys().find(|k| k.id == key_id).map(|k| k.code.clone())
+    }
 }
 
 fn parse_key(value: &str) -> Result<NamedKey, KeyError> {
@@ -163,10 +180,14 @@ fn parse_key(value: &str) -> Result<NamedKey, KeyError> {
     if hex_key.len() != KEY_HEX_LEN {
         return Err(KeyError::KeyHex);
     }
-    let bytes = hex::decode(hex_key).map_err(|_| KeyError::KeyHex)?;
+    let bytes: [u8; 32] = hex::decode(hex_key)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or(KeyError::KeyHex)?;
     Ok(NamedKey {
         id: id.to_owned(),
         cipher: ChaCha20Poly1305::new(Key::from_slice(&bytes)),
+        code: std::sync::Arc::new(crate::codes::CodeKey::derive(id, &bytes)),
     })
 }
 

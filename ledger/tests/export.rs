@@ -23,7 +23,7 @@ use uuid::Uuid;
 const STREAMS_PER_KIND: usize = 20;
 const EVENTS_PER_STREAM: usize = 4;
 /// 320 events.
-const EVENTS: usize = 4 * STREAMS_PER_KIND * EVENTS_PER_STREAM;
+const EVENTS: usize = StreamKind::ALL.len() * STREAMS_PER_KIND * EVENTS_PER_STREAM;
 
 fn base() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 23, 8, 0, 0).unwrap()
@@ -57,8 +57,11 @@ fn stream_ids(streams_per_kind: usize) -> Vec<String> {
     for s in 0..streams_per_kind {
         for kind in StreamKind::ALL {
             let key = match kind {
-                StreamKind::Coupon | StreamKind::Channel => Uuid::now_v7().to_string(),
+                StreamKind::Coupon | StreamKind::Channel | StreamKind::CodeBatch => {
+                    Uuid::now_v7().to_string()
+                }
                 StreamKind::Order | StreamKind::Template => format!("k{s}-{}", Uuid::now_v7()),
+                StreamKind::Code => format!("{}-{s}", Uuid::now_v7()),
             };
             ids.push(kind.id(key));
         }
@@ -480,7 +483,7 @@ const BAD_ARGUMENTS: [(&str, &str); 10] = [
     ),
     (
         "--from-position 1 --stream-kind job --format csv",
-        "[possible values: coupon, order, template, channel]",
+        "[possible values: coupon, order, template, channel, codebatch, code]",
     ),
     (
         "--from 2026-11-23T08:00:00Z --from-position 1 --format csv",

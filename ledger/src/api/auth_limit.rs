@@ -27,14 +27,14 @@ pub const ADDRESS_FAILURES: u32 = 100;
 pub const WINDOW: Duration = Duration::from_secs(60);
 pub const MAX_TRACKED: usize = 10_000;
 
-/// Fixed windows of failure counts per key.
-struct Windows<K> {
+/// Fixed windows of failure counts per key (also `guess_limit`'s).
+pub(crate) struct Windows<K> {
     limit: u32,
     started: HashMap<K, (Instant, u32)>,
 }
 
 impl<K: Hash + Eq> Windows<K> {
-    fn new(limit: u32) -> Self {
+    pub(crate) fn new(limit: u32) -> Self {
         Self {
             limit,
             started: HashMap::new(),
@@ -42,13 +42,13 @@ impl<K: Hash + Eq> Windows<K> {
     }
 
     /// How long `key` must wait, if it has used up its window.
-    fn wait(&self, key: &K, now: Instant) -> Option<Duration> {
+    pub(crate) fn wait(&self, key: &K, now: Instant) -> Option<Duration> {
         let (start, failures) = self.started.get(key)?;
         let end = *start + WINDOW;
         (*failures >= self.limit && now < end).then(|| end - now)
     }
 
-    fn fail(&mut self, key: K, now: Instant) {
+    pub(crate) fn fail(&mut self, key: K, now: Instant) {
         if !self.started.contains_key(&key) && self.started.len() >= MAX_TRACKED {
             self.started.retain(|_, (start, _)| now < *start + WINDOW);
             if self.started.len() >= MAX_TRACKED {
@@ -96,7 +96,10 @@ impl AuthLimit {
         let by_address = address.and_then(|a| counts.addresses.wait(&a, now));
         match by_channel.max(by_address) {
             None => Ok(()),
-            Some(retry_after) => Err(Limited { retry_after }),
+            Some(retry_after) => Err(Limited {
+                retry_after,
+                what: "failed signatures",
+            }),
         }
     }
 
@@ -121,20 +124,21 @@ impl AuthLimit {
 #[derive(Debug)]
 pub struct Limited {
     pub retry_after: Duration,
+    /// What there were too many of.
+    pub what: &'static str,
 }
 
 impl IntoResponse for Limited {
     fn into_response(self) -> Response {
-        too_many(self.retry_after)
+        too_many(self.retry_after, self.what)
     }
 }
 
 /// `Retry-After` is in whole seconds, rounded up.
-fn too_many(wait: Duration) -> Response {
+fn too_many(wait: Duration, what: &str) -> Response {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let mut response =
-        ApiError::TooManyRequests(format!("too many failed signatures; retry after {secs} s"))
-            .into_response();
+        ApiError::TooManyRequests(format!("too many {what}; retry after {secs} s")).into_response();
     response
         .headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from(secs.max(1)));

@@ -65,6 +65,7 @@ impl Ctx {
             correlation_id: self.correlation_id.clone(),
             causation_id: None,
             idempotency_key: self.idempotency_key.clone(),
+            code: None,
         }
     }
 

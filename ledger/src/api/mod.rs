@@ -8,6 +8,8 @@
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`], [`issuance_jobs`]: the routes.
+//! - [`code_batches`], [`redemptions`]: redemption codes (DESIGN §13);
+//!   [`guess_limit`]: 429 after repeated unknown codes.
 //! - [`reports`], [`audit`]: finance (liability report, audit status);
 //!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
@@ -22,11 +24,13 @@ pub mod auth_limit;
 pub mod channels;
 pub mod claim_metrics;
 pub mod claims;
+pub mod code_batches;
 pub mod context;
 pub mod coupons;
 pub mod dead_letters;
 pub mod error;
 pub mod extract;
+pub mod guess_limit;
 pub mod health;
 pub mod issuance_jobs;
 pub mod issuance_metrics;
@@ -37,6 +41,7 @@ pub mod orders;
 pub mod pipeline_metrics;
 pub mod projections;
 pub mod queue_metrics;
+pub mod redemptions;
 pub mod refresh;
 pub mod reminder_metrics;
 pub mod reports;
@@ -107,6 +112,8 @@ pub struct Shared {
     pub metrics: Arc<Metrics>,
     pub secrets: Arc<secret_cache::SecretCache>,
     pub auth_limit: Arc<auth_limit::AuthLimit>,
+    /// Failed redemptions per user and address (against guessing codes).
+    pub guess_limit: Arc<guess_limit::GuessLimit>,
     /// Publishes bulk-issuance chunks (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
@@ -161,8 +168,8 @@ impl Shared {
 struct ApiDoc;
 
 /// The routes and their OpenAPI document, from the same list. Every route
-/// but the file upload is bounded by [`REQUEST_TIMEOUT`]; an upload of a
-/// large file streams for as long as its body does.
+/// but the file upload and a batch's codes is bounded by
+/// [`REQUEST_TIMEOUT`]; those stream for as long as their bodies do.
 pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let (timed, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
@@ -194,9 +201,16 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(reports::liability))
         .routes(routes!(audit::status))
         .routes(routes!(workers::status))
+        .routes(routes!(code_batches::create))
+        .routes(routes!(code_batches::read))
+        .routes(routes!(code_batches::stop))
+        .routes(routes!(redemptions::redeem))
         .split_for_parts();
+    // Untimed: a large upload, or a batch's millions of codes, streams for
+    // as long as its body does.
     let (uploads, upload_doc) = OpenApiRouter::new()
         .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
+        .routes(routes!(code_batches::codes))
         .split_for_parts();
     doc.merge(upload_doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);

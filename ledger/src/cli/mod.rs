@@ -2,6 +2,7 @@
 //! and the dispatch. A new subcommand is one more file and one more arm.
 
 mod audit;
+mod codes;
 mod events;
 mod export;
 mod issue;
@@ -57,6 +58,11 @@ pub enum Command {
     /// Bulk issuance: upload a file of user ids for a template and follow
     /// the job until it ends (a client of the HTTP API).
     Issue(issue::Args),
+    /// Redemption codes: export a batch's codes.
+    Codes {
+        #[command(subcommand)]
+        command: codes::Command,
+    },
 }
 
 impl Command {
@@ -82,6 +88,7 @@ impl Command {
             Command::Report { command } => report::run(&config, command).await.map(|()| 0),
             Command::Schemas(args) => schemas::run(&args).map(|()| 0),
             Command::Issue(args) => issue::run(&config, args).await,
+            Command::Codes { command } => codes::run(&config, command).await,
         }
     }
 }

@@ -27,6 +27,15 @@ pub fn lines(total: u64, what: &str) -> indicatif::ProgressBar {
     )
 }
 
+/// A bar of codes written.
+pub fn codes(total: u64, what: &str) -> indicatif::ProgressBar {
+    counted(
+        total,
+        what,
+        "{msg} {wide_bar} {pos}/{len} codes ({per_sec}, eta {eta})",
+    )
+}
+
 fn counted(total: u64, what: &str, template: &str) -> indicatif::ProgressBar {
     let bar = if total > 0 {
         indicatif::ProgressBar::new(total)

@@ -51,6 +51,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         metrics,
         secrets,
         auth_limit: Default::default(),
+        guess_limit: Default::default(),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
         flash: flash.clone(),

@@ -15,10 +15,12 @@
 pub mod channels;
 pub mod claim;
 pub mod claim_batch;
+pub mod code_batches;
 pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;
 pub mod orders;
+pub mod redeem;
 pub mod refunds;
 pub mod reminders;
 pub mod templates;

@@ -26,6 +26,16 @@ pub struct Metadata {
     pub causation_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
+    /// The redemption code that asked for it: its batch and serial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeRef>,
+}
+
+/// A redemption code by what it encodes (DESIGN §13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CodeRef {
+    pub batch_id: Uuid,
+    pub serial: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -70,6 +80,35 @@ pub struct TemplateQuotaRaised {
 pub struct TemplateChannelAllowed {
     pub sn: String,
     pub channel_id: Uuid,
+}
+
+/// A batch of redemption codes: serials `[first_serial, first_serial +
+/// count)` under key `key_id`, each code good for `uses_per_code` uses (once
+/// per user), a user redeeming at most `per_user` codes of the batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CodeBatchCreated {
+    pub batch_id: Uuid,
+    pub template_sn: String,
+    pub key_id: String,
+    pub first_serial: i64,
+    pub count: i64,
+    pub uses_per_code: i32,
+    pub per_user: i32,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CodeBatchStopped {
+    pub batch_id: Uuid,
+}
+
+/// One use of a code (its stream's version is the code's use count).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CodeRedeemed {
+    pub batch_id: Uuid,
+    pub serial: i64,
+    pub user_id: String,
+    pub coupon_id: Uuid,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -12,9 +12,9 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
-    ChannelCreated, CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled,
-    TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
-    TemplateUpdated,
+    ChannelCreated, CodeBatchCreated, CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued,
+    OrderLocked, OrderRefunded, OrderSettled, TemplateChannelAllowed, TemplateCreated,
+    TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
@@ -108,6 +108,9 @@ ledger_events! {
     OrderCancelled(OrderSettled, 1, Order),
     OrderReleased(OrderSettled, 1, Order),
     OrderRefunded(OrderRefunded, 1, Order),
+    CodeBatchCreated(CodeBatchCreated, 1, CodeBatch),
+    CodeBatchStopped(CodeBatchStopped, 1, CodeBatch),
+    CodeRedeemed(CodeRedeemed, 1, Code),
 }
 
 /// Why a stored event could not be decoded.

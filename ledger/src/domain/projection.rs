@@ -146,7 +146,9 @@ pub fn follows(projection: &str, kind: StreamKind) -> bool {
     match kind {
         StreamKind::Coupon => true,
         StreamKind::Order => projection == TEMPLATE_STATS,
-        StreamKind::Template | StreamKind::Channel => false,
+        StreamKind::Template | StreamKind::Channel | StreamKind::CodeBatch | StreamKind::Code => {
+            false
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Streams: every kind of stream the store holds and its id prefix, in one
 //! place. A stream id is `<prefix><key>` (`coupon-<uuid>`, `order-<id>`,
-//! `template-<sn>`, `channel-<uuid>`, DESIGN §4); it is built with
+//! `template-<sn>`, `channel-<uuid>`, DESIGN §4; `codebatch-<uuid>` and
+//! `code-<batch uuid>-<serial>`, one stream per redemption code used, whose
+//! version is its use count, DESIGN §13); it is built with
 //! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
 
 use std::fmt;
@@ -14,10 +16,19 @@ pub enum StreamKind {
     Order,
     Template,
     Channel,
+    CodeBatch,
+    Code,
 }
 
 impl StreamKind {
-    pub const ALL: [StreamKind; 4] = [Self::Coupon, Self::Order, Self::Template, Self::Channel];
+    pub const ALL: [StreamKind; 6] = [
+        Self::Coupon,
+        Self::Order,
+        Self::Template,
+        Self::Channel,
+        Self::CodeBatch,
+        Self::Code,
+    ];
 
     /// The prefix of this kind's stream ids, dash included.
     pub const fn prefix(self) -> &'static str {
@@ -26,6 +37,8 @@ impl StreamKind {
             Self::Order => "order-",
             Self::Template => "template-",
             Self::Channel => "channel-",
+            Self::CodeBatch => "codebatch-",
+            Self::Code => "code-",
         }
     }
 
@@ -47,6 +60,9 @@ pub enum Stream<'a> {
     Order(&'a str),
     Template(&'a str),
     Channel(Uuid),
+    CodeBatch(Uuid),
+    /// A code: its batch and serial.
+    Code(Uuid, i64),
 }
 
 /// A stream id no kind claims (or whose key does not parse).
@@ -68,6 +84,12 @@ impl<'a> Stream<'a> {
             StreamKind::Order => Self::Order(key),
             StreamKind::Template => Self::Template(key),
             StreamKind::Channel => Self::Channel(uuid(key)?),
+            StreamKind::CodeBatch => Self::CodeBatch(uuid(key)?),
+            StreamKind::Code => {
+                let (batch, serial) = key.rsplit_once('-').ok_or_else(unknown)?;
+                let serial = serial.parse().ok().filter(|s: &i64| *s >= 0);
+                Self::Code(uuid(batch)?, serial.ok_or_else(unknown)?)
+            }
         })
     }
 
@@ -77,6 +99,8 @@ impl<'a> Stream<'a> {
             Self::Order(_) => StreamKind::Order,
             Self::Template(_) => StreamKind::Template,
             Self::Channel(_) => StreamKind::Channel,
+            Self::CodeBatch(_) => StreamKind::CodeBatch,
+            Self::Code(..) => StreamKind::Code,
         }
     }
 }
@@ -85,10 +109,18 @@ impl fmt::Display for Stream<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let prefix = self.kind().prefix();
         match self {
-            Self::Coupon(id) | Self::Channel(id) => write!(f, "{prefix}{id}"),
+            Self::Coupon(id) | Self::Channel(id) | Self::CodeBatch(id) => {
+                write!(f, "{prefix}{id}")
+            }
             Self::Order(key) | Self::Template(key) => write!(f, "{prefix}{key}"),
+            Self::Code(batch, serial) => write!(f, "{prefix}{}", code_key(*batch, *serial)),
         }
     }
+}
+
+/// A code stream's key: `<batch uuid>-<serial>`.
+pub fn code_key(batch: Uuid, serial: i64) -> String {
+    format!("{batch}-{serial}")
 }
 
 #[cfg(test)]
@@ -103,6 +135,8 @@ mod tests {
             (Stream::Order("o-42"), "o-42".to_owned()),
             (Stream::Template("SN123"), "SN123".to_owned()),
             (Stream::Channel(id), id.to_string()),
+            (Stream::CodeBatch(id), id.to_string()),
+            (Stream::Code(id, 7), code_key(id, 7)),
         ] {
             let text = stream.kind().id(&key);
             assert_eq!(text, stream.to_string());
@@ -113,7 +147,17 @@ mod tests {
     #[test]
     fn a_name_is_its_prefix_without_the_dash() {
         let names = StreamKind::ALL.map(StreamKind::name);
-        assert_eq!(names, ["coupon", "order", "template", "channel"]);
+        assert_eq!(
+            names,
+            [
+                "coupon",
+                "order",
+                "template",
+                "channel",
+                "codebatch",
+                "code"
+            ]
+        );
     }
 
     #[test]
@@ -126,6 +170,8 @@ mod tests {
             "order-",
             "job-1",
             "Coupon-1",
+            "code-42",
+            "codebatch-x",
         ] {
             assert!(Stream::parse(id).is_err(), "{id}");
         }

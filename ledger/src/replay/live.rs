@@ -20,8 +20,9 @@ use super::compare::Differences;
 use super::fold::{OrderRows, ReplayedCoupon};
 use super::partition::Partitions;
 use super::tables::{
-    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, NamesOver,
-    OrderRow, Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
+    BucketRow, Cents, ChannelRow, ClaimsRow, CodeBatchRow, CodeRedemptionRow, CodeUseRow,
+    CodeUserRow, Counts, CouponRow, Fields, Map, Names, NamesOver, OrderRow, Present, RefundRow,
+    Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
@@ -89,6 +90,7 @@ pub async fn compare_tables(
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
         .await?;
+    c.codes(t).await?;
     let show = |k: &(String, CouponStatus)| format!("{:?}", (k.0.as_str(), k.1.as_str()));
     let stats = &mut t.template_stats;
     c.table(
@@ -99,6 +101,67 @@ pub async fn compare_tables(
         show,
     )
     .await
+}
+
+impl Live<'_, '_, '_> {
+    /// The redemption codes' tables (DESIGN §13).
+    async fn codes(&mut self, t: &mut Tables) -> Result<(), tokio_postgres::Error> {
+        let batches = &mut t.code_batches;
+        self.table(
+            "code_batches",
+            CODE_BATCHES,
+            plain(code_batch),
+            batches,
+            debug,
+        )
+        .await?;
+        let uses = plain(|r| {
+            Ok((
+                (r.try_get(0)?, r.try_get(1)?),
+                CodeUseRow {
+                    uses: r.try_get(2)?,
+                },
+            ))
+        });
+        self.table("code_uses", CODE_USES, uses, &mut t.code_uses, debug)
+            .await?;
+        let redemption = plain(|r| {
+            let row = CodeRedemptionRow {
+                coupon_id: r.try_get(3)?,
+                redeemed_at: r.try_get(4)?,
+            };
+            Ok(((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?), row))
+        });
+        let all = &mut t.code_redemptions;
+        self.table("code_redemptions", CODE_REDEMPTIONS, redemption, all, debug)
+            .await?;
+        let user = plain(|r| {
+            let row = CodeUserRow {
+                redeemed: r.try_get(2)?,
+            };
+            Ok(((r.try_get(0)?, r.try_get(1)?), row))
+        });
+        let all = &mut t.code_batch_users;
+        self.table("code_batch_users", CODE_BATCH_USERS, user, all, debug)
+            .await
+    }
+}
+
+fn code_batch(r: &Line) -> Result<(Uuid, CodeBatchRow), tokio_postgres::Error> {
+    let row = CodeBatchRow {
+        template_sn: r.try_get(1)?,
+        key_id: r.try_get(2)?,
+        first_serial: r.try_get(3)?,
+        count: r.try_get(4)?,
+        uses_per_code: r.try_get(5)?,
+        per_user: r.try_get(6)?,
+        status: r.try_get(7)?,
+        expires_at: r.try_get(8)?,
+        redeemed: r.try_get(9)?,
+        version: r.try_get(10)?,
+        created_at: r.try_get(11)?,
+    };
+    Ok((r.try_get(0)?, row))
 }
 
 /// Compares a bucket of users' claims and balances with `counts`; `filter`
@@ -213,6 +276,43 @@ const CHANNELS: Query = (
 const TEMPLATE_CHANNELS: Query = (
     "SELECT template_sn, channel_id FROM template_channels",
     &[Type::TEXT, Type::UUID],
+);
+const CODE_BATCHES: Query = (
+    "SELECT id, template_sn, key_id, first_serial, count, uses_per_code, per_user, status,
+            expires_at, redeemed, version, created_at
+       FROM code_batches",
+    &[
+        Type::UUID,
+        Type::TEXT,
+        Type::TEXT,
+        Type::INT8,
+        Type::INT8,
+        Type::INT4,
+        Type::INT4,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::INT8,
+        Type::INT4,
+        Type::TIMESTAMPTZ,
+    ],
+);
+const CODE_USES: Query = (
+    "SELECT batch_id, serial, uses FROM code_uses",
+    &[Type::UUID, Type::INT8, Type::INT4],
+);
+const CODE_REDEMPTIONS: Query = (
+    "SELECT batch_id, serial, user_id, coupon_id, redeemed_at FROM code_redemptions",
+    &[
+        Type::UUID,
+        Type::INT8,
+        Type::TEXT,
+        Type::UUID,
+        Type::TIMESTAMPTZ,
+    ],
+);
+const CODE_BATCH_USERS: Query = (
+    "SELECT batch_id, user_id, redeemed FROM code_batch_users",
+    &[Type::UUID, Type::TEXT, Type::INT4],
 );
 const USER_CLAIMS: Query = (
     "SELECT template_sn, user_id, claimed FROM user_claims WHERE claimed <> 0",

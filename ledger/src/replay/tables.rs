@@ -136,6 +136,35 @@ row!(
 
 row!(ClaimsRow { claimed: i32 });
 
+row!(CodeBatchRow {
+    template_sn: String,
+    key_id: String,
+    first_serial: i64,
+    count: i64,
+    uses_per_code: i32,
+    per_user: i32,
+    status: String,
+    expires_at: Option<DateTime<Utc>>,
+    redeemed: i64,
+    version: i32,
+    created_at: DateTime<Utc>,
+});
+
+row!(
+    /// A code's uses: its stream's version.
+    CodeUseRow { uses: i32 }
+);
+
+row!(CodeRedemptionRow {
+    coupon_id: Uuid,
+    redeemed_at: DateTime<Utc>,
+});
+
+row!(
+    /// Codes of a batch one user redeemed.
+    CodeUserRow { redeemed: i32 }
+);
+
 row!(OrderRow {
     user_id: Option<String>,
     status: String,
@@ -257,6 +286,13 @@ pub struct Tables {
     pub template_totals: Map<String, TotalsRow>,
     /// (template, status) → bucket (see `fold::add_template_stats`).
     pub template_stats: Map<(String, CouponStatus), BucketRow>,
+    pub code_batches: Map<Uuid, CodeBatchRow>,
+    /// (batch, serial).
+    pub code_uses: Map<(Uuid, i64), CodeUseRow>,
+    /// (batch, serial, user).
+    pub code_redemptions: Map<(Uuid, i64, String), CodeRedemptionRow>,
+    /// (batch, user).
+    pub code_batch_users: Map<(Uuid, String), CodeUserRow>,
 }
 
 /// What the coupons of a bucket of users add up to: their claims and the

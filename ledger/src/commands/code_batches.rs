@@ -1,0 +1,196 @@
+//! Batches of redemption codes (DESIGN §13): creating one takes a contiguous
+//! range of its key's serials (nothing is stored per code: each code is
+//! computed from its serial, see `codes`), stopping one refuses its codes.
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::Transaction;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::CommandError;
+use crate::codes::MAX_SERIALS;
+use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::stream::StreamKind;
+use crate::store::{self, NewEvent};
+
+/// What a new batch is asked to be.
+pub struct NewBatch<'a> {
+    pub template_sn: &'a str,
+    pub count: i64,
+    pub uses_per_code: i32,
+    pub per_user: i32,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A batch as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub id: Uuid,
+    pub template_sn: String,
+    pub key_id: String,
+    pub first_serial: i64,
+    pub count: i64,
+    pub uses_per_code: i32,
+    pub per_user: i32,
+    pub stopped: bool,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub redeemed: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Batch {
+    /// Whether `serial` is one of this batch's codes.
+    pub fn holds(&self, serial: i64) -> bool {
+        (self.first_serial..self.first_serial + self.count).contains(&serial)
+    }
+}
+
+pub async fn create(
+    tx: &Transaction<'_>,
+    key_id: &str,
+    new: &NewBatch<'_>,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Batch, CommandError> {
+    let exists = "SELECT status FROM templates WHERE sn = $1";
+    let status: String = tx
+        .query_opt(exists, &[&new.template_sn])
+        .await?
+        .ok_or(CommandError::NotFound("template"))?
+        .get(0);
+    if status == "void" {
+        let why = "the template is void".to_owned();
+        return Err(CommandError::Unprocessable("template_status", why));
+    }
+    let first_serial = take_serials(tx, key_id, new.count).await?;
+    let id = Uuid::now_v7();
+    tx.execute(
+        "INSERT INTO code_batches (id, template_sn, key_id, first_serial, count, uses_per_code,
+                                   per_user, status, expires_at, version, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, 1, $9)",
+        &[
+            &id,
+            &new.template_sn,
+            &key_id,
+            &first_serial,
+            &new.count,
+            &new.uses_per_code,
+            &new.per_user,
+            &new.expires_at,
+            &now,
+        ],
+    )
+    .await?;
+    let event = LedgerEvent::CodeBatchCreated(CodeBatchCreated {
+        batch_id: id,
+        template_sn: new.template_sn.to_owned(),
+        key_id: key_id.to_owned(),
+        first_serial,
+        count: new.count,
+        uses_per_code: new.uses_per_code,
+        per_user: new.per_user,
+        expires_at: new.expires_at,
+    });
+    let stream = StreamKind::CodeBatch.id(id);
+    store::append(tx, &stream, 0, &[NewEvent::of(&event, metadata, now)?]).await?;
+    read(&**tx, id)
+        .await?
+        .ok_or(CommandError::NotFound("code batch"))
+}
+
+/// The first of `count` serials of `key_id` nobody has: one guarded update
+/// of the key's counter (concurrent batches queue on its row).
+async fn take_serials(tx: &Transaction<'_>, key_id: &str, count: i64) -> Result<i64, CommandError> {
+    let max = i64::try_from(MAX_SERIALS).expect("2^31 fits i64");
+    let sql = "INSERT INTO code_serials AS s (key_id, next_serial) VALUES ($1, $2)
+               ON CONFLICT (key_id) DO UPDATE SET next_serial = s.next_serial + $2
+                WHERE s.next_serial + $2 <= $3
+               RETURNING next_serial - $2";
+    let row = tx.query_opt(sql, &[&key_id, &count, &max]).await?;
+    let first: i64 = row
+        .ok_or_else(|| {
+            let why =
+                format!("key {key_id} has fewer than {count} codes left: rotate LEDGER_SECRET_KEY");
+            CommandError::Unprocessable("codes_exhausted", why)
+        })?
+        .get(0);
+    debug_assert!(first >= 0 && first + count <= max);
+    Ok(first)
+}
+
+/// Stops a batch: its codes are refused from now on (422).
+pub async fn stop(
+    tx: &Transaction<'_>,
+    id: Uuid,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Batch, CommandError> {
+    let sql = "UPDATE code_batches SET status = 'stopped', version = version + 1
+                WHERE id = $1 AND status = 'active' RETURNING version";
+    let Some(row) = tx.query_opt(sql, &[&id]).await? else {
+        let batch = read(&**tx, id)
+            .await?
+            .ok_or(CommandError::NotFound("code batch"))?;
+        return Ok(batch); // stopped before: nothing changes
+    };
+    let version: i32 = row.get(0);
+    let event = LedgerEvent::CodeBatchStopped(CodeBatchStopped { batch_id: id });
+    let stream = StreamKind::CodeBatch.id(id);
+    let expected = version - 1;
+    store::append(
+        tx,
+        &stream,
+        expected,
+        &[NewEvent::of(&event, metadata, now)?],
+    )
+    .await?;
+    read(&**tx, id)
+        .await?
+        .ok_or(CommandError::NotFound("code batch"))
+}
+
+const COLUMNS: &str = "id, template_sn, key_id, first_serial, count, uses_per_code, per_user,
+                       status = 'stopped', expires_at, redeemed, created_at";
+
+fn batch_from(r: &tokio_postgres::Row) -> Batch {
+    Batch {
+        id: r.get(0),
+        template_sn: r.get(1),
+        key_id: r.get(2),
+        first_serial: r.get(3),
+        count: r.get(4),
+        uses_per_code: r.get(5),
+        per_user: r.get(6),
+        stopped: r.get(7),
+        expires_at: r.get(8),
+        redeemed: r.get(9),
+        created_at: r.get(10),
+    }
+}
+
+pub async fn read(
+    client: &impl GenericClient,
+    id: Uuid,
+) -> Result<Option<Batch>, tokio_postgres::Error> {
+    let sql = format!("SELECT {COLUMNS} FROM code_batches WHERE id = $1");
+    Ok(client
+        .query_opt(&sql, &[&id])
+        .await?
+        .as_ref()
+        .map(batch_from))
+}
+
+/// The batch of `key_id` whose range holds `serial`, if any.
+pub async fn holding(
+    client: &impl GenericClient,
+    key_id: &str,
+    serial: i64,
+) -> Result<Option<Batch>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM code_batches
+          WHERE key_id = $1 AND first_serial <= $2 ORDER BY first_serial DESC LIMIT 1"
+    );
+    let row = client.query_opt(&sql, &[&key_id, &serial]).await?;
+    Ok(row.as_ref().map(batch_from).filter(|b| b.holds(serial)))
+}

@@ -1,0 +1,164 @@
+//! Redeeming a code (DESIGN §13), in one transaction, guards in the design's
+//! order: the code's use counter (`uses < uses_per_code`: a used-up code is
+//! 410 whoever asks, as the Redis bitmap answers it), the user's count of
+//! the batch's codes (`per_user`, 409), then the template's own claim guards
+//! (its per-user limit and quota) and its coupon, and last the (code, user)
+//! pair, unique (409). Any refusal rolls everything back.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+
+use super::CommandError;
+use super::claim::{self, ClaimRequest};
+use super::code_batches::Batch;
+use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
+use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::stream::{Stream, code_key};
+use crate::store::{self, NewEvent};
+
+pub struct RedeemRequest<'a> {
+    pub batch: &'a Batch,
+    pub serial: i64,
+    pub user_id: &'a UserId,
+    pub now: DateTime<Utc>,
+    pub tz: Tz,
+}
+
+/// A redemption's coupon, and the code's uses after it.
+pub struct Redeemed {
+    pub coupon: CouponIssued,
+    pub uses: i32,
+}
+
+pub async fn redeem(
+    tx: &Transaction<'_>,
+    req: &RedeemRequest<'_>,
+    metadata: &Metadata,
+) -> Result<Redeemed, CommandError> {
+    let batch = req.batch;
+    debug_assert!(batch.holds(req.serial));
+    open(batch, req.now)?;
+    let uses = use_code(tx, req).await?;
+    count_user(tx, req).await?;
+    let template_sn = TemplateSn::parse(&batch.template_sn)
+        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
+    let claim = ClaimRequest {
+        template_sn: &template_sn,
+        user_id: req.user_id,
+        channel_id: None,
+        now: req.now,
+        tz: req.tz,
+    };
+    let metadata = Metadata {
+        code: Some(CodeRef {
+            batch_id: batch.id,
+            serial: req.serial,
+        }),
+        ..metadata.clone()
+    };
+    let coupon = claim::claim(tx, &claim, &metadata).await?;
+    record(tx, req, &coupon, uses, &metadata).await?;
+    Ok(Redeemed { coupon, uses })
+}
+
+/// A stopped or expired batch refuses its codes (422).
+fn open(batch: &Batch, now: DateTime<Utc>) -> Result<(), CommandError> {
+    if batch.stopped {
+        let why = "the code's batch is stopped".to_owned();
+        return Err(CommandError::Unprocessable("code_batch_stopped", why));
+    }
+    if batch.expires_at.is_some_and(|end| now >= end) {
+        let why = "the code's batch has expired".to_owned();
+        return Err(CommandError::Unprocessable("code_batch_expired", why));
+    }
+    Ok(())
+}
+
+/// The user may redeem at most `per_user` codes of the batch (409).
+async fn count_user(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<(), CommandError> {
+    let sql = "INSERT INTO code_batch_users AS u (batch_id, user_id, redeemed) VALUES ($1, $2, 1)
+               ON CONFLICT (batch_id, user_id) DO UPDATE SET redeemed = u.redeemed + 1
+                WHERE u.redeemed < $3
+               RETURNING redeemed";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+        [&req.batch.id, &req.user_id.as_str(), &req.batch.per_user];
+    if tx
+        .query_opt(&tx.prepare_cached(sql).await?, &params)
+        .await?
+        .is_none()
+    {
+        return Err(already_redeemed(req.batch.per_user));
+    }
+    Ok(())
+}
+
+fn already_redeemed(per_user: i32) -> CommandError {
+    let why = if per_user == 1 {
+        "the user already redeemed a code of this batch".to_owned()
+    } else {
+        format!("the user already redeemed this code, or {per_user} codes of its batch")
+    };
+    CommandError::Conflict("already_redeemed", why)
+}
+
+/// One use of the code, unless it has none left (410).
+async fn use_code(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<i32, CommandError> {
+    let sql = "INSERT INTO code_uses AS c (batch_id, serial, uses) VALUES ($1, $2, 1)
+               ON CONFLICT (batch_id, serial) DO UPDATE SET uses = c.uses + 1
+                WHERE c.uses < $3
+               RETURNING uses";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+        [&req.batch.id, &req.serial, &req.batch.uses_per_code];
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &params)
+        .await?;
+    let uses: i32 = row
+        .ok_or_else(|| CommandError::SoldOut("the code is used up".into()))?
+        .get(0);
+    debug_assert!(uses >= 1 && uses <= req.batch.uses_per_code);
+    Ok(uses)
+}
+
+/// The (code, user) pair, the batch's count and the `CodeRedeemed` event
+/// (the code's stream's version is its use count).
+async fn record(
+    tx: &Transaction<'_>,
+    req: &RedeemRequest<'_>,
+    coupon: &CouponIssued,
+    uses: i32,
+    metadata: &Metadata,
+) -> Result<(), CommandError> {
+    let pair = "INSERT INTO code_redemptions (batch_id, serial, user_id, coupon_id, redeemed_at)
+                VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+        &req.batch.id,
+        &req.serial,
+        &req.user_id.as_str(),
+        &coupon.coupon_id,
+        &req.now,
+    ];
+    if tx.execute(&tx.prepare_cached(pair).await?, &params).await? == 0 {
+        return Err(already_redeemed(req.batch.per_user));
+    }
+    let count = "UPDATE code_batches SET redeemed = redeemed + 1 WHERE id = $1";
+    tx.execute(&tx.prepare_cached(count).await?, &[&req.batch.id])
+        .await?;
+    let event = LedgerEvent::CodeRedeemed(CodeRedeemed {
+        batch_id: req.batch.id,
+        serial: req.serial,
+        user_id: req.user_id.as_str().to_owned(),
+        coupon_id: coupon.coupon_id,
+    });
+    let stream = Stream::Code(req.batch.id, req.serial).to_string();
+    debug_assert!(stream.ends_with(&code_key(req.batch.id, req.serial)));
+    store::append(
+        tx,
+        &stream,
+        uses - 1,
+        &[NewEvent::of(&event, metadata, req.now)?],
+    )
+    .await?;
+    Ok(())
+}
