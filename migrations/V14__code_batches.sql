@@ -39,7 +39,7 @@ CREATE TABLE code_redemptions (
     batch_id    uuid        NOT NULL REFERENCES code_batches (id),
     serial      bigint      NOT NULL,
     user_id     text        NOT NULL,
-    coupon_id   uuid        NOT NULL,
+    coupon_ids  uuid[]      NOT NULL,
     redeemed_at timestamptz NOT NULL,
     PRIMARY KEY (batch_id, serial, user_id)
 );

@@ -60,7 +60,9 @@ fn stream_ids(streams_per_kind: usize) -> Vec<String> {
                 StreamKind::Coupon | StreamKind::Channel | StreamKind::CodeBatch => {
                     Uuid::now_v7().to_string()
                 }
-                StreamKind::Order | StreamKind::Template => format!("k{s}-{}", Uuid::now_v7()),
+                StreamKind::Order | StreamKind::Template | StreamKind::Package => {
+                    format!("k{s}-{}", Uuid::now_v7())
+                }
                 StreamKind::Code => format!("{}-{s}", Uuid::now_v7()),
             };
             ids.push(kind.id(key));
@@ -483,7 +485,7 @@ const BAD_ARGUMENTS: [(&str, &str); 10] = [
     ),
     (
         "--from-position 1 --stream-kind job --format csv",
-        "[possible values: coupon, order, template, channel, codebatch, code]",
+        "[possible values: coupon, order, template, channel, codebatch, code, package]",
     ),
     (
         "--from 2026-11-23T08:00:00Z --from-position 1 --format csv",

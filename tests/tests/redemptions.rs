@@ -149,8 +149,8 @@ async fn a_code_gives_its_coupon_once_and_every_refusal_has_its_answer() {
         (body["uses"].clone(), body["uses_left"].clone()),
         (json!(1), json!(0))
     );
-    assert_eq!(body["coupon"]["template_sn"], sn.as_str());
-    assert_eq!(body["coupon"]["user_id"], "ann");
+    assert_eq!(body["coupons"][0]["template_sn"], sn.as_str());
+    assert_eq!(body["coupons"][0]["user_id"], "ann");
     // Redis knows it is used up: repeats are answered without Postgres.
     let redis = redis::Client::open(env.redis.url.as_str()).unwrap();
     let mut conn = redis.get_multiplexed_async_connection().await.unwrap();

@@ -239,7 +239,7 @@ impl From<ClaimRefused> for ApiError {
 /// What failed signatures are counted by: the channel id the request claims
 /// (verified or not) and the peer's address (not X-Forwarded-For, which a
 /// client could vary at will).
-fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
+pub(crate) fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
     let channel = parts
         .headers
         .get("X-Channel-Id")
@@ -252,7 +252,7 @@ fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
 }
 
 /// The request's signature headers, once they are fresh and verified.
-async fn verify(
+pub(crate) async fn verify(
     state: &AppState,
     parts: &Parts,
     body: &[u8],
@@ -288,11 +288,11 @@ async fn authenticate(
     Ok(())
 }
 
-fn replay() -> ApiError {
+pub(crate) fn replay() -> ApiError {
     ApiError::Unauthorized("nonce already used".into())
 }
 
-async fn spend_nonce(state: &AppState, signed: &SignedHeaders) -> Result<(), ApiError> {
+pub(crate) async fn spend_nonce(state: &AppState, signed: &SignedHeaders) -> Result<(), ApiError> {
     let client = state.pool.get().await?;
     if !channels::record_nonce(&**client, signed.channel_id, &signed.nonce).await? {
         return Err(replay());

@@ -19,7 +19,7 @@ use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::codes::CodeKey;
-use crate::commands::code_batches::{self, Batch, NewBatch};
+use crate::commands::code_batches::{self, Batch, NewBatch, Target};
 
 /// The most codes one batch holds.
 pub const MAX_COUNT: i64 = 100_000_000;
@@ -31,7 +31,10 @@ const CODES_PER_CHUNK: i64 = 8_192;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateBatch {
-    pub template_sn: String,
+    /// The template whose coupon each code gives; or `package_sn`.
+    pub template_sn: Option<String>,
+    /// The package whose coupons each code gives; or `template_sn`.
+    pub package_sn: Option<String>,
     /// Codes in the batch, 1 to 100,000,000.
     pub count: i64,
     /// 1: one-use codes; N: shared codes, N uses, once per user. Default 1.
@@ -45,7 +48,8 @@ pub struct CreateBatch {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct BatchView {
     pub id: Uuid,
-    pub template_sn: String,
+    pub template_sn: Option<String>,
+    pub package_sn: Option<String>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -64,6 +68,7 @@ impl BatchView {
         BatchView {
             id: b.id,
             template_sn: b.template_sn.clone(),
+            package_sn: b.package_sn.clone(),
             key_id: b.key_id.clone(),
             first_serial: b.first_serial,
             count: b.count,
@@ -84,7 +89,7 @@ fn invalid(message: String) -> ApiError {
     }
 }
 
-/// Create a batch of codes for a template.
+/// Create a batch of codes for a template or a package.
 #[utoipa::path(post, path = "/v1/code-batches", tag = "codes", request_body = CreateBatch,
     security(("admin" = [])),
     responses((status = 201, body = BatchView), (status = 400, body = ErrorBody),
@@ -117,11 +122,25 @@ pub async fn create(
     let expires_at = b
         .expires_at
         .map(|t| chrono::SubsecRound::trunc_subsecs(t, 6));
-    let (sn, count) = (b.template_sn.clone(), b.count);
+    let (sn, is_package) = match (&b.template_sn, &b.package_sn) {
+        (Some(sn), None) => (sn.clone(), false),
+        (None, Some(sn)) => (sn.clone(), true),
+        _ => {
+            return Err(invalid(
+                "template_sn or package_sn: give exactly one".into(),
+            ));
+        }
+    };
+    let count = b.count;
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
+            let target = if is_package {
+                Target::Package(&sn)
+            } else {
+                Target::Template(&sn)
+            };
             let new = NewBatch {
-                template_sn: &sn,
+                target,
                 count,
                 uses_per_code,
                 per_user,

@@ -8,7 +8,8 @@
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`], [`issuance_jobs`]: the routes.
-//! - [`code_batches`], [`redemptions`]: redemption codes (DESIGN §13);
+//! - [`code_batches`], [`redemptions`], [`packages`]: redemption codes and
+//!   coupon packages (DESIGN §13);
 //!   [`guess_limit`]: 429 after repeated unknown codes.
 //! - [`reports`], [`audit`]: finance (liability report, audit status);
 //!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
@@ -38,6 +39,7 @@ pub mod lag_metrics;
 pub mod metrics;
 pub mod openapi;
 pub mod orders;
+pub mod packages;
 pub mod pipeline_metrics;
 pub mod projections;
 pub mod queue_metrics;
@@ -205,6 +207,11 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(code_batches::read))
         .routes(routes!(code_batches::stop))
         .routes(routes!(redemptions::redeem))
+        .routes(routes!(packages::create))
+        .routes(routes!(packages::read))
+        .routes(routes!(packages::activate))
+        .routes(routes!(packages::stop))
+        .routes(routes!(packages::claim))
         .split_for_parts();
     // Untimed: a large upload, or a batch's millions of codes, streams for
     // as long as its body does.

@@ -49,10 +49,11 @@ pub struct Redemption {
     /// The code's uses after this one.
     pub uses: i32,
     pub uses_left: i32,
-    pub coupon: CouponView,
+    /// The template's coupon, or the package's coupons.
+    pub coupons: Vec<CouponView>,
 }
 
-/// Redeem a code for its template's coupon (service token; the caller may
+/// Redeem a code for its template's coupon or its package's coupons (service token; the caller may
 /// pass the end user's address as `X-Forwarded-For`).
 #[utoipa::path(post, path = "/v1/redemptions", tag = "codes", request_body = Redeem,
     security(("service" = [])),
@@ -161,7 +162,7 @@ async fn write(
                 serial,
                 uses: done.uses,
                 uses_left: batch.uses_per_code - done.uses,
-                coupon: CouponView::issued(&done.coupon),
+                coupons: done.coupons.iter().map(CouponView::issued).collect(),
             })
         })
     })

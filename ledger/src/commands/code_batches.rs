@@ -14,9 +14,16 @@ use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, NewEvent};
 
+/// What a batch's codes give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target<'a> {
+    Template(&'a str),
+    Package(&'a str),
+}
+
 /// What a new batch is asked to be.
 pub struct NewBatch<'a> {
-    pub template_sn: &'a str,
+    pub target: Target<'a>,
     pub count: i64,
     pub uses_per_code: i32,
     pub per_user: i32,
@@ -27,7 +34,9 @@ pub struct NewBatch<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Batch {
     pub id: Uuid,
-    pub template_sn: String,
+    /// The template whose coupon a code gives, or the package.
+    pub template_sn: Option<String>,
+    pub package_sn: Option<String>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -53,25 +62,21 @@ pub async fn create(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Batch, CommandError> {
-    let exists = "SELECT status FROM templates WHERE sn = $1";
-    let status: String = tx
-        .query_opt(exists, &[&new.template_sn])
-        .await?
-        .ok_or(CommandError::NotFound("template"))?
-        .get(0);
-    if status == "void" {
-        let why = "the template is void".to_owned();
-        return Err(CommandError::Unprocessable("template_status", why));
-    }
+    check_target(tx, new.target).await?;
+    let (template_sn, package_sn) = match new.target {
+        Target::Template(sn) => (Some(sn), None),
+        Target::Package(sn) => (None, Some(sn)),
+    };
     let first_serial = take_serials(tx, key_id, new.count).await?;
     let id = Uuid::now_v7();
     tx.execute(
-        "INSERT INTO code_batches (id, template_sn, key_id, first_serial, count, uses_per_code,
-                                   per_user, status, expires_at, version, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'active', $8, 1, $9)",
+        "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
+                                   uses_per_code, per_user, status, expires_at, version, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, 1, $10)",
         &[
             &id,
-            &new.template_sn,
+            &template_sn,
+            &package_sn,
             &key_id,
             &first_serial,
             &new.count,
@@ -84,7 +89,8 @@ pub async fn create(
     .await?;
     let event = LedgerEvent::CodeBatchCreated(CodeBatchCreated {
         batch_id: id,
-        template_sn: new.template_sn.to_owned(),
+        template_sn: template_sn.map(str::to_owned),
+        package_sn: package_sn.map(str::to_owned),
         key_id: key_id.to_owned(),
         first_serial,
         count: new.count,
@@ -97,6 +103,34 @@ pub async fn create(
     read(&**tx, id)
         .await?
         .ok_or(CommandError::NotFound("code batch"))
+}
+
+/// The template (not void) or the package (not stopped) exists.
+async fn check_target(tx: &Transaction<'_>, target: Target<'_>) -> Result<(), CommandError> {
+    let (sql, sn, what, dead) = match target {
+        Target::Template(sn) => (
+            "SELECT status FROM templates WHERE sn = $1",
+            sn,
+            "template",
+            "void",
+        ),
+        Target::Package(sn) => (
+            "SELECT status FROM packages WHERE sn = $1",
+            sn,
+            "package",
+            "stopped",
+        ),
+    };
+    let status: String = tx
+        .query_opt(sql, &[&sn])
+        .await?
+        .ok_or(CommandError::NotFound(what))?
+        .get(0);
+    if status == dead {
+        let why = format!("the {what} is {dead}");
+        return Err(CommandError::Unprocessable("target_status", why));
+    }
+    Ok(())
 }
 
 /// The first of `count` serials of `key_id` nobody has: one guarded update
@@ -150,22 +184,23 @@ pub async fn stop(
         .ok_or(CommandError::NotFound("code batch"))
 }
 
-const COLUMNS: &str = "id, template_sn, key_id, first_serial, count, uses_per_code, per_user,
-                       status = 'stopped', expires_at, redeemed, created_at";
+const COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
+                       per_user, status = 'stopped', expires_at, redeemed, created_at";
 
 fn batch_from(r: &tokio_postgres::Row) -> Batch {
     Batch {
         id: r.get(0),
         template_sn: r.get(1),
-        key_id: r.get(2),
-        first_serial: r.get(3),
-        count: r.get(4),
-        uses_per_code: r.get(5),
-        per_user: r.get(6),
-        stopped: r.get(7),
-        expires_at: r.get(8),
-        redeemed: r.get(9),
-        created_at: r.get(10),
+        package_sn: r.get(2),
+        key_id: r.get(3),
+        first_serial: r.get(4),
+        count: r.get(5),
+        uses_per_code: r.get(6),
+        per_user: r.get(7),
+        stopped: r.get(8),
+        expires_at: r.get(9),
+        redeemed: r.get(10),
+        created_at: r.get(11),
     }
 }
 

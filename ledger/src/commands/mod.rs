@@ -20,6 +20,7 @@ pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;
 pub mod orders;
+pub mod packages;
 pub mod redeem;
 pub mod refunds;
 pub mod reminders;

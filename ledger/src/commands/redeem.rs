@@ -1,8 +1,10 @@
 //! Redeeming a code (DESIGN §13), in one transaction, guards in the design's
-//! order: the code's use counter (`uses < uses_per_code`: a used-up code is
+//! order: a package's counters (for a package's code, see `packages`), the
+//! code's use counter (`uses < uses_per_code`: a used-up code is
 //! 410 whoever asks, as the Redis bitmap answers it), the user's count of
 //! the batch's codes (`per_user`, 409), then the template's own claim guards
-//! (its per-user limit and quota) and its coupon, and last the (code, user)
+//! (its per-user limit and quota) and its coupon (each item's, for a
+//! package), and last the (code, user)
 //! pair, unique (409). Any refusal rolls everything back.
 
 use chrono::{DateTime, Utc};
@@ -12,6 +14,7 @@ use deadpool_postgres::Transaction;
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
 use super::code_batches::Batch;
+use super::packages;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -26,9 +29,10 @@ pub struct RedeemRequest<'a> {
     pub tz: Tz,
 }
 
-/// A redemption's coupon, and the code's uses after it.
+/// A redemption's coupons (one for a template's code), and the code's uses
+/// after it.
 pub struct Redeemed {
-    pub coupon: CouponIssued,
+    pub coupons: Vec<CouponIssued>,
     pub uses: i32,
 }
 
@@ -40,9 +44,41 @@ pub async fn redeem(
     let batch = req.batch;
     debug_assert!(batch.holds(req.serial));
     open(batch, req.now)?;
+    let metadata = Metadata {
+        code: Some(CodeRef {
+            batch_id: batch.id,
+            serial: req.serial,
+        }),
+        ..metadata.clone()
+    };
+    let package = match &batch.package_sn {
+        Some(sn) => Some(packages::take(tx, sn, req.user_id, req.now).await?),
+        None => None,
+    };
     let uses = use_code(tx, req).await?;
     count_user(tx, req).await?;
-    let template_sn = TemplateSn::parse(&batch.template_sn)
+    let coupons = match (package, &batch.template_sn) {
+        (Some(taken), _) => {
+            let at = (req.now, req.tz);
+            packages::issue(tx, &taken, req.user_id, at, &metadata).await?
+        }
+        (None, Some(sn)) => vec![template_coupon(tx, req, sn, &metadata).await?],
+        (None, None) => {
+            let bad = anyhow::anyhow!("code batch {} gives nothing", batch.id);
+            return Err(CommandError::Internal(bad));
+        }
+    };
+    record(tx, req, &coupons, uses, &metadata).await?;
+    Ok(Redeemed { coupons, uses })
+}
+
+async fn template_coupon(
+    tx: &Transaction<'_>,
+    req: &RedeemRequest<'_>,
+    sn: &str,
+    metadata: &Metadata,
+) -> Result<CouponIssued, CommandError> {
+    let template_sn = TemplateSn::parse(sn)
         .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
     let claim = ClaimRequest {
         template_sn: &template_sn,
@@ -51,16 +87,7 @@ pub async fn redeem(
         now: req.now,
         tz: req.tz,
     };
-    let metadata = Metadata {
-        code: Some(CodeRef {
-            batch_id: batch.id,
-            serial: req.serial,
-        }),
-        ..metadata.clone()
-    };
-    let coupon = claim::claim(tx, &claim, &metadata).await?;
-    record(tx, req, &coupon, uses, &metadata).await?;
-    Ok(Redeemed { coupon, uses })
+    claim::claim(tx, &claim, metadata).await
 }
 
 /// A stopped or expired batch refuses its codes (422).
@@ -126,17 +153,18 @@ async fn use_code(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<i32, 
 async fn record(
     tx: &Transaction<'_>,
     req: &RedeemRequest<'_>,
-    coupon: &CouponIssued,
+    coupons: &[CouponIssued],
     uses: i32,
     metadata: &Metadata,
 ) -> Result<(), CommandError> {
-    let pair = "INSERT INTO code_redemptions (batch_id, serial, user_id, coupon_id, redeemed_at)
+    let ids: Vec<uuid::Uuid> = coupons.iter().map(|c| c.coupon_id).collect();
+    let pair = "INSERT INTO code_redemptions (batch_id, serial, user_id, coupon_ids, redeemed_at)
                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
         &req.batch.id,
         &req.serial,
         &req.user_id.as_str(),
-        &coupon.coupon_id,
+        &ids,
         &req.now,
     ];
     if tx.execute(&tx.prepare_cached(pair).await?, &params).await? == 0 {
@@ -149,7 +177,7 @@ async fn record(
         batch_id: req.batch.id,
         serial: req.serial,
         user_id: req.user_id.as_str().to_owned(),
-        coupon_id: coupon.coupon_id,
+        coupon_ids: ids.clone(),
     });
     let stream = Stream::Code(req.batch.id, req.serial).to_string();
     debug_assert!(stream.ends_with(&code_key(req.batch.id, req.serial)));

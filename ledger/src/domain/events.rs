@@ -88,7 +88,9 @@ pub struct TemplateChannelAllowed {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeBatchCreated {
     pub batch_id: Uuid,
-    pub template_sn: String,
+    /// The template whose coupon a code gives, or (`package_sn`) the package.
+    pub template_sn: Option<String>,
+    pub package_sn: Option<String>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -108,7 +110,44 @@ pub struct CodeRedeemed {
     pub batch_id: Uuid,
     pub serial: i64,
     pub user_id: String,
-    pub coupon_id: Uuid,
+    /// The template's coupon, or the package's coupons.
+    pub coupon_ids: Vec<Uuid>,
+}
+
+/// One item of a package: `count` coupons of a template.
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct PackageItem {
+    pub template_sn: String,
+    pub count: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageCreated {
+    pub sn: String,
+    pub name: String,
+    pub items: Vec<PackageItem>,
+    pub total: i64,
+    pub per_user_limit: i32,
+    pub issue_window: IssueWindow,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageStatusChanged {
+    pub sn: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// A user got a package's coupons (online by its sn, or by a code: the
+/// metadata's `code`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageClaimed {
+    pub sn: String,
+    pub user_id: String,
+    pub coupon_ids: Vec<Uuid>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

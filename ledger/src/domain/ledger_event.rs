@@ -13,8 +13,9 @@ use uuid::Uuid;
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
     ChannelCreated, CodeBatchCreated, CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued,
-    OrderLocked, OrderRefunded, OrderSettled, TemplateChannelAllowed, TemplateCreated,
-    TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
+    OrderLocked, OrderRefunded, OrderSettled, PackageClaimed, PackageCreated, PackageStatusChanged,
+    TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
+    TemplateUpdated,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
@@ -111,6 +112,10 @@ ledger_events! {
     CodeBatchCreated(CodeBatchCreated, 1, CodeBatch),
     CodeBatchStopped(CodeBatchStopped, 1, CodeBatch),
     CodeRedeemed(CodeRedeemed, 1, Code),
+    PackageCreated(PackageCreated, 1, Package),
+    PackageActivated(PackageStatusChanged, 1, Package),
+    PackageStopped(PackageStatusChanged, 1, Package),
+    PackageClaimed(PackageClaimed, 1, Package),
 }
 
 /// Why a stored event could not be decoded.

@@ -146,9 +146,11 @@ pub fn follows(projection: &str, kind: StreamKind) -> bool {
     match kind {
         StreamKind::Coupon => true,
         StreamKind::Order => projection == TEMPLATE_STATS,
-        StreamKind::Template | StreamKind::Channel | StreamKind::CodeBatch | StreamKind::Code => {
-            false
-        }
+        StreamKind::Template
+        | StreamKind::Channel
+        | StreamKind::CodeBatch
+        | StreamKind::Code
+        | StreamKind::Package => false,
     }
 }
 

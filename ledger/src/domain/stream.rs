@@ -2,7 +2,7 @@
 //! place. A stream id is `<prefix><key>` (`coupon-<uuid>`, `order-<id>`,
 //! `template-<sn>`, `channel-<uuid>`, DESIGN §4; `codebatch-<uuid>` and
 //! `code-<batch uuid>-<serial>`, one stream per redemption code used, whose
-//! version is its use count, DESIGN §13); it is built with
+//! version is its use count, and `package-<sn>`, DESIGN §13); it is built with
 //! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
 
 use std::fmt;
@@ -18,16 +18,18 @@ pub enum StreamKind {
     Channel,
     CodeBatch,
     Code,
+    Package,
 }
 
 impl StreamKind {
-    pub const ALL: [StreamKind; 6] = [
+    pub const ALL: [StreamKind; 7] = [
         Self::Coupon,
         Self::Order,
         Self::Template,
         Self::Channel,
         Self::CodeBatch,
         Self::Code,
+        Self::Package,
     ];
 
     /// The prefix of this kind's stream ids, dash included.
@@ -39,6 +41,7 @@ impl StreamKind {
             Self::Channel => "channel-",
             Self::CodeBatch => "codebatch-",
             Self::Code => "code-",
+            Self::Package => "package-",
         }
     }
 
@@ -63,6 +66,7 @@ pub enum Stream<'a> {
     CodeBatch(Uuid),
     /// A code: its batch and serial.
     Code(Uuid, i64),
+    Package(&'a str),
 }
 
 /// A stream id no kind claims (or whose key does not parse).
@@ -90,6 +94,7 @@ impl<'a> Stream<'a> {
                 let serial = serial.parse().ok().filter(|s: &i64| *s >= 0);
                 Self::Code(uuid(batch)?, serial.ok_or_else(unknown)?)
             }
+            StreamKind::Package => Self::Package(key),
         })
     }
 
@@ -101,6 +106,7 @@ impl<'a> Stream<'a> {
             Self::Channel(_) => StreamKind::Channel,
             Self::CodeBatch(_) => StreamKind::CodeBatch,
             Self::Code(..) => StreamKind::Code,
+            Self::Package(_) => StreamKind::Package,
         }
     }
 }
@@ -112,7 +118,9 @@ impl fmt::Display for Stream<'_> {
             Self::Coupon(id) | Self::Channel(id) | Self::CodeBatch(id) => {
                 write!(f, "{prefix}{id}")
             }
-            Self::Order(key) | Self::Template(key) => write!(f, "{prefix}{key}"),
+            Self::Order(key) | Self::Template(key) | Self::Package(key) => {
+                write!(f, "{prefix}{key}")
+            }
             Self::Code(batch, serial) => write!(f, "{prefix}{}", code_key(*batch, *serial)),
         }
     }
@@ -137,6 +145,7 @@ mod tests {
             (Stream::Channel(id), id.to_string()),
             (Stream::CodeBatch(id), id.to_string()),
             (Stream::Code(id, 7), code_key(id, 7)),
+            (Stream::Package("PK42"), "PK42".to_owned()),
         ] {
             let text = stream.kind().id(&key);
             assert_eq!(text, stream.to_string());
@@ -155,7 +164,8 @@ mod tests {
                 "template",
                 "channel",
                 "codebatch",
-                "code"
+                "code",
+                "package"
             ]
         );
     }

@@ -66,9 +66,11 @@ pub async fn apply(
         _ if !follows(projection, stream.kind()) => Applied::NotFollowed,
         Stream::Coupon(id) => coupons::apply(tx, projection, id, event).await?,
         Stream::Order(_) => orders::apply(tx, projection, event).await?,
-        Stream::Template(_) | Stream::Channel(_) | Stream::CodeBatch(_) | Stream::Code(..) => {
-            Applied::NotFollowed
-        }
+        Stream::Template(_)
+        | Stream::Channel(_)
+        | Stream::CodeBatch(_)
+        | Stream::Code(..)
+        | Stream::Package(_) => Applied::NotFollowed,
     };
     record_position(tx, projection, event.position).await?;
     Ok(applied)

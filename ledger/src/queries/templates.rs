@@ -61,8 +61,8 @@ pub struct TermsView {
     use_scope: Vec<crate::domain::scope::RawScopeEntry>,
 }
 
-/// When coupons of the template may be claimed.
-#[derive(Serialize, ToSchema)]
+/// When coupons of the template (or a package) may be claimed.
+#[derive(Serialize, serde::Deserialize, ToSchema)]
 pub struct IssueWindowView {
     pub begin: DateTime<Utc>,
     pub end: DateTime<Utc>,

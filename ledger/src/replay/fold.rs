@@ -243,6 +243,7 @@ impl Replay {
             Stream::Channel(_) => self.channel(e, &decode(e)?),
             Stream::CodeBatch(id) => self.code_batch(id, e, &decode(e)?),
             Stream::Code(batch, serial) => self.code_use(batch, serial, e, &decode(e)?),
+            Stream::Package(sn) => self.package(sn, e, &decode(e)?),
         }
     }
 
@@ -486,6 +487,7 @@ impl Replay {
         match event {
             LedgerEvent::CodeBatchCreated(c) => {
                 row.template_sn.clone_from(&c.template_sn);
+                row.package_sn.clone_from(&c.package_sn);
                 row.key_id.clone_from(&c.key_id);
                 (row.first_serial, row.count) = (c.first_serial, c.count);
                 (row.uses_per_code, row.per_user) = (c.uses_per_code, c.per_user);
@@ -494,6 +496,32 @@ impl Replay {
                 row.created_at = e.occurred_at;
             }
             LedgerEvent::CodeBatchStopped(_) => row.status = "stopped".into(),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn package(&mut self, sn: &str, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
+        let t = &mut self.tables;
+        let row = t.packages.entry(sn.to_owned()).or_default();
+        row.version = e.version;
+        match event {
+            LedgerEvent::PackageCreated(c) => {
+                row.name.clone_from(&c.name);
+                row.items = serde_json::to_value(&c.items).unwrap_or_default();
+                (row.total, row.per_user_limit) = (c.total, c.per_user_limit);
+                (row.issue_begin, row.issue_end) = (c.issue_window.begin, c.issue_window.end);
+                row.status = "draft".into();
+                row.created_at = e.occurred_at;
+            }
+            LedgerEvent::PackageActivated(c) | LedgerEvent::PackageStopped(c) => {
+                row.status.clone_from(&c.to);
+            }
+            LedgerEvent::PackageClaimed(c) => {
+                row.claimed += 1;
+                let key = (sn.to_owned(), c.user_id.clone());
+                t.package_claims.entry(key).or_default().claimed += 1;
+            }
             _ => {}
         }
         Ok(())
@@ -513,7 +541,7 @@ impl Replay {
         let t = &mut self.tables;
         t.code_uses.entry((batch, serial)).or_default().uses = e.version;
         let row = CodeRedemptionRow {
-            coupon_id: r.coupon_id,
+            coupon_ids: r.coupon_ids.clone(),
             redeemed_at: e.occurred_at,
         };
         t.code_redemptions

@@ -21,8 +21,8 @@ use super::fold::{OrderRows, ReplayedCoupon};
 use super::partition::Partitions;
 use super::tables::{
     BucketRow, Cents, ChannelRow, ClaimsRow, CodeBatchRow, CodeRedemptionRow, CodeUseRow,
-    CodeUserRow, Counts, CouponRow, Fields, Map, Names, NamesOver, OrderRow, Present, RefundRow,
-    Sym, Tables, TemplateRow, TotalsRow,
+    CodeUserRow, Counts, CouponRow, Fields, Map, Names, NamesOver, OrderRow, PackageRow, Present,
+    RefundRow, Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
@@ -127,7 +127,7 @@ impl Live<'_, '_, '_> {
             .await?;
         let redemption = plain(|r| {
             let row = CodeRedemptionRow {
-                coupon_id: r.try_get(3)?,
+                coupon_ids: r.try_get(3)?,
                 redeemed_at: r.try_get(4)?,
             };
             Ok(((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?), row))
@@ -143,23 +143,52 @@ impl Live<'_, '_, '_> {
         });
         let all = &mut t.code_batch_users;
         self.table("code_batch_users", CODE_BATCH_USERS, user, all, debug)
+            .await?;
+        let packages = &mut t.packages;
+        self.table("packages", PACKAGES, plain(package), packages, debug)
+            .await?;
+        let claims = plain(|r| {
+            let row = ClaimsRow {
+                claimed: r.try_get(2)?,
+            };
+            Ok(((r.try_get(0)?, r.try_get(1)?), row))
+        });
+        let all = &mut t.package_claims;
+        self.table("package_claims", PACKAGE_CLAIMS, claims, all, debug)
             .await
     }
+}
+
+fn package(r: &Line) -> Result<(String, PackageRow), tokio_postgres::Error> {
+    let row = PackageRow {
+        name: r.try_get(1)?,
+        items: r.try_get(2)?,
+        total: r.try_get(3)?,
+        claimed: r.try_get(4)?,
+        per_user_limit: r.try_get(5)?,
+        issue_begin: r.try_get(6)?,
+        issue_end: r.try_get(7)?,
+        status: r.try_get(8)?,
+        version: r.try_get(9)?,
+        created_at: r.try_get(10)?,
+    };
+    Ok((r.try_get(0)?, row))
 }
 
 fn code_batch(r: &Line) -> Result<(Uuid, CodeBatchRow), tokio_postgres::Error> {
     let row = CodeBatchRow {
         template_sn: r.try_get(1)?,
-        key_id: r.try_get(2)?,
-        first_serial: r.try_get(3)?,
-        count: r.try_get(4)?,
-        uses_per_code: r.try_get(5)?,
-        per_user: r.try_get(6)?,
-        status: r.try_get(7)?,
-        expires_at: r.try_get(8)?,
-        redeemed: r.try_get(9)?,
-        version: r.try_get(10)?,
-        created_at: r.try_get(11)?,
+        package_sn: r.try_get(2)?,
+        key_id: r.try_get(3)?,
+        first_serial: r.try_get(4)?,
+        count: r.try_get(5)?,
+        uses_per_code: r.try_get(6)?,
+        per_user: r.try_get(7)?,
+        status: r.try_get(8)?,
+        expires_at: r.try_get(9)?,
+        redeemed: r.try_get(10)?,
+        version: r.try_get(11)?,
+        created_at: r.try_get(12)?,
     };
     Ok((r.try_get(0)?, row))
 }
@@ -278,11 +307,12 @@ const TEMPLATE_CHANNELS: Query = (
     &[Type::TEXT, Type::UUID],
 );
 const CODE_BATCHES: Query = (
-    "SELECT id, template_sn, key_id, first_serial, count, uses_per_code, per_user, status,
-            expires_at, redeemed, version, created_at
+    "SELECT id, template_sn, package_sn, key_id, first_serial, count, uses_per_code, per_user,
+            status, expires_at, redeemed, version, created_at
        FROM code_batches",
     &[
         Type::UUID,
+        Type::TEXT,
         Type::TEXT,
         Type::TEXT,
         Type::INT8,
@@ -296,17 +326,39 @@ const CODE_BATCHES: Query = (
         Type::TIMESTAMPTZ,
     ],
 );
+const PACKAGES: Query = (
+    "SELECT sn, name, items, total, claimed, per_user_limit, issue_begin, issue_end, status,
+            version, created_at
+       FROM packages",
+    &[
+        Type::TEXT,
+        Type::TEXT,
+        Type::JSONB,
+        Type::INT8,
+        Type::INT8,
+        Type::INT4,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::TEXT,
+        Type::INT4,
+        Type::TIMESTAMPTZ,
+    ],
+);
+const PACKAGE_CLAIMS: Query = (
+    "SELECT package_sn, user_id, claimed FROM package_claims",
+    &[Type::TEXT, Type::TEXT, Type::INT4],
+);
 const CODE_USES: Query = (
     "SELECT batch_id, serial, uses FROM code_uses",
     &[Type::UUID, Type::INT8, Type::INT4],
 );
 const CODE_REDEMPTIONS: Query = (
-    "SELECT batch_id, serial, user_id, coupon_id, redeemed_at FROM code_redemptions",
+    "SELECT batch_id, serial, user_id, coupon_ids, redeemed_at FROM code_redemptions",
     &[
         Type::UUID,
         Type::INT8,
         Type::TEXT,
-        Type::UUID,
+        Type::UUID_ARRAY,
         Type::TIMESTAMPTZ,
     ],
 );

@@ -137,7 +137,8 @@ row!(
 row!(ClaimsRow { claimed: i32 });
 
 row!(CodeBatchRow {
-    template_sn: String,
+    template_sn: Option<String>,
+    package_sn: Option<String>,
     key_id: String,
     first_serial: i64,
     count: i64,
@@ -156,8 +157,21 @@ row!(
 );
 
 row!(CodeRedemptionRow {
-    coupon_id: Uuid,
+    coupon_ids: Vec<Uuid>,
     redeemed_at: DateTime<Utc>,
+});
+
+row!(PackageRow {
+    name: String,
+    items: Value,
+    total: i64,
+    claimed: i64,
+    per_user_limit: i32,
+    issue_begin: DateTime<Utc>,
+    issue_end: DateTime<Utc>,
+    status: String,
+    version: i32,
+    created_at: DateTime<Utc>,
 });
 
 row!(
@@ -293,6 +307,9 @@ pub struct Tables {
     pub code_redemptions: Map<(Uuid, i64, String), CodeRedemptionRow>,
     /// (batch, user).
     pub code_batch_users: Map<(Uuid, String), CodeUserRow>,
+    pub packages: Map<String, PackageRow>,
+    /// (package, user) → claims (the same shape as a template's).
+    pub package_claims: Map<(String, String), ClaimsRow>,
 }
 
 /// What the coupons of a bucket of users add up to: their claims and the

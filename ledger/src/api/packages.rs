@@ -1,0 +1,292 @@
+//! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages/{sn}`,
+//! `POST /v1/packages/{sn}/activate` and `/stop` (admin), and
+//! `POST /v1/packages/{sn}/claims {user_id}`, signed by a channel like a
+//! claim: all the package's coupons or none. Offline, a package is given by
+//! the codes of one of its code batches (`POST /v1/redemptions`).
+
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::auth::Admin;
+use super::claims::{limit_keys, replay, spend_nonce, verify};
+use super::context::Ctx;
+use super::error::{ApiError, ErrorBody};
+use super::extract::{ApiJson, ApiPath, parse_json, read_body, require_json};
+use crate::commands::packages::{self, MAX_COUPONS, NewPackage, Package};
+use crate::domain::events::PackageItem;
+use crate::domain::ids::{TemplateSn, UserId};
+use crate::idempotency::request_hash;
+use crate::queries::coupons::CouponView;
+use crate::queries::templates::IssueWindowView;
+
+/// The most items one package lists.
+pub const MAX_ITEMS: usize = 20;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePackage {
+    pub name: String,
+    /// 1 to 20 items; 1 to 100 coupons in all.
+    pub items: Vec<PackageItem>,
+    /// Claims of the package, at least 1.
+    pub total: i64,
+    pub per_user_limit: i32,
+    pub issue_window: IssueWindowView,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct PackageView {
+    pub sn: String,
+    pub name: String,
+    pub items: Vec<PackageItem>,
+    pub total: i64,
+    pub claimed: i64,
+    pub per_user_limit: i32,
+    pub issue_window: IssueWindowView,
+    /// `draft`, `active` or `stopped`.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl PackageView {
+    fn of(p: &Package) -> Self {
+        PackageView {
+            sn: p.sn.clone(),
+            name: p.name.clone(),
+            items: p.items.clone(),
+            total: p.total,
+            claimed: p.claimed,
+            per_user_limit: p.per_user_limit,
+            issue_window: IssueWindowView {
+                begin: p.issue_window.0,
+                end: p.issue_window.1,
+            },
+            status: p.status.clone(),
+            created_at: p.created_at,
+        }
+    }
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    }
+}
+
+/// The request's shape, before any template is looked at.
+fn check(p: &CreatePackage) -> Result<(), ApiError> {
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(invalid("name: must be 1 to 200 characters".into()));
+    }
+    if p.items.is_empty() || p.items.len() > MAX_ITEMS {
+        return Err(invalid(format!("items: must be 1 to {MAX_ITEMS}")));
+    }
+    for (i, item) in p.items.iter().enumerate() {
+        if TemplateSn::parse(&item.template_sn).is_none() {
+            return Err(invalid(format!(
+                "items[{i}].template_sn: not a template sn"
+            )));
+        }
+        if item.count < 1 {
+            return Err(invalid(format!("items[{i}].count: must be at least 1")));
+        }
+    }
+    let coupons: i64 = p.items.iter().map(|i| i64::from(i.count)).sum();
+    if coupons > i64::from(MAX_COUPONS) {
+        return Err(invalid(format!(
+            "items: at most {MAX_COUPONS} coupons in all"
+        )));
+    }
+    if p.total < 1 || p.per_user_limit < 1 {
+        return Err(invalid(
+            "total and per_user_limit: must be at least 1".into(),
+        ));
+    }
+    if p.issue_window.end <= p.issue_window.begin {
+        return Err(invalid("issue_window: end must be after begin".into()));
+    }
+    Ok(())
+}
+
+/// Create a package (a draft).
+#[utoipa::path(post, path = "/v1/packages", tag = "packages", request_body = CreatePackage,
+    security(("admin" = [])),
+    responses((status = 201, body = PackageView), (status = 400, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "an item's template is unknown or void, \
+            or lets a user hold fewer than the item's count")))]
+pub async fn create(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    body: ApiJson<CreatePackage>,
+) -> Result<Response, ApiError> {
+    check(&body.value)?;
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let p = &body.value;
+    let (name, items, total, limit) = (
+        p.name.trim().to_owned(),
+        p.items.clone(),
+        p.total,
+        p.per_user_limit,
+    );
+    // Stored to the microsecond, as the event's copy must be.
+    let micros = |t: DateTime<Utc>| chrono::SubsecRound::trunc_subsecs(t, 6);
+    let window = (micros(p.issue_window.begin), micros(p.issue_window.end));
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let new = NewPackage {
+                name: &name,
+                items: &items,
+                total,
+                per_user_limit: limit,
+                issue_window: window,
+            };
+            Ok(PackageView::of(
+                &packages::create(tx, &new, &metadata, now).await?,
+            ))
+        })
+    })
+    .await
+}
+
+/// The package's sn, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PackageSn {
+    pub sn: String,
+}
+
+/// Read a package.
+#[utoipa::path(get, path = "/v1/packages/{sn}", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<PackageView>, ApiError> {
+    let client = state.pool.get().await?;
+    let found = packages::read(&**client, &sn).await?;
+    let package = found.ok_or_else(|| ApiError::NotFound("package not found".into()))?;
+    Ok(Json(PackageView::of(&package)))
+}
+
+async fn set_status(
+    state: AppState,
+    ctx: Ctx,
+    sn: String,
+    to: &'static str,
+) -> Result<Response, ApiError> {
+    let hash = request_hash(&[sn.as_bytes(), to.as_bytes()]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let package = packages::set_status(tx, &sn, to, &metadata, now).await?;
+            Ok(PackageView::of(&package))
+        })
+    })
+    .await
+}
+
+/// Activate a package: it can be claimed in its issue window.
+#[utoipa::path(post, path = "/v1/packages/{sn}/activate", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn activate(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    set_status(state, ctx, sn, "active").await
+}
+
+/// Stop a package: claims and its codes are refused (422).
+#[utoipa::path(post, path = "/v1/packages/{sn}/stop", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn stop(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    set_status(state, ctx, sn, "stopped").await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimPackage {
+    #[schema(value_type = String)]
+    pub user_id: UserId,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PackageClaimView {
+    pub package_sn: String,
+    pub coupons: Vec<CouponView>,
+}
+
+/// Claim a package's coupons for a user, all or none. Signed by the
+/// channel like a claim (DESIGN §6).
+#[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages", params(PackageSn),
+    request_body = ClaimPackage,
+    responses((status = 201, body = PackageClaimView), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
+        (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),
+        (status = 422, body = ErrorBody, description = "the package or an item's template does not issue now"),
+        (status = 429, body = ErrorBody)))]
+pub async fn claim(
+    State(state): State<AppState>,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let (parts, body) = request.into_parts();
+    let (channel, peer) = limit_keys(&parts);
+    if let Err(limited) = state.auth_limit.check(channel, peer, Instant::now()) {
+        return Ok(limited.into_response());
+    }
+    let now = state.now();
+    require_json(&parts.headers)?;
+    let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
+    let signed = match verify(&state, &parts, &body, now).await {
+        Err(e @ ApiError::Unauthorized(_)) => {
+            state.auth_limit.failed(channel, peer, Instant::now());
+            return Err(e);
+        }
+        other => other?,
+    };
+    let input: ClaimPackage = parse_json(&body)?;
+    if state.nonce_seen_in_redis(&signed).await {
+        return Err(replay());
+    }
+    spend_nonce(&state, &signed).await?;
+    let scope = format!("channel:{}", signed.channel_id);
+    let mut metadata = ctx.metadata(scope.clone());
+    metadata.channel_id = Some(signed.channel_id);
+    let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
+    let (tz, user) = (state.tz, input.user_id);
+    ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let taken = packages::take(tx, &sn, &user, now).await?;
+            let coupons = packages::issue(tx, &taken, &user, (now, tz), &metadata).await?;
+            Ok(PackageClaimView {
+                package_sn: sn,
+                coupons: coupons.iter().map(CouponView::issued).collect(),
+            })
+        })
+    })
+    .await
+}

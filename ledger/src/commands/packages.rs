@@ -1,0 +1,303 @@
+//! Coupon packages (券包, DESIGN §13): several templates' coupons at once,
+//! all or nothing. A claim takes, in one transaction and in this order: the
+//! package's counter (`claimed < total`), the user's count of it
+//! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
+//! then each item's coupons through the template's own claim guards (its
+//! per-user limit and quota). Any refusal rolls back everything.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::CommandError;
+use super::claim::{self, ClaimRequest};
+use crate::domain::events::{
+    CouponIssued, IssueWindow, Metadata, PackageClaimed, PackageCreated, PackageItem,
+    PackageStatusChanged,
+};
+use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::stream::StreamKind;
+use crate::store::{self, NewEvent};
+
+/// The most coupons one package gives (one request's transaction).
+pub const MAX_COUPONS: i32 = 100;
+
+/// A package as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Package {
+    pub sn: String,
+    pub name: String,
+    pub items: Vec<PackageItem>,
+    pub total: i64,
+    pub claimed: i64,
+    pub per_user_limit: i32,
+    pub issue_window: (DateTime<Utc>, DateTime<Utc>),
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+}
+
+pub struct NewPackage<'a> {
+    pub name: &'a str,
+    pub items: &'a [PackageItem],
+    pub total: i64,
+    pub per_user_limit: i32,
+    pub issue_window: (DateTime<Utc>, DateTime<Utc>),
+}
+
+fn unprocessable(code: &'static str, why: String) -> CommandError {
+    CommandError::Unprocessable(code, why)
+}
+
+pub async fn create(
+    tx: &Transaction<'_>,
+    new: &NewPackage<'_>,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Package, CommandError> {
+    for item in new.items {
+        check_item(tx, item).await?;
+    }
+    let sn = TemplateSn::generate().to_string();
+    let items = serde_json::to_value(new.items).map_err(|e| CommandError::Internal(e.into()))?;
+    let (begin, end) = new.issue_window;
+    tx.execute(
+        "INSERT INTO packages (sn, name, items, total, per_user_limit, issue_begin, issue_end,
+                               status, version, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'draft', 1, $8)",
+        &[
+            &sn,
+            &new.name,
+            &items,
+            &new.total,
+            &new.per_user_limit,
+            &begin,
+            &end,
+            &now,
+        ],
+    )
+    .await?;
+    let event = LedgerEvent::PackageCreated(PackageCreated {
+        sn: sn.clone(),
+        name: new.name.to_owned(),
+        items: new.items.to_vec(),
+        total: new.total,
+        per_user_limit: new.per_user_limit,
+        issue_window: IssueWindow { begin, end },
+    });
+    append(tx, &sn, 0, &event, metadata, now).await?;
+    read(&**tx, &sn)
+        .await?
+        .ok_or(CommandError::NotFound("package"))
+}
+
+/// An item's template exists, is not void, and lets one user hold `count`.
+async fn check_item(tx: &Transaction<'_>, item: &PackageItem) -> Result<(), CommandError> {
+    let sql = "SELECT status, per_user_limit FROM templates WHERE sn = $1";
+    let Some(row) = tx.query_opt(sql, &[&item.template_sn]).await? else {
+        let why = format!("template {} does not exist", item.template_sn);
+        return Err(unprocessable("unknown_template", why));
+    };
+    let (status, limit): (String, i32) = (row.get(0), row.get(1));
+    if status == "void" {
+        let why = format!("template {} is void", item.template_sn);
+        return Err(unprocessable("template_status", why));
+    }
+    if item.count > limit {
+        let why = format!(
+            "template {} lets a user hold {limit}, fewer than the item's {}",
+            item.template_sn, item.count
+        );
+        return Err(unprocessable("item_over_user_limit", why));
+    }
+    Ok(())
+}
+
+async fn append(
+    tx: &Transaction<'_>,
+    sn: &str,
+    expected: i32,
+    event: &LedgerEvent,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let stream = StreamKind::Package.id(sn);
+    store::append(
+        tx,
+        &stream,
+        expected,
+        &[NewEvent::of(event, metadata, now)?],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Activates (`active`) or stops (`stopped`) a package; the same status
+/// again changes nothing.
+pub async fn set_status(
+    tx: &Transaction<'_>,
+    sn: &str,
+    to: &'static str,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Package, CommandError> {
+    debug_assert!(to == "active" || to == "stopped");
+    let sql = "SELECT status, version FROM packages WHERE sn = $1 FOR UPDATE";
+    let row = tx
+        .query_opt(sql, &[&sn])
+        .await?
+        .ok_or(CommandError::NotFound("package"))?;
+    let (from, version): (String, i32) = (row.get(0), row.get(1));
+    if from != to {
+        tx.execute(
+            "UPDATE packages SET status = $2, version = version + 1 WHERE sn = $1",
+            &[&sn, &to],
+        )
+        .await?;
+        let changed = PackageStatusChanged {
+            sn: sn.to_owned(),
+            from,
+            to: to.to_owned(),
+        };
+        let event = if to == "active" {
+            LedgerEvent::PackageActivated(changed)
+        } else {
+            LedgerEvent::PackageStopped(changed)
+        };
+        append(tx, sn, version, &event, metadata, now).await?;
+    }
+    read(&**tx, sn)
+        .await?
+        .ok_or(CommandError::NotFound("package"))
+}
+
+/// A package's claim: the counters taken, ready for its coupons.
+pub struct Taken {
+    pub sn: String,
+    pub items: Vec<PackageItem>,
+    /// The package stream's version after the claim's event.
+    pub version: i32,
+}
+
+/// The package's counter and the user's count, both guarded.
+pub async fn take(
+    tx: &Transaction<'_>,
+    sn: &str,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> Result<Taken, CommandError> {
+    let sql = "UPDATE packages SET claimed = claimed + 1, version = version + 1
+                WHERE sn = $1 AND status = 'active' AND claimed < total
+                  AND issue_begin <= $2 AND $2 < issue_end
+               RETURNING items, version";
+    let Some(row) = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &now])
+        .await?
+    else {
+        return Err(why_not(tx, sn, now).await?);
+    };
+    let items: Vec<PackageItem> =
+        serde_json::from_value(row.get(0)).map_err(|e| CommandError::Internal(e.into()))?;
+    let per_user = "INSERT INTO package_claims AS c (package_sn, user_id, claimed)
+                    SELECT $1, $2, 1 FROM packages p WHERE p.sn = $1
+                    ON CONFLICT (package_sn, user_id) DO UPDATE SET claimed = c.claimed + 1
+                     WHERE c.claimed < (SELECT per_user_limit FROM packages WHERE sn = $1)
+                    RETURNING claimed";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&sn, &user.as_str()];
+    if tx
+        .query_opt(&tx.prepare_cached(per_user).await?, &params)
+        .await?
+        .is_none()
+    {
+        let why = "the user holds the package's per-user limit".to_owned();
+        return Err(CommandError::Conflict("per_user_limit", why));
+    }
+    Ok(Taken {
+        sn: sn.to_owned(),
+        items,
+        version: row.get(1),
+    })
+}
+
+/// Why a package's counter was not taken: 404, 422 or 410.
+async fn why_not(
+    tx: &Transaction<'_>,
+    sn: &str,
+    now: DateTime<Utc>,
+) -> Result<CommandError, CommandError> {
+    let Some(p) = read(&**tx, sn).await? else {
+        return Ok(CommandError::NotFound("package"));
+    };
+    Ok(if p.status != "active" {
+        unprocessable("package_not_active", format!("the package is {}", p.status))
+    } else if now < p.issue_window.0 || now >= p.issue_window.1 {
+        unprocessable(
+            "outside_issue_window",
+            "the package does not issue now".into(),
+        )
+    } else {
+        CommandError::SoldOut("the package is sold out".into())
+    })
+}
+
+/// Each item's coupons through its template's claim guards, then the
+/// package's `PackageClaimed`.
+pub async fn issue(
+    tx: &Transaction<'_>,
+    taken: &Taken,
+    user: &UserId,
+    (now, tz): (DateTime<Utc>, Tz),
+    metadata: &Metadata,
+) -> Result<Vec<CouponIssued>, CommandError> {
+    let mut coupons = Vec::new();
+    for item in &taken.items {
+        let sn = TemplateSn::parse(&item.template_sn)
+            .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
+        let req = ClaimRequest {
+            template_sn: &sn,
+            user_id: user,
+            channel_id: None,
+            now,
+            tz,
+        };
+        for _ in 0..item.count {
+            coupons.push(claim::claim(tx, &req, metadata).await?);
+        }
+    }
+    let event = LedgerEvent::PackageClaimed(PackageClaimed {
+        sn: taken.sn.clone(),
+        user_id: user.as_str().to_owned(),
+        coupon_ids: coupons.iter().map(|c| c.coupon_id).collect(),
+    });
+    append(tx, &taken.sn, taken.version - 1, &event, metadata, now).await?;
+    Ok(coupons)
+}
+
+const COLUMNS: &str = "sn, name, items, total, claimed, per_user_limit, issue_begin, issue_end,
+                       status, created_at";
+
+pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Package>, CommandError> {
+    let sql = format!("SELECT {COLUMNS} FROM packages WHERE sn = $1");
+    let Some(r) = client.query_opt(&sql, &[&sn]).await? else {
+        return Ok(None);
+    };
+    let items = serde_json::from_value(r.get(2)).map_err(|e| CommandError::Internal(e.into()))?;
+    Ok(Some(Package {
+        sn: r.get(0),
+        name: r.get(1),
+        items,
+        total: r.get(3),
+        claimed: r.get(4),
+        per_user_limit: r.get(5),
+        issue_window: (r.get(6), r.get(7)),
+        status: r.get(8),
+        created_at: r.get(9),
+    }))
+}
+
+/// Ids of the coupons a claim gave, for its answer.
+pub fn coupon_ids(coupons: &[CouponIssued]) -> Vec<Uuid> {
+    coupons.iter().map(|c| c.coupon_id).collect()
+}

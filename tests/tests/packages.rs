@@ -1,0 +1,258 @@
+//! Coupon packages against real Postgres (DESIGN §13): all the package's
+//! coupons or none (a sold-out item leaves every counter as it was), the
+//! package's quota and per-user limit under many concurrent clients,
+//! offline claims by a package's code, and `ledger replay --verify`.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tests::workers::{Workers, assert_replay_verifies, projections_caught_up};
+use tests::{Channel, Env, Server};
+
+fn window() -> Value {
+    let now = chrono::Utc::now();
+    json!({"begin": now - chrono::Duration::hours(1), "end": now + chrono::Duration::days(1)})
+}
+
+/// A package of `items` ((template sn, count)), active.
+async fn package(server: &Server, items: &[(&str, i32)], total: i64, per_user: i32) -> String {
+    let items: Vec<Value> = items
+        .iter()
+        .map(|(sn, count)| json!({"template_sn": sn, "count": count}))
+        .collect();
+    let body = json!({"name": "welcome pack", "items": items, "total": total,
+        "per_user_limit": per_user, "issue_window": window()});
+    let (status, created) = server.admin_post("/v1/packages", &body).await.unwrap();
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["status"], "draft");
+    let sn = created["sn"].as_str().unwrap().to_owned();
+    let (status, active) = server
+        .admin_post(&format!("/v1/packages/{sn}/activate"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, active["status"].clone()), (200, json!("active")));
+    sn
+}
+
+/// A signed `POST /v1/packages/{sn}/claims` for `user`.
+async fn claim(server: &Server, channel: &Channel, sn: &str, user: &str) -> (u16, Value) {
+    let path = format!("/v1/packages/{sn}/claims");
+    let body = json!({"user_id": user}).to_string();
+    let signed = channel.sign("POST", &path, &body, &uuid::Uuid::new_v4().to_string());
+    let mut req = server.http.post(server.url(&path)).body(body);
+    req = req.header("Content-Type", "application/json");
+    for (name, value) in signed.headers {
+        req = req.header(name, value);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+async fn issued(env: &Env, sns: &[&str]) -> Vec<(i64, i64)> {
+    let client = env.db.client().await.unwrap();
+    let mut out = Vec::new();
+    for sn in sns {
+        let row = client
+            .query_one(
+                "SELECT issued, (SELECT count(*) FROM coupons WHERE template_sn = $1)
+                   FROM templates WHERE sn = $1",
+                &[sn],
+            )
+            .await
+            .unwrap();
+        out.push((row.get(0), row.get(1)));
+    }
+    out
+}
+
+async fn verified(env: &Env) {
+    let workers = Workers::start(env, "relay,balances,template_stats").unwrap();
+    projections_caught_up(env, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    workers.terminate().await.unwrap();
+    assert_replay_verifies(env).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_package_gives_all_its_coupons_or_none() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let a = server.active_template(100, 5).await.unwrap();
+    let b = server.active_template(3, 5).await.unwrap();
+    let c = server.active_template(100, 5).await.unwrap();
+    let channel = server.channel_for(&a).await.unwrap();
+    let sn = package(&server, &[(&a, 1), (&b, 2), (&c, 1)], 10, 1).await;
+
+    let (status, got) = claim(&server, &channel, &sn, "ann").await;
+    assert_eq!(status, 201, "{got}");
+    let templates: Vec<&str> = got["coupons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["template_sn"].as_str().unwrap())
+        .collect();
+    assert_eq!(templates, [a.as_str(), b.as_str(), b.as_str(), c.as_str()]);
+    let (status, again) = claim(&server, &channel, &sn, "ann").await;
+    assert_eq!(
+        (status, again["error"]["code"].clone()),
+        (409, json!("per_user_limit"))
+    );
+
+    // The second item's template has 1 left of the 2 a package needs.
+    let before = issued(&env, &[&a, &b, &c]).await;
+    assert_eq!(before, [(1, 1), (2, 2), (1, 1)]);
+    let (status, refused) = claim(&server, &channel, &sn, "bob").await;
+    assert_eq!(status, 410, "{refused}");
+    assert_eq!(issued(&env, &[&a, &b, &c]).await, before, "nothing issued");
+    let (_, p) = server
+        .admin_post("/v1/packages/x/activate", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(p["error"]["code"], "not_found");
+    let r = server
+        .admin(reqwest::Method::GET, &format!("/v1/packages/{sn}"))
+        .send()
+        .await
+        .unwrap();
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(p["claimed"], 1, "the package's counter is unchanged");
+    let client = env.db.client().await.unwrap();
+    let claims: i64 = client
+        .query_one(
+            "SELECT count(*) FROM events WHERE event_type = 'PackageClaimed'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(claims, 1);
+
+    // Stopped: 422.
+    server
+        .admin_post(&format!("/v1/packages/{sn}/stop"), &json!({}))
+        .await
+        .unwrap();
+    let (status, _) = claim(&server, &channel, &sn, "cyd").await;
+    assert_eq!(status, 422);
+    verified(&env).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_claims_never_pass_the_packages_quota() {
+    let env = Env::new().await.unwrap();
+    let server = Arc::new(Server::start(&env).await.unwrap());
+    let a = server.active_template(1_000, 2).await.unwrap();
+    let b = server.active_template(1_000, 2).await.unwrap();
+    let channel = Arc::new(server.channel_for(&a).await.unwrap());
+    let sn = package(&server, &[(&a, 2), (&b, 1)], 20, 1).await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..60 {
+        let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
+        // 50 users, the first 10 asking twice.
+        tasks.spawn(async move {
+            claim(&server, &channel, &sn, &format!("u{}", i % 50))
+                .await
+                .0
+        });
+    }
+    let mut won = 0;
+    while let Some(status) = tasks.join_next().await {
+        let status = status.unwrap();
+        assert!([201, 409, 410].contains(&status), "{status}");
+        won += usize::from(status == 201);
+    }
+    assert_eq!(won, 20, "exactly the package's total");
+    assert_eq!(issued(&env, &[&a, &b]).await, [(40, 40), (20, 20)]);
+    let client = env.db.client().await.unwrap();
+    let twice: i64 = client
+        .query_one(
+            "SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+               GROUP BY user_id HAVING count(*) > 2) AS over",
+            &[&a],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(twice, 0, "no user claimed the package twice");
+    verified(&env).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_packages_code_gives_the_package_offline() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let a = server.active_template(100, 5).await.unwrap();
+    let b = server.active_template(100, 5).await.unwrap();
+    let sn = package(&server, &[(&a, 1), (&b, 1)], 2, 1).await;
+    let (status, batch) = server
+        .admin_post("/v1/code-batches", &json!({"package_sn": sn, "count": 3}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{batch}");
+    assert_eq!(batch["package_sn"], sn.as_str());
+    let path = format!("/v1/code-batches/{}/codes", batch["id"].as_str().unwrap());
+    let text = server
+        .admin(reqwest::Method::GET, &path)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let codes: Vec<&str> = text.lines().collect();
+    let redeem = |code: &str, user: &str| {
+        let body = json!({"code": code, "user_id": user});
+        let server = &server;
+        async move { server.service_post("/v1/redemptions", &body).await.unwrap() }
+    };
+    let (status, got) = redeem(codes[0], "ann").await;
+    assert_eq!(status, 201, "{got}");
+    assert_eq!(got["coupons"].as_array().unwrap().len(), 2);
+    assert_eq!(redeem(codes[1], "bob").await.0, 201);
+    let (status, body) = redeem(codes[2], "cyd").await;
+    assert_eq!(status, 410, "the package's total is 2: {body}");
+    assert_eq!(issued(&env, &[&a, &b]).await, [(2, 2), (2, 2)]);
+    verified(&env).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_packages_are_refused_naming_the_field() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let a = server.active_template(100, 1).await.unwrap();
+    let void = server.active_template(100, 1).await.unwrap();
+    let (status, _) = server
+        .admin_post(&format!("/v1/templates/{void}/void"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let body = |items: Value| json!({"name": "p", "items": items, "total": 5, "per_user_limit": 1, "issue_window": window()});
+    for (items, status, needle) in [
+        (json!([]), 400, "items"),
+        (
+            json!([{"template_sn": a, "count": 0}]),
+            400,
+            "items[0].count",
+        ),
+        (
+            json!([{"template_sn": a, "count": 101}]),
+            400,
+            "at most 100",
+        ),
+        (json!([{"template_sn": void, "count": 1}]), 422, "is void"),
+        (
+            json!([{"template_sn": a, "count": 2}]),
+            422,
+            "lets a user hold 1",
+        ),
+    ] {
+        let (got, answer) = server
+            .admin_post("/v1/packages", &body(items))
+            .await
+            .unwrap();
+        assert_eq!(got, status, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{message}");
+    }
+}
