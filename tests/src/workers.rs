@@ -65,6 +65,17 @@ pub async fn ledger(env: &Env, args: &[&str]) -> anyhow::Result<Output> {
         .with_context(|| format!("running ledger {args:?}"))
 }
 
+/// Runs the relay and the projections until they caught up, stops them,
+/// then [`assert_replay_verifies`].
+pub async fn assert_verifies_once_caught_up(env: &Env) {
+    let workers = Workers::start(env, "relay,balances,template_stats").unwrap();
+    projections_caught_up(env, Duration::from_secs(60))
+        .await
+        .unwrap();
+    workers.terminate().await.unwrap();
+    assert_replay_verifies(env).await;
+}
+
 /// Runs `ledger replay --verify` (in one pass and in [`PARTITIONS`]) and
 /// asserts it found no difference.
 pub async fn assert_replay_verifies(env: &Env) {

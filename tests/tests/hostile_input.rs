@@ -82,6 +82,12 @@ fn base_bodies(method: &Method, template: &str, f: &Fixture) -> Option<Vec<Value
         ("POST", "/v1/templates/{sn}/channels") => json!({"channel_id": f.channel.id}),
         ("POST", "/v1/channels") => json!({"name": "partner"}),
         ("POST", "/v1/claims") => json!({"template_sn": f.sn, "user_id": "u9"}),
+        ("POST", "/v1/code-batches") => json!({"template_sn": f.sn, "count": 5}),
+        ("POST", "/v1/redemptions") => json!({"code": "AAAAAAAAAA", "user_id": "u1"}),
+        ("POST", "/v1/packages") => json!({"name": "pack", "total": 5, "per_user_limit": 1,
+            "items": [{"template_sn": f.sn, "count": 1}],
+            "issue_window": {"begin": "2026-01-01T00:00:00Z", "end": "2036-01-01T00:00:00Z"}}),
+        ("POST", "/v1/packages/{sn}/claims") => json!({"user_id": "u9"}),
         ("POST", "/v1/orders/quote") => json!({"user_id": "u0", "order": order_body("o-q")}),
         ("POST", "/v1/orders/lock") => json!({"order": order_body("o-new"),
             "coupon_ids": [f.coupon], "expected_payable": "130.00"}),
@@ -186,7 +192,18 @@ async fn send(
     body: Option<&str>,
 ) -> u16 {
     let route = path.split('?').next().unwrap_or(path);
-    let mut req = if route.starts_with("/v1/templates") || route.starts_with("/v1/channels") {
+    let signed =
+        route == "/v1/claims" || (route.starts_with("/v1/packages/") && route.ends_with("/claims"));
+    let admin = [
+        "/v1/templates",
+        "/v1/channels",
+        "/v1/code-batches",
+        "/v1/packages",
+        "/v1/reports",
+        "/v1/audit",
+        "/v1/ops",
+    ];
+    let mut req = if admin.iter().any(|p| route.starts_with(p)) && !signed {
         server.admin(method.clone(), path)
     } else {
         server.service(method.clone(), path)
@@ -195,7 +212,7 @@ async fn send(
         req = req
             .header("Content-Type", "application/json")
             .body(body.to_owned());
-        if route == "/v1/claims" {
+        if signed {
             let nonce = uuid::Uuid::new_v4().to_string();
             for (k, v) in f.channel.sign(method.as_str(), route, body, &nonce).headers {
                 req = req.header(k, v);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tests::workers::{Workers, assert_replay_verifies, projections_caught_up};
+use tests::workers::assert_verifies_once_caught_up;
 use tests::{Channel, Env, Server};
 
 fn window() -> Value {
@@ -63,15 +63,6 @@ async fn issued(env: &Env, sns: &[&str]) -> Vec<(i64, i64)> {
         out.push((row.get(0), row.get(1)));
     }
     out
-}
-
-async fn verified(env: &Env) {
-    let workers = Workers::start(env, "relay,balances,template_stats").unwrap();
-    projections_caught_up(env, std::time::Duration::from_secs(60))
-        .await
-        .unwrap();
-    workers.terminate().await.unwrap();
-    assert_replay_verifies(env).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -135,7 +126,7 @@ async fn a_package_gives_all_its_coupons_or_none() {
         .unwrap();
     let (status, _) = claim(&server, &channel, &sn, "cyd").await;
     assert_eq!(status, 422);
-    verified(&env).await;
+    assert_verifies_once_caught_up(&env).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -175,7 +166,7 @@ async fn concurrent_claims_never_pass_the_packages_quota() {
         .unwrap()
         .get(0);
     assert_eq!(twice, 0, "no user claimed the package twice");
-    verified(&env).await;
+    assert_verifies_once_caught_up(&env).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -213,7 +204,7 @@ async fn a_packages_code_gives_the_package_offline() {
     let (status, body) = redeem(codes[2], "cyd").await;
     assert_eq!(status, 410, "the package's total is 2: {body}");
     assert_eq!(issued(&env, &[&a, &b]).await, [(2, 2), (2, 2)]);
-    verified(&env).await;
+    assert_verifies_once_caught_up(&env).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -9,20 +9,10 @@ use std::sync::Arc;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
+use tests::workers::{assert_verifies_once_caught_up, ledger};
 use tests::{Env, Server};
 
 const ALPHABET: &str = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-
-/// `ledger replay --verify` finds nothing, once the projections caught up.
-async fn verified(env: &Env) {
-    let workers = Workers::start(env, "relay,balances,template_stats").unwrap();
-    projections_caught_up(env, std::time::Duration::from_secs(60))
-        .await
-        .unwrap();
-    workers.terminate().await.unwrap();
-    assert_replay_verifies(env).await;
-}
 
 async fn batch(server: &Server, body: Value) -> Value {
     let (status, batch) = server.admin_post("/v1/code-batches", &body).await.unwrap();
@@ -233,7 +223,7 @@ async fn a_code_gives_its_coupon_once_and_every_refusal_has_its_answer() {
         (422, json!("code_batch_expired"))
     );
 
-    verified(&env).await;
+    assert_verifies_once_caught_up(&env).await;
 }
 
 async fn codes_of(server: &Server, batch: &Value) -> Vec<String> {
@@ -366,7 +356,7 @@ async fn one_use_and_shared_codes_are_exact(env: Env) {
         .unwrap();
     let (uses, redeemed, events): (i32, i64, i64) = (row.get(0), row.get(1), row.get(2));
     assert_eq!((uses, redeemed, events), (100, 100, 100));
-    verified(&env).await;
+    assert_verifies_once_caught_up(&env).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
