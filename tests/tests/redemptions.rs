@@ -443,3 +443,71 @@ async fn bad_batches_are_refused_naming_the_field() {
         .unwrap();
     assert_eq!(status, 403);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_channel_redeems_with_a_signed_request_and_nothing_else_gets_in() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let channel = server.channel_for(&sn).await.unwrap();
+    let codes = codes_of(
+        &server,
+        &batch(&server, json!({"template_sn": sn, "count": 2})).await,
+    )
+    .await;
+    let send = |body: String, headers: Vec<(&'static str, String)>| {
+        let mut req = server
+            .http
+            .post(server.url("/v1/redemptions"))
+            .header("Content-Type", "application/json")
+            .body(body);
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        async move {
+            let r = req.send().await.unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    let body = json!({"code": codes[0], "user_id": "ann"}).to_string();
+    let signed = channel.sign(
+        "POST",
+        "/v1/redemptions",
+        &body,
+        &uuid::Uuid::new_v4().to_string(),
+    );
+    let (status, got) = send(body.clone(), signed.headers.clone()).await;
+    assert_eq!(status, 201, "{got}");
+    let (status, _) = send(body.clone(), signed.headers).await;
+    assert_eq!(status, 401, "a nonce is spent once");
+    let forged = json!({"code": codes[1], "user_id": "bob"}).to_string();
+    let mut headers = channel
+        .sign(
+            "POST",
+            "/v1/redemptions",
+            &body,
+            &uuid::Uuid::new_v4().to_string(),
+        )
+        .headers;
+    headers.retain(|(k, _)| *k != "Content-Type");
+    assert_eq!(
+        send(forged.clone(), headers).await.0,
+        401,
+        "signed for another body"
+    );
+    assert_eq!(send(forged, vec![]).await.0, 401, "no credentials");
+    let client = env.db.client().await.unwrap();
+    let metadata: Value = client
+        .query_one(
+            "SELECT metadata FROM events WHERE event_type = 'CodeRedeemed'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(metadata["channel_id"], channel.id.as_str());
+    assert_eq!(metadata["actor"], format!("channel:{}", channel.id));
+}

@@ -44,6 +44,12 @@ impl FromRequestParts<AppState> for Reader {
     }
 }
 
+/// The service token's check, for a route that takes it or another
+/// credential (a channel's signature).
+pub(crate) fn service(parts: &Parts, state: &AppState) -> Result<(), ApiError> {
+    check(parts, &state.tokens.service)
+}
+
 #[derive(Clone)]
 pub struct Tokens {
     pub admin: String,

@@ -1,5 +1,6 @@
 //! `POST /v1/redemptions {code, user_id}` (DESIGN §13): a user redeems a
-//! code for its template's coupon.
+//! code for its template's coupon (or its package's), asked by the service
+//! (bearer token) or by a channel (signed like a claim).
 //!
 //! The code is checked before any database read: its check character,
 //! then its tag under each configured key (a forged or mistyped code is
@@ -15,22 +16,28 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
-use axum::extract::{ConnectInfo, State};
-use axum::http::{Extensions, HeaderMap, StatusCode};
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::AppState;
-use super::auth::Service;
+use super::auth;
+use super::auth_limit::Limited;
+use super::claims::{limit_keys, replay, spend_nonce, verify};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::ApiJson;
+use super::extract::{parse_json, read_body, require_json};
 use crate::codes::Code;
 use crate::commands::code_batches::{self, Batch};
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::domain::ids::UserId;
+use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 
 #[derive(Deserialize, ToSchema)]
@@ -53,11 +60,16 @@ pub struct Redemption {
     pub coupons: Vec<CouponView>,
 }
 
-/// Redeem a code for its template's coupon or its package's coupons (service token; the caller may
-/// pass the end user's address as `X-Forwarded-For`).
+/// Redeem a code for its template's coupon or its package's coupons: as a
+/// service (bearer token; the end user's address may come as
+/// `X-Forwarded-For`) or as a channel (signed like a claim, DESIGN §6).
 #[utoipa::path(post, path = "/v1/redemptions", tag = "codes", request_body = Redeem,
-    security(("service" = [])),
+    security(("service" = []), ()),
+    params(("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of the service token"),
+           ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),
+           ("X-Signature" = Option<String>, Header)),
     responses((status = 201, body = Redemption), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "unknown or forged code (the same answer)"),
         (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
@@ -65,35 +77,100 @@ pub struct Redemption {
         (status = 429, body = ErrorBody, description = "too many failed attempts by this user or address; see Retry-After")))]
 pub async fn redeem(
     State(state): State<AppState>,
-    _: Service,
     ctx: Ctx,
-    extensions: Extensions,
-    headers: HeaderMap,
-    body: ApiJson<Redeem>,
+    request: Request,
 ) -> Result<Response, ApiError> {
-    let peer = extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|p| p.0.ip());
-    let address = client_address(&headers, peer);
-    let user = body.value.user_id.clone();
+    let (parts, body) = request.into_parts();
+    let caller = match caller(&state, &parts, body).await {
+        Ok(caller) => caller,
+        Err(Refusal::Limited(limited)) => return Ok(limited.into_response()),
+        Err(Refusal::Error(e)) => return Err(e),
+    };
+    let input: Redeem = parse_json(&caller.body)?;
+    let user = input.user_id.clone();
     let limit = &state.guess_limit;
-    if let Err(limited) = limit.check(user.as_str(), address, Instant::now()) {
+    if let Err(limited) = limit.check(user.as_str(), caller.address, Instant::now()) {
         return Ok(limited.into_response());
     }
-    let Some((batch, serial)) = find(&state, &body.value.code).await? else {
-        limit.failed(user.as_str(), address, Instant::now());
+    let Some((batch, serial)) = find(&state, &input.code).await? else {
+        limit.failed(user.as_str(), caller.address, Instant::now());
         return Err(unknown());
     };
     if used_up_in_redis(&state, &batch, serial).await {
         return Err(ApiError::SoldOut("the code is used up".into()));
     }
     let uses = Arc::new(AtomicI32::new(0));
-    let answer = write(&state, &ctx, &body.hash, &batch, serial, user, uses.clone()).await?;
+    let hash = request_hash(&[parts.uri.path().as_bytes(), &caller.body]);
+    let target = (&batch, serial, user);
+    let answer = write(&state, &ctx, &caller, &hash, target, uses.clone()).await?;
     if answer.status() == StatusCode::CREATED && uses.load(Ordering::Relaxed) >= batch.uses_per_code
     {
         mark_used_up(&state, &batch, serial).await;
     }
     Ok(answer)
+}
+
+/// Who asks: the service or a channel whose signature held, with the body
+/// read and the address failed guesses count against.
+struct Caller {
+    channel: Option<Uuid>,
+    address: Option<IpAddr>,
+    body: Bytes,
+}
+
+enum Refusal {
+    Limited(Limited),
+    Error(ApiError),
+}
+
+impl From<ApiError> for Refusal {
+    fn from(e: ApiError) -> Self {
+        Refusal::Error(e)
+    }
+}
+
+async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, Refusal> {
+    let request = || Request::from_parts(parts.clone(), body);
+    if parts.headers.contains_key(AUTHORIZATION) {
+        auth::service(parts, state)?;
+        let body = read_body(request(), state).await?;
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|p| p.0.ip());
+        let address = client_address(&parts.headers, peer);
+        return Ok(Caller {
+            channel: None,
+            address,
+            body,
+        });
+    }
+    let (channel, peer) = limit_keys(parts);
+    state
+        .auth_limit
+        .check(channel, peer, Instant::now())
+        .map_err(Refusal::Limited)?;
+    require_json(&parts.headers)?;
+    let body = read_body(request(), state).await?;
+    let now = state.now();
+    let signed = match verify(state, parts, &body, now).await {
+        Err(e @ ApiError::Unauthorized(_)) => {
+            state.auth_limit.failed(channel, peer, Instant::now());
+            return Err(e.into());
+        }
+        other => other?,
+    };
+    if state.nonce_seen_in_redis(&signed).await {
+        return Err(replay().into());
+    }
+    spend_nonce(state, &signed).await?;
+    // A channel's own client address is its server's: only the service may
+    // speak for an end user's address.
+    Ok(Caller {
+        channel: Some(signed.channel_id),
+        address: peer,
+        body,
+    })
 }
 
 fn unknown() -> ApiError {
@@ -134,19 +211,22 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
     Ok(None)
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn write(
     state: &AppState,
     ctx: &Ctx,
+    caller: &Caller,
     hash: &[u8; 32],
-    batch: &Batch,
-    serial: i64,
-    user: UserId,
+    (batch, serial, user): (&Batch, i64, UserId),
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {
-    let (metadata, now, tz) = (ctx.metadata("service"), state.now(), state.tz);
+    let scope = caller
+        .channel
+        .map_or_else(|| "service".to_owned(), |c| format!("channel:{c}"));
+    let mut metadata = ctx.metadata(scope.clone());
+    metadata.channel_id = caller.channel;
+    let (now, tz) = (state.now(), state.tz);
     let batch = batch.clone();
-    ctx.write(state, "service", hash, StatusCode::CREATED, |tx| {
+    ctx.write(state, &scope, hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let req = RedeemRequest {
                 batch: &batch,
