@@ -53,7 +53,8 @@
 //! in `workers/src/notify.rs` on the consumer runtime's batch mode
 //! (`workers/src/batch_consumer.rs`).
 //!
-//! Where the coming features live (DESIGN §11–§14), each in the same layers:
+//! Finance, flash sales, codes and the console (DESIGN §11–§14), each in the
+//! same layers:
 //!
 //! - Finance: `audit/` (hash chain, sealer, verify, `audit/export.rs`: the
 //!   events with their links), `domain/liability.rs` (the as-of fold),
@@ -63,9 +64,13 @@
 //!   `commands/claim_batch.rs`, rate limits in `domain/rate_limit.rs`).
 //! - Redemption codes and packages: [`codes`] (the pure scheme: FF1 keyed
 //!   permutation of serial + HMAC tag, Damm check character; see
-//!   `docs/redemption-codes.md`), `commands/redemptions.rs`,
-//!   `commands/packages.rs`, `cli/codes.rs`.
-//! - Admin console: `api/admin/` (server-rendered pages, vendored assets).
+//!   `docs/redemption-codes.md`), `commands/code_batches.rs`,
+//!   `commands/redeem.rs`, `commands/packages.rs`, `api/code_batches.rs`,
+//!   `api/redemptions.rs` (+ `api/guess_limit.rs`), `api/packages.rs`,
+//!   `cli/codes.rs`.
+//! - Admin console: `api/admin.rs` serving `ledger/assets/admin/` (one page
+//!   over the JSON API, uPlot vendored); its data routes `api/reports.rs`,
+//!   `api/audit.rs`, `api/workers.rs` (+ `api/dead_letters.rs`).
 
 pub mod api;
 pub mod audit;
