@@ -18,7 +18,6 @@ CREATE TABLE code_batches (
     per_user      integer     NOT NULL CHECK (per_user >= 1),
     status        text        NOT NULL CHECK (status IN ('active', 'stopped')),
     expires_at    timestamptz,
-    redeemed      bigint      NOT NULL DEFAULT 0 CHECK (redeemed >= 0),
     version       integer     NOT NULL,
     created_at    timestamptz NOT NULL,
     CHECK (first_serial + count <= 2147483648)

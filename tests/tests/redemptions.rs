@@ -347,7 +347,7 @@ async fn one_use_and_shared_codes_are_exact(env: Env) {
     let row = client
         .query_one(
             "SELECT (SELECT uses FROM code_uses WHERE batch_id = $1),
-                    (SELECT redeemed FROM code_batches WHERE id = $1),
+                    (SELECT sum(redeemed)::int8 FROM code_batch_users WHERE batch_id = $1),
                     (SELECT count(*) FROM events WHERE event_type = 'CodeRedeemed'
                         AND payload->>'batch_id' = $1::text)",
             &[&uuid::Uuid::parse_str(shared_batch["id"].as_str().unwrap()).unwrap()],

@@ -63,7 +63,10 @@ pub async fn claim(
     if limit_ok.is_none() {
         return Err(at_limit(view.per_user_limit));
     }
-    // The hot row: touched last so its lock is held as briefly as possible.
+    // The coupon row and its event first; the hot row last, so its lock is
+    // held through the commit only. A refusal here rolls the coupon back
+    // with the whole transaction (every caller's answer is then an error).
+    let coupon = issue(tx, req, &view, metadata).await?;
     let issued = tx
         .query_opt(
             &tx.prepare_cached(
@@ -77,7 +80,6 @@ pub async fn claim(
     if issued.is_none() {
         return Err(sold_out());
     }
-    let coupon = issue(tx, req, &view, metadata).await?;
     Ok(coupon)
 }
 

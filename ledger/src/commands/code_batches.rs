@@ -185,7 +185,10 @@ pub async fn stop(
 }
 
 const COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
-                       per_user, status = 'stopped', expires_at, redeemed, created_at";
+                       per_user, status = 'stopped', expires_at,
+                       (SELECT coalesce(sum(u.redeemed), 0)::int8 FROM code_batch_users u
+                         WHERE u.batch_id = code_batches.id),
+                       created_at";
 
 fn batch_from(r: &tokio_postgres::Row) -> Batch {
     Batch {

@@ -148,7 +148,7 @@ async fn use_code(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<i32, 
     Ok(uses)
 }
 
-/// The (code, user) pair, the batch's count and the `CodeRedeemed` event
+/// The (code, user) pair and the `CodeRedeemed` event
 /// (the code's stream's version is its use count).
 async fn record(
     tx: &Transaction<'_>,
@@ -170,9 +170,6 @@ async fn record(
     if tx.execute(&tx.prepare_cached(pair).await?, &params).await? == 0 {
         return Err(already_redeemed(req.batch.per_user));
     }
-    let count = "UPDATE code_batches SET redeemed = redeemed + 1 WHERE id = $1";
-    tx.execute(&tx.prepare_cached(count).await?, &[&req.batch.id])
-        .await?;
     let event = LedgerEvent::CodeRedeemed(CodeRedeemed {
         batch_id: req.batch.id,
         serial: req.serial,

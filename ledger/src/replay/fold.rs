@@ -550,7 +550,6 @@ impl Replay {
             .entry((batch, r.user_id.clone()))
             .or_default()
             .redeemed += 1;
-        t.code_batches.entry(batch).or_default().redeemed += 1;
         Ok(())
     }
 }

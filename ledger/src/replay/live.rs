@@ -186,9 +186,8 @@ fn code_batch(r: &Line) -> Result<(Uuid, CodeBatchRow), tokio_postgres::Error> {
         per_user: r.try_get(7)?,
         status: r.try_get(8)?,
         expires_at: r.try_get(9)?,
-        redeemed: r.try_get(10)?,
-        version: r.try_get(11)?,
-        created_at: r.try_get(12)?,
+        version: r.try_get(10)?,
+        created_at: r.try_get(11)?,
     };
     Ok((r.try_get(0)?, row))
 }
@@ -308,7 +307,7 @@ const TEMPLATE_CHANNELS: Query = (
 );
 const CODE_BATCHES: Query = (
     "SELECT id, template_sn, package_sn, key_id, first_serial, count, uses_per_code, per_user,
-            status, expires_at, redeemed, version, created_at
+            status, expires_at, version, created_at
        FROM code_batches",
     &[
         Type::UUID,
@@ -321,7 +320,6 @@ const CODE_BATCHES: Query = (
         Type::INT4,
         Type::TEXT,
         Type::TIMESTAMPTZ,
-        Type::INT8,
         Type::INT4,
         Type::TIMESTAMPTZ,
     ],

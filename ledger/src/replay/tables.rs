@@ -146,7 +146,6 @@ row!(CodeBatchRow {
     per_user: i32,
     status: String,
     expires_at: Option<DateTime<Utc>>,
-    redeemed: i64,
     version: i32,
     created_at: DateTime<Utc>,
 });
