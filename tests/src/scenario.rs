@@ -73,3 +73,16 @@ pub async fn append_unknown(env: &Env, event_type: &str, schema_version: i16) ->
         .unwrap();
     events[0].position
 }
+
+/// How many coupons of `sn` each user holds.
+pub async fn holders(env: &Env, sn: &str) -> std::collections::HashMap<String, i64> {
+    let client = env.db.client().await.unwrap();
+    let rows = client
+        .query(
+            "SELECT user_id, count(*) FROM coupons WHERE template_sn = $1 GROUP BY user_id",
+            &[&sn],
+        )
+        .await
+        .unwrap();
+    rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+}

@@ -3,13 +3,14 @@
 //! plain, with Redis stopped or flushed mid-sale, with `serve` killed
 //! mid-sale, with two `serve`s — and rate limits and failing batches.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tests::own_redis::OwnRedis;
+use tests::scenario::holders;
 use tests::workers::{Workers, assert_replay_verifies, projections_caught_up};
 use tests::{Channel, Env, Server, template_body};
 use tokio::sync::Semaphore;
@@ -93,18 +94,6 @@ async fn issued_everywhere(env: &Env, sn: &str) -> (i64, i64, i64) {
         one(env, "SELECT count(*) FROM coupons WHERE template_sn = $1", sn).await,
         one(env, "SELECT issued FROM templates WHERE sn = $1", sn).await,
     )
-}
-
-async fn holders(env: &Env, sn: &str) -> HashMap<String, i64> {
-    let client = env.db.client().await.unwrap();
-    let rows = client
-        .query(
-            "SELECT user_id, count(*) FROM coupons WHERE template_sn = $1 GROUP BY user_id",
-            &[&sn],
-        )
-        .await
-        .unwrap();
-    rows.iter().map(|r| (r.get(0), r.get(1))).collect()
 }
 
 /// Exactly the quota, nobody above the limit of one, every answer right.

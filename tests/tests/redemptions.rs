@@ -4,11 +4,12 @@
 //! (404 the same for forged and unknown, 409, 410, 422, 429), Redis down,
 //! and `ledger replay --verify` agreeing with the counters.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use reqwest::Method;
 use serde_json::{Value, json};
+use tests::scenario::holders;
 use tests::workers::{assert_verifies_once_caught_up, ledger};
 use tests::{Env, Server};
 
@@ -301,18 +302,6 @@ async fn race(
     out
 }
 
-async fn coupons_of(env: &Env, sn: &str) -> HashMap<String, i64> {
-    let client = env.db.client().await.unwrap();
-    let rows = client
-        .query(
-            "SELECT user_id, count(*) FROM coupons WHERE template_sn = $1 GROUP BY user_id",
-            &[&sn],
-        )
-        .await
-        .unwrap();
-    rows.iter().map(|r| (r.get(0), r.get(1))).collect()
-}
-
 async fn one_use_and_shared_codes_are_exact(env: Env) {
     let server = Arc::new(Server::start(&env).await.unwrap());
     let sn = server.active_template(10_000, 5).await.unwrap();
@@ -336,7 +325,7 @@ async fn one_use_and_shared_codes_are_exact(env: Env) {
     let results = race(&server, &shared[0], 330, |i| format!("fan-{}", i % 300)).await;
     let won = results.iter().filter(|(_, s)| *s == 201).count();
     assert_eq!(won, 100, "exactly the code's uses");
-    let coupons = coupons_of(&env, &sn).await;
+    let coupons = holders(&env, &sn).await;
     let fans: Vec<_> = coupons
         .iter()
         .filter(|(u, _)| u.starts_with("fan-"))

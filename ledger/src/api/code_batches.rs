@@ -248,18 +248,29 @@ pub async fn codes(
     Ok((headers, body).into_response())
 }
 
-/// The codes of serials `[first, first + count)`, a chunk at a time.
+/// The codes of serials `[first, first + count)`, a chunk at a time, each
+/// computed on the blocking pool (a chunk is milliseconds of cipher work,
+/// which must not hold up the server's other requests).
 fn lines(
     key: std::sync::Arc<CodeKey>,
     first: i64,
     count: i64,
     csv: bool,
-) -> impl futures_util::Stream<Item = Result<String, std::convert::Infallible>> {
+) -> impl futures_util::Stream<Item = Result<String, std::io::Error>> {
+    use futures_util::StreamExt;
     let header = csv.then(|| Ok("serial,code\n".to_owned()));
     let chunks = (0..(count + CODES_PER_CHUNK - 1) / CODES_PER_CHUNK).map(move |c| {
         let start = first + c * CODES_PER_CHUNK;
-        let end = (start + CODES_PER_CHUNK).min(first + count);
-        Ok(crate::codes::lines(&key, start..end, csv))
+        (start, (start + CODES_PER_CHUNK).min(first + count))
     });
-    futures_util::stream::iter(header.into_iter().chain(chunks))
+    let codes = futures_util::stream::iter(chunks).then(move |(start, end)| {
+        let key = key.clone();
+        async move {
+            let chunk = move || crate::codes::lines(&key, start..end, csv);
+            tokio::task::spawn_blocking(chunk)
+                .await
+                .map_err(std::io::Error::other)
+        }
+    });
+    futures_util::stream::iter(header).chain(codes)
 }

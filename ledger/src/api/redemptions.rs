@@ -249,21 +249,24 @@ async fn write(
     .await
 }
 
-/// The batch's bitmap of used-up codes (bit: serial − first serial).
-fn bitmap_key(state: &AppState, batch: &Batch) -> String {
-    state
+/// The code's bit in its batch's bitmap of used-up codes: the key, and the
+/// offset (serial − first serial).
+fn used_up_bit(state: &AppState, batch: &Batch, serial: i64) -> (String, usize) {
+    let key = state
         .redis
-        .key(&["codes", &batch.id.to_string(), "used-up"])
+        .key(&["codes", &batch.id.to_string(), "used-up"]);
+    (
+        key,
+        usize::try_from(serial - batch.first_serial).unwrap_or(0),
+    )
 }
 
 async fn used_up_in_redis(state: &AppState, batch: &Batch, serial: i64) -> bool {
     let Some(mut conn) = state.redis.connection().await else {
         return false;
     };
-    let offset = usize::try_from(serial - batch.first_serial).unwrap_or(0);
     let bit: Result<bool, _> = redis::cmd("GETBIT")
-        .arg(bitmap_key(state, batch))
-        .arg(offset)
+        .arg(used_up_bit(state, batch, serial))
         .query_async(&mut conn)
         .await;
     bit.unwrap_or(false)
@@ -274,10 +277,8 @@ async fn mark_used_up(state: &AppState, batch: &Batch, serial: i64) {
     let Some(mut conn) = state.redis.connection().await else {
         return;
     };
-    let offset = usize::try_from(serial - batch.first_serial).unwrap_or(0);
     let set: Result<i64, _> = redis::cmd("SETBIT")
-        .arg(bitmap_key(state, batch))
-        .arg(offset)
+        .arg(used_up_bit(state, batch, serial))
         .arg(1)
         .query_async(&mut conn)
         .await;

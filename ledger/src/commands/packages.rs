@@ -9,7 +9,6 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
-use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
@@ -191,7 +190,7 @@ pub async fn take(
     let sql = "UPDATE packages SET claimed = claimed + 1, version = version + 1
                 WHERE sn = $1 AND status = 'active' AND claimed < total
                   AND issue_begin <= $2 AND $2 < issue_end
-               RETURNING items, version";
+               RETURNING items, version, per_user_limit";
     let Some(row) = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &now])
         .await?
@@ -201,11 +200,12 @@ pub async fn take(
     let items: Vec<PackageItem> =
         serde_json::from_value(row.get(0)).map_err(|e| CommandError::Internal(e.into()))?;
     let per_user = "INSERT INTO package_claims AS c (package_sn, user_id, claimed)
-                    SELECT $1, $2, 1 FROM packages p WHERE p.sn = $1
+                    VALUES ($1, $2, 1)
                     ON CONFLICT (package_sn, user_id) DO UPDATE SET claimed = c.claimed + 1
-                     WHERE c.claimed < (SELECT per_user_limit FROM packages WHERE sn = $1)
+                     WHERE c.claimed < $3
                     RETURNING claimed";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&sn, &user.as_str()];
+    let limit: i32 = row.get(2);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&sn, &user.as_str(), &limit];
     if tx
         .query_opt(&tx.prepare_cached(per_user).await?, &params)
         .await?
@@ -295,9 +295,4 @@ pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Packag
         status: r.get(8),
         created_at: r.get(9),
     }))
-}
-
-/// Ids of the coupons a claim gave, for its answer.
-pub fn coupon_ids(coupons: &[CouponIssued]) -> Vec<Uuid> {
-    coupons.iter().map(|c| c.coupon_id).collect()
 }

@@ -21,10 +21,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::codes;
 use super::notify::{Step, StepChange};
 use super::tables::{
-    BucketRow, Cents, ChannelRow, CodeRedemptionRow, CouponRow, Map, Names, OrderRow, Present,
-    RefundRow, Sym, Tables, TemplateRow,
+    BucketRow, Cents, ChannelRow, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
+    TemplateRow,
 };
 use crate::domain::coupon_state::{self, CouponState, CouponStatus};
 use crate::domain::events::{CouponIssued, TemplateCreated};
@@ -241,9 +242,10 @@ impl Replay {
             Stream::Order(order_id) => self.order(order_id, e),
             Stream::Template(sn) => self.template(sn, e),
             Stream::Channel(_) => self.channel(e, &decode(e)?),
-            Stream::CodeBatch(id) => self.code_batch(id, e, &decode(e)?),
-            Stream::Code(batch, serial) => self.code_use(batch, serial, e, &decode(e)?),
-            Stream::Package(sn) => self.package(sn, e, &decode(e)?),
+            Stream::CodeBatch(_) | Stream::Code(..) | Stream::Package(_) => {
+                codes::apply(&mut self.tables, stream, e, &decode(e)?);
+                Ok(())
+            }
         }
     }
 
@@ -473,83 +475,6 @@ impl Replay {
             };
             self.tables.channels.insert(created.channel_id, row);
         }
-        Ok(())
-    }
-
-    fn code_batch(
-        &mut self,
-        id: Uuid,
-        e: &Event<'_>,
-        event: &LedgerEvent,
-    ) -> Result<(), FoldError> {
-        let row = self.tables.code_batches.entry(id).or_default();
-        row.version = e.version;
-        match event {
-            LedgerEvent::CodeBatchCreated(c) => {
-                row.template_sn.clone_from(&c.template_sn);
-                row.package_sn.clone_from(&c.package_sn);
-                row.key_id.clone_from(&c.key_id);
-                (row.first_serial, row.count) = (c.first_serial, c.count);
-                (row.uses_per_code, row.per_user) = (c.uses_per_code, c.per_user);
-                row.expires_at = c.expires_at;
-                row.status = "active".into();
-                row.created_at = e.occurred_at;
-            }
-            LedgerEvent::CodeBatchStopped(_) => row.status = "stopped".into(),
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn package(&mut self, sn: &str, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
-        let t = &mut self.tables;
-        let row = t.packages.entry(sn.to_owned()).or_default();
-        row.version = e.version;
-        match event {
-            LedgerEvent::PackageCreated(c) => {
-                row.name.clone_from(&c.name);
-                row.items = serde_json::to_value(&c.items).unwrap_or_default();
-                (row.total, row.per_user_limit) = (c.total, c.per_user_limit);
-                (row.issue_begin, row.issue_end) = (c.issue_window.begin, c.issue_window.end);
-                row.status = "draft".into();
-                row.created_at = e.occurred_at;
-            }
-            LedgerEvent::PackageActivated(c) | LedgerEvent::PackageStopped(c) => {
-                row.status.clone_from(&c.to);
-            }
-            LedgerEvent::PackageClaimed(c) => {
-                row.claimed += 1;
-                let key = (sn.to_owned(), c.user_id.clone());
-                t.package_claims.entry(key).or_default().claimed += 1;
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// A code's use: its stream's version is its use count.
-    fn code_use(
-        &mut self,
-        batch: Uuid,
-        serial: i64,
-        e: &Event<'_>,
-        event: &LedgerEvent,
-    ) -> Result<(), FoldError> {
-        let LedgerEvent::CodeRedeemed(r) = event else {
-            return Ok(());
-        };
-        let t = &mut self.tables;
-        t.code_uses.entry((batch, serial)).or_default().uses = e.version;
-        let row = CodeRedemptionRow {
-            coupon_ids: r.coupon_ids.clone(),
-            redeemed_at: e.occurred_at,
-        };
-        t.code_redemptions
-            .insert((batch, serial, r.user_id.clone()), row);
-        t.code_batch_users
-            .entry((batch, r.user_id.clone()))
-            .or_default()
-            .redeemed += 1;
         Ok(())
     }
 }

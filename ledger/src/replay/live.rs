@@ -20,9 +20,8 @@ use super::compare::Differences;
 use super::fold::{OrderRows, ReplayedCoupon};
 use super::partition::Partitions;
 use super::tables::{
-    BucketRow, Cents, ChannelRow, ClaimsRow, CodeBatchRow, CodeRedemptionRow, CodeUseRow,
-    CodeUserRow, Counts, CouponRow, Fields, Map, Names, NamesOver, OrderRow, PackageRow, Present,
-    RefundRow, Sym, Tables, TemplateRow, TotalsRow,
+    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, NamesOver,
+    OrderRow, Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
@@ -90,7 +89,7 @@ pub async fn compare_tables(
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
         .await?;
-    c.codes(t).await?;
+    super::codes::compare(&mut c, t).await?;
     let show = |k: &(String, CouponStatus)| format!("{:?}", (k.0.as_str(), k.1.as_str()));
     let stats = &mut t.template_stats;
     c.table(
@@ -101,95 +100,6 @@ pub async fn compare_tables(
         show,
     )
     .await
-}
-
-impl Live<'_, '_, '_> {
-    /// The redemption codes' tables (DESIGN §13).
-    async fn codes(&mut self, t: &mut Tables) -> Result<(), tokio_postgres::Error> {
-        let batches = &mut t.code_batches;
-        self.table(
-            "code_batches",
-            CODE_BATCHES,
-            plain(code_batch),
-            batches,
-            debug,
-        )
-        .await?;
-        let uses = plain(|r| {
-            Ok((
-                (r.try_get(0)?, r.try_get(1)?),
-                CodeUseRow {
-                    uses: r.try_get(2)?,
-                },
-            ))
-        });
-        self.table("code_uses", CODE_USES, uses, &mut t.code_uses, debug)
-            .await?;
-        let redemption = plain(|r| {
-            let row = CodeRedemptionRow {
-                coupon_ids: r.try_get(3)?,
-                redeemed_at: r.try_get(4)?,
-            };
-            Ok(((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?), row))
-        });
-        let all = &mut t.code_redemptions;
-        self.table("code_redemptions", CODE_REDEMPTIONS, redemption, all, debug)
-            .await?;
-        let user = plain(|r| {
-            let row = CodeUserRow {
-                redeemed: r.try_get(2)?,
-            };
-            Ok(((r.try_get(0)?, r.try_get(1)?), row))
-        });
-        let all = &mut t.code_batch_users;
-        self.table("code_batch_users", CODE_BATCH_USERS, user, all, debug)
-            .await?;
-        let packages = &mut t.packages;
-        self.table("packages", PACKAGES, plain(package), packages, debug)
-            .await?;
-        let claims = plain(|r| {
-            let row = ClaimsRow {
-                claimed: r.try_get(2)?,
-            };
-            Ok(((r.try_get(0)?, r.try_get(1)?), row))
-        });
-        let all = &mut t.package_claims;
-        self.table("package_claims", PACKAGE_CLAIMS, claims, all, debug)
-            .await
-    }
-}
-
-fn package(r: &Line) -> Result<(String, PackageRow), tokio_postgres::Error> {
-    let row = PackageRow {
-        name: r.try_get(1)?,
-        items: r.try_get(2)?,
-        total: r.try_get(3)?,
-        claimed: r.try_get(4)?,
-        per_user_limit: r.try_get(5)?,
-        issue_begin: r.try_get(6)?,
-        issue_end: r.try_get(7)?,
-        status: r.try_get(8)?,
-        version: r.try_get(9)?,
-        created_at: r.try_get(10)?,
-    };
-    Ok((r.try_get(0)?, row))
-}
-
-fn code_batch(r: &Line) -> Result<(Uuid, CodeBatchRow), tokio_postgres::Error> {
-    let row = CodeBatchRow {
-        template_sn: r.try_get(1)?,
-        package_sn: r.try_get(2)?,
-        key_id: r.try_get(3)?,
-        first_serial: r.try_get(4)?,
-        count: r.try_get(5)?,
-        uses_per_code: r.try_get(6)?,
-        per_user: r.try_get(7)?,
-        status: r.try_get(8)?,
-        expires_at: r.try_get(9)?,
-        version: r.try_get(10)?,
-        created_at: r.try_get(11)?,
-    };
-    Ok((r.try_get(0)?, row))
 }
 
 /// Compares a bucket of users' claims and balances with `counts`; `filter`
@@ -230,27 +140,27 @@ pub async fn compare_counts(
 
 /// A live row's key: one the replay may hold, or one it cannot (it names a
 /// user or template the log never mentioned), shown as it reads.
-enum Key<K> {
+pub(super) enum Key<K> {
     Known(K),
     Unknown(String),
 }
 
-type Parsed<K, V> = Result<(Key<K>, V), tokio_postgres::Error>;
+pub(super) type Parsed<K, V> = Result<(Key<K>, V), tokio_postgres::Error>;
 
 /// A parser whose keys are the replay's own (ids, names, plain strings).
-fn plain<K, V>(
+pub(super) fn plain<K, V>(
     parse: impl Fn(&Line) -> Result<(K, V), tokio_postgres::Error>,
 ) -> impl Fn(&Line) -> Parsed<K, V> {
     move |r| parse(r).map(|(k, v)| (Key::Known(k), v))
 }
 
 /// A key shown as it is.
-fn debug<K: Debug>(key: &K) -> String {
+pub(super) fn debug<K: Debug>(key: &K) -> String {
     format!("{key:?}")
 }
 
 /// A live table: the query (copied out in binary) and its column types.
-type Query = (&'static str, &'static [Type]);
+pub(super) type Query = (&'static str, &'static [Type]);
 
 const COUPONS: Query = (
     "SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at, expires_at,
@@ -305,65 +215,6 @@ const TEMPLATE_CHANNELS: Query = (
     "SELECT template_sn, channel_id FROM template_channels",
     &[Type::TEXT, Type::UUID],
 );
-const CODE_BATCHES: Query = (
-    "SELECT id, template_sn, package_sn, key_id, first_serial, count, uses_per_code, per_user,
-            status, expires_at, version, created_at
-       FROM code_batches",
-    &[
-        Type::UUID,
-        Type::TEXT,
-        Type::TEXT,
-        Type::TEXT,
-        Type::INT8,
-        Type::INT8,
-        Type::INT4,
-        Type::INT4,
-        Type::TEXT,
-        Type::TIMESTAMPTZ,
-        Type::INT4,
-        Type::TIMESTAMPTZ,
-    ],
-);
-const PACKAGES: Query = (
-    "SELECT sn, name, items, total, claimed, per_user_limit, issue_begin, issue_end, status,
-            version, created_at
-       FROM packages",
-    &[
-        Type::TEXT,
-        Type::TEXT,
-        Type::JSONB,
-        Type::INT8,
-        Type::INT8,
-        Type::INT4,
-        Type::TIMESTAMPTZ,
-        Type::TIMESTAMPTZ,
-        Type::TEXT,
-        Type::INT4,
-        Type::TIMESTAMPTZ,
-    ],
-);
-const PACKAGE_CLAIMS: Query = (
-    "SELECT package_sn, user_id, claimed FROM package_claims",
-    &[Type::TEXT, Type::TEXT, Type::INT4],
-);
-const CODE_USES: Query = (
-    "SELECT batch_id, serial, uses FROM code_uses",
-    &[Type::UUID, Type::INT8, Type::INT4],
-);
-const CODE_REDEMPTIONS: Query = (
-    "SELECT batch_id, serial, user_id, coupon_ids, redeemed_at FROM code_redemptions",
-    &[
-        Type::UUID,
-        Type::INT8,
-        Type::TEXT,
-        Type::UUID_ARRAY,
-        Type::TIMESTAMPTZ,
-    ],
-);
-const CODE_BATCH_USERS: Query = (
-    "SELECT batch_id, user_id, redeemed FROM code_batch_users",
-    &[Type::UUID, Type::TEXT, Type::INT4],
-);
 const USER_CLAIMS: Query = (
     "SELECT template_sn, user_id, claimed FROM user_claims WHERE claimed <> 0",
     &[Type::TEXT, Type::TEXT, Type::INT4],
@@ -408,11 +259,11 @@ const TEMPLATE_TOTALS: Query = (
 );
 
 /// One row of a live table, as copied out.
-type Line = BinaryCopyOutRow;
+pub(super) type Line = BinaryCopyOutRow;
 
 /// Copies live tables out of `tx`, the rows `filter` (SQL) keeps (none:
 /// all), reporting into `out`.
-struct Live<'t, 'o, 'f> {
+pub(super) struct Live<'t, 'o, 'f> {
     tx: &'t Transaction<'t>,
     out: &'o mut Differences,
     filter: Option<&'f str>,
@@ -439,7 +290,7 @@ impl Live<'_, '_, '_> {
     /// Streams the rows of `query`, comparing each with the replayed row of
     /// the same key; then reports the replayed rows left over. `show` prints
     /// a replayed key as a live one reads.
-    async fn table<K, V>(
+    pub(super) async fn table<K, V>(
         &mut self,
         name: &'static str,
         query: Query,

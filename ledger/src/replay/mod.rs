@@ -18,6 +18,7 @@
 //! - [`pass`]: one pass: copy its events out, fold, compare its rows.
 //! - [`spill`]: what the passes leave on disk for the buckets of users.
 //! - [`holdings`]: claims and balances from the coupons.
+//! - [`codes`]: redemption codes and packages, folded and compared.
 //! - [`notify`]: `notify_msg` (pending / cancelled) from the events.
 //! - [`users`]: the buckets of users, compared on both connections.
 //! - [`live`]: the live tables, streamed and compared row by row.
@@ -25,6 +26,7 @@
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
+pub mod codes;
 pub mod compare;
 pub mod fold;
 pub mod holdings;
