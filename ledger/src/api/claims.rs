@@ -211,7 +211,7 @@ fn refusal(refused: Refused) -> Response {
 }
 
 /// 429 with `Retry-After` in whole seconds.
-fn too_many(wait: Duration, why: &str) -> Response {
+pub(crate) fn too_many(wait: Duration, why: &str) -> Response {
     let secs = retry_after_secs(wait);
     let mut response =
         ApiError::TooManyRequests(format!("{why}; retry after {secs} s")).into_response();
@@ -228,7 +228,8 @@ impl From<ClaimRefused> for ApiError {
             ClaimRefused::Replay => Self::Unauthorized(message),
             ClaimRefused::Channel => Self::Forbidden(message),
             ClaimRefused::AtLimit(_) => Self::conflict("per_user_limit", message),
-            ClaimRefused::SoldOut => Self::SoldOut(message),
+            ClaimRefused::SoldOut | ClaimRefused::UsedUp => Self::SoldOut(message),
+            ClaimRefused::AlreadyRedeemed => Self::conflict("already_redeemed", message),
             ClaimRefused::Template(code, _) => Self::unprocessable(code, message),
             ClaimRefused::NotFound => Self::NotFound(message),
             ClaimRefused::Failed => Self::BatchFailed(message),

@@ -14,8 +14,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -29,13 +30,15 @@ use uuid::Uuid;
 use super::AppState;
 use super::auth;
 use super::auth_limit::Limited;
-use super::claims::{limit_keys, replay, spend_nonce, verify};
+use super::claims::{limit_keys, replay, spend_nonce, too_many, verify};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{parse_json, read_body, require_json};
 use crate::codes::Code;
+use crate::commands::claim_batch::BatchClaim;
 use crate::commands::code_batches::{self, Batch};
 use crate::commands::redeem::{self, RedeemRequest};
+use crate::commands::redeem_batch::BatchRedemption;
 use crate::domain::ids::UserId;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
@@ -74,7 +77,8 @@ pub struct Redemption {
         (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
         (status = 422, body = ErrorBody, description = "the batch is stopped or expired, or the template does not issue now"),
-        (status = 429, body = ErrorBody, description = "too many failed attempts by this user or address; see Retry-After")))]
+        (status = 429, body = ErrorBody, description = "too many failed attempts by this user or address, or too many redemptions waiting for the batch; see Retry-After"),
+        (status = 503, body = ErrorBody, description = "the redemption's batch failed (nothing was written; retry), or a store is down")))]
 pub async fn redeem(
     State(state): State<AppState>,
     ctx: Ctx,
@@ -211,12 +215,15 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
     Ok(None)
 }
 
+/// Group-committed with the batch's other redemptions, or alone: with an
+/// Idempotency-Key (its stored answer is written in the same transaction),
+/// for a package's code, or when the process runs too many batches' tasks.
 async fn write(
     state: &AppState,
     ctx: &Ctx,
     caller: &Caller,
     hash: &[u8; 32],
-    (batch, serial, user): (&Batch, i64, UserId),
+    target: (&Batch, i64, UserId),
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {
     let scope = caller
@@ -224,9 +231,57 @@ async fn write(
         .map_or_else(|| "service".to_owned(), |c| format!("channel:{c}"));
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = caller.channel;
+    let redemptions = &state.flash.redemptions;
+    if ctx.idempotency_key.is_none() && redemptions.takes(target.0) {
+        return batched(state, target, metadata, uses).await;
+    }
+    alone(state, ctx, (&scope, hash), target, metadata, uses).await
+}
+
+async fn batched(
+    state: &AppState,
+    (batch, serial, user): (&Batch, i64, UserId),
+    metadata: crate::domain::events::Metadata,
+    uses: Arc<AtomicI32>,
+) -> Result<Response, ApiError> {
+    let item = BatchRedemption {
+        serial,
+        claim: BatchClaim {
+            user_id: user.as_str().to_owned(),
+            channel_id: None,
+            nonce: None,
+            metadata,
+            appended: crate::store::appended::current(),
+        },
+    };
+    let redemptions = &state.flash.redemptions;
+    let Some(answer) = redemptions.submit(batch.clone(), item).await else {
+        let why = "too many redemptions are waiting for this batch";
+        return Ok(too_many(Duration::from_secs(1), why));
+    };
+    let (coupon, used) = answer?;
+    uses.store(used, Ordering::Relaxed);
+    let body = Redemption {
+        batch_id: batch.id,
+        serial,
+        uses: used,
+        uses_left: batch.uses_per_code - used,
+        coupons: vec![CouponView::issued(&coupon)],
+    };
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+async fn alone(
+    state: &AppState,
+    ctx: &Ctx,
+    (scope, hash): (&str, &[u8; 32]),
+    (batch, serial, user): (&Batch, i64, UserId),
+    metadata: crate::domain::events::Metadata,
+    uses: Arc<AtomicI32>,
+) -> Result<Response, ApiError> {
     let (now, tz) = (state.now(), state.tz);
     let batch = batch.clone();
-    ctx.write(state, &scope, hash, StatusCode::CREATED, |tx| {
+    ctx.write(state, scope, hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let req = RedeemRequest {
                 batch: &batch,

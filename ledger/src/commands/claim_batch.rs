@@ -26,6 +26,7 @@ use crate::store::{self, NewEvent, StreamEvent};
 pub const MAX_BATCH: usize = 200;
 
 /// One request of a batch.
+#[derive(Clone)]
 pub struct BatchClaim {
     pub user_id: String,
     pub channel_id: Option<Uuid>,
@@ -58,16 +59,30 @@ pub async fn claim_batch(
         })
         .collect();
     spend_nonces(tx, claims, &mut refused).await?;
+    let issued = claim_standing(tx, sn, claims, refused, &view, (now, tz)).await?;
+    Ok((issued, view.per_user_limit))
+}
+
+/// The template's guards over the requests still standing after the
+/// caller's (`refused`): the users' limits, the quota, then the coupons.
+pub(crate) async fn claim_standing(
+    tx: &Transaction<'_>,
+    sn: &str,
+    claims: &[BatchClaim],
+    mut refused: Vec<Option<Refusal>>,
+    view: &TemplateView,
+    (now, tz): (DateTime<Utc>, Tz),
+) -> Result<Outcomes, CommandError> {
+    debug_assert_eq!(claims.len(), refused.len());
     limit_users(tx, sn, claims, view.per_user_limit, &mut refused).await?;
     let standing = refused.iter().filter(|r| r.is_none()).count();
     let granted = take_quota(tx, sn, standing).await?;
     let outcomes = claim_batch::settle(&refused, granted);
     give_back_limits(tx, sn, claims, &refused, &outcomes).await?;
-    let issued = write_coupons(tx, sn, claims, &outcomes, &view, now, tz).await?;
-    Ok((issued, view.per_user_limit))
+    write_coupons(tx, sn, claims, &outcomes, view, now, tz).await
 }
 
-async fn read_template(
+pub(crate) async fn read_template(
     tx: &Transaction<'_>,
     sn: &str,
     claims: &[BatchClaim],

@@ -9,6 +9,9 @@
 //! - [`issuance`]: one bulk-issuance chunk in one transaction.
 //! - [`issuance_job`]: a bulk-issuance job's upload side: open, chunks, progress, cancel.
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
+//! - [`code_batches`], [`redeem`], [`redeem_batch`], [`packages`]: redemption
+//!   codes (a batch's serial range; one redemption, or a group-committed
+//!   batch of them) and coupon packages.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
@@ -22,6 +25,7 @@ pub mod issuance_job;
 pub mod orders;
 pub mod packages;
 pub mod redeem;
+pub mod redeem_batch;
 pub mod refunds;
 pub mod reminders;
 pub mod templates;

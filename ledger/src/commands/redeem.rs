@@ -91,7 +91,7 @@ async fn template_coupon(
 }
 
 /// A stopped or expired batch refuses its codes (422).
-fn open(batch: &Batch, now: DateTime<Utc>) -> Result<(), CommandError> {
+pub(crate) fn open(batch: &Batch, now: DateTime<Utc>) -> Result<(), CommandError> {
     if batch.stopped {
         let why = "the code's batch is stopped".to_owned();
         return Err(CommandError::Unprocessable("code_batch_stopped", why));

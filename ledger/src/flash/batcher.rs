@@ -1,33 +1,29 @@
 //! Group commit: claims for one template that arrive together are written by
 //! one transaction ([`claim_batch`]). One task per template and process
-//! collects up to [`MAX_BATCH`] claims or waits [`MAX_WAIT`] after the
-//! first, writes them, answers each request, and gives back the Redis
+//! collects up to [`MAX_BATCH`] claims or waits
+//! [`group_commit::MAX_WAIT`] after the first, writes them, answers each request, and gives back the Redis
 //! reservations of those the database refused or failed.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::timeout_at;
 
-use super::Flash;
 use super::gate::GiveBack;
+use super::{Flash, group_commit};
 use crate::commands::CommandError;
 use crate::commands::claim_batch::{self, BatchClaim, MAX_BATCH};
 use crate::domain::claim_batch::one_per_user;
 use crate::domain::events::CouponIssued;
 
-/// How long a batch waits for more claims after its first.
-pub const MAX_WAIT: Duration = Duration::from_millis(2);
 /// Claims waiting per template and process; beyond it: 429.
 pub const MAX_QUEUE: usize = 4_096;
-/// A template's task ends after this long without a claim.
-const IDLE: Duration = Duration::from_secs(30);
 
 /// What one request gets back from its batch.
 pub type Answer = Result<CouponIssued, ClaimRefused>;
 
-/// Why a batched claim got no coupon (each maps to one HTTP status).
+/// Why a batched claim or redemption got no coupon (each maps to one HTTP
+/// status).
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ClaimRefused {
     #[error("nonce already used")]
@@ -38,6 +34,10 @@ pub enum ClaimRefused {
     AtLimit(i32),
     #[error("the template's quota is exhausted")]
     SoldOut,
+    #[error("the code is used up")]
+    UsedUp,
+    #[error("the user already redeemed this code, or as many of its batch's codes as it allows")]
+    AlreadyRedeemed,
     /// The template refused the whole batch (not active, window, ...).
     #[error("{1}")]
     Template(&'static str, String),
@@ -56,49 +56,27 @@ pub struct Pending {
     pub reply: oneshot::Sender<Answer>,
 }
 
-/// Runs one template's batches until it has been idle for [`IDLE`].
+/// Runs one template's batches until it has been idle.
 pub async fn run(
     flash: Arc<Flash>,
     sn: String,
     me: mpsc::Sender<Pending>,
-    mut rx: mpsc::Receiver<Pending>,
+    rx: mpsc::Receiver<Pending>,
 ) {
-    let mut carried: Vec<Pending> = Vec::new();
-    loop {
-        let first = match carried.is_empty() {
-            false => None,
-            true => match tokio::time::timeout(IDLE, rx.recv()).await {
-                Ok(Some(p)) => Some(p),
-                _ => break,
-            },
-        };
-        let mut arrivals: Vec<Pending> = std::mem::take(&mut carried);
-        arrivals.extend(first);
-        let deadline = tokio::time::Instant::now() + MAX_WAIT;
-        while arrivals.len() < MAX_BATCH {
-            match timeout_at(deadline, rx.recv()).await {
-                Ok(Some(p)) => arrivals.push(p),
-                _ => break,
-            }
-        }
-        let (batch, later) = one_per_user(arrivals, |p| p.claim.user_id.as_str());
-        carried = later;
-        write(&flash, &sn, batch).await;
-    }
-    // Idle: leave the map, then write what was sent meanwhile.
-    flash.batcher_done(&sn, &me);
-    drop(me);
-    rx.close();
-    let mut last = Vec::new();
-    while let Some(p) = rx.recv().await {
-        last.push(p);
-    }
-    while !last.is_empty() {
-        let rest = last.split_off(last.len().min(MAX_BATCH));
-        let (batch, later) = one_per_user(last, |p| p.claim.user_id.as_str());
-        last = later.into_iter().chain(rest).collect();
-        write(&flash, &sn, batch).await;
-    }
+    let split: group_commit::Split<Pending> =
+        |arrivals| one_per_user(arrivals, |p| p.claim.user_id.as_str());
+    let leave = || {
+        flash.batcher_done(&sn, &me);
+        drop(me);
+    };
+    group_commit::run(
+        rx,
+        MAX_BATCH,
+        split,
+        |batch| write(&flash, &sn, batch),
+        leave,
+    )
+    .await;
 }
 
 /// Writes one batch and answers every request of it.
@@ -174,17 +152,19 @@ async fn transaction(
 }
 
 impl ClaimRefused {
-    fn from_refusal(r: crate::domain::claim_batch::Refusal, limit: i32) -> Self {
+    pub(crate) fn from_refusal(r: crate::domain::claim_batch::Refusal, limit: i32) -> Self {
         use crate::domain::claim_batch::Refusal;
         match r {
             Refusal::Replay => Self::Replay,
             Refusal::Channel => Self::Channel,
             Refusal::AtLimit => Self::AtLimit(limit),
             Refusal::SoldOut => Self::SoldOut,
+            Refusal::UsedUp => Self::UsedUp,
+            Refusal::AlreadyRedeemed => Self::AlreadyRedeemed,
         }
     }
 
-    fn from_batch_error(e: &CommandError, sn: &str) -> Self {
+    pub(crate) fn from_batch_error(e: &CommandError, sn: &str) -> Self {
         match e {
             CommandError::NotFound(_) => Self::NotFound,
             CommandError::Unprocessable(code, message) => Self::Template(code, message.clone()),

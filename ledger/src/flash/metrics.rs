@@ -19,6 +19,8 @@ pub struct FlashMetrics {
     pub gate: Family<OutcomeLabel, Counter>,
     pub batch_size: Histogram,
     pub batch_seconds: Histogram,
+    /// Redemptions written per group-committed batch.
+    pub redemption_batch_size: Histogram,
     /// Units of stock the reconciler moved (Redis was off by that much).
     pub corrections: Counter,
     pub resets: Counter,
@@ -30,6 +32,7 @@ impl Default for FlashMetrics {
             gate: Family::default(),
             batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 9)),
             batch_seconds: Histogram::new(exponential_buckets(0.0005, 2.0, 12)),
+            redemption_batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 9)),
             corrections: Counter::default(),
             resets: Counter::default(),
         }
@@ -52,6 +55,11 @@ impl FlashMetrics {
             "flash_batch_seconds",
             "Latency of a batch's transaction",
             self.batch_seconds.clone(),
+        );
+        registry.register(
+            "flash_redemption_batch_size",
+            "Redemptions written per group-committed batch",
+            self.redemption_batch_size.clone(),
         );
         registry.register(
             "flash_reconcile_corrections",

@@ -6,6 +6,9 @@
 //!   reserves a unit; reservations the database refuses are given back.
 //! - [`batcher`]: group commit — one task per hot template writes the claims
 //!   that arrive together in one transaction (`commands/claim_batch.rs`).
+//! - [`redemptions`]: the same group commit for redemptions of one batch of
+//!   a template's codes (`commands/redeem_batch.rs`).
+//! - [`group_commit`]: the loop both run: collect, split, write, go idle.
 //! - [`local_limit`]: the rate limits in process while Redis is down.
 //! - [`reconcile`]: resets the gate from Postgres on start, periodically,
 //!   when the gate finds a template cold and when it answers sold out.
@@ -15,9 +18,11 @@
 
 pub mod batcher;
 pub mod gate;
+pub mod group_commit;
 pub mod local_limit;
 pub mod metrics;
 pub mod reconcile;
+pub mod redemptions;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -72,6 +77,8 @@ pub struct Flash {
     redis: RedisHandle,
     tz: Tz,
     pub metrics: metrics::FlashMetrics,
+    /// Group commit of redemptions of a template's codes.
+    pub redemptions: Arc<redemptions::Redemptions>,
     local: local_limit::LocalLimit,
     templates: Mutex<HashMap<String, (Instant, Option<GateInfo>)>>,
     batchers: Mutex<HashMap<String, mpsc::Sender<Pending>>>,
@@ -86,6 +93,11 @@ impl Flash {
         metrics: metrics::FlashMetrics,
     ) -> Arc<Self> {
         Arc::new(Self {
+            redemptions: redemptions::Redemptions::new(
+                pool.clone(),
+                tz,
+                metrics.redemption_batch_size.clone(),
+            ),
             pool,
             redis,
             tz,

@@ -1,0 +1,285 @@
+//! Redemptions of one code batch written together (group commit, DESIGN
+//! §12–13): one transaction, each guard one statement over the batch, in
+//! the single redemption's order ([`super::redeem`]): the codes' uses
+//! (`uses < uses_per_code`), the (code, user) pairs already redeemed, the
+//! users' count of the batch (`per_user`), then the template's claim guards
+//! over what is left standing ([`super::claim_batch::claim_standing`]).
+//! A request refused at a later guard gives back what the earlier ones took.
+//!
+//! The batcher puts each user and each code at most once in a batch, so
+//! every upsert touches distinct rows; rows are taken sorted, so batches of
+//! other processes cannot deadlock with this one. For a batch of a
+//! template's codes only: a package's code is redeemed alone.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use tokio_postgres::types::ToSql;
+
+use super::CommandError;
+use super::claim;
+use super::claim_batch::{self, BatchClaim};
+use super::code_batches::Batch;
+use super::redeem;
+use crate::domain::claim_batch::Refusal;
+use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::stream::Stream;
+use crate::store::{self, NewEvent, StreamEvent};
+
+/// One request of a batch: the code's serial, and the claim it becomes
+/// (user, metadata, the request's collector of event ids).
+pub struct BatchRedemption {
+    pub serial: i64,
+    pub claim: BatchClaim,
+}
+
+/// A granted redemption: its coupon and the code's uses after it.
+pub type Outcome = Result<(CouponIssued, i32), Refusal>;
+
+pub async fn redeem_batch(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &mut [BatchRedemption],
+    now: DateTime<Utc>,
+    tz: Tz,
+) -> Result<(Vec<Outcome>, i32), CommandError> {
+    debug_assert!(!items.is_empty() && items.len() <= claim_batch::MAX_BATCH);
+    debug_assert!(distinct(items), "one request per user and per code");
+    let sn = batch.template_sn.as_deref().ok_or_else(|| {
+        CommandError::Internal(anyhow::anyhow!("a package's code is redeemed alone"))
+    })?;
+    redeem::open(batch, now)?;
+    let (view, _) = claim_batch::read_template(tx, sn, &[]).await?;
+    claim::open_for_claims(&view, now)?;
+    for item in items.iter_mut() {
+        item.claim.metadata.code = Some(CodeRef {
+            batch_id: batch.id,
+            serial: item.serial,
+        });
+    }
+    let mut refused = vec![None; items.len()];
+    let uses = use_codes(tx, batch, items, &mut refused).await?;
+    refuse_pairs(tx, batch, items, &mut refused).await?;
+    count_users(tx, batch, items, &mut refused).await?;
+    let claims: Vec<BatchClaim> = items.iter().map(|i| i.claim.clone()).collect();
+    let issued = claim_batch::claim_standing(tx, sn, &claims, refused, &view, (now, tz)).await?;
+    give_back(tx, batch, items, &issued).await?;
+    let outcomes: Vec<Outcome> = issued
+        .into_iter()
+        .zip(&uses)
+        .map(|(o, u)| o.map(|c| (c, u.unwrap_or(0))))
+        .collect();
+    record(tx, batch, items, &outcomes, now).await?;
+    Ok((outcomes, view.per_user_limit))
+}
+
+fn distinct(items: &[BatchRedemption]) -> bool {
+    let users: HashSet<&str> = items.iter().map(|i| i.claim.user_id.as_str()).collect();
+    let codes: HashSet<i64> = items.iter().map(|i| i.serial).collect();
+    users.len() == items.len() && codes.len() == items.len()
+}
+
+fn params<'a>(p: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
+    p
+}
+
+/// One use of each code that has one left; the others are used up.
+async fn use_codes(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    refused: &mut [Option<Refusal>],
+) -> Result<Vec<Option<i32>>, CommandError> {
+    let serials: Vec<i64> = items.iter().map(|i| i.serial).collect();
+    let sql = "INSERT INTO code_uses AS c (batch_id, serial, uses)
+               SELECT $1, s, 1 FROM unnest($2::bigint[]) AS s ORDER BY s
+               ON CONFLICT (batch_id, serial) DO UPDATE SET uses = c.uses + 1
+                WHERE c.uses < $3
+               RETURNING serial, uses";
+    let rows = tx
+        .query(
+            &tx.prepare_cached(sql).await?,
+            params(&[&batch.id, &serials, &batch.uses_per_code]),
+        )
+        .await?;
+    let used: std::collections::HashMap<i64, i32> =
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let uses: Vec<Option<i32>> = serials.iter().map(|s| used.get(s).copied()).collect();
+    for (u, r) in uses.iter().zip(refused.iter_mut()) {
+        if u.is_none() {
+            *r = Some(Refusal::UsedUp);
+        }
+    }
+    Ok(uses)
+}
+
+/// A shared code redeemed before by the same user. Only possible when a
+/// code has several uses and a user may redeem several of the batch's
+/// codes; the code's row, locked by [`use_codes`], serializes its pairs.
+async fn refuse_pairs(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    refused: &mut [Option<Refusal>],
+) -> Result<(), CommandError> {
+    if batch.uses_per_code == 1 || batch.per_user == 1 {
+        return Ok(());
+    }
+    let (serials, users) = standing(items, refused);
+    let sql = "SELECT serial, user_id FROM code_redemptions
+                WHERE batch_id = $1
+                  AND (serial, user_id) IN (SELECT * FROM unnest($2::bigint[], $3::text[]))";
+    let rows = tx
+        .query(
+            &tx.prepare_cached(sql).await?,
+            params(&[&batch.id, &serials, &users]),
+        )
+        .await?;
+    let pairs: HashSet<(i64, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    for (item, r) in items.iter().zip(refused.iter_mut()) {
+        if r.is_none() && pairs.contains(&(item.serial, item.claim.user_id.clone())) {
+            *r = Some(Refusal::AlreadyRedeemed);
+        }
+    }
+    Ok(())
+}
+
+/// The standing requests' serials and users.
+fn standing(items: &[BatchRedemption], refused: &[Option<Refusal>]) -> (Vec<i64>, Vec<String>) {
+    items
+        .iter()
+        .zip(refused)
+        .filter(|(_, r)| r.is_none())
+        .map(|(i, _)| (i.serial, i.claim.user_id.clone()))
+        .unzip()
+}
+
+/// One more of the batch's codes for each standing user, up to `per_user`.
+async fn count_users(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    refused: &mut [Option<Refusal>],
+) -> Result<(), CommandError> {
+    let (_, users) = standing(items, refused);
+    if users.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO code_batch_users AS u (batch_id, user_id, redeemed)
+               SELECT $1, v, 1 FROM unnest($2::text[]) AS v ORDER BY v
+               ON CONFLICT (batch_id, user_id) DO UPDATE SET redeemed = u.redeemed + 1
+                WHERE u.redeemed < $3
+               RETURNING user_id";
+    let rows = tx
+        .query(
+            &tx.prepare_cached(sql).await?,
+            params(&[&batch.id, &users, &batch.per_user]),
+        )
+        .await?;
+    let counted: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    for (item, r) in items.iter().zip(refused.iter_mut()) {
+        if r.is_none() && !counted.contains(&item.claim.user_id) {
+            *r = Some(Refusal::AlreadyRedeemed);
+        }
+    }
+    Ok(())
+}
+
+/// The refused requests give back their code's use and their count of the
+/// batch, as far as they had taken them (the template's guards gave back
+/// their own). A count back at zero is a row that never was (as replay
+/// rebuilds it): deleted.
+async fn give_back(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    outcomes: &claim_batch::Outcomes,
+) -> Result<(), CommandError> {
+    let refused = || {
+        items
+            .iter()
+            .zip(outcomes)
+            .filter_map(|(i, o)| o.as_ref().err().map(|r| (i, *r)))
+    };
+    let serials: Vec<i64> = refused()
+        .filter(|(_, r)| r.took_a_use())
+        .map(|(i, _)| i.serial)
+        .collect();
+    if !serials.is_empty() {
+        let sql = "WITH gone AS (DELETE FROM code_uses
+                                  WHERE batch_id = $1 AND serial = ANY($2) AND uses = 1)
+                   UPDATE code_uses SET uses = uses - 1
+                    WHERE batch_id = $1 AND serial = ANY($2) AND uses > 1";
+        tx.execute(
+            &tx.prepare_cached(sql).await?,
+            params(&[&batch.id, &serials]),
+        )
+        .await?;
+    }
+    let users: Vec<&str> = refused()
+        .filter(|(_, r)| r.counted_for_the_user())
+        .map(|(i, _)| i.claim.user_id.as_str())
+        .collect();
+    if !users.is_empty() {
+        let sql = "WITH gone AS (DELETE FROM code_batch_users
+                                  WHERE batch_id = $1 AND user_id = ANY($2) AND redeemed = 1)
+                   UPDATE code_batch_users SET redeemed = redeemed - 1
+                    WHERE batch_id = $1 AND user_id = ANY($2) AND redeemed > 1";
+        tx.execute(&tx.prepare_cached(sql).await?, params(&[&batch.id, &users]))
+            .await?;
+    }
+    Ok(())
+}
+
+/// The granted redemptions' (code, user) pairs and `CodeRedeemed` events
+/// (each code's stream's version is its use count).
+async fn record(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    outcomes: &[Outcome],
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let (mut serials, mut users, mut coupons, mut events) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (item, outcome) in items.iter().zip(outcomes) {
+        let Ok((coupon, uses)) = outcome else {
+            continue;
+        };
+        debug_assert!(*uses >= 1 && *uses <= batch.uses_per_code);
+        let event = LedgerEvent::CodeRedeemed(CodeRedeemed {
+            batch_id: batch.id,
+            serial: item.serial,
+            user_id: item.claim.user_id.clone(),
+            coupon_ids: vec![coupon.coupon_id],
+        });
+        let new = NewEvent::of(&event, &item.claim.metadata, now)?;
+        if let Some(appended) = &item.claim.appended {
+            appended.extend([new.event_id]);
+        }
+        events.push(StreamEvent {
+            stream_id: Stream::Code(batch.id, item.serial).to_string(),
+            stream_version: *uses,
+            event: new,
+        });
+        serials.push(item.serial);
+        users.push(item.claim.user_id.as_str());
+        coupons.push(coupon.coupon_id);
+    }
+    if events.is_empty() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO code_redemptions (batch_id, serial, user_id, coupon_ids, redeemed_at)
+               SELECT $1, s, u, ARRAY[c], $5
+                 FROM unnest($2::bigint[], $3::text[], $4::uuid[]) AS r(s, u, c)";
+    tx.execute(
+        &tx.prepare_cached(sql).await?,
+        params(&[&batch.id, &serials, &users, &coupons, &now]),
+    )
+    .await?;
+    store::copy_events(tx, &events).await?;
+    Ok(())
+}
