@@ -9,9 +9,11 @@
 //   QUOTA         the template's quota (the upload uses it up)
 //   CHANNEL       the name of a channel the console can allow
 // (`ledger audit verify` ran before: the finance page shows its verdict.)
+// A package of SN and the template made in the browser, and a batch of codes
+// of SN, are made in the browser too.
 // Exits non-zero on the first failed step, naming it.
 import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 
 const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL } = process.env;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -62,7 +64,8 @@ async function createTemplate(page) {
   check((await page.locator(".terms").textContent()).includes("满199.00减20.00"), "terms in words");
   await page.getByRole("button", { name: `activate ${name}` }).click();
   await page.locator(".status.active").first().waitFor();
-  return name;
+  const sn = decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
+  return { name, sn };
 }
 
 async function templatePage(page, issued, jobDone) {
@@ -107,9 +110,7 @@ async function bulkIssuance(page) {
     page.waitForEvent("download"),
     page.getByRole("button", { name: "Download report (CSV)" }).click(),
   ]);
-  const path = await download.path();
-  const { readFileSync } = await import("node:fs");
-  const report = readFileSync(path, "utf8");
+  const report = readFileSync(await download.path(), "utf8");
   check(report.split("\n").length > 1, "the report has rows");
 }
 
@@ -139,7 +140,6 @@ async function finance(page) {
     page.waitForEvent("download"),
     page.getByRole("button", { name: "Download CSV" }).click(),
   ]);
-  const { readFileSync } = await import("node:fs");
   const csv = readFileSync(await download.path(), "utf8");
   check(csv.startsWith("group,issued,unused,") && csv.includes(`${SN},${QUOTA},`), "the CSV has the template's row");
   // The end of a past day: nothing was owed then.
@@ -158,6 +158,74 @@ async function workers(page) {
   await shot(page, "10-workers");
 }
 
+/** A package of two templates made in the browser (a third item row added
+ *  and removed, and a count of 0 refused, on the way), then activated:
+ *  listed active with 0 claimed. */
+async function packages(page, sns) {
+  await page.locator("#nav").getByRole("link", { name: "Packages" }).click();
+  await page.getByRole("heading", { name: "Packages" }).waitFor();
+  const name = `pack ${Date.now()}`;
+  await page.getByLabel("Name").fill(name);
+  await page.getByRole("button", { name: "Add item" }).click();
+  await page.getByRole("button", { name: "Add item" }).click();
+  await page.getByRole("button", { name: "Remove item 2" }).click();
+  check(await page.locator("fieldset.items .item").count() === 2, "two item rows after one is removed");
+  for (const [i, sn] of sns.entries()) {
+    await page.getByLabel(`Item ${i + 1}: template sn`).fill(sn);
+    await page.locator(`[data-field="items[${i}].count"]`).fill("1");
+  }
+  await page.getByLabel("Claims in all").fill("10");
+  // The API's error for the second item's count shows next to that field.
+  await page.locator('[data-field="items[1].count"]').fill("0");
+  await page.getByRole("button", { name: "Create package" }).click();
+  await page.locator('[data-error-for="items[1].count"]').filter({ hasText: "must be at least 1" }).waitFor();
+  await page.locator('[data-field="items[1].count"]').fill("1");
+  await page.getByRole("button", { name: "Create package" }).click();
+  const row = page.locator("#packages tr").filter({ hasText: name });
+  await row.locator(".status.draft").waitFor();
+  check((await row.locator("td").nth(3).textContent()) === sns.map((sn) => `1 × ${sn}`).join(""), "the row lists both items");
+  await row.getByRole("button", { name: `activate ${name}` }).click();
+  await row.locator(".status.active").waitFor();
+  check((await row.locator("td").nth(2).textContent()) === "0 / 10", "the package is listed with 0 claimed of 10");
+  await shot(page, "12-packages");
+}
+
+const CODE = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{10}$/;
+
+/** A batch of 5 codes of SN made in the browser, its CSV, a field error for
+ *  a count of 0, and the batch stopped (asked to confirm first). */
+async function codes(page) {
+  await page.locator("#nav").getByRole("link", { name: "Codes" }).click();
+  await page.getByRole("heading", { name: "Codes" }).waitFor();
+  await page.getByLabel("Template sn").fill(SN);
+  await page.getByLabel("Number of codes").fill("5");
+  await page.getByRole("button", { name: "Create batch" }).click();
+  await page.getByRole("heading", { name: "Code batch" }).waitFor();
+  const id = decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
+  check(await page.locator("#batch-status").textContent() === "open", "a new batch is open");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download codes (CSV)" }).click(),
+  ]);
+  const [header, ...lines] = readFileSync(await download.path(), "utf8").trim().split("\n");
+  const got = lines.map((line) => line.split(",")[1]);
+  check(header === "serial,code", `the CSV's header: ${header}`);
+  check(got.length === 5 && got.every((c) => CODE.test(c)) && new Set(got).size === 5, `5 distinct codes: ${got}`);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.getByRole("button", { name: "stop batch" }).click();
+  await page.locator("#batch-status").filter({ hasText: "stopped" }).waitFor();
+  check(await page.getByRole("button", { name: "stop batch" }).count() === 0, "no Stop on a stopped batch");
+  await page.locator("#nav").getByRole("link", { name: "Codes" }).click();
+  const row = page.locator("#batches tr").filter({ has: page.locator(`a[href="#/codes/${id}"]`) });
+  await row.locator(".status.stopped").waitFor();
+  await page.getByLabel("Template sn").fill(SN);
+  await page.getByLabel("Number of codes").fill("0");
+  await page.getByRole("button", { name: "Create batch" }).click();
+  await page.locator('[data-error-for="count"]').filter({ hasText: /^count: must be 1 to/ }).waitFor();
+  check(await page.getByLabel("Number of codes").getAttribute("aria-invalid") === "true", "the count is marked invalid");
+  await shot(page, "11-codes");
+}
+
 async function tokenKeptOutOfUrlAndStorage(page) {
   check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
   const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
@@ -171,14 +239,16 @@ try {
     const context = await browser.newContext({ viewport, acceptDownloads: true });
     const page = await context.newPage();
     await signIn(page);
-    const name = await createTemplate(page);
-    await templateSettings(page, name);
+    const made = await createTemplate(page);
+    await templateSettings(page, made.name);
     // Before the upload: the test's claims; after it: the whole quota.
     await templatePage(page, desktop ? ISSUED : QUOTA, !desktop);
     await bulkIssuance(page);
     await couponLookup(page);
     await finance(page);
     await workers(page);
+    await packages(page, [SN, made.sn]);
+    await codes(page);
     await tokenKeptOutOfUrlAndStorage(page);
     await context.close();
   }

@@ -247,3 +247,99 @@ async fn bad_packages_are_refused_naming_the_field() {
         assert!(message.contains(needle), "{message}");
     }
 }
+
+/// `GET /v1/packages` and `GET /v1/code-batches` (the console's lists):
+/// newest first, paged, filtered; a bad filter is a 400 naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn packages_and_code_batches_are_listed_newest_first() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let get = |path: &str| {
+        let request = server.admin(reqwest::Method::GET, path);
+        async move {
+            let r = request.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let field = |page: &Value, list: &str, key: &str| -> Vec<String> {
+        let items = page[list].as_array().unwrap().iter();
+        items.map(|p| p[key].as_str().unwrap().to_owned()).collect()
+    };
+    let a = server.active_template(100, 5).await.unwrap();
+    let older = package(&server, &[(&a, 1)], 10, 1).await;
+    let newer = package(&server, &[(&a, 2)], 20, 1).await;
+    let (status, _) = server
+        .admin_post(&format!("/v1/packages/{newer}/stop"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+
+    let (status, all) = get("/v1/packages").await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(all["total"], 2);
+    assert_eq!(
+        field(&all, "packages", "sn"),
+        [newer.as_str(), older.as_str()]
+    );
+    assert_eq!(field(&all, "packages", "status"), ["stopped", "active"]);
+    assert_eq!(all["packages"][1]["claimed"], 0);
+    assert_eq!(
+        all["packages"][1]["items"],
+        json!([{"template_sn": a, "count": 1}])
+    );
+    let (_, stopped) = get("/v1/packages?status=stopped").await;
+    assert_eq!(field(&stopped, "packages", "sn"), [newer.as_str()]);
+    let (_, second) = get("/v1/packages?offset=1&limit=1").await;
+    assert_eq!(field(&second, "packages", "sn"), [older.as_str()]);
+    assert_eq!(second["total"], 2, "the total counts every page");
+
+    let body = |target: &str, sn: &str| json!({target: sn, "count": 5});
+    let (_, of_template) = server
+        .admin_post("/v1/code-batches", &body("template_sn", &a))
+        .await
+        .unwrap();
+    let (status, of_package) = server
+        .admin_post("/v1/code-batches", &body("package_sn", &older))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{of_package}");
+    let stop = format!(
+        "/v1/code-batches/{}/stop",
+        of_template["id"].as_str().unwrap()
+    );
+    assert_eq!(server.admin_post(&stop, &json!({})).await.unwrap().0, 200);
+    let ids = |batches: &[&Value]| -> Vec<String> {
+        batches
+            .iter()
+            .map(|b| b["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (status, all) = get("/v1/code-batches").await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(all["total"], 2);
+    assert_eq!(
+        field(&all, "batches", "id"),
+        ids(&[&of_package, &of_template])
+    );
+    assert_eq!(field(&all, "batches", "status"), ["active", "stopped"]);
+    assert_eq!(all["batches"][1]["redeemed"], 0);
+    let (_, by_template) = get(&format!("/v1/code-batches?template_sn={a}")).await;
+    assert_eq!(field(&by_template, "batches", "id"), ids(&[&of_template]));
+    let (_, by_package) = get(&format!("/v1/code-batches?package_sn={older}")).await;
+    assert_eq!(field(&by_package, "batches", "id"), ids(&[&of_package]));
+    let (_, active) = get("/v1/code-batches?status=active").await;
+    assert_eq!(field(&active, "batches", "id"), ids(&[&of_package]));
+
+    for (path, named) in [
+        ("/v1/packages?status=void", "status"),
+        ("/v1/packages?limit=0", "limit"),
+        ("/v1/code-batches?status=open", "status"),
+        ("/v1/code-batches?template_sn=nope", "template_sn"),
+        ("/v1/code-batches?offset=-1", "offset"),
+    ] {
+        let (status, answer) = get(path).await;
+        assert_eq!(status, 400, "{path}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(named), "{path}: {message}");
+    }
+}

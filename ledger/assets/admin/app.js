@@ -46,6 +46,41 @@ function errorText(body) {
   return body && body.error ? `${body.error.message} (${body.error.code})` : "unexpected answer";
 }
 
+/** A table under its column heads, scrolling sideways when it is wider than the page. */
+function table(heads, rows, attrs = {}) {
+  return el("div", { class: "scroll" }, el("table", attrs,
+    el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, rows)));
+}
+
+/** "← Newer · 1–20 of 45 · Older →"; `at(offset)` is the hash of each page. */
+function pager(offset, total, at) {
+  return el("nav", { class: "pager", "aria-label": "Pages" },
+    el("a", { href: at(Math.max(0, offset - PAGE)), hidden: offset === 0 }, "← Newer"),
+    el("span", {}, `${Math.min(total, offset + 1)}–${Math.min(total, offset + PAGE)} of ${total}`),
+    el("a", { href: at(offset + PAGE), hidden: offset + PAGE >= total }, "Older →"));
+}
+
+/** A date and time, short enough for a table cell. */
+function shortTime(iso) {
+  return new Date(iso).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+}
+
+/**
+ * One button per status change in `allowed` ("activate", "stop", "void"),
+ * each POSTing `${path}/${action}` and then calling `reload`. An action
+ * named in `confirmations` asks first, with that question.
+ */
+function statusButtons(path, name, allowed, reload, confirmations = {}) {
+  return allowed.map((action) => el("button", { type: "button", class: action,
+    "aria-label": `${action} ${name}`, on: { click: async () => {
+      if (confirmations[action] && !confirm(confirmations[action])) return;
+      const r = await api("POST", `${path}/${action}`, {});
+      if (r.status !== 200) alert(errorText(r.body));
+      reload();
+    } } }, action));
+}
+
 // ---- sign in -------------------------------------------------------------
 
 function signInPage(message) {
@@ -91,28 +126,17 @@ async function templatesPage(params) {
     el("td", {}, el("span", { class: `status ${t.status}` }, t.status)),
     el("td", { class: "num" }, `${t.issued} / ${t.total}`),
     el("td", {}, actions(t, () => templatesPage(params)))));
-  const pager = el("nav", { class: "pager", "aria-label": "Pages" },
-    el("a", { href: `#/templates?status=${status}&offset=${Math.max(0, offset - PAGE)}`, hidden: offset === 0 }, "← Newer"),
-    el("span", {}, `${Math.min(r.body.total, offset + 1)}–${Math.min(r.body.total, offset + PAGE)} of ${r.body.total}`),
-    el("a", { href: `#/templates?status=${status}&offset=${offset + PAGE}`, hidden: offset + PAGE >= r.body.total }, "Older →"));
   show(el("h1", {}, "Templates"),
     el("p", {}, el("label", { for: "status-filter" }, "Status "), filter, " ", el("a", { href: "#/new" }, "New template")),
-    el("div", { class: "scroll" }, el("table", {},
-      el("thead", {}, el("tr", {}, ["Name", "SN", "Status", "Issued / total", "Actions"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, rows))),
-    pager);
+    table(["Name", "SN", "Status", "Issued / total", "Actions"], rows),
+    pager(offset, r.body.total, (at) => `#/templates?status=${status}&offset=${at}`));
 }
 
 /** Activate / stop / void buttons allowed by the template's status. */
 function actions(t, reload) {
   const allowed = { draft: ["activate", "void"], active: ["stop", "void"], stopped: ["activate", "void"], void: [] };
-  return (allowed[t.status] || []).map((action) => el("button", { type: "button", class: action,
-    "aria-label": `${action} ${t.name}`, on: { click: async () => {
-      if (action === "void" && !confirm(`Void ${t.name}? Its coupons can no longer be used.`)) return;
-      const r = await api("POST", `/v1/templates/${t.sn}/${action}`, {});
-      if (r.status !== 200) alert(errorText(r.body));
-      reload();
-    } } }, action));
+  return statusButtons(`/v1/templates/${t.sn}`, t.name, allowed[t.status] || [], reload,
+    { void: `Void ${t.name}? Its coupons can no longer be used.` });
 }
 
 // ---- a template ----------------------------------------------------------
@@ -139,7 +163,7 @@ async function templatePage(sn) {
   show(el("h1", {}, t.name),
     el("p", { class: "terms" }, termsInWords(t)),
     el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
-      actions(t, () => templatePage(sn))),
+      actions(t, () => templatePage(sn)), " ", el("a", { href: `#/codes?template_sn=${t.sn}` }, "Code batches")),
     el("h2", {}, "Live numbers"), stats,
     el("h2", {}, "Over time"), chart,
     el("p", { class: "hint" }, "Sampled every 5 s while this page is open."),
@@ -239,9 +263,7 @@ function jobsSection(t) {
       el("td", { class: "num" }, String(j.over_limit + j.sold_out + j.cancelled + j.invalid)),
       el("td", {}, el("button", { type: "button", "aria-label": `Report of job ${j.job_id}`,
         on: { click: () => downloadReport(j.job_id) } }, "Report"))));
-    box.replaceChildren(el("div", { class: "scroll" }, el("table", {},
-      el("thead", {}, el("tr", {}, ["Created", "Status", "Issued / valid", "Not issued", ""].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, rows))));
+    box.replaceChildren(table(["Created", "Status", "Issued / valid", "Not issued", ""], rows));
   })();
   return box;
 }
@@ -351,9 +373,7 @@ async function couponsPage(params) {
     el("td", {}, new Date(c.expires_at).toLocaleString())));
   show(el("h1", {}, "Coupons"), form,
     el("h2", {}, `${q}: ${r.body.total} coupon(s)`),
-    el("div", { class: "scroll" }, el("table", {},
-      el("thead", {}, el("tr", {}, ["Coupon", "Template", "Status", "Expires"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, rows))));
+    table(["Coupon", "Template", "Status", "Expires"], rows));
 }
 
 /** A coupon's events, oldest first, as a timeline. */
@@ -409,8 +429,7 @@ async function liabilityReport(box, asOf, by) {
     download(`/v1/reports/liability?${q}&format=csv`, `liability-${asOf}-by-${by}.csv`) } }, "Download CSV");
   box.replaceChildren(
     el("h2", {}, `Liability as of ${new Date(r.body.as_of).toLocaleString()}`),
-    el("div", { class: "scroll" }, el("table", { id: "liability-table" },
-      el("thead", {}, el("tr", {}, heads.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows))),
+    table(heads, rows, { id: "liability-table" }),
     el("p", { class: "hint" }, r.body.from_snapshot
       ? `From checkpoint ${r.body.from_snapshot}'s snapshot and ${r.body.events_folded} events after it.`
       : `Folded ${r.body.events_folded} events from the start.`),
@@ -456,20 +475,199 @@ async function workersPage() {
       el("code", { class: "wrap" }, d.error || "")));
     box.replaceChildren(
       el("h2", {}, `Relay and projections (head at position ${w.head_position})`),
-      el("div", { class: "scroll" }, el("table", { id: "lag-table" },
-        el("thead", {}, el("tr", {}, ["Consumer", "Events behind", "Seconds behind"].map((h) => el("th", { scope: "col" }, h)))),
-        el("tbody", {}, lag))),
+      table(["Consumer", "Events behind", "Seconds behind"], lag, { id: "lag-table" }),
       el("h2", {}, "Queues"),
       w.broker_error ? el("p", { class: "error", role: "alert" }, `RabbitMQ's management API: ${w.broker_error}`) :
-        el("div", { class: "scroll" }, el("table", { id: "queue-table" },
-          el("thead", {}, el("tr", {}, ["Queue", "Messages", "Ready", "Unacked", "Consumers", "Of bound"].map((h) => el("th", { scope: "col" }, h)))),
-          el("tbody", {}, queues))),
+        table(["Queue", "Messages", "Ready", "Unacked", "Consumers", "Of bound"], queues, { id: "queue-table" }),
       el("h2", {}, `Dead letters${dead ? `: ${dead.messages}` : ""}`),
       letters.length ? el("ol", { id: "dead-letters" }, letters) : el("p", {}, "None waiting."));
   };
   await tick();
   const timer = setInterval(tick, 5000);
   stopPolling = () => clearInterval(timer);
+}
+
+// ---- packages ------------------------------------------------------------
+
+/** Packages, newest first, with their status buttons; then a form for a new one. */
+async function packagesPage(params) {
+  const offset = Math.max(0, Number(params.get("offset") || 0));
+  const r = await api("GET", `/v1/packages?${new URLSearchParams({ offset, limit: PAGE })}`);
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const reload = () => packagesPage(params);
+  const allowed = { draft: ["activate"], active: ["stop"], stopped: ["activate"] };
+  const rows = r.body.packages.map((p) => el("tr", {},
+    el("td", {}, p.name, el("br"), el("code", { class: "hint" }, p.sn)),
+    el("td", {}, el("span", { class: `status ${p.status}` }, p.status)),
+    el("td", { class: "num" }, `${p.claimed} / ${p.total}`),
+    el("td", {}, p.items.map((i) => el("div", {}, `${i.count} × `, el("a", { href: `#/templates/${i.template_sn}` }, i.template_sn)))),
+    el("td", { class: "num" }, String(p.per_user_limit)),
+    el("td", {}, shortTime(p.issue_window.begin), el("br"), `to ${shortTime(p.issue_window.end)}`),
+    el("td", {}, statusButtons(`/v1/packages/${p.sn}`, p.name, allowed[p.status] || [], reload,
+      { stop: `Stop ${p.name}? Claims and its codes are refused from then on.` }),
+      el("a", { href: `#/codes?package_sn=${p.sn}` }, "Codes"))));
+  show(el("h1", {}, "Packages"),
+    rows.length ? table(["Package", "Status", "Claimed / total", "Items", "Per user", "Claims open", "Actions"], rows,
+      { id: "packages" }) : el("p", {}, "No packages yet."),
+    pager(offset, r.body.total, (at) => `#/packages?offset=${at}`),
+    el("h2", {}, "New package"), newPackageForm(() => packagesPage(new URLSearchParams())));
+}
+
+/** Name, items (template sn and count, rows added and removed), quota, per-user limit, window. */
+function newPackageForm(created) {
+  const now = new Date();
+  const items = itemRows();
+  const form = el("form", { class: "card wide", novalidate: true },
+    field("name", "Name", el("input", { required: true, autocomplete: "off" })),
+    items.node,
+    field("total", "Claims in all", el("input", { value: "1000", inputmode: "numeric" })),
+    field("per_user_limit", "Claims per user", el("input", { value: "1", inputmode: "numeric" })),
+    field("issue_window.begin", "Claims open", el("input", { type: "datetime-local", value: local(now) })),
+    field("issue_window.end", "Claims close", el("input", { type: "datetime-local", value: local(new Date(now.getTime() + 30 * 86400000)) })),
+    el("p", { class: "error", role: "alert", id: "form-error" }),
+    el("button", { type: "submit" }, "Create package"));
+  const value = (name) => form.querySelector(`[data-field="${name}"]`).value.trim();
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    submitForm(form, "/v1/packages", {
+      name: value("name"),
+      items: items.values(),
+      total: Number(value("total")),
+      per_user_limit: Number(value("per_user_limit")),
+      issue_window: { begin: new Date(value("issue_window.begin")).toISOString(),
+        end: new Date(value("issue_window.end")).toISOString() },
+    }, created);
+  });
+  return form;
+}
+
+/** The package's items: one row (template sn, count) each, numbered as the API numbers them. */
+function itemRows() {
+  const rows = [];
+  const legend = el("legend", {}, "Items");
+  const node = el("fieldset", { class: "items" }, legend);
+  const add = el("button", { type: "button", on: { click: () => { addRow(); draw(); } } }, "Add item");
+  const addRow = () => rows.push({
+    sn: el("input", { autocomplete: "off", spellcheck: "false" }),
+    count: el("input", { value: "1", inputmode: "numeric" }),
+  });
+  // Redrawn after each change, so that row i's fields are items[i].template_sn and items[i].count.
+  const draw = () => node.replaceChildren(legend, ...rows.map((row, i) => el("div", { class: "item" },
+    field(`items[${i}].template_sn`, `Item ${i + 1}: template sn`, row.sn),
+    field(`items[${i}].count`, "Count", row.count),
+    el("button", { type: "button", class: "stop", "aria-label": `Remove item ${i + 1}`, disabled: rows.length === 1,
+      on: { click: () => { rows.splice(i, 1); draw(); } } }, "Remove"))), add);
+  addRow();
+  draw();
+  return { node, values: () => rows.map((r) => ({ template_sn: r.sn.value.trim(), count: Number(r.count.value) })) };
+}
+
+// ---- redemption codes ----------------------------------------------------
+
+/** Open, expired (open but past its end) or stopped. */
+function batchState(b) {
+  if (b.status === "stopped") return "stopped";
+  return b.expires_at && new Date(b.expires_at) <= new Date() ? "expired" : "open";
+}
+
+/** What a batch's codes give: a template's coupon or a package's coupons. */
+function batchGives(b) {
+  return b.template_sn
+    ? ["template ", el("a", { href: `#/templates/${b.template_sn}` }, b.template_sn)]
+    : ["package ", el("code", {}, b.package_sn)];
+}
+
+/** Code batches, newest first (of one template or package when the query names it); then a form for a new one. */
+async function codesPage(params) {
+  const offset = Math.max(0, Number(params.get("offset") || 0));
+  const target = ["template_sn", "package_sn"].find((k) => params.get(k));
+  const sn = target ? params.get(target) : "";
+  const query = new URLSearchParams({ offset, limit: PAGE });
+  if (target) query.set(target, sn);
+  const r = await api("GET", `/v1/code-batches?${query}`);
+  if (r.status !== 200) return show(el("h1", {}, "Codes"), el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const rows = r.body.batches.map((b) => el("tr", {},
+    el("td", {}, el("a", { href: `#/codes/${b.id}` }, shortTime(b.created_at))),
+    el("td", {}, el("span", { class: `status ${batchState(b)}` }, batchState(b))),
+    el("td", {}, batchGives(b)),
+    el("td", { class: "num" }, String(b.count)),
+    el("td", { class: "num" }, String(b.uses_per_code)),
+    el("td", { class: "num" }, String(b.per_user)),
+    el("td", { class: "num" }, String(b.redeemed)),
+    el("td", {}, b.expires_at ? shortTime(b.expires_at) : "never")));
+  const at = (o) => `#/codes?${target ? `${target}=${encodeURIComponent(sn)}&` : ""}offset=${o}`;
+  show(el("h1", {}, "Codes"),
+    target ? el("p", {}, `Batches of ${target.replace("_sn", "")} ${sn}. `, el("a", { href: "#/codes" }, "All batches")) : "",
+    rows.length ? table(["Created", "Status", "Gives", "Codes", "Uses per code", "Per user", "Redeemed", "Expires"], rows,
+      { id: "batches" }) : el("p", {}, "No code batches yet."),
+    pager(offset, r.body.total, at),
+    el("h2", {}, "New batch"), newBatchForm(target || "template_sn", sn));
+}
+
+/** A batch for a template or a package (`target`: template_sn or package_sn, preset to `sn`); on success, its page. */
+function newBatchForm(target, sn) {
+  const gives = el("select", {}, el("option", { value: "template_sn", selected: target === "template_sn" }, "a template's coupon"),
+    el("option", { value: "package_sn", selected: target === "package_sn" }, "a package's coupons"));
+  const form = el("form", { class: "card wide", novalidate: true },
+    field("gives", "Each code gives", gives),
+    field("template_sn", "Template sn", el("input", { autocomplete: "off", spellcheck: "false", value: target === "template_sn" ? sn : "" })),
+    field("package_sn", "Package sn", el("input", { autocomplete: "off", spellcheck: "false", value: target === "package_sn" ? sn : "" })),
+    field("count", "Number of codes", el("input", { value: "100", inputmode: "numeric" }), "1 to 100,000,000"),
+    field("uses_per_code", "Uses per code", el("input", { value: "1", inputmode: "numeric" }),
+      "1: one-use codes; more: a shared code, once per user"),
+    field("per_user", "Codes one user may redeem", el("input", { value: "1", inputmode: "numeric" })),
+    field("expires_at", "Expires", el("input", { type: "datetime-local" }), "empty: never"),
+    el("p", { class: "error", role: "alert", id: "form-error" }),
+    el("button", { type: "submit" }, "Create batch"));
+  const input = (name) => form.querySelector(`[data-field="${name}"]`);
+  // Only the sn field of what the codes give is shown.
+  const drawTarget = () => {
+    input("template_sn").parentElement.hidden = gives.value !== "template_sn";
+    input("package_sn").parentElement.hidden = gives.value !== "package_sn";
+  };
+  gives.addEventListener("change", drawTarget);
+  drawTarget();
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const expires = input("expires_at").value;
+    submitForm(form, "/v1/code-batches", {
+      [gives.value]: input(gives.value).value.trim(),
+      count: Number(input("count").value),
+      uses_per_code: Number(input("uses_per_code").value),
+      per_user: Number(input("per_user").value),
+      ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
+    }, (b) => { location.hash = `#/codes/${b.id}`; });
+  });
+  return form;
+}
+
+/** A batch: its terms, its codes as CSV, and Stop. */
+async function batchPage(id) {
+  const r = await api("GET", `/v1/code-batches/${encodeURIComponent(id)}`);
+  if (r.status !== 200) return show(el("h1", {}, "Code batch"), el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const b = r.body;
+  const state = batchState(b);
+  const stop = statusButtons(`/v1/code-batches/${b.id}`, "batch", b.status === "active" ? ["stop"] : [],
+    () => batchPage(id), { stop: `Stop this batch? Its ${b.count} codes are refused from then on.` });
+  const csv = el("button", { type: "button", on: { click: () =>
+    download(`/v1/code-batches/${b.id}/codes?format=csv`, `codes-${b.id}.csv`) } }, "Download codes (CSV)");
+  const fact = (term, value) => [el("dt", {}, term), el("dd", {}, value)];
+  show(el("h1", {}, "Code batch"),
+    el("p", {}, el("span", { class: `status ${state}`, id: "batch-status" }, state), " ", el("code", {}, b.id), " ", stop),
+    el("dl", { class: "facts" },
+      fact("Each code gives", batchGives(b)),
+      fact("Codes", String(b.count)),
+      fact("Uses per code", String(b.uses_per_code)),
+      fact("Per user", `${b.per_user} code(s) of this batch`),
+      fact("Redeemed", `${b.redeemed} of ${b.count * b.uses_per_code} uses`),
+      fact("Expires", b.expires_at ? new Date(b.expires_at).toLocaleString() : "never"),
+      fact("Created", new Date(b.created_at).toLocaleString()),
+      fact("Key", `${b.key_id}, serials ${b.first_serial}–${b.first_serial + b.count - 1}`)),
+    el("h2", {}, "Codes"),
+    el("p", { class: "hint" }, "CSV of serial,code, computed from the key as it downloads. ",
+      "For millions of codes, ", el("code", {}, "ledger codes export"), " writes the file without a browser."),
+    csv,
+    el("p", {}, el("a", { href: "#/codes" }, "All batches")));
 }
 
 // ---- new template --------------------------------------------------------
@@ -481,8 +679,9 @@ const RULE_FIELDS = {
   ladder: ["tiers"],
 };
 
+/** A labelled input named after the API's field (`discount.amount`, `items[0].count`), with room for its error. */
 function field(name, label, input, hint) {
-  input.id = `f-${name.replaceAll(".", "-")}`;
+  input.id = `f-${name.replace(/[^a-z0-9_]+/gi, "-")}`;
   input.dataset.field = name;
   return el("div", { class: "field" }, el("label", { for: input.id }, label), input,
     hint ? el("small", {}, hint) : "", el("span", { class: "field-error", role: "alert", "data-error-for": name }));
@@ -532,13 +731,10 @@ function newTemplatePage() {
   };
   validityType.addEventListener("change", drawValidity);
   drawValidity();
-  form.addEventListener("submit", async (e) => {
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
-    form.querySelectorAll("[data-error-for]").forEach((n) => { n.textContent = ""; });
-    form.querySelector("#form-error").textContent = "";
-    const r = await api("POST", "/v1/templates", templateBody(form, ruleType.value, validityType.value));
-    if (r.status === 201) { location.hash = `#/templates/${r.body.sn}`; return; }
-    showFieldError(form, r.body);
+    submitForm(form, "/v1/templates", templateBody(form, ruleType.value, validityType.value),
+      (t) => { location.hash = `#/templates/${t.sn}`; });
   });
   show(form);
 }
@@ -579,10 +775,23 @@ function templateBody(form, rule, validity) {
   return body;
 }
 
-/** Puts the API's message next to the field it names ("discount.amount: ..."). */
+/**
+ * POSTs a form's body. On 201 calls `created` with the answer; otherwise
+ * shows the API's error next to the field it names (or at #form-error).
+ */
+async function submitForm(form, path, body, created) {
+  form.querySelectorAll("[data-error-for]").forEach((n) => { n.textContent = ""; });
+  form.querySelectorAll("[aria-invalid]").forEach((n) => n.removeAttribute("aria-invalid"));
+  form.querySelector("#form-error").textContent = "";
+  const r = await api("POST", path, body);
+  if (r.status === 201) return created(r.body);
+  showFieldError(form, r.body);
+}
+
+/** Puts the API's message next to the field it names ("discount.amount: ...", "items[1].count: ..."). */
 function showFieldError(form, body) {
   const message = body && body.error ? body.error.message : "unexpected answer";
-  const m = message.match(/^(?:invalid JSON at )?([a-z_]+(?:\.[a-z_]+)?)/);
+  const m = message.match(/^(?:invalid JSON at )?([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+)?)/);
   const named = m && [...form.querySelectorAll("[data-error-for]")].find((n) =>
     m[1] === n.dataset.errorFor || m[1].startsWith(`${n.dataset.errorFor}.`) || n.dataset.errorFor.startsWith(`${m[1]}.`));
   if (named) {
@@ -604,6 +813,9 @@ function route() {
   if (parts[0] === "coupons") return couponsPage(params);
   if (parts[0] === "finance") return financePage(params);
   if (parts[0] === "workers") return workersPage();
+  if (parts[0] === "packages") return packagesPage(params);
+  if (parts[0] === "codes" && parts[1]) return batchPage(decodeURIComponent(parts[1]));
+  if (parts[0] === "codes") return codesPage(params);
   if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));
   return templatesPage(params);
 }

@@ -1,5 +1,5 @@
 //! Batches of redemption codes (DESIGN §13): `POST /v1/code-batches`,
-//! `GET /v1/code-batches/{id}`, its codes streamed as text or CSV
+//! `GET /v1/code-batches` (a page of them), `GET /v1/code-batches/{id}`, its codes streamed as text or CSV
 //! (`GET /v1/code-batches/{id}/codes`, recomputed from the serials: nothing
 //! is stored per code), and `POST /v1/code-batches/{id}/stop`. Admin only.
 
@@ -17,9 +17,11 @@ use super::AppState;
 use super::auth::Admin;
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
 use crate::codes::CodeKey;
-use crate::commands::code_batches::{self, Batch, NewBatch, Target};
+use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
+use crate::domain::ids::TemplateSn;
+use crate::queries::templates::MAX_PAGE;
 
 /// The most codes one batch holds.
 pub const MAX_COUNT: i64 = 100_000_000;
@@ -151,6 +153,71 @@ pub async fn create(
         })
     })
     .await
+}
+
+/// `GET /v1/code-batches` query: a page, optionally of one status or target.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `active` or `stopped`.
+    pub status: Option<String>,
+    /// Only the batches giving this template's coupon.
+    pub template_sn: Option<String>,
+    /// Only the batches giving this package.
+    pub package_sn: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct BatchPage {
+    pub batches: Vec<BatchView>,
+    /// Batches matching the query in all.
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// List batches, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/code-batches", tag = "codes", params(ListQuery),
+    security(("admin" = [])),
+    responses((status = 200, body = BatchPage), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<BatchPage>, ApiError> {
+    let status = q.status.as_deref();
+    if status.is_some_and(|s| s != "active" && s != "stopped") {
+        return Err(invalid("status: active or stopped".into()));
+    }
+    let not_an_sn = |sn: &Option<String>| {
+        sn.as_deref()
+            .is_some_and(|s| TemplateSn::parse(s).is_none())
+    };
+    if not_an_sn(&q.template_sn) {
+        return Err(invalid("template_sn: not a template sn".into()));
+    }
+    if not_an_sn(&q.package_sn) {
+        return Err(invalid("package_sn: not a package sn".into()));
+    }
+    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let filter = ListFilter {
+        status,
+        template_sn: q.template_sn.as_deref(),
+        package_sn: q.package_sn.as_deref(),
+    };
+    let client = state.pool.get().await?;
+    let (batches, total) = code_batches::list(&**client, &filter, offset, limit).await?;
+    Ok(Json(BatchPage {
+        batches: batches.iter().map(BatchView::of).collect(),
+        total,
+        offset,
+        limit,
+    }))
 }
 
 /// The batch's id, in the path.

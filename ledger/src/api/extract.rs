@@ -218,6 +218,27 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
     }
 }
 
+/// A list's `offset` (default 0, not negative) and `limit` (default 50, 1
+/// to `max`), or a 400 naming the one that is out of range.
+pub fn page_bounds(
+    offset: Option<i64>,
+    limit: Option<i64>,
+    max: i64,
+) -> Result<(i64, i64), ApiError> {
+    let invalid = |message: String| ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    };
+    let (offset, limit) = (offset.unwrap_or(0), limit.unwrap_or(50));
+    if offset < 0 {
+        return Err(invalid("offset: must not be negative".into()));
+    }
+    if !(1..=max).contains(&limit) {
+        return Err(invalid(format!("limit: must be 1 to {max}")));
+    }
+    Ok((offset, limit))
+}
+
 /// The name of the first query parameter whose name or value holds a NUL
 /// (in a URI a NUL can only arrive percent-encoded, as `%00`).
 fn nul_in_query(query: &str) -> Option<String> {

@@ -1,4 +1,5 @@
-//! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages/{sn}`,
+//! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages` (a
+//! page of them), `GET /v1/packages/{sn}`,
 //! `POST /v1/packages/{sn}/activate` and `/stop` (admin), and
 //! `POST /v1/packages/{sn}/claims {user_id}`, signed by a channel like a
 //! claim: all the package's coupons or none. Offline, a package is given by
@@ -19,13 +20,15 @@ use super::auth::Admin;
 use super::claims::{limit_keys, replay, spend_nonce, verify};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiJson, ApiPath, parse_json, read_body, require_json};
+use super::extract::{
+    ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, read_body, require_json,
+};
 use crate::commands::packages::{self, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
-use crate::queries::templates::IssueWindowView;
+use crate::queries::templates::{IssueWindowView, MAX_PAGE};
 
 /// The most items one package lists.
 pub const MAX_ITEMS: usize = 20;
@@ -157,6 +160,52 @@ pub async fn create(
         })
     })
     .await
+}
+
+/// `GET /v1/packages` query: a page, optionally of one status.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `draft`, `active` or `stopped`.
+    pub status: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct PackagePage {
+    pub packages: Vec<PackageView>,
+    /// Packages matching the query in all.
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// List packages, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/packages", tag = "packages", params(ListQuery),
+    security(("admin" = [])),
+    responses((status = 200, body = PackagePage), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<PackagePage>, ApiError> {
+    let status = q.status.as_deref();
+    if status.is_some_and(|s| !["draft", "active", "stopped"].contains(&s)) {
+        return Err(invalid("status: draft, active or stopped".into()));
+    }
+    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let client = state.pool.get().await?;
+    let (packages, total) = packages::list(&**client, status, offset, limit).await?;
+    Ok(Json(PackagePage {
+        packages: packages.iter().map(PackageView::of).collect(),
+        total,
+        offset,
+        limit,
+    }))
 }
 
 /// The package's sn, in the path.

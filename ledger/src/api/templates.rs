@@ -219,14 +219,7 @@ pub async fn list(
                 .ok_or_else(|| invalid("status: draft, active, stopped or void"))
         })
         .transpose()?;
-    let offset = q.offset.unwrap_or(0);
-    let limit = q.limit.unwrap_or(50);
-    if offset < 0 {
-        return Err(invalid("offset: must not be negative"));
-    }
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(invalid("limit: must be 1 to 200"));
-    }
+    let (offset, limit) = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
     Ok(Json(queries::page(&**client, status, offset, limit).await?))
 }

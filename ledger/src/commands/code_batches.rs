@@ -219,6 +219,40 @@ pub async fn read(
         .map(batch_from))
 }
 
+/// Which batches a list shows; `None` matches any.
+#[derive(Default)]
+pub struct ListFilter<'a> {
+    /// `active` or `stopped`.
+    pub status: Option<&'a str>,
+    pub template_sn: Option<&'a str>,
+    pub package_sn: Option<&'a str>,
+}
+
+/// A page of batches, newest first, and how many match in all.
+pub async fn list(
+    client: &impl GenericClient,
+    filter: &ListFilter<'_>,
+    offset: i64,
+    limit: i64,
+) -> Result<(Vec<Batch>, i64), tokio_postgres::Error> {
+    let matching = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR template_sn = $2)
+                    AND ($3::text IS NULL OR package_sn = $3)";
+    let (status, template, package) = (&filter.status, &filter.template_sn, &filter.package_sn);
+    let count = format!("SELECT count(*) FROM code_batches WHERE {matching}");
+    let total: i64 = client
+        .query_one(&count, &[status, template, package])
+        .await?
+        .get(0);
+    let sql = format!(
+        "SELECT {COLUMNS} FROM code_batches WHERE {matching}
+          ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5"
+    );
+    let rows = client
+        .query(&sql, &[status, template, package, &offset, &limit])
+        .await?;
+    Ok((rows.iter().map(batch_from).collect(), total))
+}
+
 /// The batch of `key_id` whose range holds `serial`, if any.
 pub async fn holding(
     client: &impl GenericClient,

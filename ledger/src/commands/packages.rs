@@ -280,11 +280,33 @@ const COLUMNS: &str = "sn, name, items, total, claimed, per_user_limit, issue_be
 
 pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Package>, CommandError> {
     let sql = format!("SELECT {COLUMNS} FROM packages WHERE sn = $1");
-    let Some(r) = client.query_opt(&sql, &[&sn]).await? else {
-        return Ok(None);
-    };
+    let row = client.query_opt(&sql, &[&sn]).await?;
+    row.as_ref().map(package_from).transpose()
+}
+
+/// A page of packages, newest first, optionally of one status (`draft`,
+/// `active` or `stopped`), and how many match in all.
+pub async fn list(
+    client: &impl GenericClient,
+    status: Option<&str>,
+    offset: i64,
+    limit: i64,
+) -> Result<(Vec<Package>, i64), CommandError> {
+    let matching = "$1::text IS NULL OR status = $1";
+    let count = format!("SELECT count(*) FROM packages WHERE {matching}");
+    let total: i64 = client.query_one(&count, &[&status]).await?.get(0);
+    let sql = format!(
+        "SELECT {COLUMNS} FROM packages WHERE {matching}
+          ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3"
+    );
+    let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
+    let packages = rows.iter().map(package_from).collect::<Result<_, _>>()?;
+    Ok((packages, total))
+}
+
+fn package_from(r: &tokio_postgres::Row) -> Result<Package, CommandError> {
     let items = serde_json::from_value(r.get(2)).map_err(|e| CommandError::Internal(e.into()))?;
-    Ok(Some(Package {
+    Ok(Package {
         sn: r.get(0),
         name: r.get(1),
         items,
@@ -294,5 +316,5 @@ pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Packag
         issue_window: (r.get(6), r.get(7)),
         status: r.get(8),
         created_at: r.get(9),
-    }))
+    })
 }
