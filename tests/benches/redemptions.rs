@@ -7,8 +7,11 @@
 //! (a) claims: signed `POST /v1/claims` for distinct users on a template
 //!     whose quota is exactly n (the Redis gate and group commit).
 //! (b) redemptions: `POST /v1/redemptions` of n one-use codes of one batch,
-//!     each by its own user, on a template of quota n (one transaction each:
-//!     the code's counter, the user's, the template's guards, the coupon).
+//!     each by its own user, on a template of quota n (group commit: the
+//!     codes' counters, the users', the template's guards and the coupons,
+//!     one transaction per batch of requests).
+//! (b') the same with an `Idempotency-Key` on each request: each written
+//!     alone, in its own transaction (the path before group commit).
 //! (c) repeats of the used-up codes: answered 410 from the Redis bitmap.
 //!
 //! Checking codes alone (no HTTP) is `cargo bench -p ledger --bench codes`.
@@ -28,6 +31,8 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 enum Request {
     Claim(tests::Signed, String),
     Redeem(Value),
+    /// A redemption with an Idempotency-Key (written alone).
+    Alone(Value),
 }
 
 /// Sends `requests` over `clients` connections; the time and the answers.
@@ -52,6 +57,7 @@ async fn run(server: &Arc<Server>, requests: Vec<Request>, clients: usize) -> (D
                         Request::Redeem(body) => {
                             server.service_post("/v1/redemptions", &body).await
                         }
+                        Request::Alone(body) => alone(&server, &body).await,
                     };
                     statuses.push(status.unwrap().0);
                 }
@@ -90,6 +96,31 @@ async fn codes(server: &Server, sn: &str, n: usize) -> Vec<String> {
         .await
         .unwrap();
     r.text().await.unwrap().lines().map(str::to_owned).collect()
+}
+
+async fn alone(server: &Server, body: &Value) -> anyhow::Result<(u16, Value)> {
+    let r = server
+        .service(reqwest::Method::POST, "/v1/redemptions")
+        .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
+        .json(body)
+        .send()
+        .await?;
+    Ok((r.status().as_u16(), r.json().await?))
+}
+
+/// The server's redemption batches: how many, and their mean size.
+async fn print_batches(server: &Server) {
+    let text = server.metrics().await.unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    let batches = value("couponledger_flash_redemption_batch_size_count");
+    println!(
+        "    {batches} redemption batches: mean {:.1} redemptions",
+        value("couponledger_flash_redemption_batch_size_sum") / batches
+    );
 }
 
 fn redeem(code: &str, user: String) -> Request {
@@ -136,6 +167,22 @@ async fn main() {
         201,
     );
     println!("    (b)/(a) {:.2}x", b / a);
+    print_batches(&server).await;
+
+    let alone_sn = server.active_template(n as i64, 1).await.unwrap();
+    let alone_codes = codes(&server, &alone_sn, n).await;
+    let alone: Vec<_> = alone_codes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Request::Alone(json!({"code": c, "user_id": format!("k-{i}")})))
+        .collect();
+    let b_alone = report(
+        "(b') redemptions, each alone (Idempotency-Key)",
+        n,
+        &run(&server, alone, clients).await,
+        201,
+    );
+    println!("    (b)/(b') {:.2}x", b / b_alone);
 
     let repeats: Vec<_> = codes
         .iter()
