@@ -170,7 +170,7 @@ async fn main() {
     print_batches(&server).await;
 
     let alone_sn = server.active_template(n as i64, 1).await.unwrap();
-    let alone_codes = codes(&server, &alone_sn, n).await;
+    let alone_codes = crate::codes(&server, &alone_sn, n).await;
     let alone: Vec<_> = alone_codes
         .iter()
         .enumerate()

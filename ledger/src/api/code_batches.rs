@@ -78,7 +78,7 @@ impl BatchView {
             per_user: b.per_user,
             status: if b.stopped { "stopped" } else { "active" }.into(),
             expires_at: b.expires_at,
-            redeemed: b.redeemed,
+            redeemed: b.redeemed.unwrap_or_default(),
             created_at: b.created_at,
         }
     }

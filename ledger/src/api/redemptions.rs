@@ -208,7 +208,7 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
     }
     let client = state.pool.get().await?;
     for (key_id, serial) in candidates {
-        if let Some(batch) = code_batches::holding(&**client, &key_id, serial).await? {
+        if let Some(batch) = code_batches::holding(&client, &key_id, serial).await? {
             return Ok(Some((batch, serial)));
         }
     }

@@ -44,7 +44,8 @@ pub struct Batch {
     pub per_user: i32,
     pub stopped: bool,
     pub expires_at: Option<DateTime<Utc>>,
-    pub redeemed: i64,
+    /// Redemptions so far; None where the read did not count them.
+    pub redeemed: Option<i64>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -184,11 +185,17 @@ pub async fn stop(
         .ok_or(CommandError::NotFound("code batch"))
 }
 
+/// A batch's own columns, then its redemptions (summed: no hot counter row
+/// for concurrent redemptions to queue on).
 const COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
-                       per_user, status = 'stopped', expires_at,
+                       per_user, status = 'stopped', expires_at, created_at,
                        (SELECT coalesce(sum(u.redeemed), 0)::int8 FROM code_batch_users u
-                         WHERE u.batch_id = code_batches.id),
-                       created_at";
+                         WHERE u.batch_id = code_batches.id)";
+
+/// [`COLUMNS`] without the sum, which grows with the batch's redemptions:
+/// what a redemption reads.
+const OWN_COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
+                           uses_per_code, per_user, status = 'stopped', expires_at, created_at";
 
 fn batch_from(r: &tokio_postgres::Row) -> Batch {
     Batch {
@@ -202,8 +209,8 @@ fn batch_from(r: &tokio_postgres::Row) -> Batch {
         per_user: r.get(7),
         stopped: r.get(8),
         expires_at: r.get(9),
-        redeemed: r.get(10),
-        created_at: r.get(11),
+        created_at: r.get(10),
+        redeemed: (r.len() > 11).then(|| r.get(11)),
     }
 }
 
@@ -253,16 +260,18 @@ pub async fn list(
     Ok((rows.iter().map(batch_from).collect(), total))
 }
 
-/// The batch of `key_id` whose range holds `serial`, if any.
+/// The batch of `key_id` whose range holds `serial`, if any (its
+/// redemptions not counted).
 pub async fn holding(
-    client: &impl GenericClient,
+    client: &deadpool_postgres::Client,
     key_id: &str,
     serial: i64,
 ) -> Result<Option<Batch>, tokio_postgres::Error> {
     let sql = format!(
-        "SELECT {COLUMNS} FROM code_batches
+        "SELECT {OWN_COLUMNS} FROM code_batches
           WHERE key_id = $1 AND first_serial <= $2 ORDER BY first_serial DESC LIMIT 1"
     );
-    let row = client.query_opt(&sql, &[&key_id, &serial]).await?;
+    let statement = client.prepare_cached(&sql).await?;
+    let row = client.query_opt(&statement, &[&key_id, &serial]).await?;
     Ok(row.as_ref().map(batch_from).filter(|b| b.holds(serial)))
 }
