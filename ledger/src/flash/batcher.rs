@@ -86,7 +86,10 @@ async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
         .into_iter()
         .map(|p| (p.claim, (p.reserved, p.reply)))
         .unzip();
-    let result = transaction(flash, sn, &claims).await;
+    let result = group_commit::transaction(&flash.pool, async |tx, now| {
+        claim_batch::claim_batch(tx, sn, &claims, now, flash.tz).await
+    })
+    .await;
     flash.metrics.batch_size.observe(claims.len() as f64);
     let seconds = started.elapsed().as_secs_f64();
     flash.metrics.batch_seconds.observe(seconds);
@@ -124,30 +127,6 @@ async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
         // A request whose client went away is still written: only its
         // answer is lost, as with any request.
         let _ = reply.send(answer);
-    }
-}
-
-async fn transaction(
-    flash: &Flash,
-    sn: &str,
-    claims: &[BatchClaim],
-) -> Result<(claim_batch::Outcomes, i32), CommandError> {
-    let mut client = flash
-        .pool
-        .get()
-        .await
-        .map_err(|e| CommandError::Internal(e.into()))?;
-    let tx = client.transaction().await?;
-    let now = crate::store::now();
-    match claim_batch::claim_batch(&tx, sn, claims, now, flash.tz).await {
-        Ok(done) => {
-            tx.commit().await?;
-            Ok(done)
-        }
-        Err(e) => {
-            let _ = tx.rollback().await;
-            Err(e)
-        }
     }
 }
 

@@ -8,8 +8,12 @@
 use std::future::Future;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+use deadpool_postgres::{Pool, Transaction};
 use tokio::sync::mpsc;
 use tokio::time::timeout_at;
+
+use crate::commands::CommandError;
 
 /// How long a batch waits for more requests after its first.
 pub const MAX_WAIT: Duration = Duration::from_millis(2);
@@ -68,4 +72,27 @@ async fn gather<P>(rx: &mut mpsc::Receiver<P>, carried: Vec<P>, max: usize) -> O
         }
     }
     Some(arrivals)
+}
+
+/// Runs `write` in one transaction at one instant: committed when it
+/// succeeds, rolled back when it fails.
+pub async fn transaction<T>(
+    pool: &Pool,
+    write: impl AsyncFnOnce(&Transaction<'_>, DateTime<Utc>) -> Result<T, CommandError>,
+) -> Result<T, CommandError> {
+    let mut client = pool
+        .get()
+        .await
+        .map_err(|e| CommandError::Internal(e.into()))?;
+    let tx = client.transaction().await?;
+    match write(&tx, crate::store::now()).await {
+        Ok(done) => {
+            tx.commit().await?;
+            Ok(done)
+        }
+        Err(e) => {
+            let _ = tx.rollback().await;
+            Err(e)
+        }
+    }
 }

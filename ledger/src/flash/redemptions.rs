@@ -15,7 +15,6 @@ use uuid::Uuid;
 
 use super::batcher::{ClaimRefused, MAX_QUEUE};
 use super::group_commit;
-use crate::commands::CommandError;
 use crate::commands::claim_batch::MAX_BATCH;
 use crate::commands::code_batches::Batch;
 use crate::commands::redeem_batch::{self, BatchRedemption};
@@ -112,7 +111,11 @@ async fn write(all: &Redemptions, pending: Vec<Pending>) {
     let (mut items, replies): (Vec<BatchRedemption>, Vec<_>) =
         pending.into_iter().map(|p| (p.item, p.reply)).unzip();
     all.batch_size.observe(items.len() as f64);
-    let answers: Vec<Answer> = match transaction(all, &batch, &mut items).await {
+    let written = group_commit::transaction(&all.pool, async |tx, now| {
+        redeem_batch::redeem_batch(tx, &batch, &mut items, now, all.tz).await
+    })
+    .await;
+    let answers: Vec<Answer> = match written {
         Ok((outcomes, limit)) => outcomes
             .into_iter()
             .map(|o| o.map_err(|r| ClaimRefused::from_refusal(r, limit)))
@@ -125,30 +128,6 @@ async fn write(all: &Redemptions, pending: Vec<Pending>) {
     for (reply, answer) in replies.into_iter().zip(answers) {
         // A request whose client went away is still written.
         let _ = reply.send(answer);
-    }
-}
-
-async fn transaction(
-    all: &Redemptions,
-    batch: &Batch,
-    items: &mut [BatchRedemption],
-) -> Result<(Vec<redeem_batch::Outcome>, i32), CommandError> {
-    let mut client = all
-        .pool
-        .get()
-        .await
-        .map_err(|e| CommandError::Internal(e.into()))?;
-    let tx = client.transaction().await?;
-    let now = crate::store::now();
-    match redeem_batch::redeem_batch(&tx, batch, items, now, all.tz).await {
-        Ok(done) => {
-            tx.commit().await?;
-            Ok(done)
-        }
-        Err(e) => {
-            let _ = tx.rollback().await;
-            Err(e)
-        }
     }
 }
 
