@@ -11,7 +11,8 @@
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`code_batches`], [`redeem`], [`redeem_batch`], [`packages`]: redemption
 //!   codes (a batch's serial range; one redemption, or a group-committed
-//!   batch of them) and coupon packages.
+//!   batch of them) and coupon packages; [`package_coupons`]: a package
+//!   claim's coupons, a template's share at once.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
@@ -23,6 +24,7 @@ pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;
 pub mod orders;
+pub mod package_coupons;
 pub mod packages;
 pub mod redeem;
 pub mod redeem_batch;

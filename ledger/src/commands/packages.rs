@@ -3,15 +3,15 @@
 //! package's counter (`claimed < total`), the user's count of it
 //! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
 //! then each item's coupons through the template's own claim guards (its
-//! per-user limit and quota). Any refusal rolls back everything.
+//! per-user limit and quota, see `package_coupons`). Any refusal rolls back
+//! everything.
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
 
-use super::CommandError;
-use super::claim::{self, ClaimRequest};
+use super::{CommandError, package_coupons};
 use crate::domain::events::{
     CouponIssued, IssueWindow, Metadata, PackageClaimed, PackageCreated, PackageItem,
     PackageStatusChanged,
@@ -21,8 +21,7 @@ use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, NewEvent};
 
-/// The most coupons one package gives (one request's transaction).
-pub const MAX_COUPONS: i32 = 100;
+pub use crate::domain::package::MAX_COUPONS;
 
 /// A package as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,30 +247,16 @@ pub async fn issue(
     tx: &Transaction<'_>,
     taken: &Taken,
     user: &UserId,
-    (now, tz): (DateTime<Utc>, Tz),
+    at: (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
-    let mut coupons = Vec::new();
-    for item in &taken.items {
-        let sn = TemplateSn::parse(&item.template_sn)
-            .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
-        let req = ClaimRequest {
-            template_sn: &sn,
-            user_id: user,
-            channel_id: None,
-            now,
-            tz,
-        };
-        for _ in 0..item.count {
-            coupons.push(claim::claim(tx, &req, metadata).await?);
-        }
-    }
+    let coupons = package_coupons::issue(tx, &taken.items, user, at, metadata).await?;
     let event = LedgerEvent::PackageClaimed(PackageClaimed {
         sn: taken.sn.clone(),
         user_id: user.as_str().to_owned(),
         coupon_ids: coupons.iter().map(|c| c.coupon_id).collect(),
     });
-    append(tx, &taken.sn, taken.version - 1, &event, metadata, now).await?;
+    append(tx, &taken.sn, taken.version - 1, &event, metadata, at.0).await?;
     Ok(coupons)
 }
 
