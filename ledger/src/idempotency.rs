@@ -101,6 +101,15 @@ pub async fn claim(
     }))
 }
 
+/// Forgets `key`: the request it stood for took no effect after all (a
+/// package job that could not be published and was failed in the same
+/// transaction), so the same key may ask again.
+pub async fn release(tx: &Transaction<'_>, scope: &str, key: &str) -> Result<(), IdempotencyError> {
+    let sql = "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2";
+    tx.execute(sql, &[&scope, &key]).await?;
+    Ok(())
+}
+
 /// Stores the response of a [`Claim::Fresh`] request, before the transaction commits.
 pub async fn record_response(
     tx: &Transaction<'_>,

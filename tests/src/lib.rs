@@ -17,6 +17,7 @@ pub mod bench;
 pub mod bench_store;
 pub mod ops_metrics;
 pub mod own_redis;
+pub mod packages;
 pub mod peak_rss;
 pub mod reminder_days;
 pub mod reminders;

@@ -2,19 +2,22 @@
 //! `coupon.issuance.work` and issues each in one transaction with its inbox
 //! row (`ledger::commands::issuance::apply_chunk`). Competing workers are
 //! safe: the chunk's rows and the template's quota are guarded in SQL.
+//! The same queue carries claims of large packages (`type` `PackageJob`,
+//! see [`crate::package_jobs`]).
 
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
 use ledger::commands::issuance::apply_chunk;
 use ledger::domain::events::Metadata;
-use ledger::messaging::chunk_message;
+use ledger::messaging::{chunk_message, package_job_message};
 
 use crate::consumer::Handler;
 
 /// The inbox's consumer name of the issuance worker.
 pub const NAME: &str = "issuance";
-/// Chunks fetched ahead: each is up to a thousand lines.
+/// Messages fetched ahead: a chunk is up to a thousand lines, a package
+/// job up to `MAX_COUPONS` coupons.
 pub const PREFETCH: u16 = 4;
 
 pub struct Issuer {
@@ -23,6 +26,9 @@ pub struct Issuer {
 
 impl Handler for Issuer {
     async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
+        if package_job_message::is_package_job(&delivery.properties) {
+            return crate::package_jobs::handle(tx, &delivery.data, self.tz).await;
+        }
         let chunk = chunk_message::decode(&delivery.data)?;
         let metadata = Metadata {
             actor: format!("system:{NAME}"),

@@ -7,7 +7,8 @@
 //! - [`projector`]: the `balances` and `template_stats` projection workers.
 //! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
 //! - [`notify`]: the reminder projection (batched) and the reminder sender.
-//! - [`issuance`]: bulk-issuance chunks, one transaction each.
+//! - [`issuance`]: bulk-issuance chunks, one transaction each;
+//!   [`package_jobs`]: claims of large packages, on the same queue.
 //! - [`sealer`]: the hash chain over the events, and its checkpoints.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
 //! - [`session`]: sessions started again after failures; single-instance locks.
@@ -17,6 +18,7 @@ mod batch_consumer;
 mod consumer;
 mod issuance;
 mod notify;
+mod package_jobs;
 mod projector;
 mod relay;
 mod relay_batches;

@@ -9,7 +9,8 @@
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`], [`issuance_jobs`]: the routes.
 //! - [`code_batches`], [`redemptions`], [`packages`]: redemption codes and
-//!   coupon packages (DESIGN §13);
+//!   coupon packages (DESIGN §13); [`package_jobs`]: claims of large
+//!   packages, queued and followed;
 //!   [`guess_limit`]: 429 after repeated unknown codes.
 //! - [`reports`], [`audit`]: finance (liability report, audit status);
 //!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
@@ -39,6 +40,7 @@ pub mod lag_metrics;
 pub mod metrics;
 pub mod openapi;
 pub mod orders;
+pub mod package_jobs;
 pub mod packages;
 pub mod pipeline_metrics;
 pub mod projections;
@@ -116,7 +118,8 @@ pub struct Shared {
     pub auth_limit: Arc<auth_limit::AuthLimit>,
     /// Failed redemptions per user and address (against guessing codes).
     pub guess_limit: Arc<guess_limit::GuessLimit>,
-    /// Publishes bulk-issuance chunks (connects on first use).
+    /// Publishes to `coupon.issuance`: bulk-issuance chunks and package
+    /// jobs (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
     /// The flash-sale gate and group commit of claims.
@@ -212,6 +215,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(packages::activate))
         .routes(routes!(packages::stop))
         .routes(routes!(packages::claim))
+        .routes(routes!(package_jobs::read))
         .split_for_parts();
     // Untimed: a large upload, or a batch's millions of codes, streams for
     // as long as its body does.

@@ -23,11 +23,13 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{
     ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, read_body, require_json,
 };
+use super::package_jobs::{self, Queued};
 use crate::commands::packages::{self, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
+use crate::queries::package_jobs::PackageJobView;
 use crate::queries::templates::{IssueWindowView, MAX_PAGE};
 
 /// The most items one package lists.
@@ -37,7 +39,8 @@ pub const MAX_ITEMS: usize = 20;
 #[serde(deny_unknown_fields)]
 pub struct CreatePackage {
     pub name: String,
-    /// 1 to 20 items; 1 to 100 coupons in all.
+    /// 1 to 20 items; 1 to 10,000 coupons in all. A claim of more than 100
+    /// runs as a job (202).
     pub items: Vec<PackageItem>,
     /// Claims of the package, at least 1.
     pub total: i64,
@@ -287,15 +290,21 @@ pub struct PackageClaimView {
 }
 
 /// Claim a package's coupons for a user, all or none. Signed by the
-/// channel like a claim (DESIGN §6).
+/// channel like a claim (DESIGN §6). A package of more than 100 coupons is
+/// claimed by the issuance worker: 202 with the job, followed at
+/// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
+/// status this route would have answered).
 #[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages", params(PackageSn),
     request_body = ClaimPackage,
-    responses((status = 201, body = PackageClaimView), (status = 401, body = ErrorBody),
+    responses((status = 201, body = PackageClaimView),
+        (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
+        (status = 401, body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),
         (status = 422, body = ErrorBody, description = "the package or an item's template does not issue now"),
-        (status = 429, body = ErrorBody)))]
+        (status = 429, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "a large package's job could not be queued (nothing was claimed; retry), or a store is down")))]
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
@@ -327,6 +336,17 @@ pub async fn claim(
     metadata.channel_id = Some(signed.channel_id);
     let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
     let (tz, user) = (state.tz, input.user_id);
+    if package_jobs::runs_as_job(&state, &sn).await? {
+        let queued = Queued {
+            scope: &scope,
+            hash: &hash,
+            package_sn: &sn,
+            user: &user,
+            code: None,
+            metadata,
+        };
+        return package_jobs::queue(&state, &ctx, queued).await;
+    }
     ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let taken = packages::take(tx, &sn, &user, now).await?;

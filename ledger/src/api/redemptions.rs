@@ -34,6 +34,7 @@ use super::claims::{limit_keys, replay, spend_nonce, too_many, verify};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
 use super::extract::{parse_json, read_body, require_json};
+use super::package_jobs::{self, Queued};
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
 use crate::commands::code_batches::{self, Batch};
@@ -42,6 +43,7 @@ use crate::commands::redeem_batch::BatchRedemption;
 use crate::domain::ids::UserId;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
+use crate::queries::package_jobs::PackageJobView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -71,14 +73,16 @@ pub struct Redemption {
     params(("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of the service token"),
            ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),
            ("X-Signature" = Option<String>, Header)),
-    responses((status = 201, body = Redemption), (status = 400, body = ErrorBody),
+    responses((status = 201, body = Redemption),
+        (status = 202, body = PackageJobView, description = "a code of a package of more than 100 coupons: the claim is queued as a job, followed at GET /v1/package-jobs/{id}"),
+        (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "unknown or forged code (the same answer)"),
         (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
         (status = 422, body = ErrorBody, description = "the batch is stopped or expired, or the template does not issue now"),
         (status = 429, body = ErrorBody, description = "too many failed attempts by this user or address, or too many redemptions waiting for the batch; see Retry-After"),
-        (status = 503, body = ErrorBody, description = "the redemption's batch failed (nothing was written; retry), or a store is down")))]
+        (status = 503, body = ErrorBody, description = "the redemption's batch failed, or a large package's job could not be queued (nothing was written; retry), or a store is down")))]
 pub async fn redeem(
     State(state): State<AppState>,
     ctx: Ctx,
@@ -218,6 +222,7 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
 /// Group-committed with the batch's other redemptions, or alone: with an
 /// Idempotency-Key (its stored answer is written in the same transaction),
 /// for a package's code, or when the process runs too many batches' tasks.
+/// A code of a package of more than 100 coupons is queued as a job (202).
 async fn write(
     state: &AppState,
     ctx: &Ctx,
@@ -231,6 +236,20 @@ async fn write(
         .map_or_else(|| "service".to_owned(), |c| format!("channel:{c}"));
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = caller.channel;
+    if let Some(sn) = &target.0.package_sn
+        && package_jobs::runs_as_job(state, sn).await?
+    {
+        let (batch, serial, user) = (target.0, target.1, &target.2);
+        let queued = Queued {
+            scope: &scope,
+            hash,
+            package_sn: sn,
+            user,
+            code: Some((batch, serial)),
+            metadata,
+        };
+        return package_jobs::queue(state, ctx, queued).await;
+    }
     let redemptions = &state.flash.redemptions;
     if ctx.idempotency_key.is_none() && redemptions.takes(target.0) {
         return batched(state, target, metadata, uses).await;

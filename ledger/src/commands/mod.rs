@@ -11,7 +11,9 @@
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`code_batches`], [`redeem`], [`redeem_batch`], [`packages`]: redemption
 //!   codes (a batch's serial range; one redemption, or a group-committed
-//!   batch of them) and coupon packages.
+//!   batch of them) and coupon packages; [`package_coupons`]: a package
+//!   claim's coupons, a template's share at once; [`package_job`]: a large
+//!   package's claim run by the issuance worker.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
@@ -23,6 +25,8 @@ pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;
 pub mod orders;
+pub mod package_coupons;
+pub mod package_job;
 pub mod packages;
 pub mod redeem;
 pub mod redeem_batch;
@@ -54,6 +58,23 @@ pub enum CommandError {
     Db(#[from] tokio_postgres::Error),
     #[error(transparent)]
     Internal(anyhow::Error),
+}
+
+impl CommandError {
+    /// A refusal answers the request (404, 409, 410, 422, ...) and changes
+    /// nothing; anything else is a failure (the store, the database, a bug)
+    /// that a retry may get past.
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            Self::NotFound(_)
+            | Self::Conflict(..)
+            | Self::Unprocessable(..)
+            | Self::Forbidden(_)
+            | Self::SoldOut(_)
+            | Self::Refused(_) => true,
+            Self::Store(_) | Self::Db(_) | Self::Internal(_) => false,
+        }
+    }
 }
 
 impl From<EncodeError> for CommandError {

@@ -3,26 +3,27 @@
 //! package's counter (`claimed < total`), the user's count of it
 //! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
 //! then each item's coupons through the template's own claim guards (its
-//! per-user limit and quota). Any refusal rolls back everything.
+//! per-user limit and quota, see `package_coupons`). Any refusal rolls back
+//! everything. A claim of a package of more than [`MAX_SYNC`] coupons runs
+//! the same way on the issuance worker (`package_job`).
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
 
-use super::CommandError;
-use super::claim::{self, ClaimRequest};
+use super::{CommandError, package_coupons};
 use crate::domain::events::{
     CouponIssued, IssueWindow, Metadata, PackageClaimed, PackageCreated, PackageItem,
     PackageStatusChanged,
 };
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::package;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, NewEvent};
 
-/// The most coupons one package gives (one request's transaction).
-pub const MAX_COUPONS: i32 = 100;
+pub use crate::domain::package::{MAX_COUPONS, MAX_SYNC};
 
 /// A package as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +37,13 @@ pub struct Package {
     pub issue_window: (DateTime<Utc>, DateTime<Utc>),
     pub status: String,
     pub created_at: DateTime<Utc>,
+}
+
+impl Package {
+    /// Whether its claims run as jobs (more than [`MAX_SYNC`] coupons).
+    pub fn runs_as_job(&self) -> bool {
+        package::runs_as_job(&self.items)
+    }
 }
 
 pub struct NewPackage<'a> {
@@ -211,8 +219,7 @@ pub async fn take(
         .await?
         .is_none()
     {
-        let why = "the user holds the package's per-user limit".to_owned();
-        return Err(CommandError::Conflict("per_user_limit", why));
+        return Err(at_user_limit());
     }
     Ok(Taken {
         sn: sn.to_owned(),
@@ -230,16 +237,48 @@ async fn why_not(
     let Some(p) = read(&**tx, sn).await? else {
         return Ok(CommandError::NotFound("package"));
     };
-    Ok(if p.status != "active" {
-        unprocessable("package_not_active", format!("the package is {}", p.status))
+    // Not refused as read: the counter was taken by a claim since.
+    Ok(refusal(&p, now).unwrap_or_else(sold_out))
+}
+
+/// Why a claim of the package would be refused now, as `p` reads (422,
+/// 410), if it would: what the counter's guard in [`take`] checks.
+pub fn refusal(p: &Package, now: DateTime<Utc>) -> Option<CommandError> {
+    if p.status != "active" {
+        let why = format!("the package is {}", p.status);
+        Some(unprocessable("package_not_active", why))
     } else if now < p.issue_window.0 || now >= p.issue_window.1 {
-        unprocessable(
-            "outside_issue_window",
-            "the package does not issue now".into(),
-        )
+        let why = "the package does not issue now".into();
+        Some(unprocessable("outside_issue_window", why))
+    } else if p.claimed >= p.total {
+        Some(sold_out())
     } else {
-        CommandError::SoldOut("the package is sold out".into())
-    })
+        None
+    }
+}
+
+fn sold_out() -> CommandError {
+    CommandError::SoldOut("the package is sold out".into())
+}
+
+/// The user may claim the package again (409 when at its limit), as the
+/// transaction reads: a check ahead of [`take`], whose guard decides.
+pub async fn check_user(
+    client: &impl GenericClient,
+    p: &Package,
+    user: &UserId,
+) -> Result<(), CommandError> {
+    let sql = "SELECT claimed FROM package_claims WHERE package_sn = $1 AND user_id = $2";
+    let row = client.query_opt(sql, &[&p.sn, &user.as_str()]).await?;
+    if row.is_some_and(|r| r.get::<_, i32>(0) >= p.per_user_limit) {
+        return Err(at_user_limit());
+    }
+    Ok(())
+}
+
+fn at_user_limit() -> CommandError {
+    let why = "the user holds the package's per-user limit".to_owned();
+    CommandError::Conflict("per_user_limit", why)
 }
 
 /// Each item's coupons through its template's claim guards, then the
@@ -248,30 +287,16 @@ pub async fn issue(
     tx: &Transaction<'_>,
     taken: &Taken,
     user: &UserId,
-    (now, tz): (DateTime<Utc>, Tz),
+    at: (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
-    let mut coupons = Vec::new();
-    for item in &taken.items {
-        let sn = TemplateSn::parse(&item.template_sn)
-            .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
-        let req = ClaimRequest {
-            template_sn: &sn,
-            user_id: user,
-            channel_id: None,
-            now,
-            tz,
-        };
-        for _ in 0..item.count {
-            coupons.push(claim::claim(tx, &req, metadata).await?);
-        }
-    }
+    let coupons = package_coupons::issue(tx, &taken.items, user, at, metadata).await?;
     let event = LedgerEvent::PackageClaimed(PackageClaimed {
         sn: taken.sn.clone(),
         user_id: user.as_str().to_owned(),
         coupon_ids: coupons.iter().map(|c| c.coupon_id).collect(),
     });
-    append(tx, &taken.sn, taken.version - 1, &event, metadata, now).await?;
+    append(tx, &taken.sn, taken.version - 1, &event, metadata, at.0).await?;
     Ok(coupons)
 }
 

@@ -10,6 +10,7 @@
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
+use tokio_postgres::GenericClient;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
@@ -103,6 +104,34 @@ pub(crate) fn open(batch: &Batch, now: DateTime<Utc>) -> Result<(), CommandError
     Ok(())
 }
 
+/// What can be told of a code before its package's claim is queued
+/// (`package_job`), in the order [`redeem`]'s guards take them: the code
+/// has a use left (410), the user is under the batch's `per_user` (409)
+/// and has not redeemed this code (409), as the read sees it; the guards
+/// decide when the claim runs.
+pub(crate) async fn precheck(
+    client: &impl GenericClient,
+    batch: &Batch,
+    serial: i64,
+    user: &UserId,
+) -> Result<(), CommandError> {
+    let sql = "SELECT (SELECT uses FROM code_uses WHERE batch_id = $1 AND serial = $2),
+                      (SELECT redeemed FROM code_batch_users WHERE batch_id = $1 AND user_id = $3),
+                      EXISTS (SELECT 1 FROM code_redemptions
+                               WHERE batch_id = $1 AND serial = $2 AND user_id = $3)";
+    let row = client
+        .query_one(sql, &[&batch.id, &serial, &user.as_str()])
+        .await?;
+    if row.get::<_, Option<i32>>(0).unwrap_or(0) >= batch.uses_per_code {
+        return Err(used_up());
+    }
+    let redeemed = row.get::<_, Option<i32>>(1).unwrap_or(0);
+    if redeemed >= batch.per_user || row.get::<_, bool>(2) {
+        return Err(already_redeemed(batch.per_user));
+    }
+    Ok(())
+}
+
 /// The user may redeem at most `per_user` codes of the batch (409).
 async fn count_user(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<(), CommandError> {
     let sql = "INSERT INTO code_batch_users AS u (batch_id, user_id, redeemed) VALUES ($1, $2, 1)
@@ -119,6 +148,10 @@ async fn count_user(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<(),
         return Err(already_redeemed(req.batch.per_user));
     }
     Ok(())
+}
+
+fn used_up() -> CommandError {
+    CommandError::SoldOut("the code is used up".into())
 }
 
 fn already_redeemed(per_user: i32) -> CommandError {
@@ -141,9 +174,7 @@ async fn use_code(tx: &Transaction<'_>, req: &RedeemRequest<'_>) -> Result<i32, 
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &params)
         .await?;
-    let uses: i32 = row
-        .ok_or_else(|| CommandError::SoldOut("the code is used up".into()))?
-        .get(0);
+    let uses: i32 = row.ok_or_else(used_up)?.get(0);
     debug_assert!(uses >= 1 && uses <= req.batch.uses_per_code);
     Ok(uses)
 }

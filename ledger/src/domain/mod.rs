@@ -25,6 +25,8 @@
 //! - [`rate_limit`]: a template's claim rate limits (token buckets).
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events.
+//! - [`package`], [`package_job`]: coupon packages: their size, each
+//!   template's share of a claim, and claims of large packages run as jobs.
 
 pub mod allocation;
 pub mod best;
@@ -41,6 +43,8 @@ pub mod liability_report;
 pub mod money;
 pub mod order;
 pub mod order_status;
+pub mod package;
+pub mod package_job;
 pub mod parse_error;
 pub mod patch_field;
 pub mod pricing;

@@ -6,7 +6,8 @@
 //! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
 //!   nacks and returns.
 //! - [`routes`]: the relay's destinations, each with its own cursor.
-//! - [`chunk_message`]: a bulk-issuance chunk as a message and back.
+//! - [`chunk_message`]: a bulk-issuance chunk as a message and back;
+//!   [`package_job_message`]: a large package's claim, on the same queue.
 //! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
@@ -15,6 +16,7 @@ pub mod backfill;
 pub mod chunk_message;
 pub mod lazy_publisher;
 pub mod message;
+pub mod package_job_message;
 pub mod publish;
 pub mod reminder_message;
 pub mod routes;

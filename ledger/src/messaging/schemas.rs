@@ -9,42 +9,45 @@ use serde_json::{Value, json};
 
 use super::chunk_message::{CHUNK_SCHEMA_VERSION, CHUNK_TYPE};
 use super::message::{Envelope, schema_file};
+use super::package_job_message::{PACKAGE_JOB_SCHEMA_VERSION, PACKAGE_JOB_TYPE};
 use crate::domain::events::Metadata;
 use crate::domain::issuance::IssuanceChunk;
 use crate::domain::ledger_event::{EventType, PayloadVisitor};
+use crate::domain::package_job::PackageJob;
 use crate::domain::reminder::{ExpiryReminder, MESSAGE_TYPE, REMINDER_SCHEMA_VERSION};
 
 /// Every message the ledger publishes: each event type's envelope at its
-/// current version, and the bulk-issuance chunk.
+/// current version, the bulk-issuance chunk and the package job.
 pub fn all() -> Vec<(String, Value)> {
     let mut schemas: Vec<(String, Value)> = EventType::ALL
         .iter()
         .map(|t| t.visit_payload(EnvelopeSchema))
         .collect();
     schemas.push(chunk_schema());
+    schemas.push(package_job_schema());
     schemas.push(reminder_schema());
     schemas
 }
 
 /// The schema of `coupon.notifications` messages (DESIGN §10).
 fn reminder_schema() -> (String, Value) {
-    let (name, version) = (MESSAGE_TYPE, REMINDER_SCHEMA_VERSION);
-    let generator = SchemaSettings::draft2020_12().into_generator();
-    let mut schema = generator.into_root_schema_for::<ExpiryReminder>();
-    let file = schema_file(name, version);
-    schema.insert(
-        "$id".into(),
-        json!(format!("https://couponledger.dev/schemas/{file}")),
-    );
-    schema.insert("title".into(), json!(format!("{name} v{version}")));
-    (file, schema.to_value())
+    root_schema::<ExpiryReminder>(MESSAGE_TYPE, REMINDER_SCHEMA_VERSION)
 }
 
-/// The schema of `coupon.issuance` messages.
+/// The schema of `coupon.issuance` messages: chunks.
 fn chunk_schema() -> (String, Value) {
-    let (name, version) = (CHUNK_TYPE, CHUNK_SCHEMA_VERSION);
+    root_schema::<IssuanceChunk>(CHUNK_TYPE, CHUNK_SCHEMA_VERSION)
+}
+
+/// The schema of `coupon.issuance` messages asking for a package claim.
+fn package_job_schema() -> (String, Value) {
+    root_schema::<PackageJob>(PACKAGE_JOB_TYPE, PACKAGE_JOB_SCHEMA_VERSION)
+}
+
+/// The file name and schema of a message whose body is `T` itself.
+fn root_schema<T: JsonSchema>(name: &str, version: i16) -> (String, Value) {
     let generator = SchemaSettings::draft2020_12().into_generator();
-    let mut schema = generator.into_root_schema_for::<IssuanceChunk>();
+    let mut schema = generator.into_root_schema_for::<T>();
     let file = schema_file(name, version);
     schema.insert(
         "$id".into(),

@@ -3,6 +3,7 @@
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
 //!   a user's coupons of one status (for quotes).
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
+//! - [`package_jobs`]: a large package's claim run as a job.
 //! - [`templates`]: a template, templates (paged, newest first).
 //! - [`lag`]: how far the relay and each projection are behind the log.
 //! - [`liability`]: liability and cost as of an instant, from the events and
@@ -12,4 +13,5 @@ pub mod coupons;
 pub mod issuance_jobs;
 pub mod lag;
 pub mod liability;
+pub mod package_jobs;
 pub mod templates;

@@ -1,0 +1,185 @@
+//! A package claim's coupons (DESIGN §13), each template's share at once:
+//! the same guards as one claim per coupon ([`super::claim`]), each taken
+//! once for the template's whole share, so a claim of thousands of coupons
+//! is a few statements per template and two COPYs.
+//!
+//! In order: every item's template must issue now (404, 422, in item
+//! order), then the user's count of each template (`claimed + n <=
+//! per_user_limit`, 409), the coupons and their `CouponIssued` events by
+//! COPY, and last each template's quota (`issued + n <= total`, 410): the
+//! hot rows are locked at the end, for the commit only, as a claim does.
+//! Templates' rows are taken in sn order ([`package::shares`]). A refusal
+//! is an error: the caller's transaction (or savepoint) keeps nothing.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+
+use super::CommandError;
+use super::claim::{self, TemplateView};
+use crate::domain::events::{CouponIssued, Metadata, PackageItem};
+use crate::domain::ids::{CouponId, UserId};
+use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::package;
+use crate::domain::reminder::RemindDays;
+use crate::store::{self, NewEvent, StreamEvent};
+
+/// Issues every item's coupons to `user`, in item order, or nothing.
+pub async fn issue(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    user: &UserId,
+    (now, tz): (DateTime<Utc>, Tz),
+    metadata: &Metadata,
+) -> Result<Vec<CouponIssued>, CommandError> {
+    let templates = read_templates(tx, items, now).await?;
+    let shares = package::shares(items);
+    for &(sn, n) in &shares {
+        limit_user(tx, sn, user, n, templates[sn].per_user_limit).await?;
+    }
+    let coupons = build(items, &templates, user, (now, tz))?;
+    write(tx, &coupons, metadata, now).await?;
+    for &(sn, n) in &shares {
+        take_quota(tx, sn, n).await?;
+    }
+    Ok(coupons)
+}
+
+/// The items' templates, each checked open for claims, in item order.
+async fn read_templates(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    now: DateTime<Utc>,
+) -> Result<HashMap<String, TemplateView>, CommandError> {
+    let sns: Vec<&str> = items.iter().map(|i| i.template_sn.as_str()).collect();
+    let sql = "SELECT sn, status, issue_begin, issue_end, per_user_limit, terms,
+                      remind_days_before
+                 FROM templates WHERE sn = ANY($1)";
+    let rows = tx.query(&tx.prepare_cached(sql).await?, &[&sns]).await?;
+    let mut templates = HashMap::with_capacity(rows.len());
+    for row in rows {
+        let view = TemplateView {
+            status: claim::status_of(row.get(1))?,
+            issue_begin: row.get(2),
+            issue_end: row.get(3),
+            per_user_limit: row.get(4),
+            terms: claim::terms_of(row.get(5))?,
+            // A package's coupons are the package's, not a channel's.
+            channel_allowed: true,
+            remind_days_before: RemindDays::from_db(row.get(6)),
+        };
+        templates.insert(row.get(0), view);
+    }
+    for sn in sns {
+        let view = templates
+            .get(sn)
+            .ok_or(CommandError::NotFound("template"))?;
+        claim::open_for_claims(view, now)?;
+    }
+    Ok(templates)
+}
+
+/// The user's count of the template, raised by `n` unless that passes the
+/// template's per-user limit (409).
+async fn limit_user(
+    tx: &Transaction<'_>,
+    sn: &str,
+    user: &UserId,
+    n: i64,
+    limit: i32,
+) -> Result<(), CommandError> {
+    let n = i32::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
+    let sql = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
+               SELECT $1::text, $2::text, $3::int WHERE $3::int <= $4::int
+               ON CONFLICT (template_sn, user_id)
+               DO UPDATE SET claimed = c.claimed + $3::int WHERE c.claimed + $3::int <= $4::int
+               RETURNING claimed";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&sn, &user.as_str(), &n, &limit];
+    match tx
+        .query_opt(&tx.prepare_cached(sql).await?, &params)
+        .await?
+    {
+        Some(_) => Ok(()),
+        None => Err(claim::at_limit(limit)),
+    }
+}
+
+/// Takes `n` of the template's quota unless fewer are left (410). The hot
+/// row is locked here, after everything else the claim writes.
+async fn take_quota(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<(), CommandError> {
+    let sql = "UPDATE templates SET issued = issued + $2
+                WHERE sn = $1 AND status = 'active' AND issued + $2 <= total";
+    match tx
+        .execute(&tx.prepare_cached(sql).await?, &[&sn, &n])
+        .await?
+    {
+        1 => Ok(()),
+        _ => Err(claim::sold_out()),
+    }
+}
+
+/// Every item's coupons, validity fixed now from each template's terms.
+fn build(
+    items: &[PackageItem],
+    templates: &HashMap<String, TemplateView>,
+    user: &UserId,
+    (now, tz): (DateTime<Utc>, Tz),
+) -> Result<Vec<CouponIssued>, CommandError> {
+    let mut coupons = Vec::with_capacity(usize::try_from(package::coupons(items)).unwrap_or(0));
+    for item in items {
+        let view = &templates[&item.template_sn];
+        let validity = view.terms.validity().validity_for(now, tz).map_err(|_| {
+            CommandError::Unprocessable(
+                "validity_out_of_range",
+                "the coupon's validity cannot be computed".into(),
+            )
+        })?;
+        let prototype = CouponIssued {
+            coupon_id: uuid::Uuid::nil(),
+            template_sn: item.template_sn.clone(),
+            user_id: user.as_str().to_owned(),
+            issued_at: now,
+            effective_at: validity.effective_at,
+            expires_at: validity.expires_at,
+            face_value: view.terms.face_value(),
+            currency: view.terms.currency().as_str().to_owned(),
+            channel_id: None,
+            refund_from: None,
+            job_id: None,
+            job_line: None,
+            remind_days_before: view.remind_days_before.clone(),
+        };
+        for _ in 0..item.count {
+            coupons.push(CouponIssued {
+                coupon_id: CouponId::generate().0,
+                ..prototype.clone()
+            });
+        }
+    }
+    Ok(coupons)
+}
+
+/// The coupons' rows and their `CouponIssued` events, each by one COPY.
+async fn write(
+    tx: &Transaction<'_>,
+    coupons: &[CouponIssued],
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    super::issuance::copy_coupons(tx, coupons).await?;
+    let events = coupons
+        .iter()
+        .map(|c| {
+            let event = LedgerEvent::CouponIssued(c.clone());
+            Ok(StreamEvent {
+                stream_id: CouponId(c.coupon_id).stream_id(),
+                stream_version: 1,
+                event: NewEvent::of(&event, metadata, now)?,
+            })
+        })
+        .collect::<Result<Vec<_>, CommandError>>()?;
+    store::copy_events(tx, &events).await?;
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! A package claim run as a job (DESIGN §13). A claim of a package of more
+//! than `MAX_SYNC` coupons is written by the issuance worker, not in the
+//! request, so that no request holds templates' rows through a claim of
+//! thousands of coupons. The request checks what it cheaply can and
+//! records the job ([`open`]); the worker takes it ([`start`]) and runs the
+//! very claim the synchronous path runs ([`run`]: `packages::take` then
+//! `packages::issue`, or `redeem::redeem` for a code) under a savepoint: a
+//! refusal keeps nothing of the claim, and the job records it ([`finish`]).
+//! A job its request could not publish is [`fail`]ed.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use deadpool_postgres::Transaction;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+use super::code_batches::{self, Batch};
+use super::redeem::{self, RedeemRequest};
+use super::{CommandError, packages};
+use crate::domain::events::{CodeRef, CouponIssued, Metadata};
+use crate::domain::ids::UserId;
+use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
+
+/// A claim the request asks to be queued.
+pub struct NewJob<'a> {
+    pub package_sn: &'a str,
+    pub user_id: &'a UserId,
+    /// The code that asked (its batch and serial), for a package's code.
+    pub code: Option<(&'a Batch, i64)>,
+    pub metadata: &'a Metadata,
+}
+
+/// Checks what the request can (in the order the claim's guards take
+/// them: the code's batch open, the package issuing and not sold out, the
+/// user under its limit, the code's use and the user's redemptions) and
+/// records the job, queued. The claim's guards decide when it runs.
+pub async fn open(
+    tx: &Transaction<'_>,
+    new: &NewJob<'_>,
+    now: DateTime<Utc>,
+) -> Result<PackageJob, CommandError> {
+    if let Some((batch, _)) = new.code {
+        redeem::open(batch, now)?;
+    }
+    let package = packages::read(&**tx, new.package_sn)
+        .await?
+        .ok_or(CommandError::NotFound("package"))?;
+    if let Some(refused) = packages::refusal(&package, now) {
+        return Err(refused);
+    }
+    packages::check_user(&**tx, &package, new.user_id).await?;
+    if let Some((batch, serial)) = new.code {
+        redeem::precheck(&**tx, batch, serial, new.user_id).await?;
+    }
+    let job = PackageJob {
+        job_id: Uuid::now_v7(),
+        package_sn: new.package_sn.to_owned(),
+        user_id: new.user_id.as_str().to_owned(),
+        code: new.code.map(|(batch, serial)| CodeRef {
+            batch_id: batch.id,
+            serial,
+        }),
+    };
+    insert(tx, &job, new.metadata, now).await?;
+    Ok(job)
+}
+
+async fn insert(
+    tx: &Transaction<'_>,
+    job: &PackageJob,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let json = serde_json::to_value(metadata).map_err(|e| CommandError::Internal(e.into()))?;
+    let sql = "INSERT INTO package_jobs (id, package_sn, user_id, code_batch_id, code_serial,
+                                         channel_id, metadata, status, created_at)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8)";
+    let code = job.code.as_ref();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &job.job_id,
+        &job.package_sn,
+        &job.user_id,
+        &code.map(|c| c.batch_id),
+        &code.map(|c| c.serial),
+        &metadata.channel_id,
+        &json,
+        &now,
+    ];
+    tx.execute(sql, &params).await?;
+    Ok(())
+}
+
+/// A queued job, its row locked for the claim.
+pub struct Job {
+    pub id: Uuid,
+    pub package_sn: String,
+    pub user_id: UserId,
+    pub code: Option<CodeRef>,
+    /// The request's metadata; the claim's events carry it.
+    pub metadata: Metadata,
+}
+
+/// Locks the job; None when it is no longer queued (it ran, or its request
+/// failed it), so a late or repeated message does nothing.
+pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, CommandError> {
+    let sql = "SELECT package_sn, user_id, code_batch_id, code_serial, metadata, status
+                 FROM package_jobs WHERE id = $1 FOR UPDATE";
+    let row = tx
+        .query_opt(sql, &[&id])
+        .await?
+        .ok_or(CommandError::NotFound("package job"))?;
+    if JobStatus::parse(row.get(5)) != Some(JobStatus::Queued) {
+        return Ok(None);
+    }
+    let internal = |e: String| CommandError::Internal(anyhow::anyhow!("package job {id}: {e}"));
+    let user_id = UserId::parse(row.get(1)).map_err(internal)?;
+    let metadata = serde_json::from_value(row.get(4)).map_err(|e| internal(e.to_string()))?;
+    let code = match (row.get(2), row.get(3)) {
+        (Some(batch_id), Some(serial)) => Some(CodeRef { batch_id, serial }),
+        _ => None,
+    };
+    Ok(Some(Job {
+        id,
+        package_sn: row.get(0),
+        user_id,
+        code,
+        metadata,
+    }))
+}
+
+/// What the claim came to.
+pub enum Outcome {
+    Done(Vec<CouponIssued>),
+    /// Refused as the synchronous path refuses: nothing of it was kept.
+    Refused(CommandError),
+}
+
+/// Runs the job's claim under a savepoint: issued, or refused with nothing
+/// kept (the caller records either with [`finish`]). A failure (the
+/// database, a bug) is an error: the caller's transaction rolls back and
+/// the message is tried again.
+pub async fn run(
+    tx: &Transaction<'_>,
+    job: &Job,
+    at: (DateTime<Utc>, Tz),
+) -> Result<Outcome, CommandError> {
+    tx.batch_execute("SAVEPOINT package_claim").await?;
+    match claim(tx, job, at).await {
+        Ok(coupons) => {
+            tx.batch_execute("RELEASE SAVEPOINT package_claim").await?;
+            Ok(Outcome::Done(coupons))
+        }
+        Err(refused) if refused.is_refusal() => {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT package_claim")
+                .await?;
+            Ok(Outcome::Refused(refused))
+        }
+        Err(failed) => Err(failed),
+    }
+}
+
+/// The synchronous path's claim: the package's counters and coupons, after
+/// the code's counters for a code.
+async fn claim(
+    tx: &Transaction<'_>,
+    job: &Job,
+    (now, tz): (DateTime<Utc>, Tz),
+) -> Result<Vec<CouponIssued>, CommandError> {
+    let metadata = Metadata {
+        causation_id: Some(job.id.to_string()),
+        ..job.metadata.clone()
+    };
+    let Some(code) = job.code else {
+        let taken = packages::take(tx, &job.package_sn, &job.user_id, now).await?;
+        return packages::issue(tx, &taken, &job.user_id, (now, tz), &metadata).await;
+    };
+    let batch = code_batches::read(&**tx, code.batch_id)
+        .await?
+        .ok_or(CommandError::NotFound("code batch"))?;
+    if batch.package_sn.as_deref() != Some(job.package_sn.as_str()) {
+        let bad = anyhow::anyhow!("package job {}: its code gives another package", job.id);
+        return Err(CommandError::Internal(bad));
+    }
+    let req = RedeemRequest {
+        batch: &batch,
+        serial: code.serial,
+        user_id: &job.user_id,
+        now,
+        tz,
+    };
+    Ok(redeem::redeem(tx, &req, &metadata).await?.coupons)
+}
+
+/// How a job ended.
+pub enum Finished<'a> {
+    Done(&'a [CouponIssued]),
+    Refused(&'a Refusal),
+}
+
+/// Records how the job [`start`]ed in this transaction ended.
+pub async fn finish(
+    tx: &Transaction<'_>,
+    id: Uuid,
+    finished: Finished<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let updated = match finished {
+        Finished::Done(coupons) => {
+            let ids: Vec<Uuid> = coupons.iter().map(|c| c.coupon_id).collect();
+            let sql = "UPDATE package_jobs SET status = 'done', coupon_ids = $2, finished_at = $3
+                        WHERE id = $1 AND status = 'queued'";
+            tx.execute(sql, &[&id, &ids, &now]).await?
+        }
+        Finished::Refused(refusal) => {
+            set_error(&**tx, id, JobStatus::Refused, refusal, now).await?
+        }
+    };
+    if updated != 1 {
+        let bad = anyhow::anyhow!("package job {id} was not queued when it finished");
+        return Err(CommandError::Internal(bad));
+    }
+    Ok(())
+}
+
+/// Fails a job its request could not publish; false when it is no longer
+/// queued (the worker got the message after all, and ran it).
+pub async fn fail(
+    client: &impl GenericClient,
+    id: Uuid,
+    why: &Refusal,
+    now: DateTime<Utc>,
+) -> Result<bool, CommandError> {
+    Ok(set_error(client, id, JobStatus::Failed, why, now).await? == 1)
+}
+
+async fn set_error(
+    client: &impl GenericClient,
+    id: Uuid,
+    status: JobStatus,
+    why: &Refusal,
+    now: DateTime<Utc>,
+) -> Result<u64, tokio_postgres::Error> {
+    let sql = "UPDATE package_jobs SET status = $2, error_status = $3, error_code = $4,
+                      error_message = $5, finished_at = $6
+                WHERE id = $1 AND status = 'queued'";
+    let http = i16::try_from(why.status).unwrap_or(i16::MAX);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
+        [&id, &status.as_str(), &http, &why.code, &why.message, &now];
+    client.execute(sql, &params).await
+}

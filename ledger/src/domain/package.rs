@@ -1,0 +1,65 @@
+//! Coupon packages (券包, DESIGN §13), the pure part: how many coupons a
+//! package gives, whether its claims are answered at once or run as jobs,
+//! and each template's share of one claim.
+
+use std::collections::BTreeMap;
+
+use crate::domain::events::PackageItem;
+
+/// The most coupons one package gives: its claim is still one transaction
+/// (a job's, on the issuance worker, past [`MAX_SYNC`]).
+pub const MAX_COUPONS: i32 = 10_000;
+/// Claims of a package of at most this many coupons are written in the
+/// request (201); larger ones go through the issuance queue as a job (202),
+/// so that no request holds its templates' rows for a whole large claim.
+pub const MAX_SYNC: i64 = 100;
+
+/// The coupons one claim of the package gives.
+pub fn coupons(items: &[PackageItem]) -> i64 {
+    items.iter().map(|i| i64::from(i.count)).sum()
+}
+
+/// Whether the package's claims run as jobs (more than [`MAX_SYNC`] coupons).
+pub fn runs_as_job(items: &[PackageItem]) -> bool {
+    coupons(items) > MAX_SYNC
+}
+
+/// Each template's coupons in one claim, a template listed twice summed,
+/// in sn order: every claim takes its templates' rows in that one order,
+/// so two claims of packages listing the same templates in other orders
+/// cannot deadlock.
+pub fn shares(items: &[PackageItem]) -> Vec<(&str, i64)> {
+    let mut by_sn: BTreeMap<&str, i64> = BTreeMap::new();
+    for item in items {
+        *by_sn.entry(item.template_sn.as_str()).or_default() += i64::from(item.count);
+    }
+    by_sn.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(sn: &str, count: i32) -> PackageItem {
+        PackageItem {
+            template_sn: sn.into(),
+            count,
+        }
+    }
+
+    #[test]
+    fn a_package_past_max_sync_coupons_runs_as_a_job() {
+        let small = [item("b", 60), item("a", 40)];
+        assert_eq!(coupons(&small), 100);
+        assert!(!runs_as_job(&small));
+        let large = [item("b", 60), item("a", 40), item("c", 1)];
+        assert!(runs_as_job(&large));
+    }
+
+    #[test]
+    fn shares_are_summed_per_template_in_sn_order() {
+        let items = [item("c", 2), item("a", 1), item("c", 3), item("b", 4)];
+        assert_eq!(shares(&items), [("a", 1), ("b", 4), ("c", 5)]);
+        assert!(shares(&[]).is_empty());
+    }
+}

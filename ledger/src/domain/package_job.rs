@@ -1,0 +1,96 @@
+//! A package claim run as a job (DESIGN §13), the pure part: its statuses,
+//! the message that asks the issuance worker to run it, and the refusal a
+//! refused job keeps (the answer the synchronous path would have given).
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::domain::events::CodeRef;
+
+/// Where a package job stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobStatus {
+    /// Recorded, and on the queue (or being published).
+    Queued,
+    /// The claim was written: the coupons were issued.
+    Done,
+    /// The claim was refused (sold out, a limit, ...): nothing was written.
+    Refused,
+    /// Never ran: the request could not publish it (it answered 503).
+    Failed,
+}
+
+impl JobStatus {
+    pub const ALL: [JobStatus; 4] = [Self::Queued, Self::Done, Self::Refused, Self::Failed];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Done => "done",
+            Self::Refused => "refused",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|status| status.as_str() == s)
+    }
+}
+
+/// The message on `coupon.issuance` that asks for one package claim. The
+/// job's row is the truth; the message names it and what it claims, so a
+/// dead letter can be read without the database.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageJob {
+    pub job_id: Uuid,
+    pub package_sn: String,
+    pub user_id: String,
+    /// The redemption code that asked, for a package's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeRef>,
+}
+
+impl PackageJob {
+    /// The message id: the job's id, so that the worker's inbox applies a
+    /// job once however often it is delivered.
+    pub fn message_id(&self) -> String {
+        self.job_id.to_string()
+    }
+}
+
+/// Why a job issued nothing: the HTTP status, error code and message the
+/// synchronous path answers for the same refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: u16,
+    pub code: String,
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_round_trip_through_their_names() {
+        for status in JobStatus::ALL {
+            assert_eq!(JobStatus::parse(status.as_str()), Some(status));
+        }
+        assert_eq!(JobStatus::parse("running"), None);
+    }
+
+    #[test]
+    fn a_job_without_a_code_has_no_code_field() {
+        let job = PackageJob {
+            job_id: Uuid::nil(),
+            package_sn: "P".into(),
+            user_id: "u1".into(),
+            code: None,
+        };
+        let text = serde_json::to_string(&job).unwrap();
+        assert!(!text.contains("code"), "{text}");
+        assert_eq!(serde_json::from_str::<PackageJob>(&text).unwrap(), job);
+        assert_eq!(job.message_id(), Uuid::nil().to_string());
+    }
+}
