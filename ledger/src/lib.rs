@@ -66,8 +66,8 @@
 //!   permutation of serial + HMAC tag, Damm check character; see
 //!   `docs/redemption-codes.md`), `commands/code_batches.rs`,
 //!   `commands/redeem.rs`, `commands/packages.rs`, `api/code_batches.rs`,
-//!   `api/redemptions.rs` (+ `api/guess_limit.rs`), `api/packages.rs`,
-//!   `cli/codes.rs`.
+//!   `api/redemptions.rs` (+ `api/guess_limit.rs`, `api/shared_windows.rs`),
+//!   `api/packages.rs`, `cli/codes.rs`.
 //! - Admin console: `api/admin.rs` serving `ledger/assets/admin/` (one page
 //!   over the JSON API, uPlot vendored); its data routes `api/reports.rs`,
 //!   `api/audit.rs`, `api/workers.rs` (+ `api/dead_letters.rs`).
