@@ -65,13 +65,15 @@
 //! - Redemption codes and packages: [`codes`] (the pure scheme: FF1 keyed
 //!   permutation of serial + HMAC tag, Damm check character; see
 //!   `docs/redemption-codes.md`), `commands/code_batches.rs`,
-//!   `commands/redeem.rs`, `commands/packages.rs` (+
+//!   `commands/redeem.rs`, `commands/redeem_batch.rs` (group commit,
+//!   `flash/redemptions.rs`), `commands/packages.rs` (+
 //!   `commands/package_coupons.rs`), `api/code_batches.rs`,
-//!   `api/redemptions.rs` (+ `api/guess_limit.rs`), `api/packages.rs`,
-//!   `cli/codes.rs`. Claims of large packages run as jobs on the issuance
-//!   worker: `domain/package_job.rs`, `commands/package_job.rs`,
-//!   `api/package_jobs.rs`, `queries/package_jobs.rs`,
-//!   `messaging/package_job_message.rs`, `workers/src/package_jobs.rs`.
+//!   `api/redemptions.rs` (+ `api/guess_limit.rs`, `api/shared_windows.rs`),
+//!   `api/packages.rs`, `cli/codes.rs`. Claims of large packages run as jobs
+//!   on the issuance worker: `domain/package_job.rs`,
+//!   `commands/package_job.rs`, `api/package_jobs.rs`,
+//!   `queries/package_jobs.rs`, `messaging/package_job_message.rs`,
+//!   `workers/src/package_jobs.rs`.
 //! - Admin console: `api/admin.rs` serving `ledger/assets/admin/` (one page
 //!   over the JSON API, uPlot vendored); its data routes `api/reports.rs`,
 //!   `api/audit.rs`, `api/workers.rs` (+ `api/dead_letters.rs`).

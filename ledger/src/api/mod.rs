@@ -11,7 +11,8 @@
 //! - [`code_batches`], [`redemptions`], [`packages`]: redemption codes and
 //!   coupon packages (DESIGN §13); [`package_jobs`]: claims of large
 //!   packages, queued and followed;
-//!   [`guess_limit`]: 429 after repeated unknown codes.
+//!   [`guess_limit`]: 429 after repeated unknown codes, counted across
+//!   processes in Redis ([`shared_windows`]).
 //! - [`reports`], [`audit`]: finance (liability report, audit status);
 //!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
@@ -53,6 +54,7 @@ pub mod request_log;
 pub mod sealer_metrics;
 pub mod secret_cache;
 pub mod server;
+pub mod shared_windows;
 pub mod signature;
 pub mod templates;
 pub mod upload;

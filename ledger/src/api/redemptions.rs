@@ -97,11 +97,16 @@ pub async fn redeem(
     let input: Redeem = parse_json(&caller.body)?;
     let user = input.user_id.clone();
     let limit = &state.guess_limit;
-    if let Err(limited) = limit.check(user.as_str(), caller.address, Instant::now()) {
+    if let Err(limited) = limit
+        .check(user.as_str(), caller.address, Instant::now())
+        .await
+    {
         return Ok(limited.into_response());
     }
     let Some((batch, serial)) = find(&state, &input.code).await? else {
-        limit.failed(user.as_str(), caller.address, Instant::now());
+        limit
+            .failed(user.as_str(), caller.address, Instant::now())
+            .await;
         return Err(unknown());
     };
     if used_up_in_redis(&state, &batch, serial).await {

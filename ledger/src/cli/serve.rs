@@ -6,6 +6,7 @@ use anyhow::Context;
 use deadpool_postgres::Pool;
 use ledger::api::AppState;
 use ledger::api::auth::Tokens;
+use ledger::api::guess_limit::GuessLimit;
 use ledger::api::secret_cache::SecretCache;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
@@ -44,14 +45,14 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     };
     let state = AppState::new(ledger::api::Shared {
         pool,
-        redis,
+        redis: redis.clone(),
         tokens,
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
         metrics,
         secrets,
         auth_limit: Default::default(),
-        guess_limit: Default::default(),
+        guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
         flash: flash.clone(),
