@@ -364,3 +364,44 @@ async fn a_package_of_the_most_coupons_is_one_job() {
     workers.terminate().await.unwrap();
     assert_verifies_once_caught_up(&env).await;
 }
+
+/// An API that stops between recording a job and publishing it leaves the
+/// job queued with no message (staged here by purging the queue): the
+/// scanner re-publishes it, and the worker runs it once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_queued_job_whose_message_was_lost_is_republished_and_run_once() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let a = server.active_template(1_000, 150).await.unwrap();
+    let b = server.active_template(1_000, 10).await.unwrap();
+    let channel = server.channel_for(&a).await.unwrap();
+    let sn = package(&server, &[(&a, 150), (&b, 10)], 10, 1).await;
+    let id = queued(claim(&server, &channel, &sn, "lost").await);
+
+    let amqp = lapin::Connection::connect(&env.vhost.amqp_url, Default::default())
+        .await
+        .unwrap();
+    let purged = amqp
+        .create_channel()
+        .await
+        .unwrap()
+        .queue_purge(
+            ledger::messaging::topology::ISSUANCE_QUEUE.into(),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(purged, 1, "the job's message, lost");
+
+    let workers = Workers::start_with(&env, "issuance,scanner", &["--requeue-after", "1"]).unwrap();
+    let done = finished(&server, &id).await;
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(ids(&done).len(), 160);
+    assert_eq!(held(&env, "lost").await.values().sum::<i64>(), 160);
+    // The scanner sweeps on: a done job is not queued, nothing more comes.
+    tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+    assert_eq!(held(&env, "lost").await.values().sum::<i64>(), 160);
+    assert_eq!(claimed(&server, &sn).await, 1);
+    assert_verifies_once_caught_up(&env).await;
+    drop(workers);
+}

@@ -22,6 +22,7 @@ mod package_jobs;
 mod projector;
 mod relay;
 mod relay_batches;
+mod requeue;
 mod scanner;
 mod sealer;
 mod session;
@@ -70,6 +71,10 @@ enum Command {
         /// Seconds between scanner sweeps.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         scan_interval: u64,
+        /// The scanner re-publishes a package job still queued after this
+        /// many seconds (its message may never have been sent).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        requeue_after: u64,
         /// The sealer checkpoints after this many events...
         #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(i64).range(1..))]
         checkpoint_events: i64,
@@ -111,6 +116,7 @@ async fn main() -> anyhow::Result<()> {
     let Command::Run {
         only,
         scan_interval,
+        requeue_after,
         checkpoint_events,
         checkpoint_secs,
     } = Cli::parse().command;
@@ -121,14 +127,25 @@ async fn main() -> anyhow::Result<()> {
         every_events: checkpoint_events,
         every: Duration::from_secs(checkpoint_secs),
     };
-    let intervals = (Duration::from_secs(scan_interval), checkpoints);
-    run(config, &workers, intervals, shutdown).await
+    let timing = Timing {
+        scan_interval: Duration::from_secs(scan_interval),
+        requeue_after: Duration::from_secs(requeue_after),
+        checkpoints,
+    };
+    run(config, &workers, timing, shutdown).await
+}
+
+/// The scanner's and the sealer's clocks.
+struct Timing {
+    scan_interval: Duration,
+    requeue_after: Duration,
+    checkpoints: sealer::Checkpoints,
 }
 
 async fn run(
     config: Config,
     workers: &[Worker],
-    (scan_interval, checkpoints): (Duration, sealer::Checkpoints),
+    timing: Timing,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, POOL_SIZE);
@@ -193,8 +210,11 @@ async fn run(
                 let handler = issuance::Issuer { tz: config.tz };
                 tasks.spawn(consumer::run(spec, pool, handler, shutdown))
             }
-            Worker::Scanner => tasks.spawn(scanner::run(pool, scan_interval, shutdown)),
-            Worker::Sealer => tasks.spawn(sealer::run(config, checkpoints, shutdown)),
+            Worker::Scanner => {
+                let requeue = requeue::Requeue::new(&url, timing.requeue_after);
+                tasks.spawn(scanner::run(pool, timing.scan_interval, requeue, shutdown))
+            }
+            Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
         };
         tracing::info!(?worker, "started");
     }

@@ -3,7 +3,8 @@
 //! commands lock their rows with SKIP LOCKED and go through the coupon
 //! state machine, so two scanners never apply the same change twice. Then
 //! it prunes what the ledger only remembers for a while
-//! (`ledger::retention`).
+//! (`ledger::retention`), and re-publishes package jobs left queued
+//! without a message ([`crate::requeue`]).
 
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use deadpool_postgres::Pool;
 use ledger::commands::{coupons, orders};
 use ledger::retention;
 
+use crate::requeue::Requeue;
 use crate::shutdown::Shutdown;
 
 /// Rows changed per transaction.
@@ -18,12 +20,23 @@ pub const BATCH: i64 = 500;
 /// Batches per sweep, so one sweep cannot run forever.
 const MAX_BATCHES: usize = 200;
 
-pub async fn run(pool: Pool, interval: Duration, mut shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn run(
+    pool: Pool,
+    interval: Duration,
+    mut requeue: Requeue,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
     while !shutdown.is_set() {
         if let Err(e) = sweep(&pool, &shutdown).await {
             tracing::warn!(
                 error = format!("{e:#}"),
                 "scanner sweep failed; next interval retries"
+            );
+        }
+        if let Err(e) = requeue.sweep(&pool).await {
+            tracing::warn!(
+                error = format!("{e:#}"),
+                "re-publishing queued package jobs failed; next interval retries"
             );
         }
         shutdown.sleep(interval).await;

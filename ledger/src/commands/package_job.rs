@@ -248,3 +248,28 @@ async fn set_error(
         [&id, &status.as_str(), &http, &why.code, &why.message, &now];
     client.execute(sql, &params).await
 }
+
+/// Jobs still queued that were recorded before `before`, oldest first, at
+/// most `limit`: those whose message may never have been published.
+pub async fn stale(
+    client: &impl GenericClient,
+    before: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<PackageJob>, tokio_postgres::Error> {
+    let sql = "SELECT id, package_sn, user_id, code_batch_id, code_serial FROM package_jobs
+                WHERE status = 'queued' AND created_at < $1
+                ORDER BY created_at LIMIT $2";
+    let rows = client.query(sql, &[&before, &limit]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| PackageJob {
+            job_id: r.get(0),
+            package_sn: r.get(1),
+            user_id: r.get(2),
+            code: r
+                .get::<_, Option<Uuid>>(3)
+                .zip(r.get::<_, Option<i64>>(4))
+                .map(|(batch_id, serial)| CodeRef { batch_id, serial }),
+        })
+        .collect())
+}

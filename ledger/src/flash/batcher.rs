@@ -98,7 +98,7 @@ async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
             .into_iter()
             .map(|o| o.map_err(|r| ClaimRefused::from_refusal(r, limit)))
             .collect(),
-        Err(e) => vec![Err(ClaimRefused::from_batch_error(&e, sn)); claims.len()],
+        Err(e) => vec![Err(ClaimRefused::from_batch_error(&e, sn, "claim")); claims.len()],
     };
     let mut back = GiveBack::default();
     for ((c, (reserved, _)), answer) in claims.iter().zip(&waiting).zip(&answers) {
@@ -143,7 +143,9 @@ impl ClaimRefused {
         }
     }
 
-    pub(crate) fn from_batch_error(e: &CommandError, sn: &str) -> Self {
+    /// Every request's answer when its batch's transaction failed; `what`
+    /// names the batch in the log (`claim` or `redemption`).
+    pub(crate) fn from_batch_error(e: &CommandError, sn: &str, what: &'static str) -> Self {
         match e {
             CommandError::NotFound(_) => Self::NotFound,
             CommandError::Unprocessable(code, message) => Self::Template(code, message.clone()),
@@ -154,9 +156,10 @@ impl ClaimRefused {
                 };
                 tracing::error!(
                     template = sn,
+                    batch = what,
                     error = format!("{other:#}"),
                     ?db,
-                    "claim batch failed"
+                    "{what} batch failed"
                 );
                 Self::Failed
             }

@@ -122,7 +122,7 @@ async fn write(all: &Redemptions, pending: Vec<Pending>) {
             .collect(),
         Err(e) => {
             let sn = batch.template_sn.as_deref().unwrap_or_default();
-            vec![Err(ClaimRefused::from_batch_error(&e, sn)); items.len()]
+            vec![Err(ClaimRefused::from_batch_error(&e, sn, "redemption")); items.len()]
         }
     };
     for (reply, answer) in replies.into_iter().zip(answers) {
