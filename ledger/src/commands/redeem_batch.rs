@@ -82,6 +82,8 @@ fn distinct(items: &[BatchRedemption]) -> bool {
     users.len() == items.len() && codes.len() == items.len()
 }
 
+/// A statement's parameters of several types, as `query` takes them (an
+/// array literal of them would not coerce on its own).
 fn params<'a>(p: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
     p
 }
