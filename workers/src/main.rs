@@ -32,6 +32,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
+use deadpool_postgres::Pool;
 use ledger::config::Config;
 use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
 use ledger::messaging::topology;
@@ -136,6 +137,7 @@ async fn main() -> anyhow::Result<()> {
 }
 
 /// The scanner's and the sealer's clocks.
+#[derive(Clone, Copy)]
 struct Timing {
     scan_interval: Duration,
     requeue_after: Duration,
@@ -149,77 +151,102 @@ async fn run(
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, POOL_SIZE);
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut tasks = Tasks::new();
     for &worker in workers {
         let (config, pool, shutdown) = (config.clone(), pool.clone(), shutdown.clone());
-        let url = config.amqp_url.clone();
-        match worker {
-            Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
-            Worker::Balances => {
-                let mut spec = Spec::new(BALANCES, topology::BALANCES_QUEUE, &url);
-                spec.analyze = &["projection_coupons", "projection_streams", "balances"];
-                let handler = Projector {
-                    projection: BALANCES,
-                };
-                tasks.spawn(batch_consumer::run(
-                    BatchSpec::new(spec),
-                    pool,
-                    handler,
-                    shutdown,
-                ))
-            }
-            Worker::TemplateStats => {
-                let mut spec = Spec::new(TEMPLATE_STATS, topology::TEMPLATE_STATS_QUEUE, &url);
-                spec.analyze = &["projection_coupons", "projection_streams"];
-                let handler = Projector {
-                    projection: TEMPLATE_STATS,
-                };
-                tasks.spawn(batch_consumer::run(
-                    BatchSpec::new(spec),
-                    pool,
-                    handler,
-                    shutdown,
-                ))
-            }
-            Worker::Notify => {
-                let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, &url);
-                spec.analyze = &["notify_coupons", "notify_msg"];
-                let clock = NotifyClock {
-                    tz: config.tz,
-                    at: config.notify_at,
-                };
-                let handler = notify::NotifyProjector { clock };
-                let sender = notify::send_loop(
-                    pool.clone(),
-                    url.clone(),
-                    config.notify_retention_days,
-                    shutdown.clone(),
-                );
-                tasks.spawn(sender);
-                tasks.spawn(batch_consumer::run(
-                    BatchSpec::new(spec),
-                    pool,
-                    handler,
-                    shutdown,
-                ))
-            }
-            Worker::Issuance => {
-                let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);
-                spec.prefetch = issuance::PREFETCH;
-                spec.analyze = &["coupons", "user_claims", "issuance_lines"];
-                let handler = issuance::Issuer { tz: config.tz };
-                tasks.spawn(consumer::run(spec, pool, handler, shutdown))
-            }
-            Worker::Scanner => {
-                let requeue = requeue::Requeue::new(&url, timing.requeue_after);
-                tasks.spawn(scanner::run(pool, timing.scan_interval, requeue, shutdown))
-            }
-            Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
-        };
+        spawn(&mut tasks, worker, config, pool, timing, shutdown);
         tracing::info!(?worker, "started");
     }
     while let Some(done) = tasks.join_next().await {
         done.context("a worker panicked")??;
     }
     Ok(())
+}
+
+type Tasks = tokio::task::JoinSet<anyhow::Result<()>>;
+
+/// Starts one worker's tasks.
+fn spawn(
+    tasks: &mut Tasks,
+    worker: Worker,
+    config: Config,
+    pool: Pool,
+    timing: Timing,
+    shutdown: Shutdown,
+) {
+    let url = config.amqp_url.clone();
+    match worker {
+        Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
+        Worker::Balances => {
+            let analyze = &["projection_coupons", "projection_streams", "balances"];
+            let queue = topology::BALANCES_QUEUE;
+            tasks.spawn(projection(BALANCES, queue, analyze, &url, pool, shutdown))
+        }
+        Worker::TemplateStats => {
+            let analyze = &["projection_coupons", "projection_streams"];
+            let queue = topology::TEMPLATE_STATS_QUEUE;
+            tasks.spawn(projection(
+                TEMPLATE_STATS,
+                queue,
+                analyze,
+                &url,
+                pool,
+                shutdown,
+            ))
+        }
+        Worker::Notify => {
+            let sender = notify::send_loop(
+                pool.clone(),
+                url.clone(),
+                config.notify_retention_days,
+                shutdown.clone(),
+            );
+            tasks.spawn(sender);
+            tasks.spawn(notify_projection(&config, &url, pool, shutdown))
+        }
+        Worker::Issuance => {
+            let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);
+            spec.prefetch = issuance::PREFETCH;
+            spec.analyze = &["coupons", "user_claims", "issuance_lines"];
+            let handler = issuance::Issuer { tz: config.tz };
+            tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+        }
+        Worker::Scanner => {
+            let requeue = requeue::Requeue::new(&url, timing.requeue_after);
+            tasks.spawn(scanner::run(pool, timing.scan_interval, requeue, shutdown))
+        }
+        Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
+    };
+}
+
+/// A projection worker over its queue (`analyze`: the tables it keeps).
+fn projection(
+    name: &'static str,
+    queue: &'static str,
+    analyze: &'static [&'static str],
+    url: &str,
+    pool: Pool,
+    shutdown: Shutdown,
+) -> impl Future<Output = anyhow::Result<()>> + use<> {
+    let mut spec = Spec::new(name, queue, url);
+    spec.analyze = analyze;
+    let handler = Projector { projection: name };
+    batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
+}
+
+/// The reminder projection (its sender runs beside it).
+fn notify_projection(
+    config: &Config,
+    url: &str,
+    pool: Pool,
+    shutdown: Shutdown,
+) -> impl Future<Output = anyhow::Result<()>> + use<> {
+    let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, url);
+    spec.analyze = &["notify_coupons", "notify_msg"];
+    let clock = NotifyClock {
+        tz: config.tz,
+        at: config.notify_at,
+    };
+    let handler = notify::NotifyProjector { clock };
+    batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
 }
