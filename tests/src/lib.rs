@@ -15,6 +15,7 @@ pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
 pub mod bench;
 pub mod bench_store;
+pub mod codes;
 pub mod ops_metrics;
 pub mod own_redis;
 pub mod packages;

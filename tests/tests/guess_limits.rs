@@ -5,6 +5,7 @@
 
 use reqwest::Method;
 use serde_json::json;
+use tests::codes::batch_codes;
 use tests::own_redis::OwnRedis;
 use tests::{Env, Server};
 
@@ -49,11 +50,7 @@ fn assert_limited((status, retry_after): (u16, Option<u64>), what: &str) {
 async fn good_codes(server: &Server, count: usize) -> Vec<String> {
     let sn = server.active_template(100, 100).await.unwrap();
     let body = json!({"template_sn": sn, "count": count, "per_user": count});
-    let (status, batch) = server.admin_post("/v1/code-batches", &body).await.unwrap();
-    assert_eq!(status, 201, "{batch}");
-    let path = format!("/v1/code-batches/{}/codes", batch["id"].as_str().unwrap());
-    let r = server.admin(Method::GET, &path).send().await.unwrap();
-    r.text().await.unwrap().lines().map(str::to_owned).collect()
+    batch_codes(server, body).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

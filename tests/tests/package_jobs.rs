@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tests::codes::{batch_codes, redeem};
 use tests::packages::{claim, claim_with_key, finished, issued, job, package};
 use tests::workers::{Workers, assert_verifies_once_caught_up};
 use tests::{Channel, Env, Server};
@@ -229,29 +230,13 @@ async fn concurrent_large_claims_never_pass_the_packages_total() {
     assert_verifies_once_caught_up(&env).await;
 }
 
-/// A package's code batch of `count` one-use codes, one per user; the codes.
-async fn codes(server: &Server, sn: &str, count: i64) -> Vec<String> {
-    let body = json!({"package_sn": sn, "count": count});
-    let (status, batch) = server.admin_post("/v1/code-batches", &body).await.unwrap();
-    assert_eq!(status, 201, "{batch}");
-    let path = format!("/v1/code-batches/{}/codes", batch["id"].as_str().unwrap());
-    let r = server.admin(reqwest::Method::GET, &path).send().await;
-    let text = r.unwrap().text().await.unwrap();
-    text.lines().map(str::to_owned).collect()
-}
-
-async fn redeem(server: &Server, code: &str, user: &str) -> (u16, Value) {
-    let body = json!({"code": code, "user_id": user});
-    server.service_post("/v1/redemptions", &body).await.unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_large_packages_code_is_redeemed_by_a_job() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let a = server.active_template(1_000, 101).await.unwrap();
     let sn = package(&server, &[(&a, 101)], 10, 5).await;
-    let codes = codes(&server, &sn, 2).await;
+    let codes = batch_codes(&server, json!({"package_sn": sn, "count": 2})).await;
 
     // Queued before any worker runs: both pass the request's checks.
     let ann = queued(redeem(&server, &codes[0], "ann").await);

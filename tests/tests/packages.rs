@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tests::codes::{batch, codes_of, redeem};
 use tests::packages::{claim, issued, package, window};
 use tests::workers::assert_verifies_once_caught_up;
 use tests::{Env, Server};
@@ -121,32 +122,14 @@ async fn a_packages_code_gives_the_package_offline() {
     let a = server.active_template(100, 5).await.unwrap();
     let b = server.active_template(100, 5).await.unwrap();
     let sn = package(&server, &[(&a, 1), (&b, 1)], 2, 1).await;
-    let (status, batch) = server
-        .admin_post("/v1/code-batches", &json!({"package_sn": sn, "count": 3}))
-        .await
-        .unwrap();
-    assert_eq!(status, 201, "{batch}");
+    let batch = batch(&server, json!({"package_sn": sn, "count": 3})).await;
     assert_eq!(batch["package_sn"], sn.as_str());
-    let path = format!("/v1/code-batches/{}/codes", batch["id"].as_str().unwrap());
-    let text = server
-        .admin(reqwest::Method::GET, &path)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let codes: Vec<&str> = text.lines().collect();
-    let redeem = |code: &str, user: &str| {
-        let body = json!({"code": code, "user_id": user});
-        let server = &server;
-        async move { server.service_post("/v1/redemptions", &body).await.unwrap() }
-    };
-    let (status, got) = redeem(codes[0], "ann").await;
+    let codes = codes_of(&server, &batch).await;
+    let (status, got) = redeem(&server, &codes[0], "ann").await;
     assert_eq!(status, 201, "{got}");
     assert_eq!(got["coupons"].as_array().unwrap().len(), 2);
-    assert_eq!(redeem(codes[1], "bob").await.0, 201);
-    let (status, body) = redeem(codes[2], "cyd").await;
+    assert_eq!(redeem(&server, &codes[1], "bob").await.0, 201);
+    let (status, body) = redeem(&server, &codes[2], "cyd").await;
     assert_eq!(status, 410, "the package's total is 2: {body}");
     assert_eq!(issued(&env, &[&a, &b]).await, [(2, 2), (2, 2)]);
     assert_verifies_once_caught_up(&env).await;
