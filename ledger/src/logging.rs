@@ -9,16 +9,32 @@
 
 use std::error::Error;
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Directive;
 
 use crate::config::LogFormat;
 
+/// Kept whatever `RUST_LOG` says, because the lines they silence would
+/// carry message bodies (user ids) into the log: lapin warns with the whole
+/// message of every return, and its debug and trace lines print frames.
+/// The ledger counts and summarises returns itself (`messaging::publish`).
+/// lapin's channel errors are also returned to the caller, which logs them
+/// in its own words once (or, for the store guard, refuses in one line).
+const ALWAYS: [&str; 4] = [
+    "lapin::returned_messages=off",
+    "lapin::channel=off",
+    "lapin=info",
+    "amq_protocol=info",
+];
+
 /// Installs the global subscriber. Call once, first thing in `main`.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_env_filter(filter())
+        // Colour codes only for a person at a terminal, never in a file.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.init(),
@@ -29,6 +45,15 @@ pub fn init(format: LogFormat) {
             .with_span_list(false)
             .init(),
     }
+}
+
+/// `RUST_LOG` (default `info`) with [`ALWAYS`] on top.
+fn filter() -> EnvFilter {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    ALWAYS.iter().fold(filter, |filter, directive| {
+        let directive: Directive = directive.parse().expect("the directives above parse");
+        filter.add_directive(directive)
+    })
 }
 
 /// `error` and its sources, `outer: inner: innermost` (as anyhow's `{:#}`),

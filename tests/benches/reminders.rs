@@ -75,7 +75,9 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
     let amqp = messaging::connect(&env.vhost.amqp_url, "bench")
         .await
         .unwrap();
-    let publisher = Publisher::open(&amqp).await.unwrap();
+    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
+        .await
+        .unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     let now = Utc::now().trunc_subsecs(6);
     let remind = RemindDays::parse(&RawRemindDays::One(1)).unwrap();
@@ -200,7 +202,11 @@ async fn main() {
         .await
         .unwrap();
     let pool = pool(&env, 4).unwrap();
-    let publisher = LazyPublisher::new(&env.vhost.amqp_url, "bench-sender");
+    let publisher = LazyPublisher::new(
+        &env.vhost.amqp_url,
+        "bench-sender",
+        env.store().await.unwrap(),
+    );
     let due = instant(day - Days::new(1), tz, NotifyAt::default()).unwrap();
     let started = Instant::now();
     let report = send_due(&pool, &publisher, due, SendLimits::default())

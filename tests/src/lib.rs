@@ -70,6 +70,16 @@ impl Env {
         })
     }
 
+    /// The store id of this test's database (what its messages must carry).
+    pub async fn store_id(&self) -> anyhow::Result<ledger::store::StoreId> {
+        Ok(ledger::store::StoreId::load(&self.db.client().await?).await?)
+    }
+
+    /// The same, as a publisher takes it.
+    pub async fn store(&self) -> anyhow::Result<ledger::store::StoreCell> {
+        Ok(ledger::store::StoreCell::known(self.store_id().await?))
+    }
+
     /// The environment variables a binary needs to use this test's services.
     pub fn vars(&self) -> Vec<(&'static str, String)> {
         vec![

@@ -110,7 +110,7 @@ pub fn pool(env: &Env, size: usize) -> anyhow::Result<Pool> {
 
 /// One sender run at `now` against the test's broker.
 pub async fn send_at(env: &Env, pool: &Pool, now: DateTime<Utc>) -> anyhow::Result<SendReport> {
-    let publisher = LazyPublisher::new(&env.vhost.amqp_url, "test-sender");
+    let publisher = LazyPublisher::new(&env.vhost.amqp_url, "test-sender", env.store().await?);
     Ok(send_due(pool, &publisher, now, SendLimits::default()).await?)
 }
 

@@ -216,8 +216,11 @@ async fn reminders_due_while_rabbitmq_is_stopped_are_sent_once_after_it_returns(
     let due = instant(day - Days::new(1), tz, NotifyAt::default()).unwrap();
 
     // One sender process-wide publisher, as the worker keeps one.
-    let publisher =
-        ledger::messaging::lazy_publisher::LazyPublisher::new(&env.vhost.amqp_url, "sender");
+    let publisher = ledger::messaging::lazy_publisher::LazyPublisher::new(
+        &env.vhost.amqp_url,
+        "sender",
+        env.store().await.unwrap(),
+    );
     let limits = ledger::commands::reminders::SendLimits::default();
     rabbitmqctl(&["stop_app"]).await;
     let down = ledger::commands::reminders::send_due(&pool, &publisher, due, limits)

@@ -122,7 +122,9 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
         .unwrap();
-    let publisher = Publisher::open(&amqp).await.unwrap();
+    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
+        .await
+        .unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     let message = encode(issued);
     let poison = ledger::messaging::message::Outgoing {
@@ -227,7 +229,9 @@ async fn a_missing_version_is_caught_up_from_postgres_not_applied_out_of_order()
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
         .unwrap();
-    let publisher = Publisher::open(&amqp).await.unwrap();
+    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
+        .await
+        .unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     publisher
         .publish_all("", topology::BALANCES_QUEUE, &[encode(used)])

@@ -150,11 +150,12 @@ async fn two_senders_at_once_send_each_user_one_message_per_day() {
         batch: 25,
         ..SendLimits::default()
     };
+    let store = env.store().await.unwrap();
     let senders = (0..2).map(|i| {
-        let (pool, url) = (pool.clone(), env.vhost.amqp_url.clone());
+        let (pool, url, store) = (pool.clone(), env.vhost.amqp_url.clone(), store.clone());
         tokio::spawn(async move {
             let name = if i == 0 { "sender-a" } else { "sender-b" };
-            let publisher = LazyPublisher::new(&url, name);
+            let publisher = LazyPublisher::new(&url, name, store);
             send_due(&pool, &publisher, now, limits).await.unwrap()
         })
     });
@@ -192,7 +193,11 @@ async fn a_broker_that_is_down_leaves_rows_pending_with_attempts_then_all_go_onc
     notify_caught_up(&env, CATCH_UP).await.unwrap();
 
     // Nothing listens on port 1: the broker is down for this sender.
-    let down = LazyPublisher::new("amqp://guest:guest@127.0.0.1:1/%2f", "down");
+    let down = LazyPublisher::new(
+        "amqp://guest:guest@127.0.0.1:1/%2f",
+        "down",
+        env.store().await.unwrap(),
+    );
     let bound = SendLimits {
         max_attempts: 1,
         ..SendLimits::default()

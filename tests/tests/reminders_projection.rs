@@ -47,7 +47,9 @@ async fn a_duplicated_event_changes_nothing_and_a_gap_is_caught_up_from_the_stor
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
         .unwrap();
-    let publisher = Publisher::open(&amqp).await.unwrap();
+    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
+        .await
+        .unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     let batch = [encode(issued), encode(issued), encode(used), encode(issued)];
     publisher
@@ -120,7 +122,9 @@ async fn a_poison_message_inside_a_batch_is_dead_lettered_alone_and_the_rest_app
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
         .unwrap();
-    let publisher = Publisher::open(&amqp).await.unwrap();
+    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
+        .await
+        .unwrap();
     topology::declare(publisher.channel()).await.unwrap();
     publisher
         .publish_all("", topology::NOTIFY_QUEUE, &batch)

@@ -97,7 +97,7 @@ async fn session<H: BatchHandler>(
     channel
         .basic_qos(spec.prefetch, BasicQosOptions::default())
         .await?;
-    let dead = Publisher::open(&connection).await?;
+    let dead = Publisher::open(&connection, spec.store.require()?).await?;
     let mut consumer = channel
         .basic_consume(
             spec.queue.into(),
@@ -192,7 +192,13 @@ async fn apply_batch<H: BatchHandler>(
     let whole = |error: anyhow::Error| Failed { index: 0, error };
     let mut ids = Vec::with_capacity(deliveries.len());
     for (index, d) in deliveries.iter().enumerate() {
-        ids.push(crate::consumer::message_id(d).map_err(|error| Failed { index, error })?);
+        let failed = |error| Failed { index, error };
+        // Another store's message goes alone to the single path, which
+        // dead-letters it.
+        if let Some(why) = crate::consumer::foreign(spec, d).map_err(failed)? {
+            return Err(failed(anyhow::anyhow!(why)));
+        }
+        ids.push(crate::consumer::message_id(d).map_err(failed)?);
     }
     let mut client = pool.get().await.map_err(|e| whole(e.into()))?;
     let tx = client.transaction().await.map_err(|e| whole(e.into()))?;

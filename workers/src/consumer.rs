@@ -27,6 +27,8 @@ use ledger::db::StatsKeeper;
 use ledger::messaging::message::Outgoing;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
+use ledger::store::StoreCell;
+use ledger::store::identity::Origin;
 
 use crate::shutdown::Shutdown;
 
@@ -53,10 +55,13 @@ pub struct Spec {
     /// Tables the worker fills in bulk, analysed when their statistics go
     /// stale (`db::StatsKeeper`).
     pub analyze: &'static [&'static str],
+    /// The store this process serves: a message of another store is
+    /// dead-lettered, never applied.
+    pub store: StoreCell,
 }
 
 impl Spec {
-    pub fn new(name: &'static str, queue: &'static str, amqp_url: &str) -> Self {
+    pub fn new(name: &'static str, queue: &'static str, amqp_url: &str, store: StoreCell) -> Self {
         Self {
             name,
             queue,
@@ -64,6 +69,7 @@ impl Spec {
             max_attempts: 5,
             amqp_url: amqp_url.to_owned(),
             analyze: &[],
+            store,
         }
     }
 }
@@ -94,7 +100,7 @@ async fn session<H: Handler>(
     channel
         .basic_qos(spec.prefetch, BasicQosOptions::default())
         .await?;
-    let dead = Publisher::open(&connection).await?;
+    let dead = Publisher::open(&connection, spec.store.require()?).await?;
     let options = BasicConsumeOptions::default();
     let mut consumer = channel
         .basic_consume(
@@ -139,6 +145,9 @@ pub(crate) async fn process<H: Handler>(
     dead: &Publisher,
     delivery: Delivery,
 ) -> anyhow::Result<()> {
+    if let Some(foreign) = foreign(spec, &delivery)? {
+        return dead_letter_now(spec, dead, delivery, &foreign).await;
+    }
     let attempt = delivery_count(&delivery) + 1;
     match handle_once(spec, pool, handler, &delivery).await {
         Ok(()) => {
@@ -176,6 +185,34 @@ pub(crate) async fn process<H: Handler>(
             delivery.nack(requeue).await?;
         }
     }
+    Ok(())
+}
+
+/// Why `delivery` must not be applied, if it was published by another
+/// store (what a store that ran on this vhost before left in the queues,
+/// or a forgery).
+pub(crate) fn foreign(spec: &Spec, delivery: &Delivery) -> anyhow::Result<Option<String>> {
+    let ours = spec.store.require()?;
+    Ok(match ours.origin(delivery.properties.headers().as_ref()) {
+        Origin::Ours | Origin::Unstamped => None,
+        Origin::Foreign(theirs) => Some(format!(
+            "published by ledger store {theirs}, not this one ({ours}): \
+             never applied (one ledger per vhost)"
+        )),
+    })
+}
+
+/// Dead-letters a message that retries cannot help, at once.
+async fn dead_letter_now(
+    spec: &Spec,
+    dead: &Publisher,
+    delivery: Delivery,
+    reason: &str,
+) -> anyhow::Result<()> {
+    tracing::error!(worker = spec.name, reason, "dead-lettering a message");
+    let letter = dead_letter(spec, &delivery, reason, delivery_count(&delivery) + 1);
+    dead.publish_all(topology::DEAD, "", &[letter]).await?;
+    delivery.ack(BasicAckOptions::default()).await?;
     Ok(())
 }
 

@@ -35,7 +35,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use deadpool_postgres::Pool;
 use ledger::config::Config;
 use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
-use ledger::messaging::topology;
+use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::{store_guard, topology};
+use ledger::store::StoreCell;
 
 use ledger::projections::notify::{NOTIFY, NotifyClock};
 
@@ -151,10 +153,26 @@ async fn run(
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, POOL_SIZE);
+    let store = StoreCell::default();
+    let guard =
+        store_guard::guard_process(&pool, &store, &config.amqp_url, "couponledger-workers").await?;
     let mut tasks = Tasks::new();
+    let mut stopping = shutdown.clone();
+    tasks.spawn(async move {
+        tokio::select! {
+            // Another store took the vhost while this process was disconnected.
+            lost = guard => Err(lost.into()),
+            () = stopping.wait() => Ok(()),
+        }
+    });
     for &worker in workers {
         let (config, pool, shutdown) = (config.clone(), pool.clone(), shutdown.clone());
-        spawn(&mut tasks, worker, config, pool, timing, shutdown);
+        let place = Place {
+            config,
+            pool,
+            store: store.clone(),
+        };
+        spawn(&mut tasks, worker, place, timing, shutdown);
         tracing::info!(?worker, "started");
     }
     while let Some(done) = tasks.join_next().await {
@@ -165,22 +183,28 @@ async fn run(
 
 type Tasks = tokio::task::JoinSet<anyhow::Result<()>>;
 
-/// Starts one worker's tasks.
-fn spawn(
-    tasks: &mut Tasks,
-    worker: Worker,
+/// What every worker works against: the services and the store's id.
+struct Place {
     config: Config,
     pool: Pool,
-    timing: Timing,
-    shutdown: Shutdown,
-) {
+    store: StoreCell,
+}
+
+/// Starts one worker's tasks.
+fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdown: Shutdown) {
+    let Place {
+        config,
+        pool,
+        store,
+    } = place;
     let url = config.amqp_url.clone();
+    let at = (url.as_str(), store.clone());
     match worker {
-        Worker::Relay => tasks.spawn(relay::run(config, shutdown)),
+        Worker::Relay => tasks.spawn(relay::run(config, store, shutdown)),
         Worker::Balances => {
             let analyze = &["projection_coupons", "projection_streams", "balances"];
             let queue = topology::BALANCES_QUEUE;
-            tasks.spawn(projection(BALANCES, queue, analyze, &url, pool, shutdown))
+            tasks.spawn(projection(BALANCES, queue, analyze, at, pool, shutdown))
         }
         Worker::TemplateStats => {
             let analyze = &["projection_coupons", "projection_streams"];
@@ -189,7 +213,7 @@ fn spawn(
                 TEMPLATE_STATS,
                 queue,
                 analyze,
-                &url,
+                at,
                 pool,
                 shutdown,
             ))
@@ -197,22 +221,22 @@ fn spawn(
         Worker::Notify => {
             let sender = notify::send_loop(
                 pool.clone(),
-                url.clone(),
+                LazyPublisher::new(&url, "couponledger-notify-sender", store.clone()),
                 config.notify_retention_days,
                 shutdown.clone(),
             );
             tasks.spawn(sender);
-            tasks.spawn(notify_projection(&config, &url, pool, shutdown))
+            tasks.spawn(notify_projection(&config, at, pool, shutdown))
         }
         Worker::Issuance => {
-            let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url);
+            let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url, store);
             spec.prefetch = issuance::PREFETCH;
             spec.analyze = &["coupons", "user_claims", "issuance_lines"];
             let handler = issuance::Issuer { tz: config.tz };
             tasks.spawn(consumer::run(spec, pool, handler, shutdown))
         }
         Worker::Scanner => {
-            let requeue = requeue::Requeue::new(&url, timing.requeue_after);
+            let requeue = requeue::Requeue::new(&url, timing.requeue_after, store);
             tasks.spawn(scanner::run(pool, timing.scan_interval, requeue, shutdown))
         }
         Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
@@ -224,11 +248,11 @@ fn projection(
     name: &'static str,
     queue: &'static str,
     analyze: &'static [&'static str],
-    url: &str,
+    (url, store): (&str, StoreCell),
     pool: Pool,
     shutdown: Shutdown,
 ) -> impl Future<Output = anyhow::Result<()>> + use<> {
-    let mut spec = Spec::new(name, queue, url);
+    let mut spec = Spec::new(name, queue, url, store);
     spec.analyze = analyze;
     let handler = Projector { projection: name };
     batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
@@ -237,11 +261,11 @@ fn projection(
 /// The reminder projection (its sender runs beside it).
 fn notify_projection(
     config: &Config,
-    url: &str,
+    (url, store): (&str, StoreCell),
     pool: Pool,
     shutdown: Shutdown,
 ) -> impl Future<Output = anyhow::Result<()>> + use<> {
-    let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, url);
+    let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, url, store);
     spec.analyze = &["notify_coupons", "notify_msg"];
     let clock = NotifyClock {
         tz: config.tz,

@@ -52,11 +52,10 @@ impl BatchHandler for NotifyProjector {
 /// The sender's loop: send what is due now, purge, sleep a minute.
 pub async fn send_loop(
     pool: Pool,
-    amqp_url: String,
+    publisher: LazyPublisher,
     retention_days: u32,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let publisher = LazyPublisher::new(&amqp_url, "couponledger-notify-sender");
     let retention = chrono::Duration::days(i64::from(retention_days));
     while !shutdown.is_set() {
         let now = Utc::now();

@@ -14,13 +14,13 @@
 //! and takes over when the first dies.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ledger::config::Config;
 use ledger::messaging::routes::{self, PUBLIC, ROUTES, Route};
 use ledger::messaging::{self, publish::Publisher, topology};
-use ledger::store::GlobalCursor;
+use ledger::store::{GlobalCursor, StoreCell, StoreId};
 use tokio_postgres::Client;
 
 use crate::relay_batches::SharedBatches;
@@ -31,10 +31,10 @@ use crate::shutdown::Shutdown;
 const LOCK: &str = "coupon.events";
 const IDLE_POLL: Duration = Duration::from_millis(50);
 
-pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
-    let config = &config;
+pub async fn run(config: Config, store: StoreCell, mut shutdown: Shutdown) -> anyhow::Result<()> {
+    let (config, store) = (&config, &store);
     reconnecting("relay", &mut shutdown, |mut shutdown| async move {
-        session(config, &mut shutdown).await
+        session(config, store.require()?, &mut shutdown).await
     })
     .await
 }
@@ -42,7 +42,7 @@ pub async fn run(config: Config, mut shutdown: Shutdown) -> anyhow::Result<()> {
 /// One connection to each of Postgres and RabbitMQ, shared by the routes
 /// (one channel each), until shutdown or the first error: the lock lives
 /// with the Postgres session, so a route cannot outlive it.
-async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()> {
+async fn session(config: &Config, store: StoreId, shutdown: &mut Shutdown) -> anyhow::Result<()> {
     let client = ledger::db::connect(&config.database).await?;
     if !wait_for_lock(&client, LOCK, shutdown).await? {
         return Ok(());
@@ -54,7 +54,7 @@ async fn session(config: &Config, shutdown: &mut Shutdown) -> anyhow::Result<()>
     let batches = Arc::new(SharedBatches::new(client.clone()));
     let mut routes = tokio::task::JoinSet::new();
     for route in ROUTES {
-        let publisher = Publisher::open(&amqp).await?;
+        let publisher = Publisher::open(&amqp, store).await?;
         let (client, batches) = (client.clone(), batches.clone());
         routes.spawn(route_loop(
             client,
@@ -82,21 +82,76 @@ async fn route_loop(
 ) -> anyhow::Result<()> {
     let mut cursor = load_cursor(&client, route.name).await?;
     tracing::debug!(route = route.name, ?cursor, "route resumes");
+    let mut unroutable = UnroutableSummary::new(route.name);
     while !shutdown.is_set() {
         let Some(batch) = batches.after(cursor).await? else {
+            unroutable.maybe_log();
             shutdown.sleep(IDLE_POLL).await;
             continue;
         };
-        tokio::select! {
-            published = publisher.publish_patiently(&route, &batch.messages) => published?,
+        let sent = tokio::select! {
+            sent = publisher.publish_patiently(&route, &batch.messages) => sent?,
             // A route waiting for a full queue must not hold up shutdown:
             // its batch is sent again after the restart.
             () = shutdown.wait() => return Ok(()),
-        }
+        };
         cursor = batch.last;
-        save_cursor(&client, route.name, cursor, batch.messages.len()).await?;
+        let counts = Counts {
+            published: batch.messages.len(),
+            unroutable: sent.unroutable,
+        };
+        save_cursor(&client, route.name, cursor, counts).await?;
+        unroutable.add(sent.unroutable);
     }
     Ok(())
+}
+
+/// Events the public route sent while no subscriber was bound: normal
+/// (nobody asked for them; `ledger events publish` backfills), so counted
+/// (`relay_cursors.unroutable`, `couponledger_relay_unroutable_events_total`) and
+/// logged as one line per [`SUMMARY_EVERY`] at most, never one per event.
+struct UnroutableSummary {
+    route: &'static str,
+    since_logged: u64,
+    logged_at: Instant,
+}
+
+/// At most one summary line per this long.
+const SUMMARY_EVERY: Duration = Duration::from_secs(60);
+
+impl UnroutableSummary {
+    fn new(route: &'static str) -> Self {
+        Self {
+            route,
+            since_logged: 0,
+            logged_at: Instant::now(),
+        }
+    }
+
+    fn add(&mut self, n: u64) {
+        self.since_logged += n;
+        self.maybe_log();
+    }
+
+    fn maybe_log(&mut self) {
+        if self.since_logged == 0 || self.logged_at.elapsed() < SUMMARY_EVERY {
+            return;
+        }
+        tracing::info!(
+            route = self.route,
+            events = self.since_logged,
+            "events reached no subscriber (no queue bound to the exchange) since the last \
+             summary; counted in couponledger_relay_unroutable_events_total"
+        );
+        self.since_logged = 0;
+        self.logged_at = Instant::now();
+    }
+}
+
+/// What one batch of a route came to.
+struct Counts {
+    published: usize,
+    unroutable: u64,
 }
 
 /// A route this relay has no cursor for starts where the public route is:
@@ -134,18 +189,28 @@ async fn save_cursor(
     client: &Client,
     route: &str,
     cursor: GlobalCursor,
-    published: usize,
+    counts: Counts,
 ) -> anyhow::Result<()> {
-    let published = i64::try_from(published)?;
+    let published = i64::try_from(counts.published)?;
+    let unroutable = i64::try_from(counts.unroutable)?;
     client
         .execute(
-            "INSERT INTO relay_cursors (name, tx_id, position, published) VALUES ($1, $2, $3, $4)
+            "INSERT INTO relay_cursors (name, tx_id, position, published, unroutable)
+             VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (name) DO UPDATE
                SET tx_id = EXCLUDED.tx_id, position = EXCLUDED.position,
-                   published = relay_cursors.published + EXCLUDED.published, updated_at = now()
+                   published = relay_cursors.published + EXCLUDED.published,
+                   unroutable = relay_cursors.unroutable + EXCLUDED.unroutable,
+                   updated_at = now()
              WHERE (relay_cursors.tx_id, relay_cursors.position)
                  < (EXCLUDED.tx_id, EXCLUDED.position)",
-            &[&route, &cursor.tx_id, &cursor.position, &published],
+            &[
+                &route,
+                &cursor.tx_id,
+                &cursor.position,
+                &published,
+                &unroutable,
+            ],
         )
         .await?;
     Ok(())

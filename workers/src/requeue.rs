@@ -13,6 +13,7 @@ use deadpool_postgres::Pool;
 use ledger::commands::package_job;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::{package_job_message, topology};
+use ledger::store::StoreCell;
 use uuid::Uuid;
 
 /// Jobs re-published per sweep.
@@ -26,9 +27,9 @@ pub struct Requeue {
 }
 
 impl Requeue {
-    pub fn new(amqp_url: &str, after: Duration) -> Self {
+    pub fn new(amqp_url: &str, after: Duration, store: StoreCell) -> Self {
         Self {
-            publisher: LazyPublisher::new(amqp_url, "couponledger-scanner"),
+            publisher: LazyPublisher::new(amqp_url, "couponledger-scanner", store),
             after,
             sent: HashMap::new(),
         }

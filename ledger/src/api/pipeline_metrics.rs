@@ -40,10 +40,18 @@ pub struct PipelineMetrics {
     head: Gauge,
     relay_position: Family<RouteLabel, Gauge>,
     relay_published: Family<RouteLabel, Counter>,
+    relay_unroutable: Family<RouteLabel, Counter>,
     projection_position: Family<ProjectionLabel, Gauge>,
-    /// `relay_cursors.published` last read per route, so the counter moves
-    /// by what was published since.
-    seen: std::sync::Arc<Mutex<FxHashMap<&'static str, i64>>>,
+    /// `relay_cursors.published` and `.unroutable` last read per route, so
+    /// the counters move by what happened since.
+    seen: std::sync::Arc<Mutex<FxHashMap<(&'static str, Tally), i64>>>,
+}
+
+/// The relay's running totals, per route.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+enum Tally {
+    Published,
+    Unroutable,
 }
 
 impl PipelineMetrics {
@@ -64,6 +72,12 @@ impl PipelineMetrics {
             self.relay_published.clone(),
         );
         registry.register(
+            "relay_unroutable_events",
+            "Events a relay route sent that no queue was bound to take (coupon.events \
+             with no subscriber: expected, not an error)",
+            self.relay_unroutable.clone(),
+        );
+        registry.register(
             "projection_position",
             "Position of the last event a projection applied (0: none yet)",
             self.projection_position.clone(),
@@ -77,7 +91,7 @@ impl PipelineMetrics {
         let route_names = routes::names();
         let relay = tx
             .query(
-                "SELECT r.name, c.position, c.published
+                "SELECT r.name, c.position, c.published, c.unroutable
                    FROM unnest($1::text[]) AS r (name)
                    LEFT JOIN relay_cursors c ON c.name = r.name",
                 &[&route_names],
@@ -94,23 +108,10 @@ impl PipelineMetrics {
             .await?;
         tx.commit().await?;
         self.head.set(head);
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         for row in &relay {
             let name: &str = row.get(0);
-            let Some(route) = route_names.iter().copied().find(|r| *r == name) else {
-                continue;
-            };
-            let label = RouteLabel { route };
-            let position: Option<i64> = row.get(1);
-            self.relay_position
-                .get_or_create(&label)
-                .set(position.unwrap_or(0));
-            let published: i64 = row.get::<_, Option<i64>>(2).unwrap_or(0);
-            let last = seen.insert(route, published).unwrap_or(0);
-            // A cursor rewound (a backfill) counts from its new value on.
-            let counter = self.relay_published.get_or_create(&label);
-            if let Ok(more) = u64::try_from(published - last) {
-                counter.inc_by(more);
+            if let Some(route) = route_names.iter().copied().find(|r| *r == name) {
+                self.relay_row(route, row);
             }
         }
         for row in &projections {
@@ -124,5 +125,26 @@ impl PipelineMetrics {
                 .set(position.unwrap_or(0));
         }
         Ok(())
+    }
+
+    /// One route's cursor row: its position and its two running totals.
+    fn relay_row(&self, route: &'static str, row: &tokio_postgres::Row) {
+        let label = RouteLabel { route };
+        let position: Option<i64> = row.get(1);
+        self.relay_position
+            .get_or_create(&label)
+            .set(position.unwrap_or(0));
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        for (tally, column, family) in [
+            (Tally::Published, 2, &self.relay_published),
+            (Tally::Unroutable, 3, &self.relay_unroutable),
+        ] {
+            let total: i64 = row.get::<_, Option<i64>>(column).unwrap_or(0);
+            let last = seen.insert((route, tally), total).unwrap_or(0);
+            // A cursor rewound (a backfill) counts from its new value on.
+            if let Ok(more) = u64::try_from(total - last) {
+                family.get_or_create(&label).inc_by(more);
+            }
+        }
     }
 }

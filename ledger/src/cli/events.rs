@@ -35,7 +35,8 @@ pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
 async fn publish(config: &Config, from_position: i64, queue: &str) -> anyhow::Result<()> {
     let client = ledger::db::connect(&config.database).await?;
     let amqp = ledger::messaging::connect(&config.amqp_url, "couponledger-backfill").await?;
-    let publisher = ledger::messaging::publish::Publisher::open(&amqp).await?;
+    let store = ledger::store::StoreId::load(&client).await?;
+    let publisher = ledger::messaging::publish::Publisher::open(&amqp, store).await?;
     let bar = progress::bar(0, "publishing");
     let sent =
         ledger::messaging::backfill::backfill(&client, &publisher, queue, from_position, |n| {

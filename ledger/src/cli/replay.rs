@@ -89,7 +89,7 @@ fn print_report(report: &Report) {
     }
     let differences = &report.differences;
     for d in &differences.listed {
-        let tag = if report.is_lag(d.table) { "lag: " } else { "" };
+        let tag = if report.explains(d) { "lag: " } else { "" };
         println!("{tag}{d}");
     }
     if differences.unlisted > 0 {

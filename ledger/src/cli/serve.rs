@@ -11,8 +11,10 @@ use ledger::api::secret_cache::SecretCache;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::store_guard;
 use ledger::redis_handle::RedisHandle;
 use ledger::secret_box::Keyring;
+use ledger::store::StoreCell;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,6 +29,9 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let pool = ledger::db::pool(&config.database, ledger::db::DEFAULT_POOL_SIZE);
     let secrets = Arc::new(SecretCache::new(keys));
     prove_keys(&pool, &secrets, &config.database_url).await?;
+    let store = StoreCell::default();
+    let guard =
+        store_guard::guard_process(&pool, &store, &config.amqp_url, "couponledger-api").await?;
     let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
     let metrics = std::sync::Arc::new(ledger::api::metrics::Metrics::new());
     let flash = ledger::flash::Flash::new(
@@ -53,7 +58,11 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         secrets,
         auth_limit: Default::default(),
         guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
-        chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
+        chunks: Arc::new(LazyPublisher::new(
+            &config.amqp_url,
+            "couponledger-api",
+            store,
+        )),
         upload_max_bytes: config.upload_max_bytes,
         flash: flash.clone(),
         management,
@@ -68,7 +77,10 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         config.flash_reconcile,
     ));
     tracing::info!(listen = %config.listen, "serving the API");
-    ledger::api::serve(listener, state).await?;
+    tokio::select! {
+        served = ledger::api::serve(listener, state) => served?,
+        lost = guard => return Err(lost.into()),
+    }
     Ok(())
 }
 

@@ -8,18 +8,21 @@ use tokio::sync::Mutex;
 
 use super::message::Outgoing;
 use super::publish::{PublishError, Publisher};
+use crate::store::StoreCell;
 
 pub struct LazyPublisher {
     amqp_url: String,
     name: &'static str,
+    store: StoreCell,
     open: Mutex<Option<(Connection, Publisher)>>,
 }
 
 impl LazyPublisher {
-    pub fn new(amqp_url: &str, name: &'static str) -> Self {
+    pub fn new(amqp_url: &str, name: &'static str, store: StoreCell) -> Self {
         Self {
             amqp_url: amqp_url.to_owned(),
             name,
+            store,
             open: Mutex::new(None),
         }
     }
@@ -34,8 +37,9 @@ impl LazyPublisher {
     ) -> Result<(), PublishError> {
         let mut open = self.open.lock().await;
         if open.is_none() {
+            let store = self.store.require()?;
             let connection = super::connect(&self.amqp_url, self.name).await?;
-            let publisher = Publisher::open(&connection).await?;
+            let publisher = Publisher::open(&connection, store).await?;
             *open = Some((connection, publisher));
         }
         let (_, publisher) = open.as_ref().expect("opened above");

@@ -11,6 +11,7 @@
 //! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
+//! - [`store_guard`]: one ledger per vhost: a marker queue held by every process.
 
 pub mod backfill;
 pub mod chunk_message;
@@ -21,6 +22,7 @@ pub mod publish;
 pub mod reminder_message;
 pub mod routes;
 pub mod schemas;
+pub mod store_guard;
 pub mod topology;
 
 /// Opens a connection named after the process using it.

@@ -1,6 +1,10 @@
 //! Publishing with publisher confirms and `mandatory`: a batch is sent
 //! pipelined (every message on the wire before the first confirm is
 //! awaited), and whatever the broker nacks or returns is sent again.
+//!
+//! Every message leaves stamped with the store's id (`store::identity`).
+//! Nothing here logs a message's body or headers: bodies carry user ids,
+//! and lapin's own per-return warning is switched off (`logging`).
 
 use std::time::Duration;
 
@@ -8,8 +12,11 @@ use lapin::options::{BasicPublishOptions, ConfirmSelectOptions};
 use lapin::{Channel, Connection};
 use lapin::{Confirmation, PublisherConfirm};
 
+use lapin::types::AMQPValue;
+
 use super::message::Outgoing;
 use super::routes::{Route, Unroutable};
+use crate::store::StoreId;
 
 /// Rounds of re-sending what was nacked or returned before giving up.
 pub const MAX_ROUNDS: u32 = 8;
@@ -25,20 +32,41 @@ pub enum PublishError {
     Amqp(#[from] lapin::Error),
     #[error("{refused} of {total} messages still nacked or returned after {MAX_ROUNDS} rounds")]
     Refused { refused: usize, total: usize },
+    #[error(transparent)]
+    StoreUnknown(#[from] crate::store::identity::UnknownStore),
 }
 
-/// A channel in confirm mode.
+/// A channel in confirm mode, publishing for one store.
 pub struct Publisher {
     channel: Channel,
+    store: StoreId,
+}
+
+/// What a patient publish came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sent {
+    /// Messages the broker took but routed to no queue, on a route where
+    /// that is normal ([`Unroutable::Accept`]: nobody subscribed).
+    pub unroutable: u64,
+}
+
+/// The broker's answers to one round of sends.
+struct Round<'m> {
+    /// Nacked, or returned where a return is not accepted: to send again.
+    refused: Vec<&'m Outgoing>,
+    /// How many of `refused` were returned (routed to no queue).
+    returned: usize,
+    /// Returned where that is accepted.
+    unroutable: u64,
 }
 
 impl Publisher {
-    pub async fn open(connection: &Connection) -> Result<Self, lapin::Error> {
+    pub async fn open(connection: &Connection, store: StoreId) -> Result<Self, lapin::Error> {
         let channel = connection.create_channel().await?;
         channel
             .confirm_select(ConfirmSelectOptions::default())
             .await?;
-        Ok(Self { channel })
+        Ok(Self { channel, store })
     }
 
     pub fn channel(&self) -> &Channel {
@@ -59,7 +87,8 @@ impl Publisher {
         for _ in 0..MAX_ROUNDS {
             pending = self
                 .round(exchange, routing_key, pending, Unroutable::Retry)
-                .await?;
+                .await?
+                .refused;
             if pending.is_empty() {
                 return Ok(());
             }
@@ -85,15 +114,31 @@ impl Publisher {
         &self,
         route: &Route,
         messages: &[Outgoing],
-    ) -> Result<(), lapin::Error> {
+    ) -> Result<Sent, lapin::Error> {
         let mut pending: Vec<&Outgoing> = messages.iter().collect();
         let mut backoff = FIRST_BACKOFF;
+        let mut sent = Sent::default();
+        let mut told_returned = false;
         for attempt in 0u64.. {
             let (exchange, key) = (route.exchange, route.routing_key);
             let before = pending.len();
-            pending = self.round(exchange, key, pending, route.unroutable).await?;
+            let round = self.round(exchange, key, pending, route.unroutable).await?;
+            sent.unroutable += round.unroutable;
+            pending = round.refused;
             if pending.is_empty() {
-                return Ok(());
+                return Ok(sent);
+            }
+            if round.returned > 0 && !told_returned {
+                // A queue of the ledger's own is missing: an operator must
+                // act. Once per batch, with where it stands, never the body.
+                told_returned = true;
+                tracing::error!(
+                    route = route.name,
+                    returned = round.returned,
+                    first_position = pending.iter().find_map(|m| position(m)),
+                    "the broker returned messages as unroutable: the route's queue is missing; \
+                     re-sending them until it is declared again"
+                );
             }
             if pending.len() < before {
                 // The queue took some: it is draining, come back soon.
@@ -104,7 +149,8 @@ impl Publisher {
                     route = route.name,
                     refused = pending.len(),
                     attempt,
-                    "the broker refused messages (queue full?); re-sending only those"
+                    "the broker refused messages (a full queue nacks, a missing one returns); \
+                     re-sending only those"
                 );
             }
             tokio::time::sleep(backoff).await;
@@ -113,15 +159,15 @@ impl Publisher {
         unreachable!("the retry loop only ends by returning")
     }
 
-    /// Sends `messages` and returns those the broker refused: nacked, or
-    /// returned as unroutable unless `unroutable` accepts that.
+    /// Sends `messages` and sorts the broker's answers: refused (nacked,
+    /// or returned as unroutable unless `unroutable` accepts that) or taken.
     async fn round<'m>(
         &self,
         exchange: &str,
         routing_key: &str,
         messages: Vec<&'m Outgoing>,
         unroutable: Unroutable,
-    ) -> Result<Vec<&'m Outgoing>, lapin::Error> {
+    ) -> Result<Round<'m>, lapin::Error> {
         let options = BasicPublishOptions {
             mandatory: true,
             ..Default::default()
@@ -135,21 +181,44 @@ impl Publisher {
                     routing_key.into(),
                     options,
                     &m.body,
-                    m.properties.clone(),
+                    self.stamped(m),
                 )
                 .await?;
             confirms.push(confirm);
         }
-        let mut refused = Vec::new();
+        let mut round = Round {
+            refused: Vec::new(),
+            returned: 0,
+            unroutable: 0,
+        };
         for (m, confirm) in messages.into_iter().zip(confirms) {
             match (confirm.await?, unroutable) {
-                (Confirmation::Ack(None), _) | (Confirmation::Ack(Some(_)), Unroutable::Accept) => {
+                (Confirmation::Ack(None), _) => {}
+                (Confirmation::Ack(Some(_)), Unroutable::Accept) => round.unroutable += 1,
+                (Confirmation::Ack(Some(_)), Unroutable::Retry) => {
+                    round.returned += 1;
+                    round.refused.push(m);
                 }
-                (Confirmation::Ack(Some(_)), Unroutable::Retry)
-                | (Confirmation::Nack(_), _)
-                | (Confirmation::NotRequested, _) => refused.push(m),
+                (Confirmation::Nack(_), _) | (Confirmation::NotRequested, _) => {
+                    round.refused.push(m)
+                }
             }
         }
-        Ok(refused)
+        Ok(round)
+    }
+
+    /// The message's properties with the store's id in its headers.
+    fn stamped(&self, m: &Outgoing) -> lapin::BasicProperties {
+        let headers = self.store.stamp(m.properties.headers().as_ref());
+        m.properties.clone().with_headers(headers)
+    }
+}
+
+/// The event position a message's headers carry, if any.
+fn position(m: &Outgoing) -> Option<i64> {
+    let headers = m.properties.headers().as_ref()?;
+    match headers.inner().get("position")? {
+        AMQPValue::LongLongInt(p) => Some(*p),
+        _ => None,
     }
 }

@@ -18,6 +18,8 @@ pub struct Difference {
     pub field: &'static str,
     pub live: String,
     pub replayed: String,
+    /// The live table has the row and the replay has none.
+    pub live_only: bool,
 }
 
 impl fmt::Display for Difference {
@@ -38,6 +40,8 @@ pub struct Differences {
     pub unlisted: u64,
     /// Every difference found, per table, listed or not.
     pub per_table: BTreeMap<&'static str, u64>,
+    /// Of those, the rows only the live table has, per table.
+    pub live_only_per_table: BTreeMap<&'static str, u64>,
 }
 
 impl Differences {
@@ -53,6 +57,11 @@ impl Differences {
     /// The differences found in `tables`, listed or not.
     pub fn in_tables(&self, tables: &[&str]) -> u64 {
         tables.iter().filter_map(|t| self.per_table.get(t)).sum()
+    }
+
+    /// The differences in `table` that are rows only the live table has.
+    pub fn live_only_in(&self, table: &str) -> u64 {
+        self.live_only_per_table.get(table).copied().unwrap_or(0)
     }
 
     /// Compares one row of `table`, live and replayed (`None`: no such row).
@@ -79,6 +88,7 @@ impl Differences {
                     field,
                     live: shown(live, l),
                     replayed: shown(replayed, r),
+                    live_only: replayed.is_none(),
                 });
             }
         }
@@ -92,6 +102,7 @@ impl Differences {
                 field: "(row)",
                 live: presence(live).into(),
                 replayed: presence(replayed).into(),
+                live_only: replayed.is_none(),
             });
         }
     }
@@ -102,6 +113,9 @@ impl Differences {
         for (table, n) in other.per_table {
             *self.per_table.entry(table).or_default() += n;
         }
+        for (table, n) in other.live_only_per_table {
+            *self.live_only_per_table.entry(table).or_default() += n;
+        }
         for d in other.listed {
             self.list(d);
         }
@@ -109,6 +123,12 @@ impl Differences {
 
     fn push(&mut self, difference: Difference) {
         *self.per_table.entry(difference.table).or_default() += 1;
+        if difference.live_only {
+            *self
+                .live_only_per_table
+                .entry(difference.table)
+                .or_default() += 1;
+        }
         self.list(difference);
     }
 

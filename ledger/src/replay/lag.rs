@@ -42,6 +42,14 @@ pub fn tables_of(projection: &str) -> &'static [&'static str] {
     }
 }
 
+/// Whether no event ever removes a row of `table`: then a row only the
+/// live table has cannot be lag (a projection behind holds a prefix of the
+/// log, whose rows the whole log still makes). Such a row was written by
+/// something else: another store's events, or a hand.
+pub fn keys_kept(table: &str) -> bool {
+    matches!(table, "template_stats" | "template_totals")
+}
+
 const LAG: &str = "
     WITH head AS (SELECT position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1)
     SELECT p.name, pp.position, (SELECT position FROM head),

@@ -7,12 +7,14 @@
 //! - [`batch`]: append many new streams' events in one transaction by binary COPY.
 //! - [`read`]: read a stream; read everything after a cursor in commit-safe order.
 //! - [`appended`]: the ids a request appended, collected for its log line.
+//! - [`identity`]: the store's id, carried by every message it publishes.
 
 pub mod append;
 pub mod appended;
 pub mod batch;
 pub mod error;
 pub mod event;
+pub mod identity;
 pub mod read;
 pub mod row_append;
 
@@ -22,6 +24,7 @@ pub use error::StoreError;
 pub use event::{
     EncodeError, GlobalCursor, NewEvent, RecordedEvent, StoredEventError, StreamEvent,
 };
+pub use identity::{StoreCell, StoreId};
 pub use read::{read_all, read_all_from, read_stream};
 pub use row_append::append_with_row;
 

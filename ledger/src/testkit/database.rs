@@ -40,6 +40,16 @@ impl TestDb {
         let mut config = base;
         config.dbname(&name);
         let pool = db::pool(&config, 16);
+        // A clone of the template would share its store id: each test's
+        // database is a store of its own, as a freshly migrated one is.
+        pool.get()
+            .await?
+            .execute(
+                "UPDATE store_identity SET store_id = gen_random_uuid()",
+                &[],
+            )
+            .await
+            .context("giving the test database its own store id")?;
         Ok(Self {
             name,
             config,
