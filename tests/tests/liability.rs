@@ -177,7 +177,7 @@ fn row(r: &Value) -> Row {
         n("used"),
         n("refunded"),
         n("expired"),
-        n("voided"),
+        n("void"),
         money("face_value_outstanding"),
         money("cost"),
     )
@@ -276,7 +276,7 @@ async fn the_report_as_of_each_day_end_equals_the_hand_computed_table_and_now_th
             stats["used"].as_i64().unwrap(),
             stats["refunded"].as_i64().unwrap(),
             stats["expired"].as_i64().unwrap(),
-            stats["voided"].as_i64().unwrap(),
+            stats["void"].as_i64().unwrap(),
             stats["liability"].as_str().unwrap(),
             stats["cost"].as_str().unwrap(),
         );

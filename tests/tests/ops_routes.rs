@@ -86,7 +86,7 @@ async fn the_liability_route_gives_the_clis_numbers_as_json_and_as_a_csv_downloa
     assert_eq!(
         before["rows"],
         json!([{"group": "total", "issued": 0, "unused": 0,
-        "locked": 0, "used": 0, "refunded": 0, "expired": 0, "voided": 0,
+        "locked": 0, "used": 0, "refunded": 0, "expired": 0, "void": 0,
         "face_value_outstanding": "0.00", "cost": "0.00"}])
     );
 
@@ -114,7 +114,7 @@ async fn the_liability_route_gives_the_clis_numbers_as_json_and_as_a_csv_downloa
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "group,issued,unused,locked,used,refunded,expired,voided,face_value_outstanding,cost"
+        "group,issued,unused,locked,used,refunded,expired,void,face_value_outstanding,cost"
     );
     assert!(
         lines.contains(&format!("{},3,3,0,0,0,0,0,60.00,0.00", channel.id).as_str()),

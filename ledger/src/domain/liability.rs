@@ -73,7 +73,7 @@ pub struct Totals {
     pub used: i64,
     pub refunded: i64,
     pub expired: i64,
-    pub voided: i64,
+    pub void: i64,
     /// Face value of the unused and locked coupons, in cents.
     pub outstanding: i64,
     /// Discounts granted on confirmed orders, net of refund reversals, in cents.
@@ -88,7 +88,7 @@ impl Totals {
             CouponStatus::Used => &mut self.used,
             CouponStatus::Refunded => &mut self.refunded,
             CouponStatus::Expired => &mut self.expired,
-            CouponStatus::Void => &mut self.voided,
+            CouponStatus::Void => &mut self.void,
         }
     }
 
@@ -99,7 +99,7 @@ impl Totals {
         self.used += other.used;
         self.refunded += other.refunded;
         self.expired += other.expired;
-        self.voided += other.voided;
+        self.void += other.void;
         self.outstanding += other.outstanding;
         self.cost += other.cost;
     }
@@ -446,7 +446,7 @@ mod tests {
         }
         let total = fold.liability.total();
         assert_eq!(
-            (total.issued, total.unused, total.locked, total.voided),
+            (total.issued, total.unused, total.locked, total.void),
             (2, 1, 0, 1)
         );
         assert_eq!((total.outstanding, fold.unmatched), (2000, 0));

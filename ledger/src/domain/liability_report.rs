@@ -84,7 +84,7 @@ pub struct Row {
     pub used: i64,
     pub refunded: i64,
     pub expired: i64,
-    pub voided: i64,
+    pub void: i64,
     /// Face value of the unused and locked coupons, to the cent.
     #[serde(serialize_with = "serialize_two_places")]
     #[schema(value_type = String, example = "1980.00")]
@@ -115,7 +115,7 @@ fn row(group: String, t: &Totals) -> Row {
         used: t.used,
         refunded: t.refunded,
         expired: t.expired,
-        voided: t.voided,
+        void: t.void,
         face_value_outstanding: t.outstanding_value(),
         cost: t.cost_value(),
     }
@@ -129,7 +129,7 @@ pub const HEADER: [&str; 10] = [
     "used",
     "refunded",
     "expired",
-    "voided",
+    "void",
     "face_value_outstanding",
     "cost",
 ];
@@ -143,7 +143,7 @@ pub fn fields(r: &Row) -> [String; 10] {
         r.used.to_string(),
         r.refunded.to_string(),
         r.expired.to_string(),
-        r.voided.to_string(),
+        r.void.to_string(),
         format!("{:.2}", r.face_value_outstanding),
         format!("{:.2}", r.cost),
     ]
@@ -181,7 +181,7 @@ mod tests {
         let text = csv(&rows(&Liability::default(), By::Template));
         assert_eq!(
             text,
-            "group,issued,unused,locked,used,refunded,expired,voided,face_value_outstanding,cost\n\
+            "group,issued,unused,locked,used,refunded,expired,void,face_value_outstanding,cost\n\
              total,0,0,0,0,0,0,0,0.00,0.00\n"
         );
     }

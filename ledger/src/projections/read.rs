@@ -44,7 +44,8 @@ pub struct TemplateStats {
     pub used: i64,
     pub refunded: i64,
     pub expired: i64,
-    pub voided: i64,
+    /// Coupons in status `void` (the status's one word).
+    pub void: i64,
     /// Face value of unused and locked coupons.
     #[schema(value_type = String, example = "2000.00")]
     #[serde(serialize_with = "serialize_two_places")]
@@ -88,7 +89,7 @@ pub async fn template_stats(
         used: count(CouponStatus::Used),
         refunded: count(CouponStatus::Refunded),
         expired: count(CouponStatus::Expired),
-        voided: count(CouponStatus::Void),
+        void: count(CouponStatus::Void),
         liability: value(CouponStatus::Unused) + value(CouponStatus::Locked),
         cost,
         reflects: reflects(client, TEMPLATE_STATS).await?,

@@ -327,7 +327,7 @@ async fn load(tx: &Transaction<'_>, tz: Tz, checkpoint: i64) -> Result<Liability
             used: r.get(6),
             refunded: r.get(7),
             expired: r.get(8),
-            voided: r.get(9),
+            void: r.get(9),
             outstanding: cents(r.get(10)),
             cost: cents(r.get(11)),
         };
@@ -416,7 +416,7 @@ async fn store_rows(
             &column(|t| t.used),
             &column(|t| t.refunded),
             &column(|t| t.expired),
-            &column(|t| t.voided),
+            &column(|t| t.void),
             &money(|t| t.outstanding),
             &money(|t| t.cost),
         ],
