@@ -55,3 +55,15 @@ async fn the_console_shell_and_its_assets_are_served_from_the_ledger_itself() {
     assert!(app.contains("sessionStorage") && app.contains("Authorization"));
     assert_eq!(get(&server, "/admin/assets/nope.js").await.0, 404);
 }
+
+#[tokio::test]
+async fn the_favicon_is_served_without_a_token_and_linked_from_the_page() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let (status, icon, headers) = get(&server, "/favicon.ico").await;
+    assert_eq!(status, 200);
+    assert_eq!(headers["content-type"], "image/svg+xml");
+    assert!(icon.starts_with("<svg") && icon.len() < 2_048, "{icon}");
+    let (_, html, _) = get(&server, "/admin").await;
+    assert!(html.contains(r#"<link rel="icon" href="/favicon.ico""#), "{html}");
+}
