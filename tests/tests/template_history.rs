@@ -50,8 +50,13 @@ async fn history_counts_coupons_by_issue_time_and_what_became_of_them() {
 
     let (status, minutes) = history(&server, &sn, "bucket=minute").await;
     assert_eq!(status, 200, "{minutes}");
-    assert_eq!((minutes["bucket"].as_str(), minutes["template_sn"].as_str()), (Some("minute"), Some(sn.as_str())));
-    let counts = ["issued", "unused", "used", "void", "locked", "refunded", "expired"];
+    assert_eq!(
+        (minutes["bucket"].as_str(), minutes["template_sn"].as_str()),
+        (Some("minute"), Some(sn.as_str()))
+    );
+    let counts = [
+        "issued", "unused", "used", "void", "locked", "refunded", "expired",
+    ];
     let got: Vec<i64> = counts.iter().map(|f| total(&minutes, f)).collect();
     assert_eq!(got, [7, 4, 1, 2, 0, 0, 0], "{counts:?}: {minutes}");
     // Buckets one minute apart from `from` on, each adding up to what it issued.
@@ -59,7 +64,11 @@ async fn history_counts_coupons_by_issue_time_and_what_became_of_them() {
     assert_eq!(instant(&buckets[0]["start"]), instant(&minutes["from"]));
     for (i, b) in buckets.iter().enumerate() {
         let start = instant(&b["start"]);
-        assert_eq!(start, instant(&minutes["from"]) + Duration::minutes(i as i64), "{b}");
+        assert_eq!(
+            start,
+            instant(&minutes["from"]) + Duration::minutes(i as i64),
+            "{b}"
+        );
         let parts: i64 = counts[1..].iter().map(|f| b[f].as_i64().unwrap()).sum();
         assert_eq!(parts, b["issued"].as_i64().unwrap(), "{b}");
     }
@@ -67,15 +76,32 @@ async fn history_counts_coupons_by_issue_time_and_what_became_of_them() {
 
     // A range of one day, as one business day bucket (or two across midnight).
     let now = Utc::now();
-    let query = format!("bucket=day&from={}&to={}", encoded(now - Duration::hours(1)), encoded(now + Duration::minutes(1)));
+    let query = format!(
+        "bucket=day&from={}&to={}",
+        encoded(now - Duration::hours(1)),
+        encoded(now + Duration::minutes(1))
+    );
     let (status, days) = history(&server, &sn, &query).await;
     assert_eq!(status, 200, "{days}");
-    assert!((1..=2).contains(&days["buckets"].as_array().unwrap().len()), "{days}");
-    assert_eq!((total(&days, "issued"), total(&days, "used")), (7, 1), "{days}");
+    assert!(
+        (1..=2).contains(&days["buckets"].as_array().unwrap().len()),
+        "{days}"
+    );
+    assert_eq!(
+        (total(&days, "issued"), total(&days, "used")),
+        (7, 1),
+        "{days}"
+    );
 
     // Before the coupons: every bucket there, all zeros.
-    let earlier = (now - Duration::days(2)).duration_trunc(Duration::hours(1)).unwrap();
-    let query = format!("bucket=hour&from={}&to={}", encoded(earlier), encoded(earlier + Duration::hours(3)));
+    let earlier = (now - Duration::days(2))
+        .duration_trunc(Duration::hours(1))
+        .unwrap();
+    let query = format!(
+        "bucket=hour&from={}&to={}",
+        encoded(earlier),
+        encoded(earlier + Duration::hours(3))
+    );
     let (status, quiet) = history(&server, &sn, &query).await;
     assert_eq!(status, 200, "{quiet}");
     assert_eq!(quiet["buckets"].as_array().unwrap().len(), 3, "{quiet}");
@@ -92,9 +118,19 @@ async fn bad_ranges_are_400_an_unknown_template_404_and_only_admins_may_ask() {
         ("bucket=week".to_owned(), "bucket"),
         ("from=yesterday".to_owned(), "from"),
         ("to=2026-12-31T23:59:60Z".to_owned(), "to"),
-        (format!("from={}&to={}", encoded(now), encoded(now - Duration::hours(1))), "from"),
+        (
+            format!(
+                "from={}&to={}",
+                encoded(now),
+                encoded(now - Duration::hours(1))
+            ),
+            "from",
+        ),
         // Two days by the minute: 2,880 buckets, over the bound of 1,500.
-        (format!("bucket=minute&from={}", encoded(now - Duration::days(2))), "1500"),
+        (
+            format!("bucket=minute&from={}", encoded(now - Duration::days(2))),
+            "1500",
+        ),
         ("colour=red".to_owned(), "colour"),
     ];
     for (query, named) in bad {
@@ -107,7 +143,10 @@ async fn bad_ranges_are_400_an_unknown_template_404_and_only_admins_may_ask() {
     let unknown = "ZZZZZZZZZZZZZZZZZZZZ";
     let (status, body) = history(&server, unknown, "bucket=hour").await;
     assert_eq!(status, 404, "{body}");
-    assert_eq!(body["error"]["message"], format!("template {unknown} not found"));
+    assert_eq!(
+        body["error"]["message"],
+        format!("template {unknown} not found")
+    );
 
     let path = format!("/v1/templates/{sn}/history");
     let anonymous = server.http.get(server.url(&path)).send().await.unwrap();

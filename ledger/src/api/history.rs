@@ -57,7 +57,9 @@ pub async fn template_history(
     let not_found = || ApiError::NotFound(format!("template {} not found", shown(&sn)));
     let parsed = TemplateSn::parse(&sn).ok_or_else(not_found)?;
     let client = state.pool.get().await?;
-    let created = created_at(&**client, &parsed).await?.ok_or_else(not_found)?;
+    let created = created_at(&**client, &parsed)
+        .await?
+        .ok_or_else(not_found)?;
     let to = to.unwrap_or_else(|| state.now());
     let range = buckets(bucket, state.tz, from, created, to);
     let range = range.map_err(|e| invalid(e.to_string()))?;

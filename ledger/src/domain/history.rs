@@ -55,8 +55,14 @@ impl Bucket {
             // An hour is cut in local time (zones at +5:30 start theirs at :30);
             // a local hour that does not exist (a gap) falls back to UTC's.
             Self::Hour => {
-                let naive = local.naive_local().duration_trunc(Duration::hours(1)).ok()?;
-                let start = tz.from_local_datetime(&naive).earliest().map(|s| s.to_utc());
+                let naive = local
+                    .naive_local()
+                    .duration_trunc(Duration::hours(1))
+                    .ok()?;
+                let start = tz
+                    .from_local_datetime(&naive)
+                    .earliest()
+                    .map(|s| s.to_utc());
                 start.or_else(|| t.duration_trunc(Duration::hours(1)).ok())
             }
             Self::Day => start_of_day(tz, local.date_naive()),
@@ -250,7 +256,11 @@ mod tests {
         )
         .unwrap();
         // Midnight in Shanghai is 16:00 UTC the day before.
-        let want = ["2026-11-10T16:00:00Z", "2026-11-11T16:00:00Z", "2026-11-12T16:00:00Z"];
+        let want = [
+            "2026-11-10T16:00:00Z",
+            "2026-11-11T16:00:00Z",
+            "2026-11-12T16:00:00Z",
+        ];
         assert_eq!(b.starts, want.map(at));
     }
 
@@ -258,8 +268,18 @@ mod tests {
     fn a_dst_day_is_23_hours_long() {
         let berlin = chrono_tz::Europe::Berlin;
         let from = Some(at("2026-03-28T12:00:00Z"));
-        let b = buckets(Bucket::Day, berlin, from, from.unwrap(), at("2026-03-30T12:00:00Z"));
-        let want = ["2026-03-27T23:00:00Z", "2026-03-28T23:00:00Z", "2026-03-29T22:00:00Z"];
+        let b = buckets(
+            Bucket::Day,
+            berlin,
+            from,
+            from.unwrap(),
+            at("2026-03-30T12:00:00Z"),
+        );
+        let want = [
+            "2026-03-27T23:00:00Z",
+            "2026-03-28T23:00:00Z",
+            "2026-03-29T22:00:00Z",
+        ];
         assert_eq!(b.unwrap().starts, want.map(at));
     }
 
@@ -274,7 +294,10 @@ mod tests {
     fn too_many_buckets_or_an_empty_range_are_refused() {
         let (from, to) = (at("2026-11-01T00:00:00Z"), at("2026-11-11T00:00:00Z"));
         let e = buckets(Bucket::Minute, SHANGHAI, Some(from), from, to).unwrap_err();
-        assert!(e.to_string().contains("more than 1500 minute buckets"), "{e}");
+        assert!(
+            e.to_string().contains("more than 1500 minute buckets"),
+            "{e}"
+        );
         assert!(buckets(Bucket::Hour, SHANGHAI, Some(from), from, to).is_ok());
         let e = buckets(Bucket::Hour, SHANGHAI, Some(to), from, to).unwrap_err();
         assert_eq!(e, RangeError::Empty);
@@ -285,15 +308,33 @@ mod tests {
     #[test]
     fn without_from_the_answer_starts_at_creation_or_the_newest_buckets() {
         let created = at("2026-11-11T10:00:10Z");
-        let b = buckets(Bucket::Minute, SHANGHAI, None, created, at("2026-11-11T10:02:30Z"));
+        let b = buckets(
+            Bucket::Minute,
+            SHANGHAI,
+            None,
+            created,
+            at("2026-11-11T10:02:30Z"),
+        );
         assert_eq!(b.unwrap().starts.len(), 3);
         let long_ago = at("2020-01-01T00:00:00Z");
-        let b = buckets(Bucket::Minute, SHANGHAI, None, long_ago, at("2026-11-11T10:02:30Z"));
+        let b = buckets(
+            Bucket::Minute,
+            SHANGHAI,
+            None,
+            long_ago,
+            at("2026-11-11T10:02:30Z"),
+        );
         let b = b.unwrap();
         assert_eq!(b.starts.len(), MAX_BUCKETS);
         assert_eq!(b.starts.last(), Some(&at("2026-11-11T10:02:00Z")));
         let far = at("9999-12-31T23:59:59Z");
-        assert_eq!(buckets(Bucket::Day, SHANGHAI, None, long_ago, far).unwrap().starts.len(), MAX_BUCKETS);
+        assert_eq!(
+            buckets(Bucket::Day, SHANGHAI, None, long_ago, far)
+                .unwrap()
+                .starts
+                .len(),
+            MAX_BUCKETS
+        );
     }
 
     #[test]

@@ -53,10 +53,20 @@ pub async fn history(
     let rows = client
         .query(
             sql,
-            &[&sn.as_str(), &buckets.starts, &statuses, &first, &buckets.to],
+            &[
+                &sn.as_str(),
+                &buckets.starts,
+                &statuses,
+                &first,
+                &buckets.to,
+            ],
         )
         .await?;
-    let mut out: Vec<HistoryBucket> = buckets.starts.iter().map(|s| HistoryBucket::empty(*s)).collect();
+    let mut out: Vec<HistoryBucket> = buckets
+        .starts
+        .iter()
+        .map(|s| HistoryBucket::empty(*s))
+        .collect();
     for row in rows {
         // width_bucket numbers the buckets from 1; the range keeps it in bounds.
         let index = usize::try_from(row.get::<_, i32>(0) - 1).ok();
