@@ -267,12 +267,12 @@ mod tests {
     #[test]
     fn a_dst_day_is_23_hours_long() {
         let berlin = chrono_tz::Europe::Berlin;
-        let from = Some(at("2026-03-28T12:00:00Z"));
+        let from = at("2026-03-28T12:00:00Z");
         let b = buckets(
             Bucket::Day,
             berlin,
+            Some(from),
             from,
-            from.unwrap(),
             at("2026-03-30T12:00:00Z"),
         );
         let want = [
