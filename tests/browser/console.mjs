@@ -111,6 +111,8 @@ async function bulkIssuance(page) {
   await page.setInputFiles("#user-file", USER_FILE);
   await page.getByRole("button", { name: "Upload" }).click();
   await page.locator("#job-line").filter({ hasText: /^done: .*\(100 %\)/ }).waitFor({ timeout: 120000 });
+  // The chart is redrawn as the job ends: the template's whole quota is issued.
+  await page.locator(`#history[data-issued="${QUOTA}"]`).waitFor();
   const upload = page.getByRole("progressbar", { name: "Upload" });
   check(await upload.evaluate((p) => p.value === p.max), "the upload bar is full");
   const job = page.getByRole("progressbar", { name: "Issuance" });

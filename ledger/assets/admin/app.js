@@ -9,6 +9,8 @@ const TOKEN_KEY = "couponledger.admin";
 const PAGE = 20;
 const main = document.getElementById("main");
 let stopPolling = () => {};
+// The open template page's refresh of its numbers and chart: a job that ends redraws them at once.
+let refreshTemplate = () => {};
 
 // ---- small helpers -------------------------------------------------------
 
@@ -24,6 +26,7 @@ function el(tag, attrs = {}, ...children) {
 
 function show(...nodes) {
   stopPolling();
+  refreshTemplate = () => {};
   main.replaceChildren(...nodes);
   main.focus();
 }
@@ -205,7 +208,8 @@ async function templatePage(sn) {
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-stat": k }, String(v))]));
   };
   await Promise.all([sample(), history()]);
-  const timer = setInterval(() => { sample(); history(); }, 5000);
+  refreshTemplate = () => { sample(); history(); };
+  const timer = setInterval(() => refreshTemplate(), 5000);
   stopPolling = () => clearInterval(timer);
 }
 
@@ -439,6 +443,7 @@ function followJob(id, box) {
     if (["done", "cancelled", "failed"].includes(j.status)) {
       clearInterval(timer);
       cancel.remove();
+      refreshTemplate();
       box.append(el("p", { id: "job-outcome" },
         `issued ${whole(j.issued)}, over the limit ${whole(j.over_limit)}, sold out ${whole(j.sold_out)}, `
         + `cancelled ${whole(j.cancelled)}, invalid ${whole(j.invalid)}`),
