@@ -75,8 +75,10 @@
 //!   `queries/package_jobs.rs`, `messaging/package_job_message.rs`,
 //!   `workers/src/package_jobs.rs`.
 //! - Admin console: `api/admin.rs` serving `ledger/assets/admin/` (one page
-//!   over the JSON API, uPlot vendored); its data routes `api/reports.rs`,
-//!   `api/audit.rs`, `api/workers.rs` (+ `api/dead_letters.rs`).
+//!   over the JSON API, uPlot vendored); its data routes `api/reports.rs`
+//!   (+ `queries/names.rs`), `api/audit.rs`, `api/workers.rs` (+
+//!   `api/dead_letters.rs`), and a template's chart `api/history.rs`
+//!   (`queries/history.rs`, `domain/history.rs`).
 
 pub mod api;
 pub mod audit;

@@ -8,6 +8,9 @@
 //   USER_FILE     a file of user ids to upload on that template
 //   QUOTA         the template's quota (the upload uses it up)
 //   CHANNEL       the name of a channel the console can allow
+//   NAME          the name of SN (the finance page shows it beside the sn)
+//   HISTORY_SN    a template whose bulk issuance of HISTORY_ISSUED lines
+//                 finished before the browser started: its chart must show it
 // (`ledger audit verify` ran before: the finance page shows its verdict.)
 // A package of SN and the template made in the browser, and a batch of codes
 // of SN, are made in the browser too.
@@ -15,7 +18,8 @@
 import { chromium } from "playwright-core";
 import { mkdirSync, readFileSync } from "node:fs";
 
-const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL } = process.env;
+const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL, NAME, HISTORY_SN, HISTORY_ISSUED } =
+  process.env;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -29,6 +33,9 @@ function check(ok, what) {
   if (!ok) throw new Error(`step failed: ${what}`);
 }
 
+/** A count as the console writes it: 20,000. */
+const whole = (n) => Number(n).toLocaleString("en-US");
+
 async function shot(page, name) {
   const { width } = page.viewportSize();
   await page.screenshot({ path: `${SCREENSHOTS}/${name}-${width}.png`, fullPage: true });
@@ -37,6 +44,7 @@ async function shot(page, name) {
 async function signIn(page) {
   await page.goto(`${BASE_URL}/admin`);
   await page.getByLabel("Admin token").waitFor();
+  check(!(await page.getByRole("button", { name: "Sign out" }).isVisible()), "no Sign out on the sign-in page");
   await shot(page, "01-sign-in");
   await page.getByLabel("Admin token").fill("not-the-token");
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -70,7 +78,7 @@ async function createTemplate(page) {
 
 async function templatePage(page, issued, jobDone) {
   await page.goto(`${BASE_URL}/admin#/templates/${SN}`);
-  await page.locator('[data-stat="issued"]').filter({ hasText: new RegExp(`^${issued}$`) }).waitFor();
+  await page.locator('[data-stat="issued"]').filter({ hasText: new RegExp(`^${whole(issued)}$`) }).waitFor();
   check(await page.locator(".chart canvas").count() > 0, "the chart is drawn");
   if (jobDone) await page.locator("#jobs .status.done").first().waitFor();
   await shot(page, "04-template");
@@ -89,6 +97,8 @@ async function templateSettings(page, name) {
   await page.getByLabel("Allow a channel").selectOption({ label: CHANNEL });
   await page.getByRole("button", { name: "Allow", exact: true }).click();
   await page.locator("#channels li").filter({ hasText: CHANNEL }).waitFor();
+  // The only channel there is now may issue it: said as a fact, not as a missing step.
+  await page.locator("#all-channels").filter({ hasText: /^Every existing channel may issue it\./ }).waitFor();
   await page.getByLabel(/^Quota/).fill("10");
   await page.getByRole("button", { name: "Raise quota" }).click();
   await page.locator("[role=alert]").filter({ hasText: "total may only be raised (now 1500)" }).waitFor();
@@ -101,6 +111,8 @@ async function bulkIssuance(page) {
   await page.setInputFiles("#user-file", USER_FILE);
   await page.getByRole("button", { name: "Upload" }).click();
   await page.locator("#job-line").filter({ hasText: /^done: .*\(100 %\)/ }).waitFor({ timeout: 120000 });
+  // The chart is redrawn as the job ends: the template's whole quota is issued.
+  await page.locator(`#history[data-issued="${QUOTA}"]`).waitFor();
   const upload = page.getByRole("progressbar", { name: "Upload" });
   check(await upload.evaluate((p) => p.value === p.max), "the upload bar is full");
   const job = page.getByRole("progressbar", { name: "Issuance" });
@@ -134,7 +146,8 @@ async function finance(page) {
   await page.getByRole("button", { name: "Run report" }).click();
   const row = page.locator("#liability-table tr").filter({ has: page.getByRole("rowheader", { name: SN }) });
   await row.waitFor();
-  check((await row.locator("td").first().textContent()) === QUOTA, "the report counts the quota as issued");
+  check((await row.locator("td").first().textContent()) === whole(QUOTA), "the report counts the quota as issued");
+  check((await row.locator("th").textContent()).startsWith(NAME), "the template's name beside its sn");
   await shot(page, "09-finance");
   const [download] = await Promise.all([
     page.waitForEvent("download"),
@@ -148,6 +161,23 @@ async function finance(page) {
   await page.getByRole("button", { name: "Run report" }).click();
   await page.getByRole("heading", { name: /Liability as of .*2020/ }).waitFor();
   check(await page.locator("#liability-table tbody tr").count() === 1, "only the total row in 2020");
+}
+
+/** A template whose 20,000-line bulk issuance finished before the page was
+ *  opened: the chart, drawn from the ledger's history, shows it, with y-axis
+ *  labels that read as numbers (20k), not clipped ones (0,000). */
+async function templateHistory(page) {
+  await page.goto(`${BASE_URL}/admin#/templates/${HISTORY_SN}`);
+  const chart = page.locator(`#history[data-issued="${HISTORY_ISSUED}"]`);
+  await chart.waitFor();
+  check(await page.locator("#history canvas").count() > 0, "the chart is drawn");
+  const ticks = (await chart.getAttribute("data-y-ticks")).split(" ");
+  check(ticks.every((t) => /^\d+(\.\d+)?[kMB]?$/.test(t)), `readable y-axis labels: ${ticks}`);
+  check(ticks.includes("20k"), `the y axis reaches 20k: ${ticks}`);
+  const summary = await page.locator("#history-summary").textContent();
+  check(summary.startsWith(`${whole(HISTORY_ISSUED)} issued since`), `the summary counts the issuance: ${summary}`);
+  await page.locator('[data-stat="issued"]').filter({ hasText: whole(HISTORY_ISSUED) }).waitFor();
+  await shot(page, "13-template-history");
 }
 
 async function workers(page) {
@@ -242,6 +272,7 @@ try {
     const made = await createTemplate(page);
     await templateSettings(page, made.name);
     // Before the upload: the test's claims; after it: the whole quota.
+    await templateHistory(page);
     await templatePage(page, desktop ? ISSUED : QUOTA, !desktop);
     await bulkIssuance(page);
     await couponLookup(page);

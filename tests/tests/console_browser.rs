@@ -1,14 +1,20 @@
 //! The admin console in a real headless Chromium (DESIGN §14): Debian's
 //! `chromium` driven by playwright-core from npm (`tests/browser/`), each step
 //! screenshotted under `target/screenshots/` at 1280×800 and 390×844; the
-//! token never in a URL, localStorage or the server's log.
+//! token never in a URL, localStorage or the server's log. A template whose
+//! 20,000-line bulk issuance finished before the browser started shows it
+//! in its chart (drawn from `GET /v1/templates/{sn}/history`), with y-axis
+//! labels that read as numbers.
 //!
 //! The browser and playwright-core are installed when missing (apt-get, npm
 //! ci); the test is skipped, saying why, only when neither can be.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
+use reqwest::Method;
+use serde_json::Value;
 use tests::workers::Workers;
 use tests::{ADMIN_TOKEN, Env, Server};
 
@@ -50,6 +56,34 @@ fn browser_ready() -> Result<(), String> {
     Ok(())
 }
 
+/// Uploads `file` on `sn` and waits until the job is done: its coupons
+/// are issued before any page is opened.
+async fn issue_in_bulk(server: &Server, sn: &str, file: &Path) {
+    let r = server
+        .admin(Method::POST, &format!("/v1/issuance-jobs?template={sn}"))
+        .header("Content-Type", "text/plain")
+        .body(std::fs::read(file).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let job: Value = r.json().await.unwrap();
+    let path = format!("/v1/issuance-jobs/{}", job["job_id"].as_str().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let r = server.admin(Method::GET, &path).send().await.unwrap();
+        let job: Value = r.json().await.unwrap();
+        if job["status"] == "done" {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bulk issuance is not done: {job}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     if let Err(why) = browser_ready() {
@@ -82,6 +116,10 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     let file = dir.join("users.txt");
     let users: String = (0..20_000).map(|i| format!("fan-{i}\n")).collect();
     std::fs::write(&file, users).unwrap();
+    // A template whose 20,000 coupons are all issued before the browser
+    // starts: its chart comes from the ledger's history, not from samples.
+    let history_sn = server.active_template(25_000, 1).await.unwrap();
+    issue_in_bulk(&server, &history_sn, &file).await;
     let out = tokio::process::Command::new("node")
         .arg("console.mjs")
         .current_dir(workspace().join("tests/browser"))
@@ -94,6 +132,9 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
             ("USER_FILE", file.to_str().unwrap()),
             ("QUOTA", "1000"),
             ("CHANNEL", "test channel"),
+            ("NAME", "test: 20 off 100"),
+            ("HISTORY_SN", history_sn.as_str()),
+            ("HISTORY_ISSUED", "20000"),
         ])
         .output()
         .await

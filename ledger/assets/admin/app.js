@@ -9,6 +9,8 @@ const TOKEN_KEY = "couponledger.admin";
 const PAGE = 20;
 const main = document.getElementById("main");
 let stopPolling = () => {};
+// The open template page's refresh of its numbers and chart: a job that ends redraws them at once.
+let refreshTemplate = () => {};
 
 // ---- small helpers -------------------------------------------------------
 
@@ -24,6 +26,7 @@ function el(tag, attrs = {}, ...children) {
 
 function show(...nodes) {
   stopPolling();
+  refreshTemplate = () => {};
   main.replaceChildren(...nodes);
   main.focus();
 }
@@ -59,6 +62,24 @@ function pager(offset, total, at) {
     el("a", { href: at(Math.max(0, offset - PAGE)), hidden: offset === 0 }, "← Newer"),
     el("span", {}, `${Math.min(total, offset + 1)}–${Math.min(total, offset + PAGE)} of ${total}`),
     el("a", { href: at(offset + PAGE), hidden: offset + PAGE >= total }, "Older →"));
+}
+
+/** A count or rate for people: whole, with thousands separated (16,139, not 16139.2735). */
+const WHOLE = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+function whole(n) { return WHOLE.format(Number(n) || 0); }
+
+/** An amount as the API writes it ("400000.00"), its whole part grouped for people: 400,000.00. */
+function money(v) {
+  const [units, cents] = String(v).split(".");
+  return `${units.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${cents === undefined ? "" : `.${cents}`}`;
+}
+
+/** A count short enough for a chart axis at any scale: 950, 20k, 1.25M, 3B. */
+function compact(n) {
+  for (const [size, unit] of [[1e9, "B"], [1e6, "M"], [1e3, "k"]]) {
+    if (Math.abs(n) >= size) return `${+(n / size).toFixed(2)}${unit}`;
+  }
+  return String(+Number(n).toFixed(2));
 }
 
 /** A date and time, short enough for a table cell. */
@@ -124,7 +145,7 @@ async function templatesPage(params) {
     el("td", {}, el("a", { href: `#/templates/${t.sn}` }, t.name)),
     el("td", {}, el("code", {}, t.sn)),
     el("td", {}, el("span", { class: `status ${t.status}` }, t.status)),
-    el("td", { class: "num" }, `${t.issued} / ${t.total}`),
+    el("td", { class: "num" }, `${whole(t.issued)} / ${whole(t.total)}`),
     el("td", {}, actions(t, () => templatesPage(params)))));
   show(el("h1", {}, "Templates"),
     el("p", {}, el("label", { for: "status-filter" }, "Status "), filter, " ", el("a", { href: "#/new" }, "New template")),
@@ -159,38 +180,127 @@ async function templatePage(sn) {
   if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
   const t = r.body;
   const stats = el("dl", { class: "stats", id: "stats" });
-  const chart = el("div", { class: "chart", role: "img", "aria-label": "Issued and used coupons over time" });
+  const chart = el("div", { class: "chart", id: "history", role: "img",
+    "aria-label": "Coupons issued, and of those used, over time" });
+  const summary = el("p", { id: "history-summary", "aria-live": "polite" });
+  const bucket = bucketFor(t.created_at);
   show(el("h1", {}, t.name),
     el("p", { class: "terms" }, termsInWords(t)),
     el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
       actions(t, () => templatePage(sn)), " ", el("a", { href: `#/codes?template_sn=${t.sn}` }, "Code batches")),
     el("h2", {}, "Live numbers"), stats,
-    el("h2", {}, "Over time"), chart,
-    el("p", { class: "hint" }, "Sampled every 5 s while this page is open."),
+    el("h2", {}, "Over time"), chart, summary,
+    el("p", { class: "hint" }, `Coupons issued to date by ${bucket}, from the ledger's own records, and how many `,
+      "of them are used by now; refreshed every 5 s while this page is open."),
     el("h2", {}, "Quota and reminders"), settingsForms(t),
     el("h2", {}, "Channels"), channelsSection(t),
     el("h2", {}, "Bulk issuance"), uploadForm(t),
     el("h2", {}, "Jobs"), jobsSection(t));
-  const series = [[], [], []];
-  const plot = new uPlot({ width: Math.min(900, main.clientWidth - 8), height: 240,
-    series: [{}, { label: "issued", stroke: "#2563eb" }, { label: "used", stroke: "#16a34a" }] }, series, chart);
+  const history = historyChart(t, bucket, chart, summary);
   const sample = async () => {
     const s = await api("GET", `/v1/templates/${encodeURIComponent(sn)}/stats`);
     if (s.status !== 200) return;
     const b = s.body;
     const unused = (b.by_status && b.by_status.unused && b.by_status.unused.count) || 0;
-    stats.replaceChildren(...[["issued", b.issued], ["unused", unused], ["locked", b.locked], ["used", b.used],
-      ["refunded", b.refunded], ["expired", b.expired], ["voided", b.voided], ["liability", b.liability], ["cost", b.cost]]
+    const counts = [["issued", b.issued], ["unused", unused], ["locked", b.locked], ["used", b.used],
+      ["refunded", b.refunded], ["expired", b.expired], ["void", b.void]].map(([k, v]) => [k, whole(v)]);
+    stats.replaceChildren(...[...counts, ["liability", money(b.liability)], ["cost", money(b.cost)]]
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-stat": k }, String(v))]));
-    series[0].push(Date.now() / 1000); series[1].push(b.issued); series[2].push(b.used);
-    plot.setData(series);
-    // At least the last two minutes on the time axis, even with one sample.
-    const last = series[0][series[0].length - 1];
-    plot.setScale("x", { min: Math.min(series[0][0], last - 120), max: last + 5 });
   };
-  await sample();
-  const timer = setInterval(sample, 5000);
+  await Promise.all([sample(), history()]);
+  refreshTemplate = () => { sample(); history(); };
+  const timer = setInterval(() => refreshTemplate(), 5000);
   stopPolling = () => clearInterval(timer);
+}
+
+/** The bucket a template's chart is drawn in: minutes through its first 23 hours, hours through 60 days, then
+ *  days (each span well within the route's 1,500 buckets). */
+function bucketFor(createdAt) {
+  const age = Date.now() - new Date(createdAt).getTime();
+  if (age < 23 * 3600e3) return "minute";
+  return age < 60 * 86400e3 ? "hour" : "day";
+}
+
+/**
+ * The template's chart from the ledger's history (GET .../history): coupons issued to date and, of those, used
+ * by now, so that what happened before the page was opened shows too. Returns a refresh: after the first
+ * answer it asks only from the last bucket on (that one may have grown).
+ */
+function historyChart(t, bucket, box, summary) {
+  let buckets = [];
+  let to = null;
+  const plot = new uPlot(chartOptions(box), [[], [], []], box);
+  return async () => {
+    const q = new URLSearchParams({ bucket });
+    if (buckets.length) q.set("from", buckets[buckets.length - 1].start);
+    const r = await api("GET", `/v1/templates/${encodeURIComponent(t.sn)}/history?${q}`);
+    if (r.status !== 200) { summary.textContent = errorText(r.body); return; }
+    const fresh = r.body.buckets;
+    const since = fresh.length ? Date.parse(fresh[0].start) : Infinity;
+    buckets = buckets.filter((b) => Date.parse(b.start) < since).concat(fresh);
+    to = r.body.to;
+    drawHistory(plot, buckets, to, bucket, box, summary);
+  };
+}
+
+const BUCKET_SECONDS = { minute: 60, hour: 3600, day: 86400 };
+
+/**
+ * Issued and used to date as steps: each bucket's coupons counted from its start. A zero before the first bucket
+ * (nothing of the range was issued before it) reaches back at least 15 buckets, so that a young template's burst
+ * reads as a jump, not as the whole chart. Then the totals and the busiest bucket in words.
+ */
+function drawHistory(plot, buckets, to, bucket, box, summary) {
+  const width = BUCKET_SECONDS[bucket];
+  const end = Date.parse(to) / 1000;
+  const first = buckets.length ? Date.parse(buckets[0].start) / 1000 : end;
+  const x = [Math.min(first - width, end - 15 * width)], issued = [0], used = [0];
+  let sumIssued = 0, sumUsed = 0, busiest = null;
+  for (const b of buckets) {
+    sumIssued += b.issued; sumUsed += b.used;
+    if (b.issued > 0 && (!busiest || b.issued > busiest.issued)) busiest = b;
+    x.push(Date.parse(b.start) / 1000); issued.push(sumIssued); used.push(sumUsed);
+  }
+  x.push(end); issued.push(sumIssued); used.push(sumUsed);
+  plot.setData([x, issued, used]);
+  box.dataset.issued = String(sumIssued);
+  box.dataset.used = String(sumUsed);
+  const since = buckets.length ? shortTime(buckets[0].start) : "";
+  summary.textContent = busiest
+    ? `${whole(sumIssued)} issued since ${since}, ${whole(sumUsed)} of them used; busiest ${bucket}: `
+      + `${shortTime(busiest.start)}, ${whole(busiest.issued)} issued.`
+    : `Nothing issued since ${since}.`;
+}
+
+const steps = uPlot.paths.stepped({ align: 1 });
+
+/** A chart of counts over time whose y-axis labels are short (20k, 1.2M) and whose axis is as wide as they are. */
+function chartOptions(box) {
+  const y = {
+    values: (u, splits) => {
+      const labels = splits.map(compact);
+      box.dataset.yTicks = labels.join(" ");
+      return labels;
+    },
+    size: fitLabels,
+  };
+  return {
+    width: Math.max(280, Math.min(1060, main.clientWidth - 40)), height: 240,
+    series: [{}, { label: "issued", stroke: "#2563eb", width: 2, paths: steps },
+      { label: "used", stroke: "#16a34a", width: 2, paths: steps }],
+    scales: { y: { range: (u, min, max) => [0, Math.max(10, (max || 0) * 1.1)] } },
+    axes: [{}, y],
+  };
+}
+
+/** An axis's width from its longest label (uPlot's own is fixed and clips wide numbers). */
+function fitLabels(u, values, axisIdx, cycleNum) {
+  const axis = u.axes[axisIdx];
+  if (cycleNum > 1) return axis._size;
+  const longest = (values || []).reduce((a, v) => (String(v).length > a.length ? String(v) : a), "");
+  u.ctx.font = axis.font[0];
+  const text = longest ? u.ctx.measureText(longest).width / devicePixelRatio : 0;
+  return Math.ceil(axis.ticks.size + axis.gap + text + 8);
 }
 
 /** Raise the quota; change the reminder days (both answer the new template). */
@@ -202,7 +312,7 @@ function settingsForms(t) {
     const r = await api("POST", `/v1/templates/${t.sn}/quota`, { total: Number(total.value) });
     if (r.status === 200) return templatePage(t.sn);
     quotaNote.textContent = errorText(r.body);
-  } } }, el("label", { for: "quota" }, `Quota (issued ${t.issued}; it can only grow)`), total,
+  } } }, el("label", { for: "quota" }, `Quota (issued ${whole(t.issued)}; it can only grow)`), total,
     el("button", { type: "submit" }, "Raise quota"), quotaNote);
   const days = [].concat(t.remind_days_before ?? []);
   const remind = el("input", { id: "remind-days", value: days.join(", "), autocomplete: "off",
@@ -243,7 +353,14 @@ function channelsSection(t) {
       note.textContent = errorText(a.body);
     } } }, el("label", { for: "allow-channel" }, "Allow a channel"), pick,
       el("button", { type: "submit" }, "Allow"), note);
-    const more = others.length ? form : el("p", { class: "hint" }, "Every channel may issue it (create channels with POST /v1/channels).");
+    if (r.body.channels.length === 0) {
+      return box.replaceChildren(el("p", {}, "No channel may issue it: there are no channels yet. ",
+        "Once one is created (POST /v1/channels), it can be allowed here."));
+    }
+    // Only channels on the template's list may claim it; an empty list lets none.
+    const more = others.length ? form
+      : el("p", { class: "hint", id: "all-channels" },
+        "Every existing channel may issue it. A channel created later must be allowed here first.");
     box.replaceChildren(allowed.length ? el("ul", {}, allowed) : el("p", {}, "No channel may issue it yet."), more);
   })();
   return box;
@@ -259,8 +376,8 @@ function jobsSection(t) {
     const rows = r.body.jobs.map((j) => el("tr", {},
       el("td", {}, new Date(j.created_at).toLocaleString()),
       el("td", {}, el("span", { class: `status ${j.status}` }, j.status)),
-      el("td", { class: "num" }, `${j.issued} / ${j.valid}`),
-      el("td", { class: "num" }, String(j.over_limit + j.sold_out + j.cancelled + j.invalid)),
+      el("td", { class: "num" }, `${whole(j.issued)} / ${whole(j.valid)}`),
+      el("td", { class: "num" }, whole(j.over_limit + j.sold_out + j.cancelled + j.invalid)),
       el("td", {}, el("button", { type: "button", "aria-label": `Report of job ${j.job_id}`,
         on: { click: () => downloadReport(j.job_id) } }, "Report"))));
     box.replaceChildren(table(["Created", "Status", "Issued / valid", "Not issued", ""], rows));
@@ -320,14 +437,16 @@ function followJob(id, box) {
     const total = Math.max(j.valid, 1);
     bar.max = total; bar.value = Math.min(done, total);
     const pct = Math.floor((100 * Math.min(done, total)) / total);
-    const rate = j.lines_per_second ? `${Math.round(j.lines_per_second)} lines/s` : "";
+    const rate = j.lines_per_second ? `${whole(j.lines_per_second)} lines/s` : "";
     const eta = j.lines_per_second && done < total ? `, about ${Math.ceil((total - done) / j.lines_per_second)} s left` : "";
-    line.textContent = `${j.status}: ${done} of ${j.valid} lines (${pct} %) ${rate}${eta}`;
+    line.textContent = `${j.status}: ${whole(done)} of ${whole(j.valid)} lines (${pct} %) ${rate}${eta}`;
     if (["done", "cancelled", "failed"].includes(j.status)) {
       clearInterval(timer);
       cancel.remove();
+      refreshTemplate();
       box.append(el("p", { id: "job-outcome" },
-        `issued ${j.issued}, over the limit ${j.over_limit}, sold out ${j.sold_out}, cancelled ${j.cancelled}, invalid ${j.invalid}`),
+        `issued ${whole(j.issued)}, over the limit ${whole(j.over_limit)}, sold out ${whole(j.sold_out)}, `
+        + `cancelled ${whole(j.cancelled)}, invalid ${whole(j.invalid)}`),
       el("button", { type: "button", on: { click: () => downloadReport(id) } }, "Download report (CSV)"));
     }
   };
@@ -421,19 +540,31 @@ async function liabilityReport(box, asOf, by) {
   box.replaceChildren(el("p", {}, "Running…"));
   const r = await api("GET", `/v1/reports/liability?${q}`);
   if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
-  const cols = ["group", "issued", "unused", "locked", "used", "refunded", "expired", "voided", "face_value_outstanding", "cost"];
-  const heads = [by, "Issued", "Unused", "Locked", "Used", "Refunded", "Expired", "Voided", "Outstanding", "Cost"];
+  const counts = ["issued", "unused", "locked", "used", "refunded", "expired", "void"];
+  const heads = [{ template: "Template", channel: "Channel", day: "Day" }[by] || by,
+    "Issued", "Unused", "Locked", "Used", "Refunded", "Expired", "Void", "Outstanding", "Cost"];
   const rows = r.body.rows.map((row) => el("tr", { class: row.group === "total" ? "total" : undefined },
-    cols.map((c, i) => el(i === 0 ? "th" : "td", i === 0 ? { scope: "row" } : { class: "num" }, String(row[c])))));
+    el("th", { scope: "row" }, groupCell(row, by)),
+    counts.map((c) => el("td", { class: "num" }, whole(row[c]))),
+    [row.face_value_outstanding, row.cost].map((v) => el("td", { class: "num" }, money(v)))));
   const csv = el("button", { type: "button", on: { click: () =>
     download(`/v1/reports/liability?${q}&format=csv`, `liability-${asOf}-by-${by}.csv`) } }, "Download CSV");
   box.replaceChildren(
     el("h2", {}, `Liability as of ${new Date(r.body.as_of).toLocaleString()}`),
     table(heads, rows, { id: "liability-table" }),
     el("p", { class: "hint" }, r.body.from_snapshot
-      ? `From checkpoint ${r.body.from_snapshot}'s snapshot and ${r.body.events_folded} events after it.`
-      : `Folded ${r.body.events_folded} events from the start.`),
+      ? `From checkpoint ${r.body.from_snapshot}'s snapshot and ${whole(r.body.events_folded)} events after it.`
+      : `Folded ${whole(r.body.events_folded)} events from the start.`),
     csv);
+}
+
+/** A report row's group for people: a template's or channel's name above its id, "no channel", "Total". */
+function groupCell(row, by) {
+  if (row.group === "total") return "Total";
+  if (by === "channel" && row.group === "none") return "no channel";
+  if (!row.name) return row.group;
+  const name = by === "template" ? el("a", { href: `#/templates/${row.group}` }, row.name) : row.name;
+  return [name, el("br"), el("code", { class: "hint" }, row.group)];
 }
 
 async function auditStatus(box) {
@@ -443,7 +574,7 @@ async function auditStatus(box) {
   const c = a.last_checkpoint;
   const v = a.last_verify;
   box.replaceChildren(el("dl", { class: "facts" },
-    el("dt", {}, "Events sealed"), el("dd", {}, String(a.sealed_events)),
+    el("dt", {}, "Events sealed"), el("dd", {}, whole(a.sealed_events)),
     el("dt", {}, "Last checkpoint"), el("dd", {}, c
       ? [`${c.id} at ${new Date(c.created_at).toLocaleString()}, events ${c.first_seq}–${c.last_seq}`, el("br"),
          el("code", { class: "wrap" }, c.line)]
@@ -465,9 +596,9 @@ async function workersPage() {
     if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
     const w = r.body;
     const lag = w.consumers.map((c) => el("tr", {}, el("th", { scope: "row" }, c.consumer),
-      el("td", { class: "num" }, String(c.events_behind)), el("td", { class: "num" }, c.seconds_behind.toFixed(1))));
+      el("td", { class: "num" }, whole(c.events_behind)), el("td", { class: "num" }, c.seconds_behind.toFixed(1))));
     const queues = (w.queues || []).map((q) => el("tr", {}, el("th", { scope: "row" }, q.queue),
-      ...[q.messages, q.ready, q.unacknowledged, q.consumers].map((n) => el("td", { class: "num" }, String(n))),
+      ...[q.messages, q.ready, q.unacknowledged, q.consumers].map((n) => el("td", { class: "num" }, whole(n))),
       el("td", { class: "num" }, `${((100 * q.messages) / q.max_length).toFixed(2)} %`)));
     const dead = (w.queues || []).find((q) => q.queue === "coupon.dead.letters");
     const letters = w.dead_letters.map((d) => el("li", {},

@@ -24,6 +24,12 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
 
 const INDEX: &str = include_str!("../../assets/admin/index.html");
 
+/// The console's icon, an SVG (Chromium and Firefox show one when its
+/// content type says so), served where browsers look for an icon by
+/// themselves, `/favicon.ico`, and linked from the page: asking for it is
+/// never a 404 in the request log.
+const FAVICON: &str = include_str!("../../assets/admin/favicon.svg");
+
 /// (name under `/admin/assets/`, content type, content).
 const ASSETS: &[(&str, &str, &str)] = &[
     (
@@ -53,6 +59,12 @@ pub fn routes() -> Router<AppState> {
         .route("/admin", get(index))
         .route("/admin/", get(index))
         .route("/admin/assets/{file}", get(asset))
+        .route("/favicon.ico", get(favicon))
+}
+
+/// No token: an icon holds no data. Cached for a day (it seldom changes).
+async fn favicon() -> Response {
+    page("image/svg+xml", FAVICON, "public, max-age=86400")
 }
 
 async fn index() -> Response {

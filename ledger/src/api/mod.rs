@@ -7,7 +7,8 @@
 //!   repeated failed signatures.
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
-//!   [`projections`], [`issuance_jobs`]: the routes.
+//!   [`projections`], [`issuance_jobs`]: the routes; [`history`]: a
+//!   template's coupons over time (the console's chart).
 //! - [`code_batches`], [`redemptions`], [`packages`]: redemption codes and
 //!   coupon packages (DESIGN §13); [`package_jobs`]: claims of large
 //!   packages, queued and followed;
@@ -35,6 +36,7 @@ pub mod error;
 pub mod extract;
 pub mod guess_limit;
 pub mod health;
+pub mod history;
 pub mod issuance_jobs;
 pub mod issuance_metrics;
 pub mod lag_metrics;
@@ -202,6 +204,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::of_user))
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
+        .routes(routes!(history::template_history))
         .routes(routes!(issuance_jobs::read_job))
         .routes(routes!(issuance_jobs::cancel))
         .routes(routes!(issuance_jobs::report))

@@ -18,6 +18,7 @@ use super::extract::ApiQuery;
 use crate::domain::liability::By;
 use crate::domain::liability_report::{AsOf, Row, by_name, csv, parse_by, rows};
 use crate::queries::liability::{LiabilityError, report};
+use crate::queries::names::{channel_names, template_names};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -43,7 +44,45 @@ pub struct LiabilityReport {
     pub from_snapshot: Option<i64>,
     /// Events folded after it.
     pub events_folded: u64,
-    pub rows: Vec<Row>,
+    pub rows: Vec<NamedRow>,
+}
+
+/// A row of the report, with the name of its template or channel beside
+/// the id it is grouped by (the CSV keeps the ids alone).
+#[derive(Serialize, ToSchema)]
+pub struct NamedRow {
+    #[serde(flatten)]
+    pub row: Row,
+    /// The template's or the channel's name; absent for a day, for
+    /// coupons of no channel (`none`) and for the total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Each row with its group's name, looked up in one query.
+async fn named(
+    client: &impl tokio_postgres::GenericClient,
+    by: By,
+    rows: Vec<Row>,
+) -> Result<Vec<NamedRow>, ApiError> {
+    let names = match by {
+        By::Template => {
+            let sns: Vec<&str> = rows.iter().map(|r| r.group.as_str()).collect();
+            template_names(client, &sns).await?
+        }
+        By::Channel => {
+            let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.group.parse().ok()).collect();
+            channel_names(client, &ids).await?
+        }
+        By::Day => Default::default(),
+    };
+    Ok(rows
+        .into_iter()
+        .map(|row| NamedRow {
+            name: names.get(&row.group).cloned(),
+            row,
+        })
+        .collect())
 }
 
 /// What the ledger owed and what its coupons cost as of an instant, from
@@ -99,7 +138,7 @@ pub async fn liability(
         by: by_name(by).to_owned(),
         from_snapshot: found.snapshot,
         events_folded: found.events,
-        rows,
+        rows: named(&**client, by, rows).await?,
     })
     .into_response())
 }

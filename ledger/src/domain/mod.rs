@@ -25,6 +25,7 @@
 //! - [`rate_limit`]: a template's claim rate limits (token buckets).
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events.
+//! - [`history`]: a template's coupons over time: buckets and their counts.
 //! - [`package`], [`package_job`]: coupon packages: their size, each
 //!   template's share of a claim, and claims of large packages run as jobs.
 
@@ -35,6 +36,7 @@ pub mod coupon;
 pub mod coupon_state;
 pub mod discount;
 pub mod events;
+pub mod history;
 pub mod ids;
 pub mod issuance;
 pub mod ledger_event;

@@ -2,6 +2,8 @@
 //!
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
 //!   a user's coupons of one status (for quotes).
+//! - [`history`]: a template's coupons by issue time and what became of them.
+//! - [`names`]: the names of templates and channels, for reports.
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 //! - [`package_jobs`]: a large package's claim run as a job.
 //! - [`templates`]: a template, templates (paged, newest first).
@@ -10,8 +12,10 @@
 //!   the liability snapshots the sealer builds at its checkpoints.
 
 pub mod coupons;
+pub mod history;
 pub mod issuance_jobs;
 pub mod lag;
 pub mod liability;
+pub mod names;
 pub mod package_jobs;
 pub mod templates;

@@ -155,6 +155,16 @@ pub async fn exists(
     Ok(row.is_some())
 }
 
+/// When the template was created, if it exists.
+pub async fn created_at(
+    client: &impl GenericClient,
+    sn: &TemplateSn,
+) -> Result<Option<DateTime<Utc>>, tokio_postgres::Error> {
+    let sql = "SELECT created_at FROM templates WHERE sn = $1";
+    let row = client.query_opt(sql, &[&sn.as_str()]).await?;
+    Ok(row.map(|r| r.get(0)))
+}
+
 /// A template's status and issue window, if it exists.
 pub async fn issue_state(
     client: &impl GenericClient,
