@@ -1,0 +1,81 @@
+//! The README stays true: its configuration table lists every variable the
+//! binaries read (the one list `--help` shows), its walk-through runs as
+//! written against a fresh server, and its signing example is the ledger's
+//! own signature.
+
+use std::path::Path;
+
+use tests::{ADMIN_TOKEN, Env, Server};
+
+fn readme() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The first fenced block of `lang` after the heading `heading`.
+fn block_after(text: &str, heading: &str, lang: &str) -> String {
+    let section = &text[text.find(heading).expect("the heading is there")..];
+    let fence = format!("```{lang}\n");
+    let start = section.find(&fence).expect("a block follows") + fence.len();
+    let end = section[start..].find("```").expect("the block ends");
+    section[start..start + end].to_owned()
+}
+
+#[test]
+fn the_configuration_table_lists_every_variable_help_lists() {
+    let text = readme();
+    let table = &text[text.find("## Configuration").unwrap()..text.find("## Commands").unwrap()];
+    let missing: Vec<&str> = ledger::env_vars::ENV_VARS
+        .iter()
+        .map(|(name, _, _)| *name)
+        .filter(|name| !table.contains(&format!("| `{name}` |")))
+        .collect();
+    assert!(missing.is_empty(), "not in the README's table: {missing:?}");
+}
+
+#[test]
+fn the_signing_example_is_the_ledgers_own_signature() {
+    let text = readme();
+    let body = br#"{"template_sn":"8RE9KQ2MV7XWD4TA","user_id":"user-42"}"#;
+    let nonce = "5d41402abc4b2a76b9719d911017c592";
+    let signature = ledger::api::signature::sign(
+        "s3cr3t-example",
+        "POST",
+        "/v1/claims",
+        1764000000,
+        nonce,
+        body,
+    );
+    let section = &text[text.find("## Signing a channel's request").unwrap()..];
+    assert!(section.contains(&signature), "the README shows {signature}");
+    let python = block_after(&text, "## Signing a channel's request", "python");
+    let out = std::process::Command::new("python3")
+        .args(["-c", &python])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), signature);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_walk_through_runs_as_written() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let script = block_after(&readme(), "## Walk-through", "sh");
+    let out = tokio::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .env("LEDGER_URL", &server.base)
+        .env("LEDGER_ADMIN_TOKEN", ADMIN_TOKEN)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let statuses: Vec<&str> = stdout.lines().filter(|l| l.starts_with("HTTP ")).collect();
+    assert_eq!(statuses, ["HTTP 201", "HTTP 409"], "{stdout}");
+    assert!(stdout.contains("per_user_limit"), "{stdout}");
+}
