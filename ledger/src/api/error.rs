@@ -31,6 +31,9 @@ pub enum ApiError {
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
     TooManyRequests(String),
+    /// A request body stopped coming (an upload's idle bound).
+    #[error("{0}")]
+    Timeout(String),
     #[error("{0} is unavailable")]
     Unavailable(String),
     /// A claim's group-committed batch failed: nothing of it was written.
@@ -88,6 +91,7 @@ impl ApiError {
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -106,6 +110,7 @@ impl ApiError {
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
             Self::TooManyRequests(_) => "rate_limited",
+            Self::Timeout(_) => "timeout",
             Self::Unavailable(_) => "unavailable",
             Self::BatchFailed(_) => "batch_failed",
             Self::Internal(_) => "internal",

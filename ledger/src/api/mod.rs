@@ -124,6 +124,8 @@ pub struct Shared {
     /// jobs (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
+    /// Longest an upload's body is waited for between bytes.
+    pub upload_idle: Duration,
     /// The flash-sale gate and group commit of claims.
     pub flash: Arc<crate::flash::Flash>,
     /// RabbitMQ's management API (queue depths, dead letters).

@@ -55,6 +55,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
+        upload_idle: config.upload_idle,
         flash: flash.clone(),
         management,
     });

@@ -26,6 +26,14 @@ pub enum Opened {
     Complete { id: Uuid, file_sha256: Vec<u8> },
 }
 
+impl Opened {
+    pub fn id(&self) -> Uuid {
+        match self {
+            Self::New(id) | Self::Resume(id) | Self::Complete { id, .. } => *id,
+        }
+    }
+}
+
 /// How long an `uploading` job may stay silent before it counts as broken off.
 pub const UPLOAD_SILENCE_SECS: i64 = 10;
 
@@ -226,6 +234,18 @@ pub async fn broke_off(
                 WHERE id = $1 AND status = 'uploading'";
     client.execute(sql, &[&job_id, &error]).await?;
     Ok(())
+}
+
+/// Deletes a job whose file had no line of data, unless an earlier upload
+/// of its key recorded something (chunks or invalid lines): true if deleted.
+pub async fn discard_empty(
+    client: &impl GenericClient,
+    job_id: Uuid,
+) -> Result<bool, tokio_postgres::Error> {
+    let sql = "DELETE FROM issuance_jobs j WHERE id = $1 AND status = 'uploading'
+                  AND NOT EXISTS (SELECT 1 FROM issuance_chunks c WHERE c.job_id = j.id)
+                  AND NOT EXISTS (SELECT 1 FROM issuance_lines l WHERE l.job_id = j.id)";
+    Ok(client.execute(sql, &[&job_id]).await? == 1)
 }
 
 /// Cancels a job: chunks not yet issued end `cancelled`. A finished job
