@@ -71,6 +71,13 @@ impl ApiError {
         }
     }
 
+    /// 404 naming what was not found and the id asked for (bounded and
+    /// escaped: it may be what the client sent).
+    pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        let id = crate::commands::shown_id(&id.to_string());
+        Self::NotFound(format!("{what} {id} not found"))
+    }
+
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
         Self::Unprocessable {
             code,
@@ -207,7 +214,7 @@ impl From<crate::commands::CommandError> for ApiError {
     fn from(e: crate::commands::CommandError) -> Self {
         use crate::commands::CommandError as C;
         match e {
-            C::NotFound(what) => Self::NotFound(format!("{what} not found")),
+            C::NotFound(..) => Self::NotFound(e.to_string()),
             C::Conflict(code, message) => Self::Conflict { code, message },
             C::Unprocessable(code, message) => Self::Unprocessable { code, message },
             C::Forbidden(message) => Self::Forbidden(message),

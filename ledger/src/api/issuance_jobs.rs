@@ -259,11 +259,11 @@ async fn job_view(state: &AppState, id: Uuid) -> Result<JobView, ApiError> {
     let client = state.pool.get().await?;
     jobs::job(&**client, id, state.now())
         .await?
-        .ok_or_else(|| ApiError::NotFound(format!("issuance job {id} not found")))
+        .ok_or_else(|| ApiError::not_found("issuance job", id))
 }
 
 fn template_not_found(sn: &str) -> ApiError {
-    ApiError::NotFound(format!("template {sn:.64} not found"))
+    ApiError::not_found("template", sn)
 }
 
 #[derive(Deserialize, IntoParams)]

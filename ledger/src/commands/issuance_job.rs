@@ -263,7 +263,7 @@ pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), Com
         .query_opt("SELECT status FROM issuance_jobs WHERE id = $1", &[&job_id])
         .await?;
     match exists {
-        None => Err(CommandError::NotFound("issuance job")),
+        None => Err(CommandError::not_found("issuance job", job_id)),
         Some(_) => Err(CommandError::Conflict(
             "job_finished",
             "the job has ended; there is nothing to cancel".into(),
