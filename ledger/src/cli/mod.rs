@@ -26,6 +26,10 @@ use ledger::config::Config;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// On failure, print the error's whole report (with the backtrace
+    /// when RUST_BACKTRACE=1) instead of one line.
+    #[arg(long, global = true)]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand)]
