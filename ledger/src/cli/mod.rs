@@ -8,6 +8,7 @@ mod export;
 mod issue;
 mod migrate;
 mod progress;
+mod rate;
 mod replay;
 mod report;
 mod schemas;
