@@ -2,7 +2,7 @@
 //! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -31,6 +31,13 @@ pub enum ApiError {
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
     TooManyRequests(String),
+    /// Too many failures from one caller: 429 with `Retry-After`.
+    #[error("{message}")]
+    Limited {
+        message: String,
+        /// Whole seconds, at least 1.
+        retry_after: u64,
+    },
     /// A request body stopped coming (an upload's idle bound).
     #[error("{0}")]
     Timeout(String),
@@ -97,7 +104,7 @@ impl ApiError {
             Self::SoldOut(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyRequests(_) | Self::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -116,7 +123,7 @@ impl ApiError {
             Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
-            Self::TooManyRequests(_) => "rate_limited",
+            Self::TooManyRequests(_) | Self::Limited { .. } => "rate_limited",
             Self::Timeout(_) => "timeout",
             Self::Unavailable(_) => "unavailable",
             Self::BatchFailed(_) => "batch_failed",
@@ -148,6 +155,10 @@ impl IntoResponse for ApiError {
             _ => None,
         };
         let mut response = (self.status(), Json(self.body())).into_response();
+        if let Self::Limited { retry_after, .. } = self {
+            let value = axum::http::HeaderValue::from(retry_after.max(1));
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
         if let Some(error) = server_error {
             response
                 .extensions_mut()

@@ -7,6 +7,7 @@ use deadpool_postgres::Pool;
 use ledger::api::AppState;
 use ledger::api::auth::Tokens;
 use ledger::api::guess_limit::GuessLimit;
+use ledger::api::token_limit::TokenLimit;
 use ledger::api::secret_cache::SecretCache;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
@@ -53,6 +54,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         secrets,
         auth_limit: Default::default(),
         guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
+        token_limit: Arc::new(TokenLimit::shared(redis.clone())),
         chunks: std::sync::Arc::new(LazyPublisher::new(&config.amqp_url, "couponledger-api")),
         upload_max_bytes: config.upload_max_bytes,
         upload_idle: config.upload_idle,
