@@ -77,14 +77,18 @@ async fn check(parts: &Parts, state: &AppState, accepted: &[&str]) -> Result<(),
         .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
     // Constant time, so response timing does not reveal a token's prefix;
     // every accepted token is compared, so neither does which one matched.
-    let right = accepted
-        .iter()
-        .fold(false, |found, t| found | bool::from(given.as_bytes().ct_eq(t.as_bytes())));
+    let right = accepted.iter().fold(false, |found, t| {
+        found | bool::from(given.as_bytes().ct_eq(t.as_bytes()))
+    });
     if right {
         return Ok(());
     }
     let metrics = &state.metrics.tokens;
-    match state.token_limit.wrong_token(peer(parts), Instant::now()).await {
+    match state
+        .token_limit
+        .wrong_token(peer(parts), Instant::now())
+        .await
+    {
         WrongToken::Counted => {
             metrics.forbidden();
             Err(ApiError::Forbidden("this token may not do that".into()))

@@ -107,7 +107,9 @@ pub async fn void(
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             commands::void(tx, id, &metadata, now).await?;
-            coupons::coupon(&**tx, id).await?.ok_or_else(|| not_found(id))
+            coupons::coupon(&**tx, id)
+                .await?
+                .ok_or_else(|| not_found(id))
         })
     })
     .await

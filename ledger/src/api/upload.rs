@@ -240,7 +240,8 @@ pub async fn read_file(
             match waiting.next(&mut frames).await? {
                 Some(Awaited::Frame(frame)) => break Some(frame),
                 Some(Awaited::Nothing) => {
-                    next_chunk = write_ready(state, target, &mut gathered, next_chunk, false).await?
+                    next_chunk =
+                        write_ready(state, target, &mut gathered, next_chunk, false).await?
                 }
                 None => break None,
             }

@@ -95,7 +95,10 @@ mod tests {
             let e = number.text("amount").unwrap_err();
             assert_eq!(e.field(), "amount");
             assert!(e.message().contains(json), "{e}");
-            assert_eq!(serde_json::to_string(&number).unwrap(), format!("\"{json}\""));
+            assert_eq!(
+                serde_json::to_string(&number).unwrap(),
+                format!("\"{json}\"")
+            );
         }
         assert!(serde_json::from_str::<RawDecimal>("true").is_err());
     }

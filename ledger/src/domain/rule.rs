@@ -246,7 +246,8 @@ impl DiscountRule {
                 threshold,
                 max_off,
             } => {
-                let rate_off = Rate::parse(rate_off.text("rate_off")?).map_err(|e| ParseError::new("rate_off", e))?;
+                let rate_off = Rate::parse(rate_off.text("rate_off")?)
+                    .map_err(|e| ParseError::new("rate_off", e))?;
                 DiscountRule::Rate(RateOff {
                     rate_off,
                     basis: rate_off.basis(),

@@ -408,7 +408,11 @@ mod tests {
             let shown = String::from_utf8_lossy(text);
             assert_eq!(finished(format, text).0, Err(FileError::Empty), "{shown:?}");
         }
-        assert_eq!(finished(FileFormat::Plain, b"\n \n").0, Ok(()), "an invalid line is data");
+        assert_eq!(
+            finished(FileFormat::Plain, b"\n \n").0,
+            Ok(()),
+            "an invalid line is data"
+        );
     }
 
     #[test]
