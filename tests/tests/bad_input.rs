@@ -318,10 +318,6 @@ async fn every_404_names_what_was_not_found_and_its_id() {
     let server = Server::start(&env).await.unwrap();
     let id = uuid::Uuid::new_v4();
     let sn = server.active_template(10, 1).await.unwrap();
-    let get = |path: String| async {
-        let r = server.admin(Method::GET, &path).send().await.unwrap();
-        (r.status().as_u16(), r.json::<Value>().await.unwrap())
-    };
     let cases: Vec<(String, String)> = vec![
         (
             "/v1/templates/NOSUCH8RE9".into(),
@@ -339,7 +335,8 @@ async fn every_404_names_what_was_not_found_and_its_id() {
         ("/v1/packages/NOSUCHPKG".into(), "package NOSUCHPKG".into()),
     ];
     for (path, expected) in cases {
-        let (status, body) = get(path.clone()).await;
+        let r = server.admin(Method::GET, &path).send().await.unwrap();
+        let (status, body) = (r.status().as_u16(), r.json::<Value>().await.unwrap());
         assert_eq!(status, 404, "{path}: {body}");
         assert_eq!(
             body["error"]["message"],
