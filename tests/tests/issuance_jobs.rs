@@ -651,22 +651,21 @@ async fn a_file_without_a_line_of_data_is_422_empty_file_and_leaves_no_job() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(100, 1).await.unwrap();
-    let plain = [("Content-Type", "text/plain")];
-    let csv = [("Content-Type", "text/csv")];
-    let cases: [(&[u8], &[(&str, &str)]); 5] = [
-        (b"", &plain),
-        (b"\n\r\n\n", &plain),
-        (b"", &csv),
-        (b"user_id\n", &csv),
-        (b"name,user_id\r\n\n", &csv),
+    let cases: [(&str, &str); 5] = [
+        ("", "text/plain"),
+        ("\n\r\n\n", "text/plain"),
+        ("", "text/csv"),
+        ("user_id\n", "text/csv"),
+        ("name,user_id\r\n\n", "text/csv"),
     ];
-    for (body, headers) in cases {
-        let shown = String::from_utf8_lossy(body).into_owned();
-        let (status, e) = upload(&server, &sn, body.to_vec(), headers).await;
+    for (body, media) in cases {
+        let headers = &[("Content-Type", media)];
+        let shown = body;
+        let (status, e) = upload(&server, &sn, body.as_bytes().to_vec(), headers).await;
         assert_eq!(
             (status, e["error"]["code"].as_str()),
             (422, Some("empty_file")),
-            "{shown:?} {headers:?}: {e}"
+            "{shown:?} {media}: {e}"
         );
     }
     assert!(jobs(&server).await.is_empty(), "no job was kept");
