@@ -22,6 +22,10 @@ pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
 /// 1 GiB.
 pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
+/// 30 s: a client streaming a file sends bytes all the time; one producing
+/// it as it goes (a query piped into `ledger issue --file -`) may pause,
+/// but rarely this long. Up to an hour, for the slowest producers.
+pub const DEFAULT_UPLOAD_IDLE_SECS: &str = "30";
 pub const DEFAULT_LOG_FORMAT: &str = "text";
 
 /// `LEDGER_LOG_FORMAT`: how the binaries write their log lines (stderr).
@@ -81,6 +85,8 @@ pub struct Config {
     pub secret_keys: Option<Keyring>,
     /// Largest uploaded user-ID file, decompressed (`LEDGER_UPLOAD_MAX_BYTES`).
     pub upload_max_bytes: u64,
+    /// Longest wait for an upload's next bytes (`LEDGER_UPLOAD_IDLE_SECS`).
+    pub upload_idle: std::time::Duration,
     /// When expiry reminders go out on their day (business time).
     pub notify_at: NotifyAt,
     /// Days sent and cancelled reminders are kept.
@@ -108,6 +114,7 @@ impl std::fmt::Debug for Config {
             .field("tz", &self.tz)
             .field("redis_prefix", &self.redis_prefix)
             .field("upload_max_bytes", &self.upload_max_bytes)
+            .field("upload_idle", &self.upload_idle)
             .field("notify_at", &self.notify_at)
             .field("notify_retention_days", &self.notify_retention_days)
             .field("flash_reconcile", &self.flash_reconcile)
@@ -152,6 +159,12 @@ impl Config {
         let secret_keys = secret_keys(&lookup)?;
         let (var, upload_max) = get("LEDGER_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES);
         let upload_max_bytes = parse_with(var, &upload_max, u64::from_str)?;
+        let (var, secs) = get("LEDGER_UPLOAD_IDLE_SECS", DEFAULT_UPLOAD_IDLE_SECS);
+        let upload_idle = u64::from_str(&secs)
+            .ok()
+            .filter(|s| (1..=3_600).contains(s))
+            .map(std::time::Duration::from_secs)
+            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 3600"))?;
         let (var, at) = get("LEDGER_NOTIFY_AT", DEFAULT_NOTIFY_AT);
         let notify_at = NotifyAt::parse(&at).ok_or_else(|| error(var, &at, "not HH:MM (24 h)"))?;
         let (var, days) = get(
@@ -194,6 +207,7 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
             secret_keys,
             upload_max_bytes,
+            upload_idle,
             notify_at,
             notify_retention_days,
             flash_reconcile,

@@ -45,6 +45,11 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         "largest user-ID file `serve` accepts, decompressed",
     ),
     (
+        "LEDGER_UPLOAD_IDLE_SECS",
+        config::DEFAULT_UPLOAD_IDLE_SECS,
+        "seconds `serve` waits for an upload's next bytes before answering 408 (1 to 3600)",
+    ),
+    (
         "LEDGER_NOTIFY_AT",
         config::DEFAULT_NOTIFY_AT,
         "time of day (HH:MM, business time) expiry reminders go out",

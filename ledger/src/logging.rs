@@ -56,6 +56,19 @@ fn filter() -> EnvFilter {
     })
 }
 
+/// `text` on one line: the final error of a binary is read by people, so a
+/// message of several lines (an HTTP answer quoted in it) is joined. With
+/// anyhow's `{:#}` (causes after colons, never the backtrace that `{:?}`
+/// adds under `RUST_BACKTRACE`) it gives the one line the binaries print.
+pub fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.join(" ")
+}
+
 /// `error` and its sources, `outer: inner: innermost` (as anyhow's `{:#}`),
 /// skipping a source whose text its parent already ends with (errors that
 /// print their cause themselves, such as tokio-postgres's).

@@ -25,10 +25,16 @@ fn main() -> ExitCode {
         }
     }
     let cli = Cli::parse();
+    let verbose = cli.verbose;
     match run(cli) {
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
+        Err(e) if verbose => {
             eprintln!("Error: {}", scrub(&format!("{e:?}")));
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            let line = ledger::logging::one_line(&format!("{e:#}"));
+            eprintln!("Error: {}", scrub(&line));
             ExitCode::FAILURE
         }
     }

@@ -8,6 +8,7 @@ pub const FAMILIES: &[&str] = &[
     // HTTP
     "couponledger_http_requests_total",
     "couponledger_http_request_duration_seconds",
+    "couponledger_wrong_tokens_total",
     // claims
     "couponledger_claims_total",
     // bulk issuance

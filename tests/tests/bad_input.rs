@@ -139,6 +139,13 @@ async fn invalid_template_terms_are_400_naming_the_field() {
     let cases: Vec<(&str, Value, &str)> = vec![
         ("/discount/amount", json!("-5.00"), "discount.amount"),
         ("/discount/amount", json!("1.234"), "discount.amount"),
+        ("/discount/amount", json!(25), "discount.amount"),
+        ("/discount/threshold", json!(100.5), "discount.threshold"),
+        (
+            "/discount",
+            json!({"type": "rate", "rate_off": 0.12}),
+            "discount.rate_off",
+        ),
         (
             "/discount",
             json!({"type": "rate", "rate_off": "1.5"}),
@@ -280,4 +287,78 @@ async fn tokens_are_required_and_checked() {
         403,
         "the service token is not an admin token"
     );
+}
+
+#[tokio::test]
+async fn a_numeric_amount_is_the_same_field_error_as_a_malformed_string() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let mut answers = Vec::new();
+    for amount in [json!("twenty"), json!(25)] {
+        let mut body = tests::template_body(10, 1);
+        body["discount"]["amount"] = amount.clone();
+        let (status, err) = server.admin_post("/v1/templates", &body).await.unwrap();
+        let message = err["error"]["message"].as_str().unwrap_or("").to_owned();
+        assert!(
+            message.starts_with("discount.amount: "),
+            "{amount}: {message}"
+        );
+        answers.push((status, err["error"]["code"].clone()));
+    }
+    assert_eq!(answers[0], (400, json!("invalid_field")));
+    assert_eq!(
+        answers[0], answers[1],
+        "a number is refused like a bad string"
+    );
+}
+
+#[tokio::test]
+async fn every_404_names_what_was_not_found_and_its_id() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let id = uuid::Uuid::new_v4();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let cases: Vec<(String, String)> = vec![
+        (
+            "/v1/templates/NOSUCH8RE9".into(),
+            "template NOSUCH8RE9".into(),
+        ),
+        (
+            "/v1/templates/NOSUCH8RE9/stats".into(),
+            "template NOSUCH8RE9".into(),
+        ),
+        (
+            format!("/v1/issuance-jobs/{id}"),
+            format!("issuance job {id}"),
+        ),
+        (format!("/v1/code-batches/{id}"), format!("code batch {id}")),
+        ("/v1/packages/NOSUCHPKG".into(), "package NOSUCHPKG".into()),
+    ];
+    for (path, expected) in cases {
+        let r = server.admin(Method::GET, &path).send().await.unwrap();
+        let (status, body) = (r.status().as_u16(), r.json::<Value>().await.unwrap());
+        assert_eq!(status, 404, "{path}: {body}");
+        assert_eq!(
+            body["error"]["message"],
+            format!("{expected} not found"),
+            "{path}"
+        );
+    }
+    let coupon = server
+        .service(Method::GET, &format!("/v1/coupons/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(coupon.status(), 404);
+    let body: Value = coupon.json().await.unwrap();
+    assert_eq!(body["error"]["message"], format!("coupon {id} not found"));
+    let (status, body) = server
+        .admin_post(
+            &format!("/v1/templates/{sn}/channels"),
+            &json!({"channel_id": id}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["error"]["message"], format!("channel {id} not found"));
 }

@@ -210,3 +210,52 @@ async fn signed_claim_script_uses_ledger_url_and_fails_on_a_refusal() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.starts_with("HTTP 401"), "{text}");
 }
+
+/// Runs `binary` with RUST_BACKTRACE=1 and without the tokens: its stderr.
+async fn failing_with_backtraces(binary: &str, args: &[&str], vars: &[(&str, &str)]) -> Output {
+    Command::new(bin(binary))
+        .args(args)
+        .env_remove("LEDGER_ADMIN_TOKEN")
+        .env_remove("LEDGER_SERVICE_TOKEN")
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LOG", "warn")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_error_is_one_line_whatever_rust_backtrace_says() {
+    let issue = ["issue", "--template", "SN", "--file", "/dev/null"];
+    let out = failing_with_backtraces("ledger", &issue, &[]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
+    assert!(
+        stderr.starts_with("Error: LEDGER_ADMIN_TOKEN: required by `ledger issue`")
+            && stderr.contains("scripts/run prints the dev tokens"),
+        "says where the token comes from: {stderr}"
+    );
+
+    let bad_tz = [("LEDGER_TZ", "Mars/Olympus")];
+    let out = failing_with_backtraces("workers", &["run"], &bad_tz).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
+    assert!(stderr.contains("LEDGER_TZ"), "{stderr}");
+
+    // --verbose asks for the whole report.
+    let verbose = [
+        "--verbose",
+        "issue",
+        "--template",
+        "SN",
+        "--file",
+        "/dev/null",
+    ];
+    let out = failing_with_backtraces("ledger", &verbose, &[]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.lines().count() > 1, "the report:\n{stderr}");
+}

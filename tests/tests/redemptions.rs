@@ -149,7 +149,7 @@ async fn a_code_gives_its_coupon_once_and_every_refusal_has_its_answer() {
     for bad in ["AAAAAAAAAA", typo.as_str(), "SHORT", "0000000000"] {
         let (status, body) = redeem(&server, bad, "cyd").await;
         assert_eq!(status, 404, "{bad}: {body}");
-        assert_eq!(body["error"]["message"], "no such code");
+        assert_eq!(body["error"]["message"], format!("code {bad} not found"));
     }
 
     // The event carries the code; the coupon's CouponIssued says which code.

@@ -62,6 +62,10 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// On failure, print the error's whole report (with the backtrace
+    /// when RUST_BACKTRACE=1) instead of one line.
+    #[arg(long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -114,7 +118,24 @@ const ALL: [Worker; 7] = [
 const POOL_SIZE: usize = 8;
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let verbose = cli.verbose;
+    match start(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            let text = if verbose {
+                format!("{e:?}")
+            } else {
+                ledger::logging::one_line(&format!("{e:#}"))
+            };
+            eprintln!("Error: {text}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn start(cli: Cli) -> anyhow::Result<()> {
     ledger::logging::init(ledger::config::LogFormat::from_env()?);
     let Command::Run {
         only,
@@ -122,7 +143,7 @@ async fn main() -> anyhow::Result<()> {
         requeue_after,
         checkpoint_events,
         checkpoint_secs,
-    } = Cli::parse().command;
+    } = cli.command;
     let config = Config::from_env()?;
     let workers = if only.is_empty() { ALL.to_vec() } else { only };
     let shutdown = Shutdown::on_signals()?;

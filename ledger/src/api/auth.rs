@@ -1,12 +1,18 @@
-//! Bearer-token auth for the admin and service roles (DESIGN §7).
+//! Bearer-token auth for the admin and service roles (DESIGN §7). A wrong
+//! token is counted against the client's address (`token_limit`); the
+//! right one is compared first and passes without waiting on anything.
 
-use axum::extract::FromRequestParts;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::error::ApiError;
+use super::token_limit::WrongToken;
 
 /// The caller is an operator (templates, channels, issuance jobs).
 pub struct Admin;
@@ -22,7 +28,9 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        check(parts, &state.tokens.admin).map(|()| Admin)
+        check(parts, state, &[&state.tokens.admin])
+            .await
+            .map(|()| Admin)
     }
 }
 
@@ -30,7 +38,7 @@ impl FromRequestParts<AppState> for Service {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        check(parts, &state.tokens.service).map(|()| Service)
+        service(parts, state).await.map(|()| Service)
     }
 }
 
@@ -38,16 +46,17 @@ impl FromRequestParts<AppState> for Reader {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        check(parts, &state.tokens.service)
-            .or_else(|_| check(parts, &state.tokens.admin))
+        let tokens = &state.tokens;
+        check(parts, state, &[&tokens.service, &tokens.admin])
+            .await
             .map(|()| Reader)
     }
 }
 
 /// The service token's check, for a route that takes it or another
 /// credential (a channel's signature).
-pub(crate) fn service(parts: &Parts, state: &AppState) -> Result<(), ApiError> {
-    check(parts, &state.tokens.service)
+pub(crate) async fn service(parts: &Parts, state: &AppState) -> Result<(), ApiError> {
+    check(parts, state, &[&state.tokens.service]).await
 }
 
 #[derive(Clone)]
@@ -56,17 +65,43 @@ pub struct Tokens {
     pub service: String,
 }
 
-fn check(parts: &Parts, expected: &str) -> Result<(), ApiError> {
+/// Ok when the request's bearer token is one of `accepted`. A missing one
+/// is 401 (not counted: nothing was tried); a wrong one 403, or 429 once
+/// its address sent too many.
+async fn check(parts: &Parts, state: &AppState, accepted: &[&str]) -> Result<(), ApiError> {
     let given = parts
         .headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
-    // Constant time, so response timing does not reveal a token's prefix.
-    if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
-        Ok(())
-    } else {
-        Err(ApiError::Forbidden("this token may not do that".into()))
+    // Constant time, so response timing does not reveal a token's prefix;
+    // every accepted token is compared, so neither does which one matched.
+    let right = accepted.iter().fold(false, |found, t| {
+        found | bool::from(given.as_bytes().ct_eq(t.as_bytes()))
+    });
+    if right {
+        return Ok(());
     }
+    let metrics = &state.metrics.tokens;
+    match state
+        .token_limit
+        .wrong_token(peer(parts), Instant::now())
+        .await
+    {
+        WrongToken::Counted => {
+            metrics.forbidden();
+            Err(ApiError::Forbidden("this token may not do that".into()))
+        }
+        WrongToken::Limited(limited) => {
+            metrics.limited();
+            Err(limited.into())
+        }
+    }
+}
+
+/// The connection's peer address (set by `server::serve`).
+fn peer(parts: &Parts) -> Option<IpAddr> {
+    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+    peer.map(|p| p.0.ip())
 }

@@ -12,8 +12,6 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::http::HeaderValue;
-use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
@@ -130,24 +128,26 @@ pub struct Limited {
 
 impl IntoResponse for Limited {
     fn into_response(self) -> Response {
-        too_many(self.retry_after, self.what)
+        ApiError::from(self).into_response()
     }
 }
 
 /// `Retry-After` is in whole seconds, rounded up.
-fn too_many(wait: Duration, what: &str) -> Response {
-    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    let mut response =
-        ApiError::TooManyRequests(format!("too many {what}; retry after {secs} s")).into_response();
-    response
-        .headers_mut()
-        .insert(RETRY_AFTER, HeaderValue::from(secs.max(1)));
-    response
+impl From<Limited> for ApiError {
+    fn from(limited: Limited) -> Self {
+        let wait = limited.retry_after;
+        let secs = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+        ApiError::Limited {
+            message: format!("too many {}; retry after {secs} s", limited.what),
+            retry_after: secs,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::header::RETRY_AFTER;
 
     fn retry_after(limited: Limited) -> u64 {
         let r = limited.into_response();

@@ -87,7 +87,7 @@ pub async fn claim(
     };
     let input: Claim = parse_json(&body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
-        .ok_or_else(|| ApiError::NotFound("template not found".into()))?;
+        .ok_or_else(|| ApiError::not_found("template", &input.template_sn))?;
     let claim = Verified {
         template_sn,
         user_id: input.user_id,
@@ -231,7 +231,7 @@ impl From<ClaimRefused> for ApiError {
             ClaimRefused::SoldOut | ClaimRefused::UsedUp => Self::SoldOut(message),
             ClaimRefused::AlreadyRedeemed => Self::conflict("already_redeemed", message),
             ClaimRefused::Template(code, _) => Self::unprocessable(code, message),
-            ClaimRefused::NotFound => Self::NotFound(message),
+            ClaimRefused::NotFound(_) => Self::NotFound(message),
             ClaimRefused::Failed => Self::BatchFailed(message),
         }
     }

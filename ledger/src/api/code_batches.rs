@@ -231,7 +231,7 @@ async fn batch(state: &AppState, id: Uuid) -> Result<Batch, ApiError> {
     let client = state.pool.get().await?;
     code_batches::read(&**client, id)
         .await?
-        .ok_or_else(|| ApiError::NotFound("code batch not found".into()))
+        .ok_or_else(|| ApiError::not_found("code batch", id))
 }
 
 /// Read a batch.

@@ -43,12 +43,12 @@ pub struct UserPath {
     pub uid: String,
 }
 
-fn not_found() -> ApiError {
-    ApiError::NotFound("coupon not found".into())
+fn not_found(id: impl std::fmt::Display) -> ApiError {
+    ApiError::not_found("coupon", id)
 }
 
 fn parse_id(id: &str) -> Result<Uuid, ApiError> {
-    id.parse().map_err(|_| not_found())
+    id.parse().map_err(|_| not_found(id))
 }
 
 async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView, ApiError> {
@@ -56,9 +56,9 @@ async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView
     let client = state.pool.get().await?;
     let coupon = coupons::coupon(&**client, id)
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or_else(|| not_found(id))?;
     match &owner.user_id {
-        Some(user) if *user != coupon.user_id => Err(not_found()),
+        Some(user) if *user != coupon.user_id => Err(not_found(id)),
         _ => Ok(coupon),
     }
 }
@@ -107,7 +107,9 @@ pub async fn void(
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             commands::void(tx, id, &metadata, now).await?;
-            coupons::coupon(&**tx, id).await?.ok_or_else(not_found)
+            coupons::coupon(&**tx, id)
+                .await?
+                .ok_or_else(|| not_found(id))
         })
     })
     .await

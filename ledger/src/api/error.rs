@@ -2,7 +2,7 @@
 //! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -31,6 +31,16 @@ pub enum ApiError {
     Unprocessable { code: &'static str, message: String },
     #[error("{0}")]
     TooManyRequests(String),
+    /// Too many failures from one caller: 429 with `Retry-After`.
+    #[error("{message}")]
+    Limited {
+        message: String,
+        /// Whole seconds, at least 1.
+        retry_after: u64,
+    },
+    /// A request body stopped coming (an upload's idle bound).
+    #[error("{0}")]
+    Timeout(String),
     #[error("{0} is unavailable")]
     Unavailable(String),
     /// A claim's group-committed batch failed: nothing of it was written.
@@ -68,6 +78,13 @@ impl ApiError {
         }
     }
 
+    /// 404 naming what was not found and the id asked for (bounded and
+    /// escaped: it may be what the client sent).
+    pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        let id = crate::commands::shown_id(&id.to_string());
+        Self::NotFound(format!("{what} {id} not found"))
+    }
+
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
         Self::Unprocessable {
             code,
@@ -87,7 +104,8 @@ impl ApiError {
             Self::SoldOut(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyRequests(_) | Self::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -105,7 +123,8 @@ impl ApiError {
             Self::UnsupportedMediaType(_) => "unsupported_media_type",
             Self::SoldOut(_) => "sold_out",
             Self::PayloadTooLarge { .. } => "payload_too_large",
-            Self::TooManyRequests(_) => "rate_limited",
+            Self::TooManyRequests(_) | Self::Limited { .. } => "rate_limited",
+            Self::Timeout(_) => "timeout",
             Self::Unavailable(_) => "unavailable",
             Self::BatchFailed(_) => "batch_failed",
             Self::Internal(_) => "internal",
@@ -136,6 +155,10 @@ impl IntoResponse for ApiError {
             _ => None,
         };
         let mut response = (self.status(), Json(self.body())).into_response();
+        if let Self::Limited { retry_after, .. } = self {
+            let value = axum::http::HeaderValue::from(retry_after.max(1));
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
         if let Some(error) = server_error {
             response
                 .extensions_mut()
@@ -202,7 +225,7 @@ impl From<crate::commands::CommandError> for ApiError {
     fn from(e: crate::commands::CommandError) -> Self {
         use crate::commands::CommandError as C;
         match e {
-            C::NotFound(what) => Self::NotFound(format!("{what} not found")),
+            C::NotFound(..) => Self::NotFound(e.to_string()),
             C::Conflict(code, message) => Self::Conflict { code, message },
             C::Unprocessable(code, message) => Self::Unprocessable { code, message },
             C::Forbidden(message) => Self::Forbidden(message),

@@ -82,7 +82,7 @@ pub async fn drain(body: axum::body::Body) {
     .await;
 }
 
-fn declared_length(headers: &HeaderMap) -> Option<u64> {
+pub(crate) fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers
         .get(header::CONTENT_LENGTH)?
         .to_str()

@@ -14,13 +14,13 @@ use uuid::Uuid;
 use super::AppState;
 use super::auth::Admin;
 use super::error::{ApiError, ErrorBody};
-use super::extract::{ApiPath, ApiQuery};
+use super::extract::{self, ApiPath, ApiQuery};
 use super::upload::{self, Target, UploadError};
 use crate::commands::issuance_job::{self, Opened};
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
 use crate::domain::template_status::{self, NotIssuing};
-use crate::domain::user_file::FileFormat;
+use crate::domain::user_file::{FileError, FileFormat};
 use crate::queries;
 use crate::queries::issuance_jobs::{self as jobs, JobView, ReportLine};
 
@@ -38,14 +38,18 @@ pub struct UploadQuery {
 
 /// Upload a file of user ids (`text/plain`, one per line, or `text/csv` with a
 /// `user_id` column; `Content-Encoding: gzip` accepted), streamed. Answers
-/// once every chunk is on the queue. The same key and file answer the same job.
+/// once every chunk is on the queue. The same key and file answer the same
+/// job. A declared length over the limit is 413 before any byte is read; a
+/// file without a line of data 422 `empty_file` (no job is kept); a body
+/// that stops coming 408, the job left `incomplete` to resume.
 #[utoipa::path(post, path = "/v1/issuance-jobs", tag = "issuance", params(UploadQuery),
     request_body(content = String, content_type = "text/plain"),
     security(("admin" = [])),
     responses((status = 202, body = JobView), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)))]
+        (status = 404, body = ErrorBody), (status = 408, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
 pub async fn upload(
     State(state): State<AppState>,
     _: Admin,
@@ -53,39 +57,54 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let (format, gzip, sn, opened) = match open_job(&state, &q, &headers).await {
-        Ok(opened) => opened,
+    // Certainly over the limit: without gzip the length is the file's; with
+    // it, a file inflates, so its compressed length is below the file's.
+    // Answered at once, the body unread: draining a body of that size could
+    // not reach its end, and a client that waits (`Expect: 100-continue`,
+    // or one that sent less than it declared) gets its answer now.
+    if extract::declared_length(&headers).is_some_and(|n| n > state.upload_max_bytes) {
+        return Err(ApiError::PayloadTooLarge {
+            limit: usize::try_from(state.upload_max_bytes).unwrap_or(usize::MAX),
+        });
+    }
+    let opening = match open_job(&state, &q, &headers).await {
+        Ok(opening) => opening,
         Err(refused) => {
             // Let a client that streams its file first see the refusal.
-            super::extract::drain(body).await;
+            extract::drain(body).await;
             return Err(refused);
         }
     };
-    let job_id = match opened {
-        Opened::Complete { id, file_sha256 } => {
-            let sha = upload::hash_body(body, gzip, state.upload_max_bytes).await;
-            if sha.map_err(upload_error)? != file_sha256 {
-                return Err(ApiError::Unprocessable {
-                    code: "different_file",
-                    message: "this key names a job uploaded with another file".into(),
-                });
-            }
-            id
-        }
-        Opened::New(id) | Opened::Resume(id) => {
-            let target = Target {
-                job_id: id,
-                template_sn: sn.as_str().to_owned(),
-                format,
-                chunk_lines: DEFAULT_CHUNK_LINES,
-                max_bytes: state.upload_max_bytes,
-            };
-            read(&state, &target, body, gzip).await?;
-            id
-        }
+    let target = Target {
+        job_id: opening.opened.id(),
+        template_sn: opening.sn.as_str().to_owned(),
+        format: opening.format,
+        chunk_lines: DEFAULT_CHUNK_LINES,
+        max_bytes: state.upload_max_bytes,
+        idle: state.upload_idle,
     };
-    let view = job_view(&state, job_id).await?;
+    if let Opened::Complete { file_sha256, .. } = &opening.opened {
+        let sha = upload::hash_body(body, opening.gzip, &target).await;
+        if sha.map_err(|e| upload_error(e, &target, &opening.key))? != *file_sha256 {
+            return Err(ApiError::Unprocessable {
+                code: "different_file",
+                message: "this key names a job uploaded with another file".into(),
+            });
+        }
+    } else {
+        read(&state, &target, &opening, body).await?;
+    }
+    let view = job_view(&state, target.job_id).await?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+/// An upload's file form and the job its key names.
+struct Opening {
+    format: FileFormat,
+    gzip: bool,
+    sn: TemplateSn,
+    key: String,
+    opened: Opened,
 }
 
 /// The file's form and the job its key names, once the template issues.
@@ -93,22 +112,36 @@ async fn open_job(
     state: &AppState,
     q: &UploadQuery,
     headers: &HeaderMap,
-) -> Result<(FileFormat, bool, TemplateSn, Opened), ApiError> {
+) -> Result<Opening, ApiError> {
     let format = file_format(headers)?;
     let gzip = gzipped(headers)?;
     let key = job_key(headers, q.key.as_deref())?;
-    let sn = TemplateSn::parse(&q.template).ok_or_else(|| ApiError::NotFound("template".into()))?;
+    let sn = TemplateSn::parse(&q.template).ok_or_else(|| template_not_found(&q.template))?;
     check_template(state, &sn).await?;
     let client = state.pool.get().await?;
     let opened = issuance_job::open(&**client, &key, sn.as_str(), format, state.now()).await?;
-    Ok((format, gzip, sn, opened))
+    Ok(Opening {
+        format,
+        gzip,
+        sn,
+        key,
+        opened,
+    })
 }
 
-/// Reads the file into the job; a failure leaves the job resumable.
-async fn read(state: &AppState, target: &Target, body: Body, gzip: bool) -> Result<(), ApiError> {
-    match upload::read_file(state, target, body, gzip).await {
+/// Reads the file into the job. A failure leaves the job resumable; a file
+/// without a line of data leaves no job (unless an earlier upload of its
+/// key got further: that one stays, resumable).
+async fn read(
+    state: &AppState,
+    target: &Target,
+    opening: &Opening,
+    body: Body,
+) -> Result<(), ApiError> {
+    let result = upload::read_file(state, target, body, opening.gzip).await;
+    let client = state.pool.get().await?;
+    match result {
         Ok(done) => {
-            let client = state.pool.get().await?;
             issuance_job::finish_upload(
                 &**client,
                 target.job_id,
@@ -120,24 +153,36 @@ async fn read(state: &AppState, target: &Target, body: Body, gzip: bool) -> Resu
             .await?;
             Ok(())
         }
+        Err(UploadError::File(FileError::Empty))
+            if issuance_job::discard_empty(&**client, target.job_id).await? =>
+        {
+            Err(upload_error(FileError::Empty.into(), target, &opening.key))
+        }
         Err(e) => {
-            let client = state.pool.get().await?;
             issuance_job::broke_off(&**client, target.job_id, &e.to_string()).await?;
-            Err(upload_error(e))
+            Err(upload_error(e, target, &opening.key))
         }
     }
 }
 
-fn upload_error(e: UploadError) -> ApiError {
+fn upload_error(e: UploadError, target: &Target, key: &str) -> ApiError {
     match e {
         UploadError::TooLarge(limit) => ApiError::PayloadTooLarge {
             limit: usize::try_from(limit).unwrap_or(usize::MAX),
         },
+        UploadError::File(FileError::Empty) => {
+            ApiError::unprocessable("empty_file", FileError::Empty.to_string())
+        }
         UploadError::File(e) => ApiError::bad_request(e.to_string()),
         UploadError::Gzip(m) => {
             ApiError::bad_request(format!("the gzip body does not inflate: {m}"))
         }
         UploadError::BrokeOff(m) => ApiError::bad_request(format!("the upload broke off: {m}")),
+        UploadError::Stalled(_) => ApiError::Timeout(format!(
+            "{e}: the upload of issuance job {} stopped there; send the same file again \
+             with Idempotency-Key {key} to resume it",
+            target.job_id
+        )),
         UploadError::Command(e) => e.into(),
         UploadError::Publish(e) => ApiError::Unavailable(format!("RabbitMQ ({e})")),
         UploadError::Pool(e) => e.into(),
@@ -197,7 +242,7 @@ async fn check_template(state: &AppState, sn: &TemplateSn) -> Result<(), ApiErro
     let client = state.pool.get().await?;
     let (status, window) = queries::templates::issue_state(&**client, sn)
         .await?
-        .ok_or_else(|| ApiError::NotFound("template".into()))?;
+        .ok_or_else(|| template_not_found(sn.as_str()))?;
     template_status::issuing(status, window, state.now()).map_err(|why| {
         let code = match why {
             NotIssuing::NotActive(_) => "template_not_active",
@@ -214,7 +259,11 @@ async fn job_view(state: &AppState, id: Uuid) -> Result<JobView, ApiError> {
     let client = state.pool.get().await?;
     jobs::job(&**client, id, state.now())
         .await?
-        .ok_or_else(|| ApiError::NotFound("issuance job".into()))
+        .ok_or_else(|| ApiError::not_found("issuance job", id))
+}
+
+fn template_not_found(sn: &str) -> ApiError {
+    ApiError::not_found("template", sn)
 }
 
 #[derive(Deserialize, IntoParams)]

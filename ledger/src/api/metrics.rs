@@ -30,6 +30,7 @@ pub struct Metrics {
     pub queues: super::queue_metrics::QueueMetrics,
     pub reminders: super::reminder_metrics::ReminderMetrics,
     pub sealer: super::sealer_metrics::SealerMetrics,
+    pub tokens: super::token_metrics::TokenMetrics,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RequestLabels, Histogram>,
 }
@@ -63,6 +64,8 @@ impl Metrics {
         reminders.register(&mut registry);
         let sealer = super::sealer_metrics::SealerMetrics::default();
         sealer.register(&mut registry);
+        let tokens = super::token_metrics::TokenMetrics::default();
+        tokens.register(&mut registry);
         Self {
             registry,
             issuance,
@@ -73,6 +76,7 @@ impl Metrics {
             queues,
             reminders,
             sealer,
+            tokens,
             requests,
             latency,
         }

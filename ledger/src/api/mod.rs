@@ -4,7 +4,8 @@
 //! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
 //! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures;
 //!   [`secret_cache`]: opened channel secrets; [`auth_limit`]: 429 after
-//!   repeated failed signatures.
+//!   repeated failed signatures; [`token_limit`]: 429 after repeated wrong
+//!   bearer tokens from one address, shared through Redis ([`token_metrics`]).
 //! - [`context`]: correlation id, Idempotency-Key and the command transaction.
 //! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
 //!   [`projections`], [`issuance_jobs`]: the routes; [`history`]: a
@@ -59,6 +60,8 @@ pub mod server;
 pub mod shared_windows;
 pub mod signature;
 pub mod templates;
+pub mod token_limit;
+pub mod token_metrics;
 pub mod upload;
 pub mod workers;
 
@@ -122,10 +125,14 @@ pub struct Shared {
     pub auth_limit: Arc<auth_limit::AuthLimit>,
     /// Failed redemptions per user and address (against guessing codes).
     pub guess_limit: Arc<guess_limit::GuessLimit>,
+    /// Wrong bearer tokens per client address.
+    pub token_limit: Arc<token_limit::TokenLimit>,
     /// Publishes to `coupon.issuance`: bulk-issuance chunks and package
     /// jobs (connects on first use).
     pub chunks: Arc<LazyPublisher>,
     pub upload_max_bytes: u64,
+    /// Longest an upload's body is waited for between bytes.
+    pub upload_idle: Duration,
     /// The flash-sale gate and group commit of claims.
     pub flash: Arc<crate::flash::Flash>,
     /// RabbitMQ's management API (queue depths, dead letters).

@@ -198,7 +198,7 @@ async fn settle(
     confirm: bool,
 ) -> Result<Response, ApiError> {
     if order_id.is_empty() || order_id.len() > MAX_ID_LEN {
-        return Err(ApiError::NotFound("order not found".into()));
+        return Err(ApiError::not_found("order", &order_id));
     }
     let what: &[u8] = if confirm { b"confirm" } else { b"cancel" };
     let hash = request_hash(&[order_id.as_bytes(), what]);

@@ -178,7 +178,7 @@ pub async fn read(State(state): State<AppState>, request: Request) -> Result<Res
     let client = state.pool.get().await?;
     let job = jobs::read(&**client, id).await?;
     let job = job.filter(|j| channel.is_none_or(|c| j.channel_id == Some(c)));
-    let job = job.ok_or_else(|| ApiError::NotFound("package job not found".into()))?;
+    let job = job.ok_or_else(|| ApiError::not_found("package job", id))?;
     Ok(Json(job).into_response())
 }
 

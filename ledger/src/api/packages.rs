@@ -229,7 +229,7 @@ pub async fn read(
 ) -> Result<Json<PackageView>, ApiError> {
     let client = state.pool.get().await?;
     let found = packages::read(&**client, &sn).await?;
-    let package = found.ok_or_else(|| ApiError::NotFound("package not found".into()))?;
+    let package = found.ok_or_else(|| ApiError::not_found("package", &sn))?;
     Ok(Json(PackageView::of(&package)))
 }
 

@@ -44,7 +44,7 @@ pub async fn template_stats(
     let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     if !queries::exists(&**client, &sn).await? {
-        return Err(ApiError::NotFound("template not found".into()));
+        return Err(ApiError::not_found("template", sn.as_str()));
     }
     Ok(Json(read::template_stats(&**client, sn.as_str()).await?))
 }

@@ -107,7 +107,7 @@ pub async fn redeem(
         limit
             .failed(user.as_str(), caller.address, Instant::now())
             .await;
-        return Err(unknown());
+        return Err(unknown(&input.code));
     };
     if used_up_in_redis(&state, &batch, serial).await {
         return Err(ApiError::SoldOut("the code is used up".into()));
@@ -145,7 +145,7 @@ impl From<ApiError> for Refusal {
 async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, Refusal> {
     let request = || Request::from_parts(parts.clone(), body);
     if parts.headers.contains_key(AUTHORIZATION) {
-        auth::service(parts, state)?;
+        auth::service(parts, state).await?;
         let body = read_body(request(), state).await?;
         let peer = parts
             .extensions
@@ -186,8 +186,10 @@ async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, R
     })
 }
 
-fn unknown() -> ApiError {
-    ApiError::NotFound("no such code".into())
+/// The same answer for any text that is not a redeemable code (mistyped,
+/// forged, of no batch), so an answer tells a guesser nothing more.
+fn unknown(code: &str) -> ApiError {
+    ApiError::not_found("code", code)
 }
 
 /// The end user's address: the first `X-Forwarded-For` entry the service

@@ -153,16 +153,17 @@ fn checked_rate_limit(raw: RateLimit) -> Result<Option<RateLimit>, ApiError> {
 }
 
 pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
-    TemplateSn::parse(sn).ok_or_else(not_found)
+    TemplateSn::parse(sn).ok_or_else(|| not_found(sn))
 }
 
 /// The template as it now stands, in the command's transaction.
 async fn current(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<TemplateView, ApiError> {
-    queries::template(&**tx, sn).await?.ok_or_else(not_found)
+    let found = queries::template(&**tx, sn).await?;
+    found.ok_or_else(|| not_found(sn.as_str()))
 }
 
-fn not_found() -> ApiError {
-    ApiError::NotFound("template not found".into())
+fn not_found(sn: &str) -> ApiError {
+    ApiError::not_found("template", sn)
 }
 
 /// Create a template (draft).
@@ -236,7 +237,7 @@ pub async fn read(
     let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let view = queries::template(&**client, &sn).await?;
-    Ok(Json(view.ok_or_else(not_found)?))
+    Ok(Json(view.ok_or_else(|| not_found(sn.as_str()))?))
 }
 
 /// The template's serial number, in the path.

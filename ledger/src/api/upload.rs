@@ -3,8 +3,13 @@
 //! gathered into chunks, each recorded and published (confirmed) before the
 //! next frame is read, so memory holds a frame and a chunk, never the file.
 //! The file's SHA-256 names it: the same key with another file is refused.
+//! A body that stops coming is waited for a bounded time (`Target::idle`),
+//! the job's sign of life saved meanwhile, then given up on: the client
+//! gets an answer, and the job is left to resume.
 
-use axum::body::Body;
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, BodyDataStream, Bytes};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -23,15 +28,18 @@ use crate::messaging::topology;
 const GZIP_STEP: usize = 8 * 1024;
 /// Invalid lines written to the report per statement.
 const INVALID_BATCH: usize = 1_000;
-/// Progress is saved at least this often (the job's sign of life: an upload
-/// silent for `UPLOAD_SILENCE_SECS` counts as broken off), and whenever a
-/// chunk or a batch of invalid lines is written; not on every frame.
-const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+/// Progress is saved at least this often, also while a frame is awaited
+/// (the job's sign of life: an upload silent for `UPLOAD_SILENCE_SECS`
+/// counts as broken off, so a live upload must stay well under it), and
+/// whenever a chunk or a batch of invalid lines is written; not on every frame.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
 #[derive(Debug, thiserror::Error)]
 pub enum UploadError {
     #[error("the upload broke off: {0}")]
     BrokeOff(String),
+    #[error("no data came for {} s", .0.as_secs())]
+    Stalled(Duration),
     #[error("the file is larger than the limit of {0} bytes")]
     TooLarge(u64),
     #[error("the gzip stream does not inflate: {0}")]
@@ -59,6 +67,8 @@ pub struct Target {
     pub format: FileFormat,
     pub chunk_lines: usize,
     pub max_bytes: u64,
+    /// Longest wait for the body's next bytes.
+    pub idle: Duration,
 }
 
 /// A whole file, read and published.
@@ -149,7 +159,7 @@ struct Gathered {
     /// Lines already counted in the metrics.
     lines_counted: i64,
     /// When progress was last saved.
-    saved: std::time::Instant,
+    saved: Instant,
 }
 
 impl Gathered {
@@ -164,7 +174,7 @@ impl Gathered {
             invalid: Vec::new(),
             chunk_lines,
             lines_counted: 0,
-            saved: std::time::Instant::now(),
+            saved: Instant::now(),
         }
     }
 
@@ -221,8 +231,22 @@ pub async fn read_file(
     let mut gathered = Gathered::new(target.format, target.chunk_lines);
     let mut next_chunk = 0;
     let mut frames = body.into_data_stream();
-    while let Some(frame) = frames.next().await {
-        let frame = frame.map_err(|e| UploadError::BrokeOff(e.to_string()))?;
+    loop {
+        let waiting = Waiting {
+            since: Instant::now(),
+            idle: target.idle,
+        };
+        let frame = loop {
+            match waiting.next(&mut frames).await? {
+                Some(Awaited::Frame(frame)) => break Some(frame),
+                Some(Awaited::Nothing) => {
+                    next_chunk =
+                        write_ready(state, target, &mut gathered, next_chunk, false).await?
+                }
+                None => break None,
+            }
+        };
+        let Some(frame) = frame else { break };
         inflater.push(&frame, |bytes| gathered.feed(bytes))?;
         next_chunk = write_ready(state, target, &mut gathered, next_chunk, false).await?;
     }
@@ -234,6 +258,36 @@ pub async fn read_file(
         sha256: gathered.sha.finalize().to_vec(),
         chunks,
     })
+}
+
+/// A wait for the body's next frame, bounded by `idle` in all.
+struct Waiting {
+    since: Instant,
+    idle: Duration,
+}
+
+/// What a step of the wait brought.
+enum Awaited {
+    Frame(Bytes),
+    /// Nothing yet: time to save the job's sign of life.
+    Nothing,
+}
+
+impl Waiting {
+    /// The next frame, or Nothing after PROGRESS_EVERY; None at the body's
+    /// end; Stalled once `idle` has passed without a frame.
+    async fn next(&self, frames: &mut BodyDataStream) -> Result<Option<Awaited>, UploadError> {
+        let left = self.idle.saturating_sub(self.since.elapsed());
+        if left.is_zero() {
+            return Err(UploadError::Stalled(self.idle));
+        }
+        match tokio::time::timeout(left.min(PROGRESS_EVERY), frames.next()).await {
+            Err(_) => Ok(Some(Awaited::Nothing)),
+            Ok(None) => Ok(None),
+            Ok(Some(Ok(frame))) => Ok(Some(Awaited::Frame(frame))),
+            Ok(Some(Err(e))) => Err(UploadError::BrokeOff(e.to_string())),
+        }
+    }
 }
 
 /// Writes the report lines and publishes the chunks gathered so far (all of
@@ -290,7 +344,7 @@ async fn write_ready(
         .lines_read
         .inc_by(new_lines.max(0) as u64);
     gathered.lines_counted = gathered.counts.lines_read;
-    gathered.saved = std::time::Instant::now();
+    gathered.saved = Instant::now();
     Ok(chunk_no)
 }
 
@@ -319,12 +373,24 @@ async fn record(
 }
 
 /// The SHA-256 of the (decompressed) body, for a key whose upload ended.
-pub async fn hash_body(body: Body, gzip: bool, max_bytes: u64) -> Result<Vec<u8>, UploadError> {
-    let mut inflater = Inflater::new(gzip, max_bytes);
+pub async fn hash_body(body: Body, gzip: bool, target: &Target) -> Result<Vec<u8>, UploadError> {
+    let mut inflater = Inflater::new(gzip, target.max_bytes);
     let mut sha = Sha256::new();
     let mut frames = body.into_data_stream();
-    while let Some(frame) = frames.next().await {
-        let frame = frame.map_err(|e| UploadError::BrokeOff(e.to_string()))?;
+    loop {
+        let waiting = Waiting {
+            since: Instant::now(),
+            idle: target.idle,
+        };
+        // Nothing to keep alive meanwhile: the job's upload has ended.
+        let frame = loop {
+            match waiting.next(&mut frames).await? {
+                Some(Awaited::Frame(frame)) => break Some(frame),
+                Some(Awaited::Nothing) => {}
+                None => break None,
+            }
+        };
+        let Some(frame) = frame else { break };
         inflater.push(&frame, |bytes| {
             sha.update(bytes);
             Ok(())

@@ -146,7 +146,9 @@ fn summary(done: Exported, took: Duration, path: Option<&Path>) -> String {
         ""
     };
     format!(
-        "exported {} events to {to} ({} unsealed{why}) in {secs:.2} s, {rate:.0} events/s",
-        done.events, done.unsealed
+        "exported {} events to {to} ({} unsealed{why}) in {secs:.2} s, {} events/s",
+        done.events,
+        done.unsealed,
+        super::rate::amount(rate)
     )
 }

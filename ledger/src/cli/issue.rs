@@ -38,10 +38,10 @@ pub struct Args {
 }
 
 pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
-    let token = config
-        .admin_token
-        .clone()
-        .context("LEDGER_ADMIN_TOKEN: required by `ledger issue`")?;
+    let token = config.admin_token.clone().context(
+        "LEDGER_ADMIN_TOKEN: required by `ledger issue` (the admin token the server was \
+             started with; scripts/run prints the dev tokens to export)",
+    )?;
     let stdin = args.file.as_os_str() == "-";
     let key = match (&args.key, stdin) {
         (Some(k), _) => Some(k.clone()),

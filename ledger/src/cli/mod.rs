@@ -8,6 +8,7 @@ mod export;
 mod issue;
 mod migrate;
 mod progress;
+mod rate;
 mod replay;
 mod report;
 mod schemas;
@@ -26,6 +27,10 @@ use ledger::config::Config;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// On failure, print the error's whole report (with the backtrace
+    /// when RUST_BACKTRACE=1) instead of one line.
+    #[arg(long, global = true)]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand)]

@@ -95,13 +95,13 @@ fn print_report(report: &Report) {
     if differences.unlisted > 0 {
         println!("... and {} more differences", differences.unlisted);
     }
-    let rate = |d: Duration| report.events as f64 / d.as_secs_f64().max(1e-9);
+    let rate = |d: Duration| super::rate::amount(report.events as f64 / d.as_secs_f64().max(1e-9));
     let total = report.fold + report.compare;
     let unexplained = report.unexplained();
     let lag = differences.len() - unexplained;
     println!(
-        "replayed {} events in {:.2} s ({:.0} events/s; {}; folded in {:.2} s, \
-         {:.0} events/s; counted and compared in {:.2} s): {} differences{}",
+        "replayed {} events in {:.2} s ({} events/s; {}; folded in {:.2} s, \
+         {} events/s; counted and compared in {:.2} s): {} differences{}",
         report.events,
         total.as_secs_f64(),
         rate(total),

@@ -8,6 +8,7 @@ use ledger::api::AppState;
 use ledger::api::auth::Tokens;
 use ledger::api::guess_limit::GuessLimit;
 use ledger::api::secret_cache::SecretCache;
+use ledger::api::token_limit::TokenLimit;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
@@ -58,12 +59,14 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         secrets,
         auth_limit: Default::default(),
         guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
+        token_limit: Arc::new(TokenLimit::shared(redis.clone())),
         chunks: Arc::new(LazyPublisher::new(
             &config.amqp_url,
             "couponledger-api",
             store,
         )),
         upload_max_bytes: config.upload_max_bytes,
+        upload_idle: config.upload_idle,
         flash: flash.clone(),
         management,
     });

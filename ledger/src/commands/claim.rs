@@ -111,7 +111,7 @@ async fn read_template(
             &[&req.template_sn.as_str(), &req.channel_id],
         )
         .await?
-        .ok_or(CommandError::NotFound("template"))?;
+        .ok_or_else(|| CommandError::not_found("template", req.template_sn))?;
     Ok(TemplateView {
         status: status_of(row.get(0))?,
         terms: terms_of(row.get(4))?,

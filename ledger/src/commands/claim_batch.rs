@@ -95,7 +95,7 @@ pub(crate) async fn read_template(
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &channels])
         .await?
-        .ok_or(CommandError::NotFound("template"))?;
+        .ok_or_else(|| CommandError::not_found("template", sn))?;
     let view = TemplateView {
         status: claim::status_of(row.get(0))?,
         issue_begin: row.get(1),

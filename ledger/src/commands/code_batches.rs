@@ -103,7 +103,7 @@ pub async fn create(
     store::append(tx, &stream, 0, &[NewEvent::of(&event, metadata, now)?]).await?;
     read(&**tx, id)
         .await?
-        .ok_or(CommandError::NotFound("code batch"))
+        .ok_or_else(|| CommandError::not_found("code batch", id))
 }
 
 /// The template (not void) or the package (not stopped) exists.
@@ -125,7 +125,7 @@ async fn check_target(tx: &Transaction<'_>, target: Target<'_>) -> Result<(), Co
     let status: String = tx
         .query_opt(sql, &[&sn])
         .await?
-        .ok_or(CommandError::NotFound(what))?
+        .ok_or_else(|| CommandError::not_found(what, sn))?
         .get(0);
     if status == dead {
         let why = format!("the {what} is {dead}");
@@ -166,7 +166,7 @@ pub async fn stop(
     let Some(row) = tx.query_opt(sql, &[&id]).await? else {
         let batch = read(&**tx, id)
             .await?
-            .ok_or(CommandError::NotFound("code batch"))?;
+            .ok_or_else(|| CommandError::not_found("code batch", id))?;
         return Ok(batch); // stopped before: nothing changes
     };
     let version: i32 = row.get(0);
@@ -182,7 +182,7 @@ pub async fn stop(
     .await?;
     read(&**tx, id)
         .await?
-        .ok_or(CommandError::NotFound("code batch"))
+        .ok_or_else(|| CommandError::not_found("code batch", id))
 }
 
 /// A batch's own columns, then its redemptions (summed: no hot counter row

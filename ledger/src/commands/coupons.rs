@@ -190,7 +190,7 @@ pub async fn void(
     let coupon = lock_rows(tx, &[id])
         .await?
         .pop()
-        .ok_or(CommandError::NotFound("coupon"))?;
+        .ok_or_else(|| CommandError::not_found("coupon", id))?;
     change(tx, &coupon, &CouponCommand::Void, None, metadata, now).await
 }
 

@@ -204,7 +204,10 @@ async fn job_status(
             &[&chunk.job_id, &chunk.chunk_no],
         )
         .await?
-        .ok_or(CommandError::NotFound("issuance job or chunk"))?;
+        .ok_or_else(|| {
+            let id = format!("{} chunk {}", chunk.job_id, chunk.chunk_no);
+            CommandError::not_found("issuance job", id)
+        })?;
     if row.get::<_, &str>(1) != chunk.template_sn {
         return Err(internal("the chunk names another template than its job"));
     }
@@ -222,7 +225,7 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn])
         .await?
-        .ok_or(CommandError::NotFound("template"))?;
+        .ok_or_else(|| CommandError::not_found("template", sn))?;
     let raw: RawTerms = serde_json::from_value(row.get(4)).map_err(|e| internal(&e.to_string()))?;
     Ok(Template {
         status: TemplateStatus::parse(row.get(0)).ok_or_else(|| internal("unknown status"))?,

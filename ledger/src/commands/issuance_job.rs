@@ -26,6 +26,14 @@ pub enum Opened {
     Complete { id: Uuid, file_sha256: Vec<u8> },
 }
 
+impl Opened {
+    pub fn id(&self) -> Uuid {
+        match self {
+            Self::New(id) | Self::Resume(id) | Self::Complete { id, .. } => *id,
+        }
+    }
+}
+
 /// How long an `uploading` job may stay silent before it counts as broken off.
 pub const UPLOAD_SILENCE_SECS: i64 = 10;
 
@@ -228,6 +236,18 @@ pub async fn broke_off(
     Ok(())
 }
 
+/// Deletes a job whose file had no line of data, unless an earlier upload
+/// of its key recorded something (chunks or invalid lines): true if deleted.
+pub async fn discard_empty(
+    client: &impl GenericClient,
+    job_id: Uuid,
+) -> Result<bool, tokio_postgres::Error> {
+    let sql = "DELETE FROM issuance_jobs j WHERE id = $1 AND status = 'uploading'
+                  AND NOT EXISTS (SELECT 1 FROM issuance_chunks c WHERE c.job_id = j.id)
+                  AND NOT EXISTS (SELECT 1 FROM issuance_lines l WHERE l.job_id = j.id)";
+    Ok(client.execute(sql, &[&job_id]).await? == 1)
+}
+
 /// Cancels a job: chunks not yet issued end `cancelled`. A finished job
 /// cannot be cancelled (409).
 pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), CommandError> {
@@ -243,7 +263,7 @@ pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), Com
         .query_opt("SELECT status FROM issuance_jobs WHERE id = $1", &[&job_id])
         .await?;
     match exists {
-        None => Err(CommandError::NotFound("issuance job")),
+        None => Err(CommandError::not_found("issuance job", job_id)),
         Some(_) => Err(CommandError::Conflict(
             "job_finished",
             "the job has ended; there is nothing to cancel".into(),

@@ -39,8 +39,9 @@ use crate::store::{EncodeError, StoreError};
 /// Why a command did not take effect. Each maps to one HTTP status.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
-    #[error("{0} not found")]
-    NotFound(&'static str),
+    /// What was not found, and the id it was asked by.
+    #[error("{0} {1} not found")]
+    NotFound(&'static str, String),
     #[error("{1}")]
     Conflict(&'static str, String),
     #[error("{1}")]
@@ -66,7 +67,7 @@ impl CommandError {
     /// that a retry may get past.
     pub fn is_refusal(&self) -> bool {
         match self {
-            Self::NotFound(_)
+            Self::NotFound(..)
             | Self::Conflict(..)
             | Self::Unprocessable(..)
             | Self::Forbidden(_)
@@ -75,6 +76,25 @@ impl CommandError {
             Self::Store(_) | Self::Db(_) | Self::Internal(_) => false,
         }
     }
+}
+
+impl CommandError {
+    /// `what` asked by `id` was not found (the id shown bounded: it may be
+    /// what a client sent).
+    pub fn not_found(what: &'static str, id: impl std::fmt::Display) -> Self {
+        Self::NotFound(what, shown_id(&id.to_string()))
+    }
+}
+
+/// Most characters of an id a message quotes.
+const MAX_SHOWN_ID: usize = 80;
+
+/// An id as a message quotes it: at most [`MAX_SHOWN_ID`] characters, escaped.
+pub fn shown_id(id: &str) -> String {
+    id.chars()
+        .take(MAX_SHOWN_ID)
+        .flat_map(char::escape_debug)
+        .collect()
 }
 
 impl From<EncodeError> for CommandError {

@@ -224,7 +224,14 @@ fn check_owned(rows: &[CouponRow], req: &LockRequest<'_>) -> Result<(), CommandE
     let all_owned =
         rows.len() == req.coupon_ids.len() && rows.iter().all(|r| r.user_id == req.order.user_id());
     if !all_owned {
-        return Err(CommandError::NotFound("coupon"));
+        let owned = |id: &&Uuid| {
+            rows.iter()
+                .any(|r| r.id == **id && r.user_id == req.order.user_id())
+        };
+        let missing = req.coupon_ids.iter().find(|id| !owned(id));
+        // None only for an id listed twice, which the API refuses before.
+        let shown = missing.map_or_else(|| "(listed twice)".to_owned(), Uuid::to_string);
+        return Err(CommandError::not_found("coupon", shown));
     }
     if let Some(void) = rows.iter().find(|r| r.template_status == "void") {
         return Err(CommandError::Unprocessable(
@@ -246,7 +253,7 @@ fn price_in_request_order(
         let row = rows
             .iter()
             .find(|r| r.id == *id)
-            .ok_or(CommandError::NotFound("coupon"))?;
+            .ok_or_else(|| CommandError::not_found("coupon", id))?;
         // The state machine speaks first: a locked or used coupon is a conflict.
         crate::domain::coupon_state::decide(
             &row.state(),
@@ -345,7 +352,7 @@ pub async fn confirm(
 ) -> Result<OrderAnswer, CommandError> {
     let order = lock_order(tx, order_id)
         .await?
-        .ok_or(CommandError::NotFound("order"))?;
+        .ok_or_else(|| CommandError::not_found("order", order_id))?;
     match order_status::decide_confirm(order.status, order.lock_expires_at, now) {
         SettleDecision::Proceed => {}
         SettleDecision::AlreadyDone(status) => {

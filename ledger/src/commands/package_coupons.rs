@@ -75,7 +75,7 @@ async fn read_templates(
     for sn in sns {
         let view = templates
             .get(sn)
-            .ok_or(CommandError::NotFound("template"))?;
+            .ok_or_else(|| CommandError::not_found("template", sn))?;
         claim::open_for_claims(view, now)?;
     }
     Ok(templates)

@@ -44,7 +44,7 @@ pub async fn open(
     }
     let package = packages::read(&**tx, new.package_sn)
         .await?
-        .ok_or(CommandError::NotFound("package"))?;
+        .ok_or_else(|| CommandError::not_found("package", new.package_sn))?;
     if let Some(refused) = packages::refusal(&package, now) {
         return Err(refused);
     }
@@ -108,7 +108,7 @@ pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, Comman
     let row = tx
         .query_opt(sql, &[&id])
         .await?
-        .ok_or(CommandError::NotFound("package job"))?;
+        .ok_or_else(|| CommandError::not_found("package job", id))?;
     if JobStatus::parse(row.get(5)) != Some(JobStatus::Queued) {
         return Ok(None);
     }
@@ -176,7 +176,7 @@ async fn claim(
     };
     let batch = code_batches::read(&**tx, code.batch_id)
         .await?
-        .ok_or(CommandError::NotFound("code batch"))?;
+        .ok_or_else(|| CommandError::not_found("code batch", code.batch_id))?;
     if batch.package_sn.as_deref() != Some(job.package_sn.as_str()) {
         let bad = anyhow::anyhow!("package job {}: its code gives another package", job.id);
         return Err(CommandError::Internal(bad));

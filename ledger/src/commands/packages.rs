@@ -97,7 +97,7 @@ pub async fn create(
     append(tx, &sn, 0, &event, metadata, now).await?;
     read(&**tx, &sn)
         .await?
-        .ok_or(CommandError::NotFound("package"))
+        .ok_or_else(|| CommandError::not_found("package", &sn))
 }
 
 /// An item's template exists, is not void, and lets one user hold `count`.
@@ -155,7 +155,7 @@ pub async fn set_status(
     let row = tx
         .query_opt(sql, &[&sn])
         .await?
-        .ok_or(CommandError::NotFound("package"))?;
+        .ok_or_else(|| CommandError::not_found("package", sn))?;
     let (from, version): (String, i32) = (row.get(0), row.get(1));
     if from != to {
         tx.execute(
@@ -177,7 +177,7 @@ pub async fn set_status(
     }
     read(&**tx, sn)
         .await?
-        .ok_or(CommandError::NotFound("package"))
+        .ok_or_else(|| CommandError::not_found("package", sn))
 }
 
 /// A package's claim: the counters taken, ready for its coupons.
@@ -235,7 +235,7 @@ async fn why_not(
     now: DateTime<Utc>,
 ) -> Result<CommandError, CommandError> {
     let Some(p) = read(&**tx, sn).await? else {
-        return Ok(CommandError::NotFound("package"));
+        return Ok(CommandError::not_found("package", sn));
     };
     // Not refused as read: the counter was taken by a claim since.
     Ok(refusal(&p, now).unwrap_or_else(sold_out))

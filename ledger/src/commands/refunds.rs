@@ -87,7 +87,7 @@ pub async fn refund(
             &[&req.order_id],
         )
         .await?
-        .ok_or(CommandError::NotFound("order"))?;
+        .ok_or_else(|| CommandError::not_found("order", req.order_id))?;
     if let Some(answer) = earlier_answer(tx, req).await? {
         return Ok(answer);
     }

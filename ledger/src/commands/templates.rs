@@ -58,7 +58,7 @@ pub async fn create(
         ],
     )
     .await?;
-    let sn = TemplateSn::parse(&c.sn).ok_or(CommandError::NotFound("template"))?;
+    let sn = TemplateSn::parse(&c.sn).ok_or_else(|| CommandError::not_found("template", &c.sn))?;
     store::append(
         tx,
         &sn.stream_id(),
@@ -90,7 +90,7 @@ async fn lock(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<Locked, CommandEr
             &[&sn.as_str()],
         )
         .await?
-        .ok_or(CommandError::NotFound("template"))?;
+        .ok_or_else(|| CommandError::not_found("template", sn))?;
     let status = TemplateStatus::parse(row.get(0))
         .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown template status")))?;
     Ok(Locked {
@@ -173,7 +173,8 @@ pub async fn update(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
-    let sn = TemplateSn::parse(&change.sn).ok_or(CommandError::NotFound("template"))?;
+    let sn = TemplateSn::parse(&change.sn)
+        .ok_or_else(|| CommandError::not_found("template", &change.sn))?;
     let current = lock(tx, &sn).await?;
     let event = LedgerEvent::TemplateUpdated(change.clone());
     bump(
@@ -267,7 +268,7 @@ pub async fn allow_channel(
         )
         .await?;
     if channel.is_none() {
-        return Err(CommandError::NotFound("channel"));
+        return Err(CommandError::not_found("channel", channel_id));
     }
     let inserted = tx
         .execute(

@@ -4,7 +4,8 @@
 //!
 //! - [`money`]: [`Money`] (2 places, non-negative, half-up) and [`Currency`].
 //! - [`terms`]: template terms ([`RawTerms`] → [`Terms`]), with [`rule`],
-//!   [`scope`] and [`validity`]; errors are [`ParseError`]s naming the field.
+//!   [`scope`] and [`validity`]; errors are [`ParseError`]s naming the field
+//!   ([`raw_decimal`]: a rule's amounts, a JSON number among them named too).
 //! - [`order`]: the order of a quote, lock or refund ([`RawOrder`] → [`Order`]).
 //! - [`order_status`]: an order's checkout status and the confirm/cancel decisions.
 //! - [`discount`]: one coupon's discount, [`NotApplicable`] reasons.
@@ -53,6 +54,7 @@ pub mod pricing;
 pub mod projection;
 pub mod quote;
 pub mod rate_limit;
+pub mod raw_decimal;
 pub mod refund;
 pub mod reminder;
 pub mod rule;

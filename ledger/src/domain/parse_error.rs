@@ -80,6 +80,8 @@ pub enum ParseErrorKind {
     Empty,
     #[error("is required when the rule has no maximum discount")]
     FaceValueRequired,
+    #[error("must be a string, like \"25.00\", not the JSON number {0} (money is exact)")]
+    NumberNotString(String),
     #[error("must be at least 1")]
     QuantityTooSmall,
     #[error("must be at most {max}")]

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::money::{Money, div_round_half_up, is_plain_decimal};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
+use crate::domain::raw_decimal::RawDecimal;
 
 /// The `discount` object of a template as it arrives (DESIGN §7).
 #[derive(
@@ -16,21 +17,37 @@ use crate::domain::parse_error::{ParseError, ParseErrorKind};
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDiscount {
     FixedOff {
-        threshold: String,
-        amount: String,
+        #[schemars(with = "String")]
+        #[schema(value_type = String)]
+        threshold: RawDecimal,
+        #[schemars(with = "String")]
+        #[schema(value_type = String)]
+        amount: RawDecimal,
     },
     PerThresholdOff {
-        step: String,
-        amount: String,
+        #[schemars(with = "String")]
+        #[schema(value_type = String)]
+        step: RawDecimal,
+        #[schemars(with = "String")]
+        #[schema(value_type = String)]
+        amount: RawDecimal,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        max_off: Option<String>,
+        #[schemars(with = "Option<String>")]
+        #[schema(value_type = Option<String>)]
+        max_off: Option<RawDecimal>,
     },
     Rate {
-        rate_off: String,
+        #[schemars(with = "String")]
+        #[schema(value_type = String)]
+        rate_off: RawDecimal,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        threshold: Option<String>,
+        #[schemars(with = "Option<String>")]
+        #[schema(value_type = Option<String>)]
+        threshold: Option<RawDecimal>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        max_off: Option<String>,
+        #[schemars(with = "Option<String>")]
+        #[schema(value_type = Option<String>)]
+        max_off: Option<RawDecimal>,
     },
     Ladder {
         tiers: Vec<RawTier>,
@@ -43,8 +60,12 @@ pub enum RawDiscount {
 )]
 #[serde(deny_unknown_fields)]
 pub struct RawTier {
-    pub threshold: String,
-    pub amount: String,
+    #[schemars(with = "String")]
+    #[schema(value_type = String)]
+    pub threshold: RawDecimal,
+    #[schemars(with = "String")]
+    #[schema(value_type = String)]
+    pub amount: RawDecimal,
 }
 
 /// A validated discount rule.
@@ -182,11 +203,11 @@ impl Tier {
     }
 }
 
-fn amount(field: &str, s: &str) -> Result<Money, ParseError> {
-    Money::parse(s).map_err(|e| ParseError::new(field, e))
+fn amount(field: &str, raw: &RawDecimal) -> Result<Money, ParseError> {
+    Money::parse(raw.text(field)?).map_err(|e| ParseError::new(field, e))
 }
 
-fn positive(field: &str, s: &str) -> Result<Money, ParseError> {
+fn positive(field: &str, s: &RawDecimal) -> Result<Money, ParseError> {
     let m = amount(field, s)?;
     if m.is_zero() {
         return Err(ParseError::new(field, ParseErrorKind::NotPositive));
@@ -194,7 +215,7 @@ fn positive(field: &str, s: &str) -> Result<Money, ParseError> {
     Ok(m)
 }
 
-fn optional_positive(field: &str, s: Option<&String>) -> Result<Option<Money>, ParseError> {
+fn optional_positive(field: &str, s: Option<&RawDecimal>) -> Result<Option<Money>, ParseError> {
     s.map(|s| positive(field, s)).transpose()
 }
 
@@ -225,7 +246,8 @@ impl DiscountRule {
                 threshold,
                 max_off,
             } => {
-                let rate_off = Rate::parse(rate_off).map_err(|e| ParseError::new("rate_off", e))?;
+                let rate_off = Rate::parse(rate_off.text("rate_off")?)
+                    .map_err(|e| ParseError::new("rate_off", e))?;
                 DiscountRule::Rate(RateOff {
                     rate_off,
                     basis: rate_off.basis(),
@@ -285,7 +307,7 @@ impl DiscountRule {
 
     /// The raw form this rule was parsed from (canonical spelling).
     pub fn to_raw(&self) -> RawDiscount {
-        let s = |m: Money| m.to_string();
+        let s = |m: Money| RawDecimal::from(m.to_string());
         match self {
             DiscountRule::FixedOff(r) => RawDiscount::FixedOff {
                 threshold: s(r.threshold),
@@ -297,7 +319,7 @@ impl DiscountRule {
                 max_off: r.max_off.map(s),
             },
             DiscountRule::Rate(r) => RawDiscount::Rate {
-                rate_off: r.rate_off.0.to_string(),
+                rate_off: r.rate_off.0.to_string().into(),
                 threshold: r.threshold.map(s),
                 max_off: r.max_off.map(s),
             },

@@ -11,7 +11,11 @@
 //! A line ends at `\n`; a `\r` before it and spaces or tabs around the id
 //! are dropped. A line with nothing on it is blank (skipped, counted); one
 //! with only spaces is invalid ("empty after trim"), so a stray character
-//! never vanishes silently. Line numbers are 1-based, the CSV header included.
+//! never vanishes silently. Line numbers are 1-based, the CSV header included,
+//! but the header is not a line of data: it is counted apart, so that
+//! `lines_read = blank + invalid + valid` holds for both formats. A file
+//! without a line of data (no bytes, only blank lines, only a CSV header)
+//! is refused as a whole: a job over it could only ever be empty.
 
 use crate::domain::ids::{MAX_USER_ID_LEN, UserId};
 
@@ -67,8 +71,10 @@ pub enum Invalid {
 pub enum FileError {
     #[error("the CSV header (line 1) has no user_id column")]
     NoUserIdColumn,
-    #[error("the CSV file is empty: it needs a header with a user_id column")]
+    #[error("the CSV file does not begin with its header: line 1 must name a user_id column")]
     NoHeader,
+    #[error("the file has no line of data (no bytes, only blank lines, or only a CSV header)")]
+    Empty,
 }
 
 /// The streaming parser.
@@ -78,10 +84,14 @@ pub struct UserFile {
     pending: Vec<u8>,
     /// The current line is longer than MAX_LINE_BYTES.
     overlong: bool,
-    /// Lines completed so far.
+    /// Lines completed so far, the header included (the next line's number - 1).
     lines: u64,
+    /// Lines that name a user or are invalid (neither blank nor the header).
+    data: u64,
     /// CSV: the index of the user_id column, once the header is read.
     column: Option<usize>,
+    /// CSV: line 1 was blank; the file is empty or has no header.
+    headless: bool,
 }
 
 impl UserFile {
@@ -91,13 +101,20 @@ impl UserFile {
             pending: Vec::with_capacity(128),
             overlong: false,
             lines: 0,
+            data: 0,
             column: None,
+            headless: false,
         }
     }
 
-    /// Lines read so far (the header and blank lines included).
+    /// Lines of the file read so far, blank ones included, the CSV header not.
     pub fn lines_read(&self) -> u64 {
-        self.lines
+        self.lines - self.header_lines()
+    }
+
+    /// 1 once a CSV file's header is read, else 0.
+    pub fn header_lines(&self) -> u64 {
+        u64::from(self.column.is_some())
     }
 
     /// Parses `bytes`, pushing every line they complete onto `out`.
@@ -115,6 +132,9 @@ impl UserFile {
     pub fn finish(&mut self, out: &mut Vec<Line>) -> Result<(), FileError> {
         if !self.pending.is_empty() || self.overlong {
             self.end_line(out)?;
+        }
+        if self.data == 0 {
+            return Err(FileError::Empty);
         }
         if self.format == FileFormat::Csv && self.column.is_none() {
             return Err(FileError::NoHeader);
@@ -146,6 +166,7 @@ impl UserFile {
         raw.clear();
         self.pending = raw;
         if let Some(kind) = kind {
+            self.data += u64::from(kind != LineKind::Blank);
             out.push(Line {
                 number: self.lines,
                 kind,
@@ -157,7 +178,13 @@ impl UserFile {
     /// A CSV line; None for the header.
     fn csv_line(&mut self, raw: &[u8]) -> Result<Option<LineKind>, FileError> {
         let Some(column) = self.column else {
-            if raw.is_empty() && self.lines == 1 {
+            // Blank lines before any header: an empty file so far (refused
+            // at its end), or one whose header is missing (refused here).
+            self.headless |= raw.is_empty() && self.lines == 1;
+            if self.headless {
+                if raw.is_empty() {
+                    return Ok(Some(LineKind::Blank));
+                }
                 return Err(FileError::NoHeader);
             }
             let fields = csv_fields(raw).map_err(|_| FileError::NoUserIdColumn)?;
@@ -354,7 +381,50 @@ mod tests {
             file.feed(b"id,name\n", &mut out),
             Err(FileError::NoUserIdColumn)
         );
-        let mut empty = UserFile::new(FileFormat::Csv);
-        assert_eq!(empty.finish(&mut out), Err(FileError::NoHeader));
+        let mut headless = UserFile::new(FileFormat::Csv);
+        assert_eq!(
+            headless.feed(b"\nuser_id\nu1\n", &mut out),
+            Err(FileError::NoHeader)
+        );
+    }
+
+    fn finished(format: FileFormat, text: &[u8]) -> (Result<(), FileError>, u64) {
+        let mut file = UserFile::new(format);
+        let mut out = Vec::new();
+        file.feed(text, &mut out).unwrap();
+        (file.finish(&mut out), file.lines_read())
+    }
+
+    #[test]
+    fn a_file_without_a_line_of_data_is_empty() {
+        for (format, text) in [
+            (FileFormat::Plain, &b""[..]),
+            (FileFormat::Plain, b"\n\r\n\n"),
+            (FileFormat::Csv, b""),
+            (FileFormat::Csv, b"\n\n"),
+            (FileFormat::Csv, b"user_id\n"),
+            (FileFormat::Csv, b"name,user_id\r\n\n\n"),
+        ] {
+            let shown = String::from_utf8_lossy(text);
+            assert_eq!(finished(format, text).0, Err(FileError::Empty), "{shown:?}");
+        }
+        assert_eq!(
+            finished(FileFormat::Plain, b"\n \n").0,
+            Ok(()),
+            "an invalid line is data"
+        );
+    }
+
+    #[test]
+    fn the_csv_header_is_not_a_line_read() {
+        let text = b"user_id\nu1\n\nu 2\n";
+        let mut file = UserFile::new(FileFormat::Csv);
+        let mut out = Vec::new();
+        file.feed(text, &mut out).unwrap();
+        file.finish(&mut out).unwrap();
+        assert_eq!((file.lines_read(), file.header_lines()), (3, 1));
+        assert_eq!(out.len(), 3, "blank + invalid + valid = lines_read");
+        assert_eq!(out[0].number, 2, "line numbers stay the file's");
+        assert_eq!(finished(FileFormat::Plain, b"u1\n\nu2").1, 3);
     }
 }

@@ -41,8 +41,9 @@ pub enum ClaimRefused {
     /// The template refused the whole batch (not active, window, ...).
     #[error("{1}")]
     Template(&'static str, String),
-    #[error("template not found")]
-    NotFound,
+    /// What was not found, named.
+    #[error("{0}")]
+    NotFound(String),
     /// The batch's transaction failed: nothing of it was written.
     #[error("the batch this claim was written in failed; no coupon was issued, retry")]
     Failed,
@@ -147,7 +148,7 @@ impl ClaimRefused {
     /// names the batch in the log (`claim` or `redemption`).
     pub(crate) fn from_batch_error(e: &CommandError, sn: &str, what: &'static str) -> Self {
         match e {
-            CommandError::NotFound(_) => Self::NotFound,
+            CommandError::NotFound(..) => Self::NotFound(e.to_string()),
             CommandError::Unprocessable(code, message) => Self::Template(code, message.clone()),
             other => {
                 let db = match other {

@@ -38,7 +38,8 @@ pub struct JobView {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
-    /// Lines decided per second since the first chunk was issued.
+    /// Lines decided per second since the first chunk was issued, to two
+    /// decimals (more would be noise: the times are milliseconds apart).
     pub lines_per_second: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -99,7 +100,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
     let decided: i64 = r.get(18);
     let lines_per_second = started_at.zip(last_done).and_then(|(first, last)| {
         let seconds = (last - first).num_milliseconds() as f64 / 1000.0;
-        (seconds > 0.0).then(|| decided as f64 / seconds)
+        (seconds > 0.0).then(|| (decided as f64 / seconds * 100.0).round() / 100.0)
     });
     JobView {
         job_id: r.get(0),
