@@ -297,7 +297,7 @@ fn messages_say_what_is_wrong() {
 }
 
 #[test]
-fn raw_terms_refuse_unknown_fields_and_types() {
+fn raw_terms_refuse_unknown_fields_and_types_and_amounts_must_be_strings() {
     let mut extra = design_example();
     extra["colour"] = json!("red");
     assert!(serde_json::from_value::<RawTerms>(extra).is_err());
@@ -314,7 +314,17 @@ fn raw_terms_refuse_unknown_fields_and_types() {
         "discount",
         json!({"type": "fixed_off", "threshold": 1, "amount": "1"}),
     );
-    assert!(serde_json::from_value::<RawTerms>(number_amount).is_err());
+    // A number where an amount's string belongs is read, then refused by
+    // the parse with the field named, as a malformed string amount is.
+    let number = parse(number_amount).expect_err("a numeric amount is refused");
+    let malformed = with(
+        design_example(),
+        "discount",
+        json!({"type": "fixed_off", "threshold": "1.x", "amount": "1"}),
+    );
+    let malformed = parse(malformed).expect_err("a malformed amount is refused");
+    assert_eq!(number.field(), "discount.threshold");
+    assert_eq!(number.field(), malformed.field());
 }
 
 /// The HTTP layer embeds the terms in the full template request.

@@ -119,6 +119,15 @@ const POOL_SIZE: usize = 8;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    // The log format first, as `ledger` does: a bad value is refused even
+    // before `--help`.
+    match ledger::config::LogFormat::from_env() {
+        Ok(format) => ledger::logging::init(format),
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     let cli = Cli::parse();
     let verbose = cli.verbose;
     match start(cli).await {
@@ -136,7 +145,6 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn start(cli: Cli) -> anyhow::Result<()> {
-    ledger::logging::init(ledger::config::LogFormat::from_env()?);
     let Command::Run {
         only,
         scan_interval,
