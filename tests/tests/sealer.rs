@@ -144,3 +144,125 @@ async fn snapshots_beside_checkpoints(env: &Env) {
     }
     panic!("the checkpoints' liability snapshots were not all built");
 }
+
+/// `n` events, each a stream of its own, appended by binary COPY in
+/// transactions of 5,000.
+async fn copy(pool: &deadpool_postgres::Pool, n: usize) {
+    let mut client = pool.get().await.unwrap();
+    for chunk in events(n).chunks(5_000) {
+        let streams: Vec<store::StreamEvent> = chunk
+            .iter()
+            .map(|event| store::StreamEvent {
+                stream_id: format!("test-{}", event.event_id),
+                stream_version: 1,
+                event: event.clone(),
+            })
+            .collect();
+        let tx = client.transaction().await.unwrap();
+        store::copy_events(&tx, &streams).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+}
+
+/// (checkpoints, the newest one's last seq).
+async fn checkpoints(env: &Env) -> (i64, i64) {
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one(
+            "SELECT count(*), coalesce(max(last_seq), 0) FROM seal_checkpoints",
+            &[],
+        )
+        .await
+        .unwrap();
+    (row.get(0), row.get(1))
+}
+
+/// Checkpoints by time only (the event count is out of reach).
+const EVERY_3_SECS: [&str; 4] = ["--checkpoint-events", "100000000", "--checkpoint-secs", "3"];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sealers_killed_more_often_than_the_interval_still_checkpoint_and_an_idle_one_covers_the_last_event()
+ {
+    let env = Env::new().await.unwrap();
+    let pool = pool(&env, 4).unwrap();
+    let mut sealer = Workers::start_with(&env, "sealer", &EVERY_3_SECS).unwrap();
+    // 200,000 events while the sealer is killed every 1.5 s: no process
+    // lives the 3 s interval, yet the interval counts from the stored
+    // checkpoint, so checkpoints keep coming.
+    let writing = async {
+        for _ in 0..8 {
+            copy(&pool, 25_000).await;
+        }
+    };
+    let killing = async {
+        for _ in 0..8 {
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            let fresh = Workers::start_with(&env, "sealer", &EVERY_3_SECS).unwrap();
+            std::mem::replace(&mut sealer, fresh).kill().await.unwrap();
+        }
+    };
+    tokio::join!(writing, killing);
+    let (during, _) = checkpoints(&env).await;
+    assert!(
+        during >= 2,
+        "checkpoints while sealers were being killed: {during}"
+    );
+
+    for _ in 0..1_200 {
+        if counts(&env).await.1 >= 200_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Idle for one interval: the newest checkpoint reaches the last event.
+    let mut last = (0, 0);
+    for _ in 0..100 {
+        last = checkpoints(&env).await;
+        if last.1 == 200_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        last.1, 200_000,
+        "the newest checkpoint covers the last event"
+    );
+    let out = ledger(&env, &["audit", "verify"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("200000 events verified"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{} checkpoints", last.0)),
+        "{stdout}"
+    );
+    sealer.terminate().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clean_stop_checkpoints_what_was_sealed() {
+    let env = Env::new().await.unwrap();
+    let pool = pool(&env, 2).unwrap();
+    let hourly = [
+        "--checkpoint-events",
+        "100000000",
+        "--checkpoint-secs",
+        "3600",
+    ];
+    let sealer = Workers::start_with(&env, "sealer", &hourly).unwrap();
+    write(&pool, 1, 10).await;
+    sealed_up_to(&env, 100).await;
+    // The first checkpoint is due at once (none yet); then an hour away.
+    write(&pool, 2, 5).await;
+    sealed_up_to(&env, 150).await;
+    assert_ne!(
+        checkpoints(&env).await.1,
+        150,
+        "no checkpoint before the stop"
+    );
+    assert!(sealer.terminate().await.unwrap().success());
+    assert_eq!(
+        checkpoints(&env).await.1,
+        150,
+        "the stop checkpointed the head"
+    );
+}

@@ -2,16 +2,22 @@
 //! the store's commit-safe order (the relay's order), off the write path.
 //! Each batch is sealed in one transaction, so a sealer killed mid-batch
 //! resumes exactly from the last committed seal. One sealer is active at a
-//! time (a Postgres advisory lock); another stands by. Checkpoints every
-//! `every_events` events or `every` time, whichever comes first; each
-//! checkpoint's liability snapshot is built beside the seals (`Snapshotter`).
+//! time (a Postgres advisory lock); another stands by.
+//!
+//! A checkpoint is taken once `every_events` events were sealed since the
+//! last stored checkpoint, or once `every` has passed since it whenever the
+//! head moved, and on a clean shutdown. Both counts start from the stored
+//! checkpoint, not the process: a sealer restarted more often than `every`
+//! still checkpoints, and an idle ledger's newest checkpoint covers its
+//! last event. Each checkpoint's liability snapshot is built beside the
+//! seals (`Snapshotter`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use ledger::audit::seal::{checkpoint, head, seal, unsealed};
+use ledger::audit::seal::{Head, checkpoint, head, last_checkpoint_age, seal, unsealed};
 use ledger::config::Config;
 use ledger::queries::liability::build_next_snapshot;
 
@@ -38,6 +44,31 @@ impl Checkpoints {
     }
 }
 
+/// Where the last stored checkpoint stands: its sequence number and when,
+/// on this process's clock, it was taken (`None`: none yet, or longer ago
+/// than this clock reaches: the interval has passed).
+struct LastCheckpoint {
+    seq: i64,
+    at: Option<Instant>,
+}
+
+impl LastCheckpoint {
+    async fn load(client: &tokio_postgres::Client) -> anyhow::Result<Self> {
+        Ok(match last_checkpoint_age(client).await? {
+            Some((seq, age)) => Self {
+                seq,
+                at: Instant::now().checked_sub(age),
+            },
+            None => Self { seq: 0, at: None },
+        })
+    }
+
+    fn due(&self, every: &Checkpoints, head: &Head) -> bool {
+        let elapsed = self.at.map_or(Duration::MAX, |at| at.elapsed());
+        every.due(head.seq - self.seq, elapsed)
+    }
+}
+
 pub async fn run(config: Config, every: Checkpoints, mut shutdown: Shutdown) -> anyhow::Result<()> {
     let config = &config;
     reconnecting("sealer", &mut shutdown, |mut shutdown| async move {
@@ -56,30 +87,43 @@ async fn session(
         return Ok(());
     }
     let mut at = head(&client).await?;
-    let (mut since_checkpoint, mut last_checkpoint) = (0, Instant::now());
+    let mut last = LastCheckpoint::load(&client).await?;
     let snapshots = Snapshotter::spawn(config);
     tracing::info!(seq = at.seq, "sealer active");
     while !shutdown.is_set() {
         let events = unsealed(&client, &at, BATCH).await?;
-        since_checkpoint += events.len() as i64;
-        let due = every.due(since_checkpoint, last_checkpoint.elapsed());
-        if events.is_empty() && !due {
+        if events.is_empty() && !last.due(&every, &at) {
             shutdown.sleep(IDLE_POLL).await;
             continue;
         }
         let tx = client.transaction().await?;
         let next = seal(&tx, &at, &events).await?;
+        let due = last.due(&every, &next);
         if due {
-            if let Some(c) = checkpoint(&tx, &next).await? {
-                tracing::info!(%c, "checkpoint");
-            }
-            (since_checkpoint, last_checkpoint) = (0, Instant::now());
+            take_checkpoint(&tx, &next).await?;
         }
         tx.commit().await?;
         if due {
+            last = LastCheckpoint {
+                seq: next.seq,
+                at: Some(Instant::now()),
+            };
             snapshots.wake.notify_one();
         }
         at = next;
+    }
+    // A clean stop leaves the latest state checkpointed for finance.
+    if at.seq > last.seq {
+        let tx = client.transaction().await?;
+        take_checkpoint(&tx, &at).await?;
+        tx.commit().await?;
+    }
+    Ok(())
+}
+
+async fn take_checkpoint(tx: &tokio_postgres::Transaction<'_>, at: &Head) -> anyhow::Result<()> {
+    if let Some(c) = checkpoint(tx, at).await? {
+        tracing::info!(%c, "checkpoint");
     }
     Ok(())
 }

@@ -167,6 +167,25 @@ pub async fn checkpoints(
     Ok(rows.iter().map(checkpoint_from).collect())
 }
 
+/// The newest checkpoint's last sequence number and how long ago, by the
+/// database's clock, it was taken (`None`: no checkpoint yet). The sealer
+/// counts its interval from here, so restarts do not reset it.
+pub async fn last_checkpoint_age(
+    client: &impl GenericClient,
+) -> Result<Option<(i64, std::time::Duration)>, tokio_postgres::Error> {
+    let row = client
+        .query_opt(
+            "SELECT last_seq, greatest(extract(epoch FROM now() - created_at), 0)::float8
+               FROM seal_checkpoints ORDER BY id DESC LIMIT 1",
+            &[],
+        )
+        .await?;
+    Ok(row.map(|r| {
+        let secs: f64 = r.get(1);
+        (r.get(0), std::time::Duration::from_secs_f64(secs))
+    }))
+}
+
 /// The newest checkpoint, if any.
 pub async fn last_checkpoint(
     client: &impl GenericClient,
