@@ -19,6 +19,7 @@ pub const DEFAULT_TZ: &str = "Asia/Shanghai";
 pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
 pub const DEFAULT_NOTIFY_AT: &str = crate::domain::reminder::NotifyAt::DEFAULT;
 pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
+pub const DEFAULT_JOB_RETENTION_DAYS: &str = "90";
 /// 1 GiB.
 pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
@@ -91,6 +92,8 @@ pub struct Config {
     pub notify_at: NotifyAt,
     /// Days sent and cancelled reminders are kept.
     pub notify_retention_days: u32,
+    /// Days an ended issuance or package job (and its report) is kept.
+    pub job_retention_days: u32,
     /// How often the flash-sale gate is reset from Postgres.
     pub flash_reconcile: std::time::Duration,
     /// `LEDGER_LOG_FORMAT` (logging itself is set up from
@@ -117,6 +120,7 @@ impl std::fmt::Debug for Config {
             .field("upload_idle", &self.upload_idle)
             .field("notify_at", &self.notify_at)
             .field("notify_retention_days", &self.notify_retention_days)
+            .field("job_retention_days", &self.job_retention_days)
             .field("flash_reconcile", &self.flash_reconcile)
             .field("log_format", &self.log_format)
             .field("metrics_refresh", &self.metrics_refresh)
@@ -175,6 +179,11 @@ impl Config {
             .ok()
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
+        let (var, days) = get("LEDGER_JOB_RETENTION_DAYS", DEFAULT_JOB_RETENTION_DAYS);
+        let job_retention_days = u32::from_str(&days)
+            .ok()
+            .filter(|d| (1..=3650).contains(d))
+            .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
         let (var, secs) = get("LEDGER_FLASH_RECONCILE_SECS", DEFAULT_FLASH_RECONCILE_SECS);
         let flash_reconcile = u64::from_str(&secs)
             .ok()
@@ -210,6 +219,7 @@ impl Config {
             upload_idle,
             notify_at,
             notify_retention_days,
+            job_retention_days,
             flash_reconcile,
             log_format,
             metrics_refresh,
@@ -278,6 +288,7 @@ mod tests {
         assert!(c.admin_token.is_none());
         assert_eq!(c.notify_at, NotifyAt::default());
         assert_eq!(c.notify_retention_days, 7);
+        assert_eq!(c.job_retention_days, 90);
         assert_eq!(c.log_format, LogFormat::Text);
     }
 
@@ -308,6 +319,8 @@ mod tests {
             ("LEDGER_NOTIFY_AT", "10"),
             ("LEDGER_NOTIFY_RETENTION_DAYS", "0"),
             ("LEDGER_NOTIFY_RETENTION_DAYS", "-1"),
+            ("LEDGER_JOB_RETENTION_DAYS", "0"),
+            ("LEDGER_JOB_RETENTION_DAYS", "3651"),
         ] {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

@@ -60,6 +60,11 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         "days sent and cancelled reminders are kept (1 to 3650)",
     ),
     (
+        "LEDGER_JOB_RETENTION_DAYS",
+        config::DEFAULT_JOB_RETENTION_DAYS,
+        "days an ended issuance or package job and its report are kept (1 to 3650)",
+    ),
+    (
         "LEDGER_FLASH_RECONCILE_SECS",
         config::DEFAULT_FLASH_RECONCILE_SECS,
         "seconds between resets of the flash-sale gate from Postgres (1 to 86400)",

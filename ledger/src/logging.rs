@@ -95,6 +95,30 @@ mod tests {
     #[error("middle: {0}")]
     struct Middle(#[source] std::io::Error);
 
+    /// As tokio-postgres prints a database error: its cause already in it.
+    #[derive(Debug, thiserror::Error)]
+    #[error("db error: {0}")]
+    struct PgLike(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    enum Store {
+        #[error("event store: {0}")]
+        Db(#[from] PgLike),
+    }
+
+    #[test]
+    fn an_error_that_prints_its_cause_says_db_error_once() {
+        let e = Store::Db(PgLike(std::io::Error::other("ERROR: no such table")));
+        let wrapped = anyhow::Error::new(e).context("session failed");
+        let line = super::chain(wrapped.as_ref());
+        assert_eq!(
+            line,
+            "session failed: event store: db error: ERROR: no such table"
+        );
+        // anyhow's own `{:#}` repeats what each error already printed.
+        assert!(format!("{wrapped:#}").matches("db error").count() > 1);
+    }
+
     #[test]
     fn chain_lists_each_source_once() {
         let e = Outer(Middle(std::io::Error::other("disk on fire")));

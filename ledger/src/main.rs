@@ -33,7 +33,7 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(e) => {
-            let line = ledger::logging::one_line(&format!("{e:#}"));
+            let line = ledger::logging::one_line(&ledger::logging::chain(e.as_ref()));
             eprintln!("Error: {}", scrub(&line));
             ExitCode::FAILURE
         }

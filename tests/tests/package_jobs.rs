@@ -346,6 +346,33 @@ async fn a_package_of_the_most_coupons_is_one_job() {
         issued(&env, &[&a, &b]).await,
         [(5_000, 5_000), (5_000, 5_000)]
     );
+    // Its ids come a page of at most 1,000 at a time, every one once.
+    assert_eq!(ids(&done).len(), 1_000);
+    let mut all = std::collections::HashSet::new();
+    let mut offset = Some(0);
+    while let Some(at) = offset {
+        let path = format!("/v1/package-jobs/{id}?offset={at}&limit=1000");
+        let r = server
+            .service(reqwest::Method::GET, &path)
+            .send()
+            .await
+            .unwrap();
+        let page: Value = r.json().await.unwrap();
+        let got = ids(&page);
+        assert!(!got.is_empty() && got.len() <= 1_000);
+        all.extend(got);
+        offset = page["next_offset"].as_i64();
+    }
+    assert_eq!(all.len(), 10_000);
+    let r = server
+        .service(
+            reqwest::Method::GET,
+            &format!("/v1/package-jobs/{id}?limit=1001"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400, "a page holds at most 1,000 ids");
     workers.terminate().await.unwrap();
     assert_verifies_once_caught_up(&env).await;
 }

@@ -156,7 +156,7 @@ async fn apply_all<H: BatchHandler>(
                 let failed = deliveries.pop().expect("index is within the batch");
                 tracing::warn!(
                     worker = spec.name,
-                    error = format!("{error:#}"),
+                    error = ledger::logging::chain(error.as_ref()),
                     before = deliveries.len(),
                     "a message failed inside a batch; isolating it"
                 );

@@ -154,7 +154,7 @@ pub(crate) async fn process<H: Handler>(
             delivery.ack(BasicAckOptions::default()).await?;
         }
         Err(e) if attempt >= spec.max_attempts => {
-            let error = format!("{e:#}");
+            let error = ledger::logging::chain(e.as_ref());
             tracing::error!(
                 worker = spec.name,
                 attempt,
@@ -170,7 +170,7 @@ pub(crate) async fn process<H: Handler>(
             delivery.ack(BasicAckOptions::default()).await?;
         }
         Err(e) => {
-            let error = format!("{e:#}");
+            let error = ledger::logging::chain(e.as_ref());
             tracing::warn!(
                 worker = spec.name,
                 attempt,

@@ -136,7 +136,7 @@ async fn main() -> std::process::ExitCode {
             let text = if verbose {
                 format!("{e:?}")
             } else {
-                ledger::logging::one_line(&format!("{e:#}"))
+                ledger::logging::one_line(&ledger::logging::chain(e.as_ref()))
             };
             eprintln!("Error: {text}");
             std::process::ExitCode::FAILURE
@@ -266,7 +266,11 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
         }
         Worker::Scanner => {
             let requeue = requeue::Requeue::new(&url, timing.requeue_after, store);
-            tasks.spawn(scanner::run(pool, timing.scan_interval, requeue, shutdown))
+            let keeping = scanner::Keeping {
+                interval: timing.scan_interval,
+                jobs: chrono::Duration::days(i64::from(config.job_retention_days)),
+            };
+            tasks.spawn(scanner::run(pool, keeping, requeue, shutdown))
         }
         Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
     };

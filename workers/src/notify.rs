@@ -64,10 +64,16 @@ pub async fn send_loop(
                 tracing::info!(?report, "reminders sent")
             }
             Ok(_) => {}
-            Err(e) => tracing::warn!(error = format!("{e:#}"), "sending reminders failed"),
+            Err(e) => tracing::warn!(
+                error = ledger::logging::chain(&e),
+                "sending reminders failed"
+            ),
         }
         if let Err(e) = purge(&pool, now, retention).await {
-            tracing::warn!(error = format!("{e:#}"), "purging reminders failed");
+            tracing::warn!(
+                error = ledger::logging::chain(e.as_ref()),
+                "purging reminders failed"
+            );
         }
         shutdown.sleep(SEND_INTERVAL).await;
     }

@@ -3,13 +3,14 @@
 //! commands lock their rows with SKIP LOCKED and go through the coupon
 //! state machine, so two scanners never apply the same change twice. Then
 //! it prunes what the ledger only remembers for a while
-//! (`ledger::retention`), and re-publishes package jobs left queued
-//! without a message ([`crate::requeue`]).
+//! (`ledger::retention`) and the jobs that ended longer ago than their
+//! retention (`commands::job_purge`), and re-publishes package jobs left
+//! queued without a message ([`crate::requeue`]).
 
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
-use ledger::commands::{coupons, orders};
+use ledger::commands::{coupons, job_purge, orders};
 use ledger::retention;
 
 use crate::requeue::Requeue;
@@ -20,26 +21,60 @@ pub const BATCH: i64 = 500;
 /// Batches per sweep, so one sweep cannot run forever.
 const MAX_BATCHES: usize = 200;
 
+/// How the scanner keeps the tables it prunes.
+pub struct Keeping {
+    pub interval: Duration,
+    /// How long an ended job is kept.
+    pub jobs: chrono::Duration,
+}
+
 pub async fn run(
     pool: Pool,
-    interval: Duration,
+    keeping: Keeping,
     mut requeue: Requeue,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     while !shutdown.is_set() {
+        if let Err(e) = purge_jobs(&pool, keeping.jobs, &shutdown).await {
+            tracing::warn!(
+                error = ledger::logging::chain(e.as_ref()),
+                "purging ended jobs failed; next interval retries"
+            );
+        }
         if let Err(e) = sweep(&pool, &shutdown).await {
             tracing::warn!(
-                error = format!("{e:#}"),
+                error = ledger::logging::chain(e.as_ref()),
                 "scanner sweep failed; next interval retries"
             );
         }
         if let Err(e) = requeue.sweep(&pool).await {
             tracing::warn!(
-                error = format!("{e:#}"),
+                error = ledger::logging::chain(e.as_ref()),
                 "re-publishing queued package jobs failed; next interval retries"
             );
         }
-        shutdown.sleep(interval).await;
+        shutdown.sleep(keeping.interval).await;
+    }
+    Ok(())
+}
+
+/// Purges ended jobs past their retention, a bounded number of rounds.
+async fn purge_jobs(
+    pool: &Pool,
+    retention: chrono::Duration,
+    shutdown: &Shutdown,
+) -> anyhow::Result<()> {
+    let client = pool.get().await?;
+    for _ in 0..MAX_BATCHES {
+        let purged = job_purge::purge(&**client, ledger::store::now(), retention).await?;
+        if purged.total() > 0 {
+            tracing::info!(?purged, "ended jobs purged");
+        }
+        let full = purged.issuance_jobs == job_purge::JOBS_PER_CALL.unsigned_abs()
+            || purged.package_jobs == job_purge::ROWS_PER_STATEMENT.unsigned_abs();
+        if shutdown.is_set() || !full {
+            break;
+        }
     }
     Ok(())
 }

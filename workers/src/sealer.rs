@@ -185,7 +185,7 @@ async fn build_snapshot(client: &mut tokio_postgres::Client, tz: chrono_tz::Tz) 
         }
         Ok(None) => false,
         Err(e) => {
-            let error = format!("{:#}", anyhow::Error::new(e));
+            let error = ledger::logging::chain(&e);
             tracing::warn!(error, "liability snapshot not built");
             false
         }

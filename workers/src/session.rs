@@ -28,7 +28,7 @@ where
         match session(shutdown.clone()).await {
             Ok(()) => return Ok(()),
             Err(e) => {
-                let error = format!("{e:#}");
+                let error = ledger::logging::chain(e.as_ref());
                 tracing::warn!(worker, error, "session failed; reconnecting");
                 failures += 1;
                 shutdown.sleep(backoff(failures)).await;

@@ -147,7 +147,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let server_error = match &self {
             Self::Internal(e) => {
-                let chain = format!("{e:#}");
+                let chain = crate::logging::chain(e.as_ref());
                 tracing::error!(error = %chain, "request failed");
                 Some(chain)
             }

@@ -24,7 +24,7 @@ use super::auth::Reader;
 use super::claims::{limit_keys, replay, spend_nonce, verify};
 use super::context::Ctx;
 use super::error::{ApiError, ErrorBody};
-use super::extract::ApiPath;
+use super::extract::{ApiPath, ApiQuery, page_bounds};
 use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages;
@@ -81,7 +81,7 @@ pub(crate) async fn queue(
                     metadata: &metadata,
                 };
                 let job = package_job::open(tx, &new, now).await?;
-                let view = jobs::read(&**tx, job.job_id).await?;
+                let view = jobs::read(&**tx, job.job_id, (0, jobs::MAX_COUPON_PAGE)).await?;
                 *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(job);
                 view.ok_or_else(|| {
                     ApiError::Internal(anyhow::anyhow!("the job just written is not there"))
@@ -140,7 +140,7 @@ async fn unpublished(
     if failed {
         return Err(down);
     }
-    let view = jobs::read(&**client, job.job_id).await?;
+    let view = jobs::read(&**client, job.job_id, (0, jobs::MAX_COUPON_PAGE)).await?;
     let view =
         view.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the job written is not there")))?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
@@ -153,12 +153,22 @@ pub struct JobId {
     pub id: Uuid,
 }
 
+/// The page of a done job's coupon ids.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CouponPage {
+    /// Coupon ids to skip (default 0).
+    pub offset: Option<i64>,
+    /// Coupon ids to answer, 1 to 1,000 (default 1,000).
+    pub limit: Option<i64>,
+}
+
 /// A large package's claim: queued, done (with its coupons), refused (with
 /// the answer the claim would have had at once: 409, 410, 422...) or
 /// failed. As the service or an operator (bearer token: any job), or as
 /// the channel that asked (signed like a claim, over an empty body: its
 /// own jobs; another's is 404).
-#[utoipa::path(get, path = "/v1/package-jobs/{id}", tag = "packages", params(JobId,
+#[utoipa::path(get, path = "/v1/package-jobs/{id}", tag = "packages", params(JobId, CouponPage,
         ("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of a bearer token"),
         ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),
         ("X-Signature" = Option<String>, Header)),
@@ -175,8 +185,11 @@ pub async fn read(State(state): State<AppState>, request: Request) -> Result<Res
     };
     // The path is read once the caller is known, as the token routes do.
     let ApiPath(JobId { id }) = ApiPath::from_request_parts(&mut parts, &state).await?;
+    let ApiQuery(q) = ApiQuery::<CouponPage>::from_request_parts(&mut parts, &state).await?;
+    let limit = Some(q.limit.unwrap_or(jobs::MAX_COUPON_PAGE));
+    let page = page_bounds(q.offset, limit, jobs::MAX_COUPON_PAGE)?;
     let client = state.pool.get().await?;
-    let job = jobs::read(&**client, id).await?;
+    let job = jobs::read(&**client, id, page).await?;
     let job = job.filter(|j| channel.is_none_or(|c| j.channel_id == Some(c)));
     let job = job.ok_or_else(|| ApiError::not_found("package job", id))?;
     Ok(Json(job).into_response())

@@ -192,7 +192,7 @@ async fn prove_keys(
         Ok(()) => Ok(()),
         Err(Sealing::Fatal(e)) => Err(e),
         Err(Sealing::Unreachable(e)) => {
-            let error = ledger::redact::scrub(&format!("{e:#}"), [database_url]);
+            let error = ledger::redact::scrub(&ledger::logging::chain(e.as_ref()), [database_url]);
             tracing::warn!(error, "cannot check the channel-secret keys yet; retrying");
             tokio::spawn(retry_prove_keys(pool.clone(), secrets.clone()));
             Ok(())

@@ -532,5 +532,29 @@ async fn finish_chunk(
             "the chunk is unknown to its job or was already done",
         ));
     }
+    advance_job(tx, chunk.job_id, now).await
+}
+
+/// Counts the chunk on its job and moves the job on: `running`, or `done`
+/// with the last chunk, in the chunk's own transaction, so a read never
+/// shows a status the store does not hold. The job row is taken last, and
+/// held only for the commit. A cancelled or uploading job keeps its status
+/// (the end of the upload sets it from the count).
+async fn advance_job(
+    tx: &Transaction<'_>,
+    job_id: uuid::Uuid,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let sql = "UPDATE issuance_jobs
+                  SET chunks_done = chunks_done + 1,
+                      status = CASE WHEN status NOT IN ('queued', 'running') THEN status
+                                    WHEN chunks_total = chunks_done + 1 THEN 'done'
+                                    ELSE 'running' END,
+                      finished_at = CASE WHEN status IN ('queued', 'running')
+                                          AND chunks_total = chunks_done + 1 THEN $2::timestamptz
+                                         ELSE finished_at END
+                WHERE id = $1";
+    tx.execute(&tx.prepare_cached(sql).await?, &[&job_id, &now])
+        .await?;
     Ok(())
 }

@@ -11,7 +11,6 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
-use crate::domain::issuance::JobStatus;
 use crate::domain::user_file::FileFormat;
 
 /// What an upload finds under its key.
@@ -215,11 +214,16 @@ pub async fn finish_upload(
     now: DateTime<Utc>,
 ) -> Result<(), tokio_postgres::Error> {
     progress(client, job_id, c, now).await?;
-    let sql = "UPDATE issuance_jobs SET status = $2, file_sha256 = $3, chunks_total = $4
+    // Chunks may have finished while the file was still read: the job is
+    // then already running, or done.
+    let sql = "UPDATE issuance_jobs
+                  SET status = CASE WHEN chunks_done = $3 THEN 'done'
+                                    WHEN chunks_done > 0 THEN 'running' ELSE 'queued' END,
+                      finished_at = CASE WHEN chunks_done = $3 THEN $4::timestamptz END,
+                      file_sha256 = $2, chunks_total = $3
                 WHERE id = $1 AND status = 'uploading'";
-    let status = JobStatus::Queued.as_str();
     client
-        .execute(sql, &[&job_id, &status, &file_sha256, &chunks_total])
+        .execute(sql, &[&job_id, &file_sha256, &chunks_total, &now])
         .await?;
     Ok(())
 }
@@ -251,12 +255,13 @@ pub async fn discard_empty(
 /// Cancels a job: chunks not yet issued end `cancelled`. A finished job
 /// cannot be cancelled (409).
 pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), CommandError> {
-    let sql = "UPDATE issuance_jobs j SET status = 'cancelled'
-                WHERE id = $1 AND status NOT IN ('cancelled', 'failed')
-                  AND NOT (j.chunks_total IS NOT NULL AND j.chunks_total =
-                       (SELECT count(*) FROM issuance_chunks c
-                         WHERE c.job_id = j.id AND c.done_at IS NOT NULL))";
-    if client.execute(sql, &[&job_id]).await? == 1 {
+    let sql = "UPDATE issuance_jobs SET status = 'cancelled', finished_at = $2
+                WHERE id = $1 AND status NOT IN ('cancelled', 'failed', 'done')";
+    if client
+        .execute(sql, &[&job_id, &crate::store::now()])
+        .await?
+        == 1
+    {
         return Ok(());
     }
     let exists = client

@@ -24,6 +24,7 @@ pub mod code_batches;
 pub mod coupons;
 pub mod issuance;
 pub mod issuance_job;
+pub mod job_purge;
 pub mod orders;
 pub mod package_coupons;
 pub mod package_job;

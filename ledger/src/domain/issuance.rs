@@ -65,16 +65,12 @@ impl JobStatus {
         matches!(self, Self::Done | Self::Cancelled | Self::Failed)
     }
 
-    /// The status a reader sees. The job row holds what the upload and
-    /// cancel wrote; `running` and `done` follow from its chunks, and an
-    /// upload silent for longer than `silence` broke off.
+    /// The status a reader sees: the stored one (the upload, a cancel and
+    /// each chunk's own transaction write it), except that an upload silent
+    /// for longer than `silence` broke off, though nothing wrote so.
     pub fn shown(self, progress: JobProgress, silence: chrono::Duration) -> JobStatus {
         match self {
             Self::Uploading if progress.now - progress.updated_at > silence => Self::Incomplete,
-            Self::Queued | Self::Running if Some(progress.chunks_done) == progress.chunks_total => {
-                Self::Done
-            }
-            Self::Queued if progress.chunks_done > 0 => Self::Running,
             other => other,
         }
     }
@@ -247,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn running_done_and_incomplete_follow_from_the_chunks_and_the_clock() {
+    fn the_stored_status_is_shown_but_a_silent_upload_broke_off() {
         let now = chrono::Utc::now();
         let silence = chrono::Duration::seconds(30);
         let at = |chunks_total, chunks_done, quiet| JobProgress {
@@ -257,10 +253,9 @@ mod tests {
             now,
         };
         use JobStatus as S;
-        assert_eq!(S::Queued.shown(at(Some(3), 0, 0), silence), S::Queued);
-        assert_eq!(S::Queued.shown(at(Some(3), 1, 0), silence), S::Running);
-        assert_eq!(S::Queued.shown(at(Some(3), 3, 0), silence), S::Done);
-        assert_eq!(S::Queued.shown(at(Some(0), 0, 0), silence), S::Done);
+        // The chunks' counts never run ahead of the stored status.
+        assert_eq!(S::Queued.shown(at(Some(3), 3, 0), silence), S::Queued);
+        assert_eq!(S::Running.shown(at(Some(3), 1, 0), silence), S::Running);
         assert_eq!(S::Uploading.shown(at(None, 2, 5), silence), S::Uploading);
         assert_eq!(S::Uploading.shown(at(None, 2, 31), silence), S::Incomplete);
         assert_eq!(S::Cancelled.shown(at(Some(3), 3, 0), silence), S::Cancelled);

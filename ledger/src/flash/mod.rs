@@ -132,7 +132,11 @@ impl Flash {
     pub async fn template_changed(&self, sn: &str) {
         lock(&self.templates).remove(sn);
         if let Err(e) = reconcile::reset(self, sn, true).await {
-            tracing::warn!(error = format!("{e:#}"), template = sn, "gate reset failed");
+            tracing::warn!(
+                error = crate::logging::chain(e.as_ref()),
+                template = sn,
+                "gate reset failed"
+            );
         }
     }
 
@@ -279,7 +283,11 @@ impl Flash {
         let (flash, sn) = (self.clone(), sn.to_owned());
         tokio::spawn(async move {
             if let Err(e) = reconcile::reset(&flash, &sn, claimers).await {
-                tracing::warn!(error = format!("{e:#}"), template = sn, "gate reset failed");
+                tracing::warn!(
+                    error = crate::logging::chain(e.as_ref()),
+                    template = sn,
+                    "gate reset failed"
+                );
             }
         });
     }

@@ -89,7 +89,10 @@ pub async fn run_forever(flash: Arc<Flash>, period: Duration) {
         match pass(&flash, claimers).await {
             Ok(templates) if n == 0 => tracing::info!(templates, "flash gate warmed"),
             Ok(_) => {}
-            Err(e) => tracing::warn!(error = format!("{e:#}"), "flash gate reconciliation failed"),
+            Err(e) => tracing::warn!(
+                error = crate::logging::chain(e.as_ref()),
+                "flash gate reconciliation failed"
+            ),
         }
         tokio::time::sleep(period).await;
     }

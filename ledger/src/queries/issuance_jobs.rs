@@ -46,11 +46,11 @@ pub struct JobView {
 }
 
 const SELECT: &str = "SELECT j.id, j.template_sn, j.status, j.lines_read, j.blank, j.invalid,
-        j.valid, j.chunks_total, count(c.done_at)::int,
+        j.valid, j.chunks_total, j.chunks_done,
         coalesce(sum(c.issued), 0)::bigint, coalesce(sum(c.over_limit), 0)::bigint,
         coalesce(sum(c.sold_out), 0)::bigint, coalesce(sum(c.cancelled), 0)::bigint,
         j.created_at, min(c.done_at), max(c.done_at), j.updated_at, j.error,
-        coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint
+        coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint, j.finished_at
    FROM issuance_jobs j LEFT JOIN issuance_chunks c ON c.job_id = j.id";
 
 pub async fn job(
@@ -71,18 +71,23 @@ pub async fn list(
     (offset, limit): (i64, i64),
     now: DateTime<Utc>,
 ) -> Result<Vec<JobView>, tokio_postgres::Error> {
+    // The stored status is the shown one, but for an upload gone silent
+    // (`incomplete` without a write): the filter says so in SQL, so that
+    // pages are full.
     let sql = format!(
         "{SELECT} WHERE ($1::text IS NULL OR j.template_sn = $1)
+            AND ($4::text IS NULL
+                 OR (CASE WHEN j.status = 'uploading' AND j.updated_at < $5 THEN 'incomplete'
+                          ELSE j.status END) = $4)
           GROUP BY j.id ORDER BY j.created_at DESC, j.id DESC OFFSET $2 LIMIT $3"
     );
-    let rows = client
-        .query(&sql, &[&template_sn, &offset, &limit.clamp(1, MAX_PAGE)])
-        .await?;
-    let jobs = rows.iter().map(|r| view(r, now));
-    // The shown status follows from the chunks: filter after deriving it.
-    Ok(jobs
-        .filter(|j| status.is_none_or(|s| j.status == s.as_str()))
-        .collect())
+    let silent_since = now - chrono::Duration::seconds(UPLOAD_SILENCE_SECS);
+    let status = status.map(JobStatus::as_str);
+    let limit = limit.clamp(1, MAX_PAGE);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&template_sn, &offset, &limit, &status, &silent_since];
+    let rows = client.query(&sql, &params).await?;
+    Ok(rows.iter().map(|r| view(r, now)).collect())
 }
 
 fn view(r: &Row, now: DateTime<Utc>) -> JobView {
@@ -118,7 +123,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
         cancelled: r.get(12),
         created_at: r.get(13),
         started_at,
-        finished_at: (status == JobStatus::Done).then_some(last_done).flatten(),
+        finished_at: r.get(19),
         lines_per_second,
         error: r.get(17),
     }

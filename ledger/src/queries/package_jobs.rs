@@ -30,8 +30,12 @@ pub struct PackageJobView {
     pub error: Option<JobError>,
     /// Coupons issued: all the package's once done, else 0.
     pub coupons_issued: i64,
-    /// Done: the coupons' ids, in the package's item order.
+    /// Done: the coupons' ids, in the package's item order, one page of
+    /// them (`?offset=&limit=`, at most [`MAX_COUPON_PAGE`]).
     pub coupon_ids: Vec<Uuid>,
+    /// Where the next page of `coupon_ids` starts, while one follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<i64>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
 }
@@ -46,19 +50,33 @@ pub struct JobError {
     pub message: String,
 }
 
+/// Coupon ids per page: a 10,000-coupon job's ids are 370 KB of JSON.
+pub const MAX_COUPON_PAGE: i64 = 1_000;
+
+/// `coupon_ids[offset + 1 : offset + limit]` (Postgres arrays count from
+/// 1; a slice past the end is empty), and how many there are in all.
 const SELECT: &str = "SELECT id, package_sn, user_id, channel_id, code_batch_id, code_serial,
-        status, error_status, error_code, error_message, coupon_ids, created_at, finished_at
+        status, error_status, error_code, error_message,
+        coalesce(coupon_ids[($2::bigint + 1)::int : ($2::bigint + $3::bigint)::int], '{}'),
+        created_at, finished_at, cardinality(coupon_ids)::bigint
    FROM package_jobs";
 
+/// The job, with the page (offset, limit) of its coupon ids.
 pub async fn read(
     client: &impl GenericClient,
     id: Uuid,
+    (offset, limit): (i64, i64),
 ) -> Result<Option<PackageJobView>, tokio_postgres::Error> {
+    let limit = limit.clamp(1, MAX_COUPON_PAGE);
+    // A job holds at most 10,000 coupons: past that every page is empty,
+    // and the subscripts stay within Postgres' int.
+    let offset = offset.clamp(0, 1_000_000);
     let sql = format!("{SELECT} WHERE id = $1");
-    Ok(client.query_opt(&sql, &[&id]).await?.as_ref().map(view))
+    let row = client.query_opt(&sql, &[&id, &offset, &limit]).await?;
+    Ok(row.as_ref().map(|r| view(r, offset)))
 }
 
-fn view(r: &Row) -> PackageJobView {
+fn view(r: &Row, offset: i64) -> PackageJobView {
     let error = r.get::<_, Option<String>>(8).map(|code| JobError {
         status: r
             .get::<_, Option<i16>>(7)
@@ -68,6 +86,8 @@ fn view(r: &Row) -> PackageJobView {
         message: r.get::<_, Option<String>>(9).unwrap_or_default(),
     });
     let coupon_ids: Vec<Uuid> = r.get(10);
+    let total: i64 = r.get(13);
+    let end = offset + i64::try_from(coupon_ids.len()).unwrap_or(0);
     PackageJobView {
         job_id: r.get(0),
         package_sn: r.get(1),
@@ -77,7 +97,8 @@ fn view(r: &Row) -> PackageJobView {
         code_serial: r.get(5),
         status: r.get(6),
         error,
-        coupons_issued: i64::try_from(coupon_ids.len()).unwrap_or(i64::MAX),
+        coupons_issued: total,
+        next_offset: (end < total).then_some(end),
         coupon_ids,
         created_at: r.get(11),
         finished_at: r.get(12),
