@@ -79,6 +79,11 @@ fn add_errors(op: &mut Operation, api: bool, claims: bool) {
     if authed {
         add("401", "No bearer token, or an unknown one.");
         add("403", "A token of the other kind (admin / service).");
+        add(
+            "429",
+            "Too many wrong tokens from this address within a minute: retry after \
+             `Retry-After` seconds.",
+        );
     }
     if claims {
         add(
