@@ -17,7 +17,8 @@ items) in every phase, so that creations succeed and the links have
 something to follow. Only the parts schemathesis generated as valid
 (positive) data are changed: a negative case stays negative.
 
-Reach: every answer is recorded as `METHOD PATH STATUS` in the file named
+Reach: every answer is recorded as `METHOD PATH STATUS PHASE ERROR-CODE`
+in the file named
 by SCHEMATHESIS_REACH, which scripts/schemathesis sums up per operation.
 """
 
@@ -44,6 +45,10 @@ REACH = os.environ.get("SCHEMATHESIS_REACH")
 # Claims and package claims: signed by a channel, not a bearer token.
 SIGNED_PATHS = {"/v1/claims", "/v1/packages/{sn}/claims"}
 USERS = ["st-user-1", "st-user-2", "st-user-3"]
+# The seeded orders' user: not one of USERS, so that schemathesis does not
+# find the orders' ids in a listing of USERS' coupons and cancel them all
+# before the confirm and refund operations get to them.
+ORDERS_USER = "st-orders"
 
 
 def _iso(t):
@@ -128,8 +133,8 @@ def _setup():
         return _call("POST", "/v1/claims", {"template_sn": sn, "user_id": user},
                      signer=signer, expect=201)
 
-    coupons = [claim(USERS[i % len(USERS)]) for i in range(5)]
-    read, void, locked, to_cancel, to_refund = coupons
+    read, void = claim(USERS[0]), claim(USERS[1])
+    locked, to_cancel, to_refund, lockable = (claim(ORDERS_USER) for _ in range(4))
     orders = {}
     for name, coupon in [("confirm", locked), ("cancel", to_cancel), ("refund", to_refund)]:
         order_id = f"st-{name}-{uuid.uuid4().hex[:12]}"
@@ -161,7 +166,7 @@ def _setup():
         "coupon": read["id"], "void_coupon": void["id"], "orders": orders,
         "job": job["job_id"], "batch": batch["id"], "spare_batch": spare_batch["id"],
         "codes": codes, "package": package, "spare_package": spare_package,
-        "package_job": package_job["job_id"],
+        "package_job": package_job["job_id"], "lockable": lockable,
     }
 
 
@@ -202,6 +207,9 @@ PATHS = {
 QUERIES = {
     ("POST", "/v1/issuance-jobs"): {"template": [SEED["sn"]]},
     ("GET", "/v1/code-batches"): {"template_sn": [SEED["sn"]]},
+    ("GET", "/v1/reports/liability"): {
+        "as_of": ["now", time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86400))],
+        "by": ["template", "channel", "day"], "format": ["json"]},
 }
 
 
@@ -217,7 +225,12 @@ BODIES = {
     ("POST", "/v1/redemptions"): {"code": SEED["codes"], "user_id": USERS},
     ("POST", "/v1/packages/{sn}/claims"): {"user_id": USERS},
     ("POST", "/v1/templates/{sn}/channels"): {"channel_id": [CHANNEL_ID]},
-    ("POST", "/v1/orders/quote"): {"user_id": USERS},
+    ("POST", "/v1/orders/quote"): lambda body: st.sampled_from([
+        {"user_id": user, "order": _order(SEED["lockable"], "st-quote")["order"] | {"user_id": user}}
+        for user in [ORDERS_USER, *USERS]]),
+    # The first lock of the spare coupon locks it; the same request again
+    # answers as the first time, another one 409.
+    ("POST", "/v1/orders/lock"): lambda body: st.just(_order(SEED["lockable"], "st-lock")),
     ("POST", "/v1/code-batches"): lambda body: st.sampled_from([
         {"template_sn": SEED["sn"], "count": 10},
         {"package_sn": SEED["package"], "count": 10},
@@ -269,6 +282,23 @@ def flatmap_case(context, case):
     return st.one_of(st.just(case), real)
 
 
+@schemathesis.hook
+def before_load_schema(context, raw_schema):
+    """For the stateful pass only, the optional `X-Request-Id` header is
+    left out of the document: schemathesis 4 reads it as a reference to an
+    "XRequest" resource that no operation creates, and then starts no
+    scenario from an operation that takes it (every write), so the links
+    from the creating operations would never be followed. The other
+    phases fuzz it as documented."""
+    if not os.environ.get("SCHEMATHESIS_STATEFUL_PASS"):
+        return
+    for item in raw_schema.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "parameters" in operation:
+                operation["parameters"] = [
+                    p for p in operation["parameters"] if p.get("name") != "X-Request-Id"]
+
+
 _lock = threading.Lock()
 
 
@@ -276,7 +306,14 @@ _lock = threading.Lock()
 def after_call(context, case, response):
     if not REACH:
         return
-    line = f"{case.method.upper()} {case.operation.path} {response.status_code}\n"
+    phase = case.meta.phase.name if case.meta is not None else "-"
+    code = "-"
+    if response.status_code >= 400:
+        try:
+            code = response.json()["error"]["code"]
+        except Exception:  # noqa: BLE001 - not the error shape: no code
+            pass
+    line = f"{case.method.upper()} {case.operation.path} {response.status_code} {phase} {code}\n"
     with _lock, open(REACH, "a") as out:
         out.write(line)
 

@@ -1,5 +1,5 @@
-"""Sums up scripts/schemathesis' record of answers (`METHOD PATH STATUS` a
-line) per documented operation: which were reached beyond their 404, which
+"""Sums up scripts/schemathesis' record of answers (`METHOD PATH STATUS PHASE`
+a line) per documented operation: which were reached beyond their 404, which
 answered a success, and the statuses of those that were not.
 
     python3 scripts/schemathesis_reach.py openapi.json reach.txt
@@ -23,9 +23,12 @@ def main(doc_path, reach_path):
     doc = json.load(open(doc_path))
     operations = [(m.upper(), p) for p, item in doc["paths"].items() for m in METHODS if m in item]
     seen = collections.defaultdict(collections.Counter)
+    by_phase = collections.defaultdict(set)
     for line in open(reach_path):
-        method, path, status = line.split()
+        method, path, status, phase = (line.split() + ["-"])[:4]
         seen[(method, path)][int(status)] += 1
+        if 200 <= int(status) < 300:
+            by_phase[phase].add((method, path))
     beyond = [op for op in operations if any(s not in BEFORE_LOOKUP for s in seen[op])]
     success = [op for op in operations if any(200 <= s < 300 for s in seen[op])]
     total = len(operations)
@@ -38,6 +41,8 @@ def main(doc_path, reach_path):
     print(f"requests recorded: {calls}")
     print(f"operations reached beyond 404: {len(beyond)} of {total}")
     print(f"operations answered a success (2xx): {len(success)} of {total}")
+    for phase in sorted(by_phase):
+        print(f"  in the {phase} phase: {len(by_phase[phase])}")
     missing = [op for op in operations if op not in beyond]
     if missing:
         print("never reached beyond 404:")
