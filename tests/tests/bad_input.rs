@@ -289,6 +289,69 @@ async fn tokens_are_required_and_checked() {
     );
 }
 
+/// Every operation documented with a bearer scheme refuses a request
+/// without credentials (401) and one with a wrong token (403, or 429 once
+/// the address sent too many: `api/token_limit.rs`), before it looks at
+/// anything else. (schemathesis' `ignored_auth` check asks the same but
+/// takes the 429 for a failure, so scripts/schemathesis leaves it to this.)
+#[tokio::test]
+async fn every_documented_operation_enforces_its_security() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    let doc: Value = server
+        .http
+        .get(server.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut checked = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let secured = op["security"].as_array().is_some_and(|s| {
+                !s.is_empty() && s.iter().all(|r| !r.as_object().unwrap().is_empty())
+            });
+            if !secured {
+                continue;
+            }
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let url = server.url(
+                &path
+                    .replace("{sn}", &sn)
+                    .replace("{id}", &uuid::Uuid::now_v7().to_string())
+                    .replace("{order_id}", "order-1")
+                    .replace("{uid}", "user-1"),
+            );
+            let none = server
+                .http
+                .request(method.clone(), &url)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(none.status(), 401, "{method} {path} without a token");
+            let wrong = server
+                .http
+                .request(method.clone(), &url)
+                .bearer_auth("not-the-token")
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap();
+            let status = wrong.status().as_u16();
+            assert!(
+                status == 403 || status == 429,
+                "{method} {path} with a wrong token: {status}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "{checked} operations checked");
+}
+
 #[tokio::test]
 async fn a_numeric_amount_is_the_same_field_error_as_a_malformed_string() {
     let env = Env::new().await.unwrap();

@@ -19,7 +19,8 @@
 //!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
 //! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
 //!   [`request_log`]: one log line per request.
-//! - [`openapi`]: the document's bearer schemes and common error answers.
+//! - [`openapi`]: the document's bearer schemes, common error answers,
+//!   operationIds and links.
 //! - [`admin`]: the admin console's page and assets at `/admin` (DESIGN §14).
 
 pub mod admin;
@@ -237,6 +238,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .split_for_parts();
     doc.merge(upload_doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
+    utoipa::Modify::modify(&openapi::OperationIds, &mut doc);
+    utoipa::Modify::modify(&openapi::Links, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(
         axum::http::StatusCode::REQUEST_TIMEOUT,
         REQUEST_TIMEOUT,
