@@ -11,11 +11,12 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
+use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
 use super::code_batches::Batch;
-use super::packages;
+use super::packages::{self, Giver};
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -26,6 +27,10 @@ pub struct RedeemRequest<'a> {
     pub batch: &'a Batch,
     pub serial: i64,
     pub user_id: &'a UserId,
+    /// The channel that redeems (None: the service). A package's coupons
+    /// record it; a template's code keeps no channel, as before packages
+    /// had channels (its claim would check the template's list instead).
+    pub channel_id: Option<Uuid>,
     pub now: DateTime<Utc>,
     pub tz: Tz,
 }
@@ -53,7 +58,10 @@ pub async fn redeem(
         ..metadata.clone()
     };
     let package = match &batch.package_sn {
-        Some(sn) => Some(packages::take(tx, sn, req.user_id, req.now).await?),
+        Some(sn) => {
+            let giver = Giver::Code(req.channel_id);
+            Some(packages::take(tx, sn, req.user_id, giver, req.now).await?)
+        }
         None => None,
     };
     let uses = use_code(tx, req).await?;

@@ -49,6 +49,12 @@ pub struct PackageJob {
     /// The redemption code that asked, for a package's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeRef>,
+    /// The channel that asked (a claim's, or the one that redeemed the
+    /// code), which the coupons record; absent for the service's code, and
+    /// in messages from before packages had channels (the worker then takes
+    /// the job row's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<Uuid>,
 }
 
 impl PackageJob {
