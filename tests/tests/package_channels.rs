@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tests::codes::{batch_codes, redeem};
 use tests::packages::{allow, claim, finished, issued, package, package_for};
 use tests::scenario::checkout;
-use tests::workers::{Workers, assert_verifies_once_caught_up};
+use tests::workers::{Workers, assert_verifies_once_caught_up, replay_both_ways};
 use tests::{Channel, Env, Server};
 use uuid::Uuid;
 
@@ -166,6 +166,32 @@ async fn a_package_is_claimed_only_by_its_channels_and_its_coupons_record_the_ch
     assert!(!report.iter().any(|(g, _)| *g == id(&ch_b)), "{report:?}");
 
     assert_verifies_once_caught_up(&env).await;
+    // The list and the coupons' channel are rebuilt from the events: a
+    // hand edit of either is named.
+    client
+        .batch_execute(&format!(
+            "DELETE FROM package_channels WHERE package_sn = '{sn}';
+             UPDATE coupons SET channel_id = NULL WHERE id = '{ann_a}';"
+        ))
+        .await
+        .unwrap();
+    let (code, stdout) = replay_both_ways(&env, &["replay", "--verify"]).await;
+    assert_eq!(code, Some(1), "{stdout}");
+    for expected in [
+        format!(
+            "package_channels (\"{sn}\", {}) (row): live (none) vs replayed present",
+            ch_a.id
+        ),
+        format!(
+            "coupons {ann_a} channel_id: live null vs replayed {}",
+            ch_a.id
+        ),
+    ] {
+        assert!(
+            stdout.contains(&expected),
+            "missing {expected:?} in\n{stdout}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
