@@ -220,7 +220,7 @@ async fn claim(
     let last_use = redeemed.uses >= batch.uses_per_code;
     Ok(Claimed {
         coupons: redeemed.coupons,
-        used_up: last_use.then(|| (batch, code.serial)),
+        used_up: last_use.then_some((batch, code.serial)),
     })
 }
 

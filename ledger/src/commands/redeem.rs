@@ -28,8 +28,9 @@ pub struct RedeemRequest<'a> {
     pub serial: i64,
     pub user_id: &'a UserId,
     /// The channel that redeems (None: the service). A package's coupons
-    /// record it; a template's code keeps no channel, as before packages
-    /// had channels (its claim would check the template's list instead).
+    /// record it (the code is the grant: no list is checked). A template's
+    /// code is claimed with no channel, as it always was: passing this one
+    /// would also check it against the template's list.
     pub channel_id: Option<Uuid>,
     pub now: DateTime<Utc>,
     pub tz: Tz,

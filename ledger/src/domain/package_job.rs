@@ -87,15 +87,16 @@ mod tests {
     }
 
     #[test]
-    fn a_job_without_a_code_has_no_code_field() {
+    fn a_job_without_a_code_or_channel_has_no_such_field() {
         let job = PackageJob {
             job_id: Uuid::nil(),
             package_sn: "P".into(),
             user_id: "u1".into(),
             code: None,
+            channel_id: None,
         };
         let text = serde_json::to_string(&job).unwrap();
-        assert!(!text.contains("code"), "{text}");
+        assert!(!text.contains("code") && !text.contains("channel"), "{text}");
         assert_eq!(serde_json::from_str::<PackageJob>(&text).unwrap(), job);
         assert_eq!(job.message_id(), Uuid::nil().to_string());
     }
