@@ -96,7 +96,10 @@ mod tests {
             channel_id: None,
         };
         let text = serde_json::to_string(&job).unwrap();
-        assert!(!text.contains("code") && !text.contains("channel"), "{text}");
+        assert!(
+            !text.contains("code") && !text.contains("channel"),
+            "{text}"
+        );
         assert_eq!(serde_json::from_str::<PackageJob>(&text).unwrap(), job);
         assert_eq!(job.message_id(), Uuid::nil().to_string());
     }
