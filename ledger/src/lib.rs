@@ -66,7 +66,8 @@
 //!   permutation of serial + HMAC tag, Damm check character; see
 //!   `docs/redemption-codes.md`), `commands/code_batches.rs`,
 //!   `commands/redeem.rs`, `commands/redeem_batch.rs` (group commit,
-//!   `flash/redemptions.rs`), `commands/packages.rs` (+
+//!   `flash/redemptions.rs`; used-up codes in Redis, `flash/used_up.rs`),
+//!   `commands/packages.rs` (+
 //!   `commands/package_coupons.rs`), `api/code_batches.rs`,
 //!   `api/redemptions.rs` (+ `api/guess_limit.rs`, `api/shared_windows.rs`),
 //!   `api/packages.rs`, `cli/codes.rs`. Claims of large packages run as jobs

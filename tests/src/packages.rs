@@ -1,5 +1,6 @@
-//! Coupon packages over HTTP: an active package, a signed claim of it, a
-//! package job followed to its end, and the templates' counters.
+//! Coupon packages over HTTP: an active package (listing the channels that
+//! may claim it), a signed claim of it, a package job followed to its end,
+//! and the templates' counters.
 
 use std::time::Duration;
 
@@ -13,17 +14,35 @@ pub fn window() -> Value {
     json!({"begin": now - chrono::Duration::hours(1), "end": now + chrono::Duration::days(1)})
 }
 
-/// A package of `items` ((template sn, count)), active.
+/// A package of `items` ((template sn, count)), active, that no channel
+/// may claim (its codes still give it).
 pub async fn package(server: &Server, items: &[(&str, i32)], total: i64, per_user: i32) -> String {
+    package_for(server, &[], items, total, per_user).await
+}
+
+/// A package of `items` ((template sn, count)), active, that `channels`
+/// may claim.
+pub async fn package_for(
+    server: &Server,
+    channels: &[&Channel],
+    items: &[(&str, i32)],
+    total: i64,
+    per_user: i32,
+) -> String {
     let items: Vec<Value> = items
         .iter()
         .map(|(sn, count)| json!({"template_sn": sn, "count": count}))
         .collect();
+    let channels: Vec<&str> = channels.iter().map(|c| c.id.as_str()).collect();
     let body = json!({"name": "welcome pack", "items": items, "total": total,
-        "per_user_limit": per_user, "issue_window": window()});
+        "per_user_limit": per_user, "issue_window": window(), "channels": channels});
     let (status, created) = server.admin_post("/v1/packages", &body).await.unwrap();
     assert_eq!(status, 201, "{created}");
     assert_eq!(created["status"], "draft");
+    assert_eq!(
+        created["channels"].as_array().unwrap().len(),
+        channels.len()
+    );
     let sn = created["sn"].as_str().unwrap().to_owned();
     let (status, active) = server
         .admin_post(&format!("/v1/packages/{sn}/activate"), &json!({}))
@@ -31,6 +50,15 @@ pub async fn package(server: &Server, items: &[(&str, i32)], total: i64, per_use
         .unwrap();
     assert_eq!((status, active["status"].clone()), (200, json!("active")));
     sn
+}
+
+/// `POST /v1/packages/{sn}/channels`, which must succeed: the package.
+pub async fn allow(server: &Server, sn: &str, channel: &Channel) -> Value {
+    let body = json!({"channel_id": channel.id});
+    let path = format!("/v1/packages/{sn}/channels");
+    let (status, package) = server.admin_post(&path, &body).await.unwrap();
+    assert_eq!(status, 200, "{package}");
+    package
 }
 
 /// A signed `POST /v1/packages/{sn}/claims` for `user`.

@@ -3,15 +3,16 @@
 //! redeemed by one of its codes) as a job answered 202; the job ends done
 //! with exactly its coupons, or refused with the answer the claim would
 //! have had at once and every counter as it was; concurrent jobs never pass
-//! the package's total; a job that cannot be queued answers 503; and
+//! the package's total; a job that cannot be queued answers 503; a code a
+//! job used up is marked in Redis as the request's path marks it; and
 //! `ledger replay --verify` agrees with the result.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tests::codes::{batch_codes, redeem};
-use tests::packages::{claim, claim_with_key, finished, issued, job, package};
+use tests::codes::{batch, batch_codes, codes_of, redeem};
+use tests::packages::{claim, claim_with_key, finished, issued, job, package, package_for};
 use tests::workers::{Workers, assert_verifies_once_caught_up};
 use tests::{Channel, Env, Server};
 use uuid::Uuid;
@@ -76,7 +77,14 @@ async fn a_large_package_is_claimed_by_a_job() {
     let c = server.active_template(1_000, 40).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
     let other = server.channel_for(&a).await.unwrap();
-    let sn = package(&server, &[(&a, 150), (&b, 60), (&c, 40)], 10, 1).await;
+    let sn = package_for(
+        &server,
+        &[&channel],
+        &[(&a, 150), (&b, 60), (&c, 40)],
+        10,
+        1,
+    )
+    .await;
 
     let id = queued(claim_with_key(&server, &channel, &sn, "ann", Some("k-ann")).await);
     let replayed = queued(claim_with_key(&server, &channel, &sn, "ann", Some("k-ann")).await);
@@ -148,7 +156,14 @@ async fn a_refused_job_leaves_every_counter_as_it_was() {
     let b = server.active_template(100, 60).await.unwrap();
     let c = server.active_template(1_000, 40).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = package(&server, &[(&a, 150), (&b, 60), (&c, 40)], 10, 1).await;
+    let sn = package_for(
+        &server,
+        &[&channel],
+        &[(&a, 150), (&b, 60), (&c, 40)],
+        10,
+        1,
+    )
+    .await;
     let id = queued(claim(&server, &channel, &sn, "ann").await);
     assert_eq!(finished(&server, &id).await["status"], "done");
     let before = issued(&env, &[&a, &b, &c]).await;
@@ -194,7 +209,7 @@ async fn concurrent_large_claims_never_pass_the_packages_total() {
     let a = server.active_template(10_000, 60).await.unwrap();
     let b = server.active_template(10_000, 50).await.unwrap();
     let channel = Arc::new(server.channel_for(&a).await.unwrap());
-    let sn = package(&server, &[(&a, 60), (&b, 50)], 5, 1).await;
+    let sn = package_for(&server, &[channel.as_ref()], &[(&a, 60), (&b, 50)], 5, 1).await;
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..20 {
         let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
@@ -285,6 +300,70 @@ async fn a_large_packages_code_is_redeemed_by_a_job() {
     assert_verifies_once_caught_up(&env).await;
 }
 
+/// The bit of `serial`'s place in the batch's Redis bitmap of used-up codes.
+async fn used_up_bit(env: &Env, batch_id: &str, offset: usize) -> i64 {
+    let redis = redis::Client::open(env.redis.url.as_str()).unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let key = format!("{}codes:{batch_id}:used-up", env.redis.prefix);
+    redis::cmd("GETBIT")
+        .arg(&key)
+        .arg(offset)
+        .query_async(&mut conn)
+        .await
+        .unwrap()
+}
+
+/// A one-use code a large package's job used up is marked in Redis once
+/// the job committed, as a redemption written in the request is: its
+/// repeats are answered 410 from Redis, without Postgres.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_code_a_job_used_up_is_answered_from_redis() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let a = server.active_template(1_000, 101).await.unwrap();
+    let sn = package(&server, &[(&a, 101)], 10, 5).await;
+    let made = batch(&server, json!({"package_sn": sn, "count": 3})).await;
+    let batch_id = made["id"].as_str().unwrap();
+    let codes = codes_of(&server, &made).await;
+    let id = queued(redeem(&server, &codes[1], "ann").await);
+    assert_eq!(finished(&server, &id).await["status"], "done");
+    // Set after the job's commit, so a moment after it reads done.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while used_up_bit(&env, batch_id, 1).await == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the bit is never set"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(used_up_bit(&env, batch_id, 0).await, 0, "only its own bit");
+    let (status, body) = redeem(&server, &codes[1], "bob").await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (410, json!("sold_out"))
+    );
+    workers.terminate().await.unwrap();
+    assert_verifies_once_caught_up(&env).await;
+
+    // Postgres made to forget the use: the 410 can only be Redis's.
+    let client = env.db.client().await.unwrap();
+    client.execute("DELETE FROM code_uses", &[]).await.unwrap();
+    let (status, body) = redeem(&server, &codes[1], "cyd").await;
+    assert_eq!(status, 410, "answered from Redis: {body}");
+    // Without the bit, Postgres (as tampered) lets the repeat through.
+    let redis = redis::Client::open(env.redis.url.as_str()).unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let key = format!("{}codes:{batch_id}:used-up", env.redis.prefix);
+    let _: i64 = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let (status, body) = redeem(&server, &codes[1], "dan").await;
+    assert_eq!(status, 202, "{body}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_job_that_cannot_be_queued_answers_503_and_claims_nothing() {
     let env = Env::new().await.unwrap();
@@ -293,7 +372,7 @@ async fn a_job_that_cannot_be_queued_answers_503_and_claims_nothing() {
     let server = Server::start_with(&env, &broker).await.unwrap();
     let a = server.active_template(1_000, 101).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = package(&server, &[(&a, 101)], 10, 1).await;
+    let sn = package_for(&server, &[&channel], &[(&a, 101)], 10, 1).await;
     for _ in 0..2 {
         // The same key asks afresh: a failed job keeps no answer under it.
         let (status, body) = claim_with_key(&server, &channel, &sn, "ann", Some("k1")).await;
@@ -338,7 +417,7 @@ async fn a_package_of_the_most_coupons_is_one_job() {
     let b = server.active_template(100_000, 5_000).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
     // MAX_COUPONS: each template's share by one COPY, not a claim a coupon.
-    let sn = package(&server, &[(&a, 5_000), (&b, 5_000)], 10, 1).await;
+    let sn = package_for(&server, &[&channel], &[(&a, 5_000), (&b, 5_000)], 10, 1).await;
     let id = queued(claim(&server, &channel, &sn, "ann").await);
     let done = finished(&server, &id).await;
     assert_eq!(done["coupons_issued"], 10_000, "{}", done["status"]);
@@ -387,7 +466,7 @@ async fn a_queued_job_whose_message_was_lost_is_republished_and_run_once() {
     let a = server.active_template(1_000, 150).await.unwrap();
     let b = server.active_template(1_000, 10).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = package(&server, &[(&a, 150), (&b, 10)], 10, 1).await;
+    let sn = package_for(&server, &[&channel], &[(&a, 150), (&b, 10)], 10, 1).await;
     let id = queued(claim(&server, &channel, &sn, "lost").await);
 
     let amqp = lapin::Connection::connect(&env.vhost.amqp_url, Default::default())

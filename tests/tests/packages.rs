@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tests::codes::{batch, codes_of, redeem};
-use tests::packages::{claim, issued, package, window};
+use tests::packages::{claim, issued, package, package_for, window};
 use tests::workers::assert_verifies_once_caught_up;
 use tests::{Env, Server};
 
@@ -19,7 +19,7 @@ async fn a_package_gives_all_its_coupons_or_none() {
     let b = server.active_template(3, 5).await.unwrap();
     let c = server.active_template(100, 5).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = package(&server, &[(&a, 1), (&b, 2), (&c, 1)], 10, 1).await;
+    let sn = package_for(&server, &[&channel], &[(&a, 1), (&b, 2), (&c, 1)], 10, 1).await;
 
     let (status, got) = claim(&server, &channel, &sn, "ann").await;
     assert_eq!(status, 201, "{got}");
@@ -82,7 +82,7 @@ async fn concurrent_claims_never_pass_the_packages_quota() {
     let a = server.active_template(1_000, 2).await.unwrap();
     let b = server.active_template(1_000, 2).await.unwrap();
     let channel = Arc::new(server.channel_for(&a).await.unwrap());
-    let sn = package(&server, &[(&a, 2), (&b, 1)], 20, 1).await;
+    let sn = package_for(&server, &[channel.as_ref()], &[(&a, 2), (&b, 1)], 20, 1).await;
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..60 {
         let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());

@@ -33,13 +33,23 @@ use ledger::store::identity::Origin;
 use crate::shutdown::Shutdown;
 
 /// What a worker does with one message, inside the transaction that also
-/// records it in the inbox.
+/// records it in the inbox, and then (with what `handle` returned) once
+/// that transaction committed.
 pub trait Handler: Send + Sync {
+    /// What `handle` leaves for after the commit (`()`: nothing).
+    type Committed: Send;
+
     fn handle(
         &self,
         tx: &Transaction<'_>,
         delivery: &Delivery,
-    ) -> impl Future<Output = anyhow::Result<()>> + Send;
+    ) -> impl Future<Output = anyhow::Result<Self::Committed>> + Send;
+
+    /// Runs after the commit, before the ack: only what may be lost (a
+    /// Redis hint), since a crash here leaves the message done.
+    fn committed(&self, _done: Self::Committed) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 /// Where and how a worker consumes.
@@ -226,10 +236,14 @@ async fn handle_once<H: Handler>(
     let message_id = message_id(delivery)?;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
+    let mut done = None;
     if ledger::inbox::claim(&tx, spec.name, &message_id).await? {
-        handler.handle(&tx, delivery).await?;
+        done = Some(handler.handle(&tx, delivery).await?);
     }
     tx.commit().await?;
+    if let Some(done) = done {
+        handler.committed(done).await;
+    }
     Ok(())
 }
 

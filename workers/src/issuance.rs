@@ -3,14 +3,19 @@
 //! row (`ledger::commands::issuance::apply_chunk`). Competing workers are
 //! safe: the chunk's rows and the template's quota are guarded in SQL.
 //! The same queue carries claims of large packages (`type` `PackageJob`,
-//! see [`crate::package_jobs`]).
+//! see [`crate::package_jobs`]); a job that used a code up marks it in the
+//! Redis bitmap once committed, as the API does.
 
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
+use ledger::commands::code_batches::Batch;
 use ledger::commands::issuance::apply_chunk;
+use ledger::config::Config;
 use ledger::domain::events::Metadata;
+use ledger::flash::used_up;
 use ledger::messaging::{chunk_message, package_job_message};
+use ledger::redis_handle::RedisHandle;
 
 use crate::consumer::Handler;
 
@@ -22,10 +27,29 @@ pub const PREFETCH: u16 = 4;
 
 pub struct Issuer {
     pub tz: Tz,
+    /// The bitmap of used-up codes (an accelerator: may be down).
+    pub redis: RedisHandle,
+}
+
+impl Issuer {
+    pub fn new(config: &Config) -> anyhow::Result<Self> {
+        let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
+        Ok(Self {
+            tz: config.tz,
+            redis,
+        })
+    }
 }
 
 impl Handler for Issuer {
-    async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
+    /// A code a package job used up: its batch and serial.
+    type Committed = Option<(Batch, i64)>;
+
+    async fn handle(
+        &self,
+        tx: &Transaction<'_>,
+        delivery: &Delivery,
+    ) -> anyhow::Result<Self::Committed> {
         if package_job_message::is_package_job(&delivery.properties) {
             return crate::package_jobs::handle(tx, &delivery.data, self.tz).await;
         }
@@ -42,6 +66,12 @@ impl Handler for Issuer {
         let now = ledger::store::now();
         let outcome = apply_chunk(tx, &chunk, &metadata, now, self.tz).await?;
         tracing::debug!(job = %chunk.job_id, chunk = chunk.chunk_no, ?outcome, "chunk applied");
-        Ok(())
+        Ok(None)
+    }
+
+    async fn committed(&self, used_up: Self::Committed) {
+        if let Some((batch, serial)) = used_up {
+            used_up::mark(&self.redis, &batch, serial).await;
+        }
     }
 }

@@ -261,8 +261,10 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
             let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url, store);
             spec.prefetch = issuance::PREFETCH;
             spec.analyze = &["coupons", "user_claims", "issuance_lines"];
-            let handler = issuance::Issuer { tz: config.tz };
-            tasks.spawn(consumer::run(spec, pool, handler, shutdown))
+            match issuance::Issuer::new(&config) {
+                Ok(handler) => tasks.spawn(consumer::run(spec, pool, handler, shutdown)),
+                Err(e) => tasks.spawn(async move { Err(e) }),
+            }
         }
         Worker::Scanner => {
             let requeue = requeue::Requeue::new(&url, timing.requeue_after, store);

@@ -29,6 +29,8 @@ pub struct NotifyProjector {
 }
 
 impl Handler for NotifyProjector {
+    type Committed = ();
+
     async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
         let event = message::decode(&delivery.data)?;
         notify::apply(tx, self.clock, &event).await?;

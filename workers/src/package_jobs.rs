@@ -2,40 +2,53 @@
 //! of more than `MAX_SYNC` coupons, in the same transaction as its inbox
 //! row. The claim is the synchronous path's (`package_job::run`), its
 //! refusal recorded with the answer that path would have given: the API's
-//! own mapping of a command's refusal to a status and error body.
+//! own mapping of a command's refusal to a status and error body. The
+//! job's row is the truth (its channel too); the message must agree.
 
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use ledger::api::error::ApiError;
+use ledger::commands::code_batches::Batch;
 use ledger::commands::package_job::{self, Finished, Outcome};
 use ledger::domain::package_job::Refusal;
 use ledger::messaging::package_job_message;
 
-/// Runs the job the message names, unless it is no longer queued.
-pub async fn handle(tx: &Transaction<'_>, body: &[u8], tz: Tz) -> anyhow::Result<()> {
+/// Runs the job the message names, unless it is no longer queued; the
+/// code it used up, if it did, for the Redis bitmap after the commit.
+pub async fn handle(
+    tx: &Transaction<'_>,
+    body: &[u8],
+    tz: Tz,
+) -> anyhow::Result<Option<(Batch, i64)>> {
     let message = package_job_message::decode(body)?;
     let Some(job) = package_job::start(tx, message.job_id).await? else {
         tracing::debug!(job = %message.job_id, "package job no longer queued");
-        return Ok(());
+        return Ok(None);
     };
+    // A message from before jobs carried a channel names none: the row's holds.
+    let same_channel = message.channel_id.is_none_or(|c| job.channel_id == Some(c));
     anyhow::ensure!(
-        job.package_sn == message.package_sn && job.user_id.as_str() == message.user_id,
+        job.package_sn == message.package_sn
+            && job.user_id.as_str() == message.user_id
+            && same_channel,
         "package job {}: the message names another claim than its row",
         job.id
     );
     let now = ledger::store::now();
     match package_job::run(tx, &job, (now, tz)).await? {
-        Outcome::Done(coupons) => {
-            package_job::finish(tx, job.id, Finished::Done(&coupons), now).await?;
+        Outcome::Done(claimed) => {
+            let coupons = &claimed.coupons;
+            package_job::finish(tx, job.id, Finished::Done(coupons), now).await?;
             tracing::debug!(job = %job.id, coupons = coupons.len(), "package job done");
+            Ok(claimed.used_up)
         }
         Outcome::Refused(refused) => {
             let refusal = answer(refused.into());
             package_job::finish(tx, job.id, Finished::Refused(&refusal), now).await?;
             tracing::debug!(job = %job.id, code = refusal.code, "package job refused");
+            Ok(None)
         }
     }
-    Ok(())
 }
 
 /// What the synchronous path answers for the same refusal.

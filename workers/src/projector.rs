@@ -21,6 +21,8 @@ pub struct Projector {
 }
 
 impl Handler for Projector {
+    type Committed = ();
+
     async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
         let event = message::decode(&delivery.data)?;
         let applied = projections::apply(tx, self.projection, &event).await?;

@@ -625,6 +625,8 @@ async function packagesPage(params) {
   const offset = Math.max(0, Number(params.get("offset") || 0));
   const r = await api("GET", `/v1/packages?${new URLSearchParams({ offset, limit: PAGE })}`);
   if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const ch = await api("GET", "/v1/channels");
+  const names = new Map(ch.status === 200 ? ch.body.channels.map((c) => [c.id, c.name]) : []);
   const reload = () => packagesPage(params);
   const allowed = { draft: ["activate"], active: ["stop"], stopped: ["activate"] };
   const rows = r.body.packages.map((p) => el("tr", {},
@@ -633,15 +635,32 @@ async function packagesPage(params) {
     el("td", { class: "num" }, `${p.claimed} / ${p.total}`),
     el("td", {}, p.items.map((i) => el("div", {}, `${i.count} × `, el("a", { href: `#/templates/${i.template_sn}` }, i.template_sn)))),
     el("td", { class: "num" }, String(p.per_user_limit)),
+    el("td", {}, packageChannels(p, names, reload)),
     el("td", {}, shortTime(p.issue_window.begin), el("br"), `to ${shortTime(p.issue_window.end)}`),
     el("td", {}, statusButtons(`/v1/packages/${p.sn}`, p.name, allowed[p.status] || [], reload,
       { stop: `Stop ${p.name}? Claims and its codes are refused from then on.` }),
       el("a", { href: `#/codes?package_sn=${p.sn}` }, "Codes"))));
   show(el("h1", {}, "Packages"),
-    rows.length ? table(["Package", "Status", "Claimed / total", "Items", "Per user", "Claims open", "Actions"], rows,
+    rows.length ? table(["Package", "Status", "Claimed / total", "Items", "Per user", "Channels", "Claims open", "Actions"], rows,
       { id: "packages" }) : el("p", {}, "No packages yet."),
     pager(offset, r.body.total, (at) => `#/packages?offset=${at}`),
     el("h2", {}, "New package"), newPackageForm(() => packagesPage(new URLSearchParams())));
+}
+
+/** The channels that may claim the package (an empty list lets none, as for a template), and a picker to allow one more. */
+function packageChannels(p, names, reload) {
+  const listed = p.channels.map((id) => el("div", {}, names.get(id) || "(unnamed)", " ", el("code", { class: "hint" }, id.slice(0, 8))));
+  const shown = listed.length ? listed : [el("div", { class: "hint" }, "No channel may claim it")];
+  const others = [...names].filter(([id]) => !p.channels.includes(id));
+  if (!others.length) return el("div", {}, shown);
+  const pick = el("select", { "aria-label": `Channel to allow for ${p.name}` }, others.map(([id, name]) => el("option", { value: id }, name)));
+  const note = el("p", { class: "error", role: "alert" });
+  const allow = el("button", { type: "button", on: { click: async () => {
+    const a = await api("POST", `/v1/packages/${p.sn}/channels`, { channel_id: pick.value });
+    if (a.status === 200) return reload();
+    note.textContent = errorText(a.body);
+  } } }, "Allow");
+  return el("div", {}, shown, pick, " ", allow, note);
 }
 
 /** Name, items (template sn and count, rows added and removed), quota, per-user limit, window. */

@@ -227,6 +227,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(packages::read))
         .routes(routes!(packages::activate))
         .routes(routes!(packages::stop))
+        .routes(routes!(packages::allow_channel))
         .routes(routes!(packages::claim))
         .routes(routes!(package_jobs::read))
         .split_for_parts();

@@ -27,7 +27,7 @@ use super::error::{ApiError, ErrorBody};
 use super::extract::{ApiPath, ApiQuery, page_bounds};
 use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
-use crate::commands::packages;
+use crate::commands::packages::{self, Giver};
 use crate::domain::events::Metadata;
 use crate::domain::ids::UserId;
 use crate::domain::package_job::{PackageJob, Refusal};
@@ -54,6 +54,8 @@ pub(crate) struct Queued<'a> {
     pub user: &'a UserId,
     /// A package code's batch and serial.
     pub code: Option<(&'a Batch, i64)>,
+    /// The channel's claim, or the code's redemption.
+    pub giver: Giver,
     pub metadata: Metadata,
 }
 
@@ -70,7 +72,7 @@ pub(crate) async fn queue(
     let opened: Arc<Mutex<Option<PackageJob>>> = Arc::default();
     let slot = opened.clone();
     let (sn, user) = (q.package_sn.to_owned(), q.user.clone());
-    let (code, metadata) = (q.code.map(|(b, s)| (b.clone(), s)), q.metadata);
+    let (code, metadata, giver) = (q.code.map(|(b, s)| (b.clone(), s)), q.metadata, q.giver);
     let answer = ctx
         .write(state, q.scope, q.hash, StatusCode::ACCEPTED, |tx| {
             Box::pin(async move {
@@ -78,6 +80,7 @@ pub(crate) async fn queue(
                     package_sn: &sn,
                     user_id: &user,
                     code: code.as_ref().map(|(batch, serial)| (batch, *serial)),
+                    giver,
                     metadata: &metadata,
                 };
                 let job = package_job::open(tx, &new, now).await?;

@@ -1,9 +1,11 @@
 //! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages` (a
 //! page of them), `GET /v1/packages/{sn}`,
-//! `POST /v1/packages/{sn}/activate` and `/stop` (admin), and
-//! `POST /v1/packages/{sn}/claims {user_id}`, signed by a channel like a
-//! claim: all the package's coupons or none. Offline, a package is given by
-//! the codes of one of its code batches (`POST /v1/redemptions`).
+//! `POST /v1/packages/{sn}/activate` and `/stop`,
+//! `POST /v1/packages/{sn}/channels {channel_id}` (admin), and
+//! `POST /v1/packages/{sn}/claims {user_id}`, signed by a channel the
+//! package lists, like a claim: all the package's coupons or none, each
+//! recording the channel. Offline, a package is given by the codes of one
+//! of its code batches (`POST /v1/redemptions`).
 
 use std::time::Instant;
 
@@ -14,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
 
 use super::AppState;
 use super::auth::Admin;
@@ -24,7 +27,7 @@ use super::extract::{
     ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, read_body, require_json,
 };
 use super::package_jobs::{self, Queued};
-use crate::commands::packages::{self, MAX_COUPONS, NewPackage, Package};
+use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::idempotency::request_hash;
@@ -46,6 +49,11 @@ pub struct CreatePackage {
     pub total: i64,
     pub per_user_limit: i32,
     pub issue_window: IssueWindowView,
+    /// Channels that may claim it (at most 100 here; more by
+    /// `POST /v1/packages/{sn}/channels`). None: no channel may, until one
+    /// is allowed, as for a template.
+    #[serde(default)]
+    pub channels: Vec<Uuid>,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -60,6 +68,8 @@ pub struct PackageView {
     /// `draft`, `active` or `stopped`.
     pub status: String,
     pub created_at: DateTime<Utc>,
+    /// The channels that may claim it, in id order (empty: none may).
+    pub channels: Vec<Uuid>,
 }
 
 impl PackageView {
@@ -77,6 +87,7 @@ impl PackageView {
             },
             status: p.status.clone(),
             created_at: p.created_at,
+            channels: p.channels.clone(),
         }
     }
 }
@@ -121,6 +132,9 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
     if p.issue_window.end <= p.issue_window.begin {
         return Err(invalid("issue_window: end must be after begin".into()));
     }
+    if p.channels.len() > MAX_CHANNELS {
+        return Err(invalid(format!("channels: at most {MAX_CHANNELS}")));
+    }
     Ok(())
 }
 
@@ -129,7 +143,7 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
     security(("admin" = [])),
     responses((status = 201, body = PackageView), (status = 400, body = ErrorBody),
         (status = 422, body = ErrorBody, description = "an item's template is unknown or void, \
-            or lets a user hold fewer than the item's count")))]
+            or lets a user hold fewer than the item's count, or a channel is unknown")))]
 pub async fn create(
     State(state): State<AppState>,
     _: Admin,
@@ -145,6 +159,7 @@ pub async fn create(
         p.total,
         p.per_user_limit,
     );
+    let channels = p.channels.clone();
     // Stored to the microsecond, as the event's copy must be.
     let micros = |t: DateTime<Utc>| chrono::SubsecRound::trunc_subsecs(t, 6);
     let window = (micros(p.issue_window.begin), micros(p.issue_window.end));
@@ -156,6 +171,7 @@ pub async fn create(
                 total,
                 per_user_limit: limit,
                 issue_window: window,
+                channels: &channels,
             };
             Ok(PackageView::of(
                 &packages::create(tx, &new, &metadata, now).await?,
@@ -278,6 +294,35 @@ pub async fn stop(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+pub struct AllowChannel {
+    pub channel_id: Uuid,
+}
+
+/// Allow a channel to claim this package (its claims, signed by the
+/// channel; its coupons record it). Allowing it again changes nothing.
+#[utoipa::path(post, path = "/v1/packages/{sn}/channels", tag = "packages", params(PackageSn),
+    request_body = AllowChannel, security(("admin" = [])),
+    responses((status = 200, body = PackageView),
+        (status = 404, body = ErrorBody, description = "no such package or channel")))]
+pub async fn allow_channel(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<AllowChannel>,
+) -> Result<Response, ApiError> {
+    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let package = packages::allow_channel(tx, &sn, channel, &metadata, now).await?;
+            Ok(PackageView::of(&package))
+        })
+    })
+    .await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ClaimPackage {
     #[schema(value_type = String)]
     pub user_id: UserId,
@@ -290,7 +335,8 @@ pub struct PackageClaimView {
 }
 
 /// Claim a package's coupons for a user, all or none. Signed by the
-/// channel like a claim (DESIGN §6). A package of more than 100 coupons is
+/// channel like a claim (DESIGN §6); the package must list the channel
+/// (403 otherwise), and every coupon records it. A package of more than 100 coupons is
 /// claimed by the issuance worker: 202 with the job, followed at
 /// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
 /// status this route would have answered).
@@ -299,6 +345,7 @@ pub struct PackageClaimView {
     responses((status = 201, body = PackageClaimView),
         (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
         (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the package does not list this channel"),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),
@@ -336,6 +383,7 @@ pub async fn claim(
     metadata.channel_id = Some(signed.channel_id);
     let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
     let (tz, user) = (state.tz, input.user_id);
+    let giver = Giver::Channel(signed.channel_id);
     if package_jobs::runs_as_job(&state, &sn).await? {
         let queued = Queued {
             scope: &scope,
@@ -343,13 +391,14 @@ pub async fn claim(
             package_sn: &sn,
             user: &user,
             code: None,
+            giver,
             metadata,
         };
         return package_jobs::queue(&state, &ctx, queued).await;
     }
     ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
-            let taken = packages::take(tx, &sn, &user, now).await?;
+            let taken = packages::take(tx, &sn, &user, giver, now).await?;
             let coupons = packages::issue(tx, &taken, &user, (now, tz), &metadata).await?;
             Ok(PackageClaimView {
                 package_sn: sn,

@@ -38,9 +38,11 @@ use super::package_jobs::{self, Queued};
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
 use crate::commands::code_batches::{self, Batch};
+use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
 use crate::domain::ids::UserId;
+use crate::flash::used_up;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
@@ -109,7 +111,7 @@ pub async fn redeem(
             .await;
         return Err(unknown(&input.code));
     };
-    if used_up_in_redis(&state, &batch, serial).await {
+    if used_up::is_set(&state.redis, &batch, serial).await {
         return Err(ApiError::SoldOut("the code is used up".into()));
     }
     let uses = Arc::new(AtomicI32::new(0));
@@ -118,7 +120,7 @@ pub async fn redeem(
     let answer = write(&state, &ctx, &caller, &hash, target, uses.clone()).await?;
     if answer.status() == StatusCode::CREATED && uses.load(Ordering::Relaxed) >= batch.uses_per_code
     {
-        mark_used_up(&state, &batch, serial).await;
+        used_up::mark(&state.redis, &batch, serial).await;
     }
     Ok(answer)
 }
@@ -253,6 +255,7 @@ async fn write(
             package_sn: sn,
             user,
             code: Some((batch, serial)),
+            giver: Giver::Code(caller.channel),
             metadata,
         };
         return package_jobs::queue(state, ctx, queued).await;
@@ -261,7 +264,16 @@ async fn write(
     if ctx.idempotency_key.is_none() && redemptions.takes(target.0) {
         return batched(state, target, metadata, uses).await;
     }
-    alone(state, ctx, (&scope, hash), target, metadata, uses).await
+    alone(
+        state,
+        ctx,
+        (&scope, hash),
+        target,
+        caller.channel,
+        metadata,
+        uses,
+    )
+    .await
 }
 
 async fn batched(
@@ -302,6 +314,7 @@ async fn alone(
     ctx: &Ctx,
     (scope, hash): (&str, &[u8; 32]),
     (batch, serial, user): (&Batch, i64, UserId),
+    channel_id: Option<Uuid>,
     metadata: crate::domain::events::Metadata,
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {
@@ -313,6 +326,7 @@ async fn alone(
                 batch: &batch,
                 serial,
                 user_id: &user,
+                channel_id,
                 now,
                 tz,
             };
@@ -328,42 +342,4 @@ async fn alone(
         })
     })
     .await
-}
-
-/// The code's bit in its batch's bitmap of used-up codes: the key, and the
-/// offset (serial − first serial).
-fn used_up_bit(state: &AppState, batch: &Batch, serial: i64) -> (String, usize) {
-    let key = state
-        .redis
-        .key(&["codes", &batch.id.to_string(), "used-up"]);
-    (
-        key,
-        usize::try_from(serial - batch.first_serial).unwrap_or(0),
-    )
-}
-
-async fn used_up_in_redis(state: &AppState, batch: &Batch, serial: i64) -> bool {
-    let Some(mut conn) = state.redis.connection().await else {
-        return false;
-    };
-    let bit: Result<bool, _> = redis::cmd("GETBIT")
-        .arg(used_up_bit(state, batch, serial))
-        .query_async(&mut conn)
-        .await;
-    bit.unwrap_or(false)
-}
-
-/// Marks the code used up, once Postgres has committed its last use.
-async fn mark_used_up(state: &AppState, batch: &Batch, serial: i64) {
-    let Some(mut conn) = state.redis.connection().await else {
-        return;
-    };
-    let set: Result<i64, _> = redis::cmd("SETBIT")
-        .arg(used_up_bit(state, batch, serial))
-        .arg(1)
-        .query_async(&mut conn)
-        .await;
-    if let Err(e) = set {
-        tracing::debug!(error = %e, "used-up bit not set (Postgres still refuses the code)");
-    }
 }

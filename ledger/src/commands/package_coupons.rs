@@ -10,12 +10,15 @@
 //! hot rows are locked at the end, for the commit only, as a claim does.
 //! Templates' rows are taken in sn order ([`package::shares`]). A refusal
 //! is an error: the caller's transaction (or savepoint) keeps nothing.
+//! Each coupon records the channel that gave the package out, as a claim's
+//! coupon does; the package's own list decided whether it may (`packages`).
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
+use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, TemplateView};
@@ -26,11 +29,13 @@ use crate::domain::package;
 use crate::domain::reminder::RemindDays;
 use crate::store::{self, NewEvent, StreamEvent};
 
-/// Issues every item's coupons to `user`, in item order, or nothing.
+/// Issues every item's coupons to `user`, in item order, or nothing; each
+/// records `channel` (None: no channel gave it, the service's code).
 pub async fn issue(
     tx: &Transaction<'_>,
     items: &[PackageItem],
     user: &UserId,
+    channel: Option<Uuid>,
     (now, tz): (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
@@ -39,7 +44,7 @@ pub async fn issue(
     for &(sn, n) in &shares {
         limit_user(tx, sn, user, n, templates[sn].per_user_limit).await?;
     }
-    let coupons = build(items, &templates, user, (now, tz))?;
+    let coupons = build(items, &templates, (user, channel), (now, tz))?;
     write(tx, &coupons, metadata, now).await?;
     for &(sn, n) in &shares {
         take_quota(tx, sn, n).await?;
@@ -66,7 +71,8 @@ async fn read_templates(
             issue_end: row.get(3),
             per_user_limit: row.get(4),
             terms: claim::terms_of(row.get(5))?,
-            // A package's coupons are the package's, not a channel's.
+            // The package's channel list decided (`packages::take`), not
+            // each template's: a package is allowed to channels as a whole.
             channel_allowed: true,
             remind_days_before: RemindDays::from_db(row.get(6)),
         };
@@ -124,7 +130,7 @@ async fn take_quota(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<(), Comman
 fn build(
     items: &[PackageItem],
     templates: &HashMap<String, TemplateView>,
-    user: &UserId,
+    (user, channel_id): (&UserId, Option<Uuid>),
     (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<Vec<CouponIssued>, CommandError> {
     let mut coupons = Vec::with_capacity(usize::try_from(package::coupons(items)).unwrap_or(0));
@@ -145,7 +151,7 @@ fn build(
             expires_at: validity.expires_at,
             face_value: view.terms.face_value(),
             currency: view.terms.currency().as_str().to_owned(),
-            channel_id: None,
+            channel_id,
             refund_from: None,
             job_id: None,
             job_line: None,

@@ -14,9 +14,10 @@ use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use super::CommandError;
 use super::code_batches::{self, Batch};
+use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
-use super::{CommandError, packages};
 use crate::domain::events::{CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::UserId;
 use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
@@ -27,12 +28,15 @@ pub struct NewJob<'a> {
     pub user_id: &'a UserId,
     /// The code that asked (its batch and serial), for a package's code.
     pub code: Option<(&'a Batch, i64)>,
+    /// Who asks: the channel's claim, or the code's redemption.
+    pub giver: Giver,
     pub metadata: &'a Metadata,
 }
 
 /// Checks what the request can (in the order the claim's guards take
-/// them: the code's batch open, the package issuing and not sold out, the
-/// user under its limit, the code's use and the user's redemptions) and
+/// them: the code's batch open, the channel on the package's list, the
+/// package issuing and not sold out, the user under its limit, the code's
+/// use and the user's redemptions) and
 /// records the job, queued. The claim's guards decide when it runs.
 pub async fn open(
     tx: &Transaction<'_>,
@@ -45,7 +49,7 @@ pub async fn open(
     let package = packages::read(&**tx, new.package_sn)
         .await?
         .ok_or_else(|| CommandError::not_found("package", new.package_sn))?;
-    if let Some(refused) = packages::refusal(&package, now) {
+    if let Some(refused) = packages::refusal(&package, new.giver, now) {
         return Err(refused);
     }
     packages::check_user(&**tx, &package, new.user_id).await?;
@@ -60,6 +64,7 @@ pub async fn open(
             batch_id: batch.id,
             serial,
         }),
+        channel_id: new.giver.channel(),
     };
     insert(tx, &job, new.metadata, now).await?;
     Ok(job)
@@ -82,7 +87,7 @@ async fn insert(
         &job.user_id,
         &code.map(|c| c.batch_id),
         &code.map(|c| c.serial),
-        &metadata.channel_id,
+        &job.channel_id,
         &json,
         &now,
     ];
@@ -96,6 +101,8 @@ pub struct Job {
     pub package_sn: String,
     pub user_id: UserId,
     pub code: Option<CodeRef>,
+    /// The channel that asked; its coupons record it.
+    pub channel_id: Option<Uuid>,
     /// The request's metadata; the claim's events carry it.
     pub metadata: Metadata,
 }
@@ -103,7 +110,8 @@ pub struct Job {
 /// Locks the job; None when it is no longer queued (it ran, or its request
 /// failed it), so a late or repeated message does nothing.
 pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, CommandError> {
-    let sql = "SELECT package_sn, user_id, code_batch_id, code_serial, metadata, status
+    let sql = "SELECT package_sn, user_id, code_batch_id, code_serial, metadata, status,
+                      channel_id
                  FROM package_jobs WHERE id = $1 FOR UPDATE";
     let row = tx
         .query_opt(sql, &[&id])
@@ -124,13 +132,23 @@ pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, Comman
         package_sn: row.get(0),
         user_id,
         code,
+        channel_id: row.get(6),
         metadata,
     }))
 }
 
+/// A claim the job wrote.
+pub struct Claimed {
+    pub coupons: Vec<CouponIssued>,
+    /// The code (its batch and serial) whose last use the claim took: once
+    /// committed, the caller marks it used up in Redis, as the request's
+    /// path does, so repeats are refused there.
+    pub used_up: Option<(Batch, i64)>,
+}
+
 /// What the claim came to.
 pub enum Outcome {
-    Done(Vec<CouponIssued>),
+    Done(Claimed),
     /// Refused as the synchronous path refuses: nothing of it was kept.
     Refused(CommandError),
 }
@@ -146,9 +164,9 @@ pub async fn run(
 ) -> Result<Outcome, CommandError> {
     tx.batch_execute("SAVEPOINT package_claim").await?;
     match claim(tx, job, at).await {
-        Ok(coupons) => {
+        Ok(claimed) => {
             tx.batch_execute("RELEASE SAVEPOINT package_claim").await?;
-            Ok(Outcome::Done(coupons))
+            Ok(Outcome::Done(claimed))
         }
         Err(refused) if refused.is_refusal() => {
             tx.batch_execute("ROLLBACK TO SAVEPOINT package_claim")
@@ -165,14 +183,23 @@ async fn claim(
     tx: &Transaction<'_>,
     job: &Job,
     (now, tz): (DateTime<Utc>, Tz),
-) -> Result<Vec<CouponIssued>, CommandError> {
+) -> Result<Claimed, CommandError> {
     let metadata = Metadata {
         causation_id: Some(job.id.to_string()),
         ..job.metadata.clone()
     };
     let Some(code) = job.code else {
-        let taken = packages::take(tx, &job.package_sn, &job.user_id, now).await?;
-        return packages::issue(tx, &taken, &job.user_id, (now, tz), &metadata).await;
+        // A package's claim is always a channel's (the route is signed).
+        let channel = job.channel_id.ok_or_else(|| {
+            CommandError::Internal(anyhow::anyhow!("package job {}: no channel", job.id))
+        })?;
+        let (sn, user) = (&job.package_sn, &job.user_id);
+        let taken = packages::take(tx, sn, user, Giver::Channel(channel), now).await?;
+        let coupons = packages::issue(tx, &taken, user, (now, tz), &metadata).await?;
+        return Ok(Claimed {
+            coupons,
+            used_up: None,
+        });
     };
     let batch = code_batches::read(&**tx, code.batch_id)
         .await?
@@ -185,10 +212,16 @@ async fn claim(
         batch: &batch,
         serial: code.serial,
         user_id: &job.user_id,
+        channel_id: job.channel_id,
         now,
         tz,
     };
-    Ok(redeem::redeem(tx, &req, &metadata).await?.coupons)
+    let redeemed = redeem::redeem(tx, &req, &metadata).await?;
+    let last_use = redeemed.uses >= batch.uses_per_code;
+    Ok(Claimed {
+        coupons: redeemed.coupons,
+        used_up: last_use.then_some((batch, code.serial)),
+    })
 }
 
 /// How a job ended.
@@ -256,7 +289,8 @@ pub async fn stale(
     before: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<PackageJob>, tokio_postgres::Error> {
-    let sql = "SELECT id, package_sn, user_id, code_batch_id, code_serial FROM package_jobs
+    let sql = "SELECT id, package_sn, user_id, code_batch_id, code_serial, channel_id
+                 FROM package_jobs
                 WHERE status = 'queued' AND created_at < $1
                 ORDER BY created_at LIMIT $2";
     let rows = client.query(sql, &[&before, &limit]).await?;
@@ -270,6 +304,7 @@ pub async fn stale(
                 .get::<_, Option<Uuid>>(3)
                 .zip(r.get::<_, Option<i64>>(4))
                 .map(|(batch_id, serial)| CodeRef { batch_id, serial }),
+            channel_id: r.get(5),
         })
         .collect())
 }

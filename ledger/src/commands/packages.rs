@@ -1,21 +1,24 @@
 //! Coupon packages (券包, DESIGN §13): several templates' coupons at once,
 //! all or nothing. A claim takes, in one transaction and in this order: the
-//! package's counter (`claimed < total`), the user's count of it
+//! package's counter (`claimed < total`, and for a channel's claim the
+//! channel on the package's list, 403), the user's count of it
 //! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
 //! then each item's coupons through the template's own claim guards (its
 //! per-user limit and quota, see `package_coupons`). Any refusal rolls back
 //! everything. A claim of a package of more than [`MAX_SYNC`] coupons runs
-//! the same way on the issuance worker (`package_job`).
+//! the same way on the issuance worker (`package_job`). Every coupon
+//! records the channel that gave it out ([`Giver`]).
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
+use uuid::Uuid;
 
 use super::{CommandError, package_coupons};
 use crate::domain::events::{
-    CouponIssued, IssueWindow, Metadata, PackageClaimed, PackageCreated, PackageItem,
-    PackageStatusChanged,
+    CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimed, PackageCreated,
+    PackageItem, PackageStatusChanged,
 };
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -23,7 +26,7 @@ use crate::domain::package;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, NewEvent};
 
-pub use crate::domain::package::{MAX_COUPONS, MAX_SYNC};
+pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
 
 /// A package as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +40,8 @@ pub struct Package {
     pub issue_window: (DateTime<Utc>, DateTime<Utc>),
     pub status: String,
     pub created_at: DateTime<Utc>,
+    /// The channels that may claim it, in id order.
+    pub channels: Vec<Uuid>,
 }
 
 impl Package {
@@ -52,6 +57,8 @@ pub struct NewPackage<'a> {
     pub total: i64,
     pub per_user_limit: i32,
     pub issue_window: (DateTime<Utc>, DateTime<Utc>),
+    /// Channels allowed at once (each a `PackageChannelAllowed`).
+    pub channels: &'a [Uuid],
 }
 
 fn unprocessable(code: &'static str, why: String) -> CommandError {
@@ -95,9 +102,84 @@ pub async fn create(
         issue_window: IssueWindow { begin, end },
     });
     append(tx, &sn, 0, &event, metadata, now).await?;
+    let mut version = 1;
+    for &channel_id in new.channels {
+        let added = add_channel(tx, &sn, version, channel_id, metadata, now).await;
+        if added.map_err(|e| unknown_channel(e, channel_id))? {
+            version += 1;
+        }
+    }
+    if version > 1 {
+        let sql = "UPDATE packages SET version = $2 WHERE sn = $1";
+        tx.execute(sql, &[&sn, &version]).await?;
+    }
     read(&**tx, &sn)
         .await?
         .ok_or_else(|| CommandError::not_found("package", &sn))
+}
+
+/// A channel the new package's body lists that does not exist is the
+/// body's fault (422, as an unknown item template), not a missing route.
+fn unknown_channel(e: CommandError, channel_id: Uuid) -> CommandError {
+    match e {
+        CommandError::NotFound(..) => {
+            let why = format!("channel {channel_id} does not exist");
+            unprocessable("unknown_channel", why)
+        }
+        other => other,
+    }
+}
+
+/// Allows `channel_id` to claim the package; allowing it twice changes
+/// nothing. 404 for an unknown package or channel.
+pub async fn allow_channel(
+    tx: &Transaction<'_>,
+    sn: &str,
+    channel_id: Uuid,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<Package, CommandError> {
+    let sql = "SELECT version FROM packages WHERE sn = $1 FOR UPDATE";
+    let version: i32 = tx
+        .query_opt(sql, &[&sn])
+        .await?
+        .ok_or_else(|| CommandError::not_found("package", sn))?
+        .get(0);
+    if add_channel(tx, sn, version, channel_id, metadata, now).await? {
+        let sql = "UPDATE packages SET version = version + 1 WHERE sn = $1";
+        tx.execute(sql, &[&sn]).await?;
+    }
+    read(&**tx, sn)
+        .await?
+        .ok_or_else(|| CommandError::not_found("package", sn))
+}
+
+/// Lists the channel and appends its `PackageChannelAllowed` after stream
+/// version `version`; false (and no event) when it was listed already.
+/// The caller records the package row's new version.
+async fn add_channel(
+    tx: &Transaction<'_>,
+    sn: &str,
+    version: i32,
+    channel_id: Uuid,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<bool, CommandError> {
+    let exists = "SELECT 1 FROM channels WHERE id = $1";
+    if tx.query_opt(exists, &[&channel_id]).await?.is_none() {
+        return Err(CommandError::not_found("channel", channel_id));
+    }
+    let sql = "INSERT INTO package_channels (package_sn, channel_id) VALUES ($1, $2)
+               ON CONFLICT DO NOTHING";
+    if tx.execute(sql, &[&sn, &channel_id]).await? == 0 {
+        return Ok(false);
+    }
+    let event = LedgerEvent::PackageChannelAllowed(PackageChannelAllowed {
+        sn: sn.to_owned(),
+        channel_id,
+    });
+    append(tx, sn, version, &event, metadata, now).await?;
+    Ok(true)
 }
 
 /// An item's template exists, is not void, and lets one user hold `count`.
@@ -184,26 +266,33 @@ pub async fn set_status(
 pub struct Taken {
     pub sn: String,
     pub items: Vec<PackageItem>,
+    /// The channel its coupons record ([`Giver::channel`]).
+    pub channel_id: Option<Uuid>,
     /// The package stream's version after the claim's event.
     pub version: i32,
 }
 
-/// The package's counter and the user's count, both guarded.
+/// The package's counter (a channel's claim: with the channel on the
+/// package's list) and the user's count, both guarded.
 pub async fn take(
     tx: &Transaction<'_>,
     sn: &str,
     user: &UserId,
+    giver: Giver,
     now: DateTime<Utc>,
 ) -> Result<Taken, CommandError> {
     let sql = "UPDATE packages SET claimed = claimed + 1, version = version + 1
                 WHERE sn = $1 AND status = 'active' AND claimed < total
                   AND issue_begin <= $2 AND $2 < issue_end
+                  AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM package_channels
+                        WHERE package_sn = $1 AND channel_id = $3))
                RETURNING items, version, per_user_limit";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&sn, &now, &giver.checked()];
     let Some(row) = tx
-        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &now])
+        .query_opt(&tx.prepare_cached(sql).await?, &params)
         .await?
     else {
-        return Err(why_not(tx, sn, now).await?);
+        return Err(why_not(tx, sn, giver, now).await?);
     };
     let items: Vec<PackageItem> =
         serde_json::from_value(row.get(0)).map_err(|e| CommandError::Internal(e.into()))?;
@@ -224,27 +313,33 @@ pub async fn take(
     Ok(Taken {
         sn: sn.to_owned(),
         items,
+        channel_id: giver.channel(),
         version: row.get(1),
     })
 }
 
-/// Why a package's counter was not taken: 404, 422 or 410.
+/// Why a package's counter was not taken: 404, 403, 422 or 410.
 async fn why_not(
     tx: &Transaction<'_>,
     sn: &str,
+    giver: Giver,
     now: DateTime<Utc>,
 ) -> Result<CommandError, CommandError> {
     let Some(p) = read(&**tx, sn).await? else {
         return Ok(CommandError::not_found("package", sn));
     };
     // Not refused as read: the counter was taken by a claim since.
-    Ok(refusal(&p, now).unwrap_or_else(sold_out))
+    Ok(refusal(&p, giver, now).unwrap_or_else(sold_out))
 }
 
-/// Why a claim of the package would be refused now, as `p` reads (422,
-/// 410), if it would: what the counter's guard in [`take`] checks.
-pub fn refusal(p: &Package, now: DateTime<Utc>) -> Option<CommandError> {
-    if p.status != "active" {
+/// Why a claim of the package would be refused now, as `p` reads (403,
+/// 422, 410), if it would: what the counter's guard in [`take`] checks, the
+/// channel first, as a template's claim checks it.
+pub fn refusal(p: &Package, giver: Giver, now: DateTime<Utc>) -> Option<CommandError> {
+    if !giver.allowed(&p.channels) {
+        let why = "this channel may not give out this package".to_owned();
+        Some(CommandError::Forbidden(why))
+    } else if p.status != "active" {
         let why = format!("the package is {}", p.status);
         Some(unprocessable("package_not_active", why))
     } else if now < p.issue_window.0 || now >= p.issue_window.1 {
@@ -290,7 +385,8 @@ pub async fn issue(
     at: (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
-    let coupons = package_coupons::issue(tx, &taken.items, user, at, metadata).await?;
+    let (items, channel) = (&taken.items, taken.channel_id);
+    let coupons = package_coupons::issue(tx, items, user, channel, at, metadata).await?;
     let event = LedgerEvent::PackageClaimed(PackageClaimed {
         sn: taken.sn.clone(),
         user_id: user.as_str().to_owned(),
@@ -301,10 +397,12 @@ pub async fn issue(
 }
 
 const COLUMNS: &str = "sn, name, items, total, claimed, per_user_limit, issue_begin, issue_end,
-                       status, created_at";
+                       status, created_at,
+                       ARRAY(SELECT channel_id FROM package_channels c
+                              WHERE c.package_sn = p.sn ORDER BY channel_id)";
 
 pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Package>, CommandError> {
-    let sql = format!("SELECT {COLUMNS} FROM packages WHERE sn = $1");
+    let sql = format!("SELECT {COLUMNS} FROM packages p WHERE sn = $1");
     let row = client.query_opt(&sql, &[&sn]).await?;
     row.as_ref().map(package_from).transpose()
 }
@@ -321,7 +419,7 @@ pub async fn list(
     let count = format!("SELECT count(*) FROM packages WHERE {matching}");
     let total: i64 = client.query_one(&count, &[&status]).await?.get(0);
     let sql = format!(
-        "SELECT {COLUMNS} FROM packages WHERE {matching}
+        "SELECT {COLUMNS} FROM packages p WHERE {matching}
           ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3"
     );
     let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
@@ -341,5 +439,6 @@ fn package_from(r: &tokio_postgres::Row) -> Result<Package, CommandError> {
         issue_window: (r.get(6), r.get(7)),
         status: r.get(8),
         created_at: r.get(9),
+        channels: r.get(10),
     })
 }

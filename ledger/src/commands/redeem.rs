@@ -11,11 +11,12 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
+use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
 use super::code_batches::Batch;
-use super::packages;
+use super::packages::{self, Giver};
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -26,6 +27,11 @@ pub struct RedeemRequest<'a> {
     pub batch: &'a Batch,
     pub serial: i64,
     pub user_id: &'a UserId,
+    /// The channel that redeems (None: the service). A package's coupons
+    /// record it (the code is the grant: no list is checked). A template's
+    /// code is claimed with no channel, as it always was: passing this one
+    /// would also check it against the template's list.
+    pub channel_id: Option<Uuid>,
     pub now: DateTime<Utc>,
     pub tz: Tz,
 }
@@ -53,7 +59,10 @@ pub async fn redeem(
         ..metadata.clone()
     };
     let package = match &batch.package_sn {
-        Some(sn) => Some(packages::take(tx, sn, req.user_id, req.now).await?),
+        Some(sn) => {
+            let giver = Giver::Code(req.channel_id);
+            Some(packages::take(tx, sn, req.user_id, giver, req.now).await?)
+        }
         None => None,
     };
     let uses = use_code(tx, req).await?;

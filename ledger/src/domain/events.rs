@@ -150,6 +150,14 @@ pub struct PackageClaimed {
     pub coupon_ids: Vec<Uuid>,
 }
 
+/// A channel may give the package out (claims signed by it; DESIGN §13),
+/// as `TemplateChannelAllowed` for a template.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageChannelAllowed {
+    pub sn: String,
+    pub channel_id: Uuid,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChannelCreated {
     pub channel_id: Uuid,

@@ -13,9 +13,9 @@ use uuid::Uuid;
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
     ChannelCreated, CodeBatchCreated, CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued,
-    OrderLocked, OrderRefunded, OrderSettled, PackageClaimed, PackageCreated, PackageStatusChanged,
-    TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
-    TemplateUpdated,
+    OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed, PackageClaimed,
+    PackageCreated, PackageStatusChanged, TemplateChannelAllowed, TemplateCreated,
+    TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
@@ -116,6 +116,7 @@ ledger_events! {
     PackageActivated(PackageStatusChanged, 1, Package),
     PackageStopped(PackageStatusChanged, 1, Package),
     PackageClaimed(PackageClaimed, 1, Package),
+    PackageChannelAllowed(PackageChannelAllowed, 1, Package),
 }
 
 /// Why a stored event could not be decoded.

@@ -1,10 +1,53 @@
 //! Coupon packages (券包, DESIGN §13), the pure part: how many coupons a
 //! package gives, whether its claims are answered at once or run as jobs,
-//! and each template's share of one claim.
+//! each template's share of one claim, and who gives it out.
 
 use std::collections::BTreeMap;
 
+use uuid::Uuid;
+
 use crate::domain::events::PackageItem;
+
+/// The most channels one `POST /v1/packages` body lists: a body is what an
+/// operator picks by hand; more are allowed one by one
+/// (`POST /v1/packages/{sn}/channels`).
+pub const MAX_CHANNELS: usize = 100;
+
+/// Who gives a package's coupons out: what its claim's guard checks and
+/// what its coupons record (`coupons.channel_id`, `CouponIssued`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Giver {
+    /// A channel's signed claim: the package must list the channel (403
+    /// otherwise; an empty list lets no channel claim, as a template's).
+    Channel(Uuid),
+    /// One of the package's codes, redeemed by a channel or (None) the
+    /// service. The code is the grant, as a template's code is, so no list
+    /// is checked; the channel that redeemed it is recorded all the same.
+    Code(Option<Uuid>),
+}
+
+impl Giver {
+    /// The channel the package's list must hold, if any.
+    pub fn checked(self) -> Option<Uuid> {
+        match self {
+            Self::Channel(id) => Some(id),
+            Self::Code(_) => None,
+        }
+    }
+
+    /// The channel the coupons are attributed to (finance's cost by channel).
+    pub fn channel(self) -> Option<Uuid> {
+        match self {
+            Self::Channel(id) => Some(id),
+            Self::Code(by) => by,
+        }
+    }
+
+    /// Whether a package listing `channels` may be given out this way.
+    pub fn allowed(self, channels: &[Uuid]) -> bool {
+        self.checked().is_none_or(|id| channels.contains(&id))
+    }
+}
 
 /// The most coupons one package gives: its claim is still one transaction
 /// (a job's, on the issuance worker, past [`MAX_SYNC`]).
@@ -54,6 +97,18 @@ mod tests {
         assert!(!runs_as_job(&small));
         let large = [item("b", 60), item("a", 40), item("c", 1)];
         assert!(runs_as_job(&large));
+    }
+
+    #[test]
+    fn a_claim_needs_its_channel_listed_and_a_code_needs_none() {
+        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        assert!(Giver::Channel(a).allowed(&[b, a]));
+        assert!(!Giver::Channel(a).allowed(&[b]));
+        assert!(!Giver::Channel(a).allowed(&[]), "an empty list: no channel");
+        assert!(Giver::Code(Some(a)).allowed(&[]));
+        assert!(Giver::Code(None).allowed(&[]));
+        let recorded = [Giver::Channel(a), Giver::Code(Some(b)), Giver::Code(None)];
+        assert_eq!(recorded.map(Giver::channel), [Some(a), Some(b), None]);
     }
 
     #[test]

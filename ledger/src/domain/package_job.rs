@@ -49,6 +49,12 @@ pub struct PackageJob {
     /// The redemption code that asked, for a package's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeRef>,
+    /// The channel that asked (a claim's, or the one that redeemed the
+    /// code), which the coupons record; absent for the service's code, and
+    /// in messages from before packages had channels (the worker then takes
+    /// the job row's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<Uuid>,
 }
 
 impl PackageJob {
@@ -81,15 +87,19 @@ mod tests {
     }
 
     #[test]
-    fn a_job_without_a_code_has_no_code_field() {
+    fn a_job_without_a_code_or_channel_has_no_such_field() {
         let job = PackageJob {
             job_id: Uuid::nil(),
             package_sn: "P".into(),
             user_id: "u1".into(),
             code: None,
+            channel_id: None,
         };
         let text = serde_json::to_string(&job).unwrap();
-        assert!(!text.contains("code"), "{text}");
+        assert!(
+            !text.contains("code") && !text.contains("channel"),
+            "{text}"
+        );
         assert_eq!(serde_json::from_str::<PackageJob>(&text).unwrap(), job);
         assert_eq!(job.message_id(), Uuid::nil().to_string());
     }

@@ -10,6 +10,7 @@
 //!   a template's codes (`commands/redeem_batch.rs`).
 //! - [`group_commit`]: the loop both run: collect, split, write, go idle.
 //! - [`local_limit`]: the rate limits in process while Redis is down.
+//! - [`used_up`]: the bitmap of used-up codes, which answers their repeats.
 //! - [`reconcile`]: resets the gate from Postgres on start, periodically,
 //!   when the gate finds a template cold and when it answers sold out.
 //! - [`metrics`]: gate answers, batch sizes and latency, corrections.
@@ -23,6 +24,7 @@ pub mod local_limit;
 pub mod metrics;
 pub mod reconcile;
 pub mod redemptions;
+pub mod used_up;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -67,6 +67,7 @@ mod tests {
                 batch_id: uuid::Uuid::now_v7(),
                 serial: 7,
             }),
+            channel_id: Some(uuid::Uuid::now_v7()),
         };
         let message = encode(&job).unwrap();
         assert!(is_package_job(&message.properties));
@@ -76,5 +77,15 @@ mod tests {
         let chunk = BasicProperties::default().with_type("IssuanceChunk".into());
         assert!(!is_package_job(&chunk));
         assert!(!is_package_job(&BasicProperties::default()));
+    }
+
+    /// A message queued before jobs carried their channel still decodes
+    /// (its job's row has the channel).
+    #[test]
+    fn a_message_without_a_channel_decodes() {
+        let id = uuid::Uuid::now_v7();
+        let old = format!(r#"{{"job_id":"{id}","package_sn":"PKG","user_id":"42"}}"#);
+        let job = decode(old.as_bytes()).unwrap();
+        assert_eq!((job.job_id, job.channel_id, job.code), (id, None, None));
     }
 }

@@ -1,8 +1,8 @@
 //! Redemption codes and packages in `ledger replay --verify` (DESIGN §13):
 //! their events folded into the tables (pure), and those tables compared
 //! with the live ones: code batches, each code's uses (its stream's
-//! version), the redemptions, each user's count of a batch, packages and
-//! their claims per user.
+//! version), the redemptions, each user's count of a batch, packages,
+//! their claims per user and the channels that may give them out.
 
 use tokio_postgres::types::Type;
 use uuid::Uuid;
@@ -10,7 +10,8 @@ use uuid::Uuid;
 use super::fold::Event;
 use super::live::{Line, Live, Query, debug, plain};
 use super::tables::{
-    ClaimsRow, CodeBatchRow, CodeRedemptionRow, CodeUseRow, CodeUserRow, PackageRow, Tables,
+    ClaimsRow, CodeBatchRow, CodeRedemptionRow, CodeUseRow, CodeUserRow, PackageRow, Present,
+    Tables,
 };
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::Stream;
@@ -66,6 +67,10 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             row.claimed += 1;
             let key = (sn.to_owned(), c.user_id.clone());
             t.package_claims.entry(key).or_default().claimed += 1;
+        }
+        LedgerEvent::PackageChannelAllowed(c) => {
+            let key = (sn.to_owned(), c.channel_id);
+            t.package_channels.insert(key, Present {});
         }
         _ => {}
     }
@@ -144,6 +149,10 @@ pub(super) async fn compare(
     });
     let all = &mut t.package_claims;
     c.table("package_claims", PACKAGE_CLAIMS, claims, all, debug)
+        .await?;
+    let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
+    let all = &mut t.package_channels;
+    c.table("package_channels", PACKAGE_CHANNELS, present, all, debug)
         .await
 }
 
@@ -220,6 +229,10 @@ const PACKAGES: Query = (
 const PACKAGE_CLAIMS: Query = (
     "SELECT package_sn, user_id, claimed FROM package_claims",
     &[Type::TEXT, Type::TEXT, Type::INT4],
+);
+const PACKAGE_CHANNELS: Query = (
+    "SELECT package_sn, channel_id FROM package_channels",
+    &[Type::TEXT, Type::UUID],
 );
 const CODE_USES: Query = (
     "SELECT batch_id, serial, uses FROM code_uses",

@@ -130,7 +130,7 @@ row!(ChannelRow {
 });
 
 row!(
-    /// A row that is there or not (a template's allowed channel).
+    /// A row that is there or not (a template's or a package's allowed channel).
     Present {}
 );
 
@@ -309,6 +309,8 @@ pub struct Tables {
     pub packages: Map<String, PackageRow>,
     /// (package, user) → claims (the same shape as a template's).
     pub package_claims: Map<(String, String), ClaimsRow>,
+    /// (package, channel).
+    pub package_channels: Map<(String, Uuid), Present>,
 }
 
 /// What the coupons of a bucket of users add up to: their claims and the
