@@ -111,11 +111,15 @@ def _order(coupon, order_id):
     }
 
 
-def _package_body(sn, count):
+def _package_body(sn, count, channel_id=None):
     now = time.time()
-    return {"name": "schemathesis", "items": [{"template_sn": sn, "count": count}],
+    body = {"name": "schemathesis", "items": [{"template_sn": sn, "count": count}],
             "total": 1000, "per_user_limit": 100,
             "issue_window": {"begin": _iso(now - 3600), "end": _iso(now + 86400)}}
+    if channel_id:
+        # Only the channels a package lists may claim it.
+        body["channels"] = [channel_id]
+    return body
 
 
 def _setup():
@@ -149,12 +153,12 @@ def _setup():
                         expect=201)
     codes = _call("GET", f"/v1/code-batches/{batch['id']}/codes").split()
 
-    package = _call("POST", "/v1/packages", _package_body(sn, 1), expect=201)["sn"]
+    package = _call("POST", "/v1/packages", _package_body(sn, 1, channel["id"]), expect=201)["sn"]
     _call("POST", f"/v1/packages/{package}/activate", {})
-    spare_package = _call("POST", "/v1/packages", _package_body(sn, 1), expect=201)["sn"]
+    spare_package = _call("POST", "/v1/packages", _package_body(sn, 1, channel["id"]), expect=201)["sn"]
     _call("POST", f"/v1/packages/{spare_package}/activate", {})
     # More than 100 coupons: its claims run as jobs (202).
-    large = _call("POST", "/v1/packages", _package_body(sn, 101), expect=201)["sn"]
+    large = _call("POST", "/v1/packages", _package_body(sn, 101, channel["id"]), expect=201)["sn"]
     _call("POST", f"/v1/packages/{large}/activate", {})
     package_job = _call("POST", f"/v1/packages/{large}/claims", {"user_id": "st-user-9"},
                         signer=signer, expect=202)
@@ -202,6 +206,7 @@ PATHS = {
     ("POST", "/v1/packages/{sn}/activate"): {"sn": [SEED["spare_package"]]},
     ("POST", "/v1/packages/{sn}/stop"): {"sn": [SEED["spare_package"]]},
     ("POST", "/v1/packages/{sn}/claims"): {"sn": [SEED["package"]]},
+    ("POST", "/v1/packages/{sn}/channels"): {"sn": [SEED["package"], SEED["spare_package"]]},
     ("GET", "/v1/package-jobs/{id}"): {"id": [SEED["package_job"]]},
 }
 QUERIES = {
@@ -225,6 +230,7 @@ BODIES = {
     ("POST", "/v1/redemptions"): {"code": SEED["codes"], "user_id": USERS},
     ("POST", "/v1/packages/{sn}/claims"): {"user_id": USERS},
     ("POST", "/v1/templates/{sn}/channels"): {"channel_id": [CHANNEL_ID]},
+    ("POST", "/v1/packages/{sn}/channels"): {"channel_id": [CHANNEL_ID]},
     ("POST", "/v1/orders/quote"): lambda body: st.sampled_from([
         {"user_id": user, "order": _order(SEED["lockable"], "st-quote")["order"] | {"user_id": user}}
         for user in [ORDERS_USER, *USERS]]),
@@ -235,7 +241,7 @@ BODIES = {
         {"template_sn": SEED["sn"], "count": 10},
         {"package_sn": SEED["package"], "count": 10},
     ]),
-    ("POST", "/v1/packages"): lambda body: st.just(_package_body(SEED["sn"], 1)),
+    ("POST", "/v1/packages"): lambda body: st.just(_package_body(SEED["sn"], 1, CHANNEL_ID)),
     ("POST", "/v1/orders/{order_id}/refunds"): lambda body: _refund_body(),
 }
 

@@ -425,3 +425,25 @@ async fn every_404_names_what_was_not_found_and_its_id() {
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["error"]["message"], format!("channel {id} not found"));
 }
+
+#[tokio::test]
+async fn a_bearer_token_with_a_channels_signature_headers_is_400() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let job = format!("/v1/package-jobs/{}", uuid::Uuid::new_v4());
+    let requests = [
+        server
+            .service(Method::POST, "/v1/redemptions")
+            .json(&json!({"code": "ABCDEFGHJK", "user_id": "u1"})),
+        server.service(Method::GET, &job),
+    ];
+    for request in requests {
+        let r = request.header("X-Channel-Id", "null").send().await.unwrap();
+        assert_eq!(r.status(), 400);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "both_credentials", "{body}");
+    }
+    // Either alone is judged as before: the token's 404 for an unknown job.
+    let r = server.service(Method::GET, &job).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+}

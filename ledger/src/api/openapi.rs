@@ -207,6 +207,11 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("post", "/v1/packages", "create_package"),
     ("get", "/v1/packages/{sn}", "read_package"),
     ("post", "/v1/packages/{sn}/activate", "activate_package"),
+    (
+        "post",
+        "/v1/packages/{sn}/channels",
+        "allow_package_channel",
+    ),
     ("post", "/v1/packages/{sn}/stop", "stop_package"),
     ("post", "/v1/packages/{sn}/claims", "claim_package"),
     ("get", "/v1/package-jobs/{id}", "read_package_job"),
@@ -437,6 +442,9 @@ pub const LINKS: &[LinkSpec] = &[
     with("create_package", "201", "activate_package", SN),
     with("create_package", "201", "stop_package", SN),
     with("create_package", "201", "claim_package", SN),
+    with("create_package", "201", "allow_package_channel", SN),
+    with("allow_package_channel", "200", "read_package", SN),
+    with("allow_package_channel", "200", "claim_package", SN),
     body(
         "create_package",
         "201",

@@ -201,6 +201,7 @@ pub async fn read(State(state): State<AppState>, request: Request) -> Result<Res
 /// None for the service or an operator, else the channel whose signature
 /// held (its nonce spent, as a claim's).
 async fn caller(state: &AppState, parts: &mut Parts) -> Result<Option<Uuid>, Response> {
+    super::signature::one_credential(&parts.headers).map_err(IntoResponse::into_response)?;
     if parts.headers.contains_key(AUTHORIZATION) {
         let reader = Reader::from_request_parts(parts, state).await;
         return reader.map(|_| None).map_err(IntoResponse::into_response);

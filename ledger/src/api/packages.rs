@@ -340,7 +340,9 @@ pub struct PackageClaimView {
 /// claimed by the issuance worker: 202 with the job, followed at
 /// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
 /// status this route would have answered).
-#[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages", params(PackageSn),
+#[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages",
+    params(PackageSn, ("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
+           ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     request_body = ClaimPackage,
     responses((status = 201, body = PackageClaimView),
         (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),

@@ -146,6 +146,7 @@ impl From<ApiError> for Refusal {
 
 async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, Refusal> {
     let request = || Request::from_parts(parts.clone(), body);
+    super::signature::one_credential(&parts.headers)?;
     if parts.headers.contains_key(AUTHORIZATION) {
         auth::service(parts, state).await?;
         let body = read_body(request(), state).await?;

@@ -74,6 +74,23 @@ impl SignedHeaders {
     }
 }
 
+/// The headers of a channel's signature.
+const SIGNATURE_HEADERS: [&str; 4] = ["X-Channel-Id", "X-Timestamp", "X-Nonce", "X-Signature"];
+
+/// Refuses a request that carries a bearer token and a channel's signature
+/// headers: the routes that take either must not pick one silently (a
+/// client that meant the signature would get the token's rights).
+pub fn one_credential(headers: &HeaderMap) -> Result<(), ApiError> {
+    let signed = SIGNATURE_HEADERS.iter().any(|h| headers.contains_key(*h));
+    if signed && headers.contains_key(axum::http::header::AUTHORIZATION) {
+        return Err(ApiError::BadRequest {
+            code: "both_credentials",
+            message: "send a bearer token or a channel's signature headers, not both".into(),
+        });
+    }
+    Ok(())
+}
+
 /// The hex signature a channel sends (also used by clients and tests).
 pub fn sign(
     secret: &str,
