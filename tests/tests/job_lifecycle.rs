@@ -156,7 +156,7 @@ async fn ended_package_jobs_past_their_retention_are_purged() {
     let workers = Workers::start(&env, "issuance").unwrap();
     let a = server.active_template(1_000, 200).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = tests::packages::package(&server, &[(&a, 101)], 10, 1).await;
+    let sn = tests::packages::package_for(&server, &[&channel], &[(&a, 101)], 10, 1).await;
     let mut ids = Vec::new();
     for user in ["ann", "bob"] {
         let (status, answer) = tests::packages::claim(&server, &channel, &sn, user).await;
