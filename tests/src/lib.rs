@@ -26,6 +26,7 @@ pub mod scenario;
 pub mod script;
 pub mod shop;
 pub mod subscriber;
+pub mod uploads;
 pub mod workers;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";

@@ -7,20 +7,14 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::Value;
+use tests::uploads;
 use tests::workers::Workers;
 use tests::{Env, Server};
 
 async fn upload(server: &Server, sn: &str, users: std::ops::Range<usize>) -> String {
-    let file: String = users.map(|i| format!("user-{i}\n")).collect();
-    let r = server
-        .admin(Method::POST, &format!("/v1/issuance-jobs?template={sn}"))
-        .header("Content-Type", "text/plain")
-        .body(file)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 202);
-    let answer: Value = r.json().await.unwrap();
+    let headers = [("Content-Type", "text/plain")];
+    let (status, answer) = uploads::upload(server, sn, uploads::users_file(users), &headers).await;
+    assert_eq!(status, 202, "{answer}");
     answer["job_id"].as_str().unwrap().to_owned()
 }
 

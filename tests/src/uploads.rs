@@ -1,0 +1,31 @@
+//! Bulk-issuance uploads over HTTP, as `ledger issue` sends them.
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::Server;
+
+/// Uploads `body` for `sn` with `headers`; (status, answer).
+pub async fn upload(
+    server: &Server,
+    sn: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let mut req = server
+        .admin(Method::POST, &format!("/v1/issuance-jobs?template={sn}"))
+        .body(body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// A text file of one user id per line, `user-<i>` for each of `users`.
+pub fn users_file(users: std::ops::Range<usize>) -> Vec<u8> {
+    users
+        .map(|i| format!("user-{i}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
