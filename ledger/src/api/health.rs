@@ -36,7 +36,7 @@ pub struct Readiness {
     pub down: Vec<&'static str>,
     /// How far the relay and each projection are behind the log (empty when
     /// Postgres did not answer in time). Lag does not make the API unready:
-    /// it answers from the write model; alert on it instead (README).
+    /// it answers from the write model; alert on it instead (docs/reference/messaging.md).
     pub lag: Vec<ConsumerLag>,
 }
 

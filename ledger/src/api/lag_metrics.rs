@@ -1,7 +1,7 @@
 //! Consumer lag as Prometheus gauges (issue 15): per consumer of
 //! `coupon.events` (the relay and each projection), the events it has not
 //! handled yet and the age of the oldest of them, read from Postgres every
-//! `LEDGER_METRICS_REFRESH_SECS` (`super::refresh`). What to alert on is in the README ("Lag").
+//! `LEDGER_METRICS_REFRESH_SECS` (`super::refresh`). What to alert on is in docs/reference/messaging.md ("Lag").
 
 use std::sync::atomic::AtomicU64;
 
