@@ -35,7 +35,10 @@ fn the_configuration_table_lists_every_variable_help_lists() {
         .map(|(name, _, _)| *name)
         .filter(|name| !table.contains(&format!("| `{name}` |")))
         .collect();
-    assert!(missing.is_empty(), "not in the configuration table: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not in the configuration table: {missing:?}"
+    );
 }
 
 #[test]

@@ -51,7 +51,7 @@ async fn session(config: &Config, store: StoreId, shutdown: &mut Shutdown) -> an
     let amqp = messaging::connect(&config.amqp_url, "couponledger-relay").await?;
     topology::declare(&amqp.create_channel().await?).await?;
     start_new_routes(&client).await?;
-    let batches = Arc::new(SharedBatches::new(client.clone()));
+    let batches = Arc::new(SharedBatches::new(client.clone(), store));
     let mut routes = tokio::task::JoinSet::new();
     for route in ROUTES {
         let publisher = Publisher::open(&amqp, store).await?;

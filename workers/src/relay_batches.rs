@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use ledger::messaging::message::{self, Outgoing};
-use ledger::store::{GlobalCursor, read_all};
+use ledger::store::{GlobalCursor, StoreId, read_all};
 use tokio::sync::Mutex;
 use tokio_postgres::Client;
 
@@ -28,15 +28,19 @@ pub struct Batch {
 
 pub struct SharedBatches {
     client: Arc<Client>,
+    /// Stamped on each message once, here, so the four routes' sends
+    /// find it there and do not stamp it again.
+    store: StoreId,
     recent: std::sync::Mutex<VecDeque<(GlobalCursor, Arc<Batch>)>>,
     /// One read at a time: routes asking for the same batch wait for it.
     reader: Mutex<()>,
 }
 
 impl SharedBatches {
-    pub fn new(client: Arc<Client>) -> Self {
+    pub fn new(client: Arc<Client>, store: StoreId) -> Self {
         Self {
             client,
+            store,
             recent: std::sync::Mutex::new(VecDeque::with_capacity(KEPT)),
             reader: Mutex::new(()),
         }
@@ -84,7 +88,7 @@ impl SharedBatches {
             return Ok(None);
         };
         let batch = Arc::new(Batch {
-            messages: events.iter().map(message::encode).collect(),
+            messages: events.iter().map(|e| self.encode(e)).collect(),
             last: last.cursor(),
         });
         let mut recent = self.recent.lock().expect("no panic while holding it");
@@ -93,6 +97,12 @@ impl SharedBatches {
         }
         recent.push_back((cursor, batch.clone()));
         Ok(Some(batch))
+    }
+
+    fn encode(&self, event: &ledger::store::RecordedEvent) -> Outgoing {
+        let mut message = message::encode(event);
+        message.properties = self.store.stamped(&message.properties);
+        message
     }
 
     fn read_ahead(self: &Arc<Self>, cursor: GlobalCursor) {

@@ -181,7 +181,7 @@ impl Publisher {
                     routing_key.into(),
                     options,
                     &m.body,
-                    self.stamped(m),
+                    self.store.stamped(&m.properties),
                 )
                 .await?;
             confirms.push(confirm);
@@ -205,12 +205,6 @@ impl Publisher {
             }
         }
         Ok(round)
-    }
-
-    /// The message's properties with the store's id in its headers.
-    fn stamped(&self, m: &Outgoing) -> lapin::BasicProperties {
-        let headers = self.store.stamp(m.properties.headers().as_ref());
-        m.properties.clone().with_headers(headers)
     }
 }
 

@@ -88,6 +88,16 @@ impl StoreId {
         headers
     }
 
+    /// `properties` with this store's id in their headers, cloned once: as
+    /// they are when they already name a store.
+    pub fn stamped(&self, properties: &lapin::BasicProperties) -> lapin::BasicProperties {
+        let headers = properties.headers().as_ref();
+        if headers.is_some_and(|h| h.inner().contains_key(HEADER)) {
+            return properties.clone();
+        }
+        properties.clone().with_headers(self.stamp(headers))
+    }
+
     /// Where a message with these headers comes from.
     pub fn origin(&self, headers: Option<&FieldTable>) -> Origin {
         let value = headers.and_then(|h| h.inner().get(HEADER));
