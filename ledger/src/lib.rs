@@ -96,6 +96,7 @@ pub mod inbox;
 pub mod logging;
 pub mod messaging;
 pub mod migrate;
+pub mod observability;
 pub mod projections;
 pub mod queries;
 pub mod redact;

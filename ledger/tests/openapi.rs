@@ -373,7 +373,7 @@ fn every_operation_has_a_unique_named_operation_id() {
         "operationIds repeat: {:?}",
         ids.keys()
     );
-    for (method, path, id) in ledger::api::openapi::OPERATION_IDS {
+    for (method, path, id) in ledger::api::http::openapi::OPERATION_IDS {
         let op = &doc["paths"][*path][*method];
         assert_eq!(
             op["operationId"], *id,
@@ -529,7 +529,7 @@ fn every_link_names_an_operation_and_fields_that_exist() {
     assert!(faults.is_empty(), "{faults:#?}");
     assert_eq!(
         count,
-        ledger::api::openapi::LINKS.len(),
+        ledger::api::http::openapi::LINKS.len(),
         "every entry of the table is a link in the document (its source answers that status)"
     );
 }

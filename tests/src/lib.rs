@@ -348,8 +348,14 @@ impl Channel {
     }
 
     pub fn sign_at(&self, method: &str, path: &str, body: &str, nonce: &str, ts: i64) -> Signed {
-        let signature =
-            ledger::api::signature::sign(&self.secret, method, path, ts, nonce, body.as_bytes());
+        let signature = ledger::api::auth::signature::sign(
+            &self.secret,
+            method,
+            path,
+            ts,
+            nonce,
+            body.as_bytes(),
+        );
         Signed {
             headers: vec![
                 ("X-Channel-Id", self.id.clone()),

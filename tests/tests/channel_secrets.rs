@@ -221,7 +221,7 @@ async fn repeated_bad_signatures_end_in_429_and_another_channel_is_still_served(
         secret: "a guess".into(),
     };
     let body = json!({"template_sn": sn, "user_id": "u1"}).to_string();
-    for i in 0..ledger::api::auth_limit::CHANNEL_FAILURES {
+    for i in 0..ledger::api::auth::auth_limit::CHANNEL_FAILURES {
         let signed = forged.sign("POST", "/v1/claims", &body, &format!("n{i}"));
         let (status, answer) = server.send_signed(signed, body.clone()).await.unwrap();
         assert_eq!(status, 401, "attempt {i}: {answer}");

@@ -140,7 +140,7 @@ async fn json_logs_have_one_object_per_line_and_a_line_per_request() {
 
     let requests: HashMap<&str, &Value> = lines
         .iter()
-        .filter(|l| l["target"] == "ledger::api::request_log" && l["message"] == "request")
+        .filter(|l| l["target"] == "ledger::api::http::request_log" && l["message"] == "request")
         .map(|l| (l["request_id"].as_str().unwrap(), l))
         .collect();
     for line in requests.values() {

@@ -46,7 +46,7 @@ fn the_signing_example_is_the_ledgers_own_signature() {
     let text = doc("docs/reference/signing.md");
     let body = br#"{"template_sn":"8RE9KQ2MV7XWD4TA","user_id":"user-42"}"#;
     let nonce = "5d41402abc4b2a76b9719d911017c592";
-    let signature = ledger::api::signature::sign(
+    let signature = ledger::api::auth::signature::sign(
         "s3cr3t-example",
         "POST",
         "/v1/claims",

@@ -7,7 +7,7 @@
 
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use ledger::api::error::ApiError;
+use ledger::api::http::error::ApiError;
 use ledger::commands::code_batches::Batch;
 use ledger::commands::package_job::{self, Finished, Outcome};
 use ledger::domain::package_job::Refusal;

@@ -23,48 +23,9 @@
 //!   operationIds and links.
 //! - [`admin`]: the admin console's page and assets at `/admin` (DESIGN §14).
 
-pub mod admin;
-pub mod audit;
 pub mod auth;
-pub mod auth_limit;
-pub mod channels;
-pub mod claim_metrics;
-pub mod claims;
-pub mod code_batches;
-pub mod context;
-pub mod coupons;
-pub mod dead_letters;
-pub mod error;
-pub mod extract;
-pub mod guess_limit;
-pub mod health;
-pub mod history;
-pub mod issuance_jobs;
-pub mod issuance_metrics;
-pub mod lag_metrics;
-pub mod metrics;
-pub mod openapi;
-pub mod orders;
-pub mod package_jobs;
-pub mod packages;
-pub mod pipeline_metrics;
-pub mod projections;
-pub mod queue_metrics;
-pub mod redemptions;
-pub mod refresh;
-pub mod reminder_metrics;
-pub mod reports;
-pub mod request_log;
-pub mod sealer_metrics;
-pub mod secret_cache;
-pub mod server;
-pub mod shared_windows;
-pub mod signature;
-pub mod templates;
-pub mod token_limit;
-pub mod token_metrics;
-pub mod upload;
-pub mod workers;
+pub mod http;
+pub mod routes;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,11 +40,18 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use self::auth::Tokens;
-use self::error::ApiError;
-use self::metrics::Metrics;
-use self::openapi::BearerAuth;
+use self::auth::tokens::Tokens;
+use self::auth::{auth_limit, guess_limit, secret_cache, signature, token_limit};
+use self::http::error::{self, ApiError};
+use self::http::openapi::{self, BearerAuth};
+use self::http::{admin, health, request_log};
+use self::routes::{
+    audit, channels, claims, code_batches, coupons, history, issuance_jobs, orders, package_jobs,
+    packages, projections, redemptions, reports, templates, workers,
+};
 use crate::messaging::lazy_publisher::LazyPublisher;
+use crate::observability::metrics::{self, Metrics};
+use crate::observability::queue_metrics;
 use crate::redis_handle::RedisHandle;
 
 /// Largest JSON body accepted (uploads have their own limit). Sized for the
@@ -280,7 +248,7 @@ async fn method_not_allowed(method: axum::http::Method) -> ApiError {
     ApiError::MethodNotAllowed(metrics::method_label(&method).to_owned())
 }
 
-pub use server::serve;
+pub use self::http::server::serve;
 
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();

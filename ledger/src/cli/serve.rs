@@ -5,10 +5,10 @@ use std::sync::Arc;
 use anyhow::Context;
 use deadpool_postgres::Pool;
 use ledger::api::AppState;
-use ledger::api::auth::Tokens;
-use ledger::api::guess_limit::GuessLimit;
-use ledger::api::secret_cache::SecretCache;
-use ledger::api::token_limit::TokenLimit;
+use ledger::api::auth::guess_limit::GuessLimit;
+use ledger::api::auth::secret_cache::SecretCache;
+use ledger::api::auth::token_limit::TokenLimit;
+use ledger::api::auth::tokens::Tokens;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
@@ -34,20 +34,20 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let guard =
         store_guard::guard_process(&pool, &store, &config.amqp_url, "couponledger-api").await?;
     let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
-    let metrics = std::sync::Arc::new(ledger::api::metrics::Metrics::new());
+    let metrics = std::sync::Arc::new(ledger::observability::metrics::Metrics::new());
     let flash = ledger::flash::Flash::new(
         pool.clone(),
         redis.clone(),
         config.tz,
         metrics.flash.clone(),
     );
-    let management = ledger::api::queue_metrics::Management {
-        api: ledger::api::queue_metrics::ManagementApi::new(
+    let management = ledger::observability::queue_metrics::Management {
+        api: ledger::observability::queue_metrics::ManagementApi::new(
             &config.amqp_url,
             config.rabbitmq_management_url.as_deref(),
         )
         .map_err(|e| anyhow::anyhow!("AMQP_URL: {e}"))?,
-        http: ledger::api::queue_metrics::client(),
+        http: ledger::observability::queue_metrics::client(),
     };
     let state = AppState::new(ledger::api::Shared {
         pool,
@@ -89,7 +89,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
 
 /// The loops that keep `/metrics`' gauges fresh, one per source.
 fn spawn_metrics_refresh(state: &AppState, config: &Config) {
-    use ledger::api::refresh;
+    use ledger::observability::refresh;
     let every = config.metrics_refresh;
     let (metrics, pool) = (state.metrics.clone(), state.pool.clone());
     let (m, p) = (metrics.clone(), pool.clone());

@@ -34,6 +34,7 @@ pub mod redeem_batch;
 pub mod refunds;
 pub mod reminders;
 pub mod templates;
+pub mod upload;
 
 use crate::store::{EncodeError, StoreError};
 

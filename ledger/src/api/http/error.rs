@@ -1,0 +1,263 @@
+//! The API's one error type: each variant is one HTTP status, rendered as
+//! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
+
+use axum::Json;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{message}")]
+    BadRequest { code: &'static str, message: String },
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("this route does not take the method {0}")]
+    MethodNotAllowed(String),
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    #[error("{0}")]
+    SoldOut(String),
+    #[error("request body is larger than {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{message}")]
+    Unprocessable { code: &'static str, message: String },
+    #[error("{0}")]
+    TooManyRequests(String),
+    /// Too many failures from one caller: 429 with `Retry-After`.
+    #[error("{message}")]
+    Limited {
+        message: String,
+        /// Whole seconds, at least 1.
+        retry_after: u64,
+    },
+    /// A request body stopped coming (an upload's idle bound).
+    #[error("{0}")]
+    Timeout(String),
+    #[error("{0} is unavailable")]
+    Unavailable(String),
+    /// A claim's group-committed batch failed: nothing of it was written.
+    #[error("{0}")]
+    BatchFailed(String),
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+/// The error body of every failed request.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Stable, machine-readable: `bad_request`, `sold_out`, `per_user_limit`, …
+    pub code: String,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::BadRequest {
+            code: "bad_request",
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Conflict {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 404 naming what was not found and the id asked for (bounded and
+    /// escaped: it may be what the client sent).
+    pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        let id = crate::commands::shown_id(&id.to_string());
+        Self::NotFound(format!("{what} {id} not found"))
+    }
+
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Unprocessable {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::SoldOut(_) => StatusCode::GONE,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooManyRequests(_) | Self::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
+            Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            Self::BadRequest { code, .. }
+            | Self::Conflict { code, .. }
+            | Self::Unprocessable { code, .. } => code,
+            Self::Unauthorized(_) => "unauthorized",
+            Self::Forbidden(_) => "forbidden",
+            Self::NotFound(_) => "not_found",
+            Self::MethodNotAllowed(_) => "method_not_allowed",
+            Self::UnsupportedMediaType(_) => "unsupported_media_type",
+            Self::SoldOut(_) => "sold_out",
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::TooManyRequests(_) | Self::Limited { .. } => "rate_limited",
+            Self::Timeout(_) => "timeout",
+            Self::Unavailable(_) => "unavailable",
+            Self::BatchFailed(_) => "batch_failed",
+            Self::Internal(_) => "internal",
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: self.code().to_owned(),
+                message: self.to_string(),
+            },
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    /// A server error (5xx) also goes to the request's log line
+    /// ([`crate::api::http::request_log`]): an internal one with its source chain.
+    fn into_response(self) -> Response {
+        let server_error = match &self {
+            Self::Internal(e) => {
+                let chain = crate::logging::chain(e.as_ref());
+                tracing::error!(error = %chain, "request failed");
+                Some(chain)
+            }
+            other if other.status().is_server_error() => Some(other.to_string()),
+            _ => None,
+        };
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let Self::Limited { retry_after, .. } = self {
+            let value = axum::http::HeaderValue::from(retry_after.max(1));
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        if let Some(error) = server_error {
+            response
+                .extensions_mut()
+                .insert(crate::api::http::request_log::ServerError(error.into()));
+        }
+        response
+    }
+}
+
+impl From<tokio_postgres::Error> for ApiError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
+        let chain = crate::logging::chain(&e);
+        if e.is_closed() || io {
+            tracing::warn!(error = %chain, "postgres unreachable");
+            return Self::Unavailable("postgres".into());
+        }
+        match e.as_db_error() {
+            Some(db) => tracing::error!(error = %chain, code = ?db.code(),
+                detail = ?db.detail(), constraint = ?db.constraint(), "database error"),
+            None => tracing::error!(error = %chain, "postgres client error"),
+        }
+        Self::Internal(e.into())
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for ApiError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        tracing::warn!(error = %crate::logging::chain(&e), "no postgres connection");
+        Self::Unavailable("postgres".into())
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match e {
+            StoreError::VersionConflict { .. } => {
+                Self::conflict("concurrent_update", "changed concurrently; retry")
+            }
+            StoreError::EventIdReused { .. } | StoreError::Encode(_) => Self::Internal(e.into()),
+            StoreError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::idempotency::IdempotencyError> for ApiError {
+    fn from(e: crate::idempotency::IdempotencyError) -> Self {
+        use crate::idempotency::IdempotencyError;
+        match e {
+            IdempotencyError::InvalidKey => Self::BadRequest {
+                code: "bad_idempotency_key",
+                message: e.to_string(),
+            },
+            IdempotencyError::KeyReused => {
+                Self::unprocessable("idempotency_key_reused", e.to_string())
+            }
+            IdempotencyError::Db(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::commands::CommandError> for ApiError {
+    fn from(e: crate::commands::CommandError) -> Self {
+        use crate::commands::CommandError as C;
+        match e {
+            C::NotFound(..) => Self::NotFound(e.to_string()),
+            C::Conflict(code, message) => Self::Conflict { code, message },
+            C::Unprocessable(code, message) => Self::Unprocessable { code, message },
+            C::Forbidden(message) => Self::Forbidden(message),
+            C::SoldOut(message) => Self::SoldOut(message),
+            C::Refused(r) => {
+                use crate::domain::coupon_state::Refusal;
+                match r {
+                    Refusal::Expired => Self::unprocessable("coupon_expired", r.to_string()),
+                    _ => Self::conflict("coupon_state", r.to_string()),
+                }
+            }
+            C::Store(e) => e.into(),
+            C::Db(e) => e.into(),
+            C::Internal(e) => Self::Internal(e),
+        }
+    }
+}
+
+impl From<crate::domain::parse_error::ParseError> for ApiError {
+    fn from(e: crate::domain::parse_error::ParseError) -> Self {
+        Self::BadRequest {
+            code: "invalid_field",
+            message: format!("{}: {}", e.field(), e.message()),
+        }
+    }
+}
+
+impl From<crate::flash::FlashError> for ApiError {
+    fn from(e: crate::flash::FlashError) -> Self {
+        match e {
+            crate::flash::FlashError::Pool(e) => e.into(),
+            crate::flash::FlashError::Db(e) => e.into(),
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! Batches of redemption codes (DESIGN §13): `POST /v1/code-batches`,
+//! `GET /v1/code-batches` (a page of them), `GET /v1/code-batches/{id}`, its codes streamed as text or CSV
+//! (`GET /v1/code-batches/{id}/codes`, recomputed from the serials: nothing
+//! is stored per code), and `POST /v1/code-batches/{id}/stop`. Admin only.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
+use crate::api::http::context::Ctx;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
+use crate::codes::CodeKey;
+use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
+use crate::domain::ids::TemplateSn;
+use crate::queries::templates::MAX_PAGE;
+
+/// The most codes one batch holds.
+pub const MAX_COUNT: i64 = 100_000_000;
+/// The most uses one code may have.
+pub const MAX_USES: i32 = 1_000_000;
+/// Codes written per chunk of the streamed answer.
+const CODES_PER_CHUNK: i64 = 8_192;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBatch {
+    /// The template whose coupon each code gives; or `package_sn`.
+    pub template_sn: Option<String>,
+    /// The package whose coupons each code gives; or `template_sn`.
+    pub package_sn: Option<String>,
+    /// Codes in the batch, 1 to 100,000,000.
+    pub count: i64,
+    /// 1: one-use codes; N: shared codes, N uses, once per user. Default 1.
+    pub uses_per_code: Option<i32>,
+    /// Codes of this batch one user may redeem. Default 1.
+    pub per_user: Option<i32>,
+    /// After it the batch's codes are refused (422); none: no end.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct BatchView {
+    pub id: Uuid,
+    pub template_sn: Option<String>,
+    pub package_sn: Option<String>,
+    pub key_id: String,
+    pub first_serial: i64,
+    pub count: i64,
+    pub uses_per_code: i32,
+    pub per_user: i32,
+    /// `active` or `stopped`.
+    pub status: String,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Redemptions so far.
+    pub redeemed: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+impl BatchView {
+    fn of(b: &Batch) -> Self {
+        BatchView {
+            id: b.id,
+            template_sn: b.template_sn.clone(),
+            package_sn: b.package_sn.clone(),
+            key_id: b.key_id.clone(),
+            first_serial: b.first_serial,
+            count: b.count,
+            uses_per_code: b.uses_per_code,
+            per_user: b.per_user,
+            status: if b.stopped { "stopped" } else { "active" }.into(),
+            expires_at: b.expires_at,
+            redeemed: b.redeemed.unwrap_or_default(),
+            created_at: b.created_at,
+        }
+    }
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    }
+}
+
+/// Create a batch of codes for a template or a package.
+#[utoipa::path(post, path = "/v1/code-batches", tag = "codes", request_body = CreateBatch,
+    security(("admin" = [])),
+    responses((status = 201, body = BatchView), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "the template is void, or the key has no serials left")))]
+pub async fn create(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    body: ApiJson<CreateBatch>,
+) -> Result<Response, ApiError> {
+    let b = &body.value;
+    if !(1..=MAX_COUNT).contains(&b.count) {
+        return Err(invalid(format!("count: must be 1 to {MAX_COUNT}")));
+    }
+    let uses_per_code = b.uses_per_code.unwrap_or(1);
+    if !(1..=MAX_USES).contains(&uses_per_code) {
+        return Err(invalid(format!("uses_per_code: must be 1 to {MAX_USES}")));
+    }
+    let per_user = b.per_user.unwrap_or(1);
+    if !(1..=MAX_USES).contains(&per_user) {
+        return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
+    }
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    if b.expires_at.is_some_and(|end| end <= now) {
+        return Err(invalid("expires_at: must be in the future".into()));
+    }
+    let key_id = state.secrets.keys().code_key().id().to_owned();
+    // Stored to the microsecond, as the event's copy must be.
+    let expires_at = b
+        .expires_at
+        .map(|t| chrono::SubsecRound::trunc_subsecs(t, 6));
+    let (sn, is_package) = match (&b.template_sn, &b.package_sn) {
+        (Some(sn), None) => (sn.clone(), false),
+        (None, Some(sn)) => (sn.clone(), true),
+        _ => {
+            return Err(invalid(
+                "template_sn or package_sn: give exactly one".into(),
+            ));
+        }
+    };
+    let count = b.count;
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let target = if is_package {
+                Target::Package(&sn)
+            } else {
+                Target::Template(&sn)
+            };
+            let new = NewBatch {
+                target,
+                count,
+                uses_per_code,
+                per_user,
+                expires_at,
+            };
+            let batch = code_batches::create(tx, &key_id, &new, &metadata, now).await?;
+            Ok(BatchView::of(&batch))
+        })
+    })
+    .await
+}
+
+/// `GET /v1/code-batches` query: a page, optionally of one status or target.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `active` or `stopped`.
+    pub status: Option<String>,
+    /// Only the batches giving this template's coupon.
+    pub template_sn: Option<String>,
+    /// Only the batches giving this package.
+    pub package_sn: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct BatchPage {
+    pub batches: Vec<BatchView>,
+    /// Batches matching the query in all.
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// List batches, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/code-batches", tag = "codes", params(ListQuery),
+    security(("admin" = [])),
+    responses((status = 200, body = BatchPage), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<BatchPage>, ApiError> {
+    let status = q.status.as_deref();
+    if status.is_some_and(|s| s != "active" && s != "stopped") {
+        return Err(invalid("status: active or stopped".into()));
+    }
+    let not_an_sn = |sn: &Option<String>| {
+        sn.as_deref()
+            .is_some_and(|s| TemplateSn::parse(s).is_none())
+    };
+    if not_an_sn(&q.template_sn) {
+        return Err(invalid("template_sn: not a template sn".into()));
+    }
+    if not_an_sn(&q.package_sn) {
+        return Err(invalid("package_sn: not a package sn".into()));
+    }
+    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let filter = ListFilter {
+        status,
+        template_sn: q.template_sn.as_deref(),
+        package_sn: q.package_sn.as_deref(),
+    };
+    let client = state.pool.get().await?;
+    let (batches, total) = code_batches::list(&**client, &filter, offset, limit).await?;
+    Ok(Json(BatchPage {
+        batches: batches.iter().map(BatchView::of).collect(),
+        total,
+        offset,
+        limit,
+    }))
+}
+
+/// The batch's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct BatchId {
+    pub id: Uuid,
+}
+
+async fn batch(state: &AppState, id: Uuid) -> Result<Batch, ApiError> {
+    let client = state.pool.get().await?;
+    code_batches::read(&**client, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("code batch", id))
+}
+
+/// Read a batch.
+#[utoipa::path(get, path = "/v1/code-batches/{id}", tag = "codes", params(BatchId),
+    security(("admin" = [])),
+    responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(id): ApiPath<Uuid>,
+) -> Result<Json<BatchView>, ApiError> {
+    Ok(Json(BatchView::of(&batch(&state, id).await?)))
+}
+
+/// Stop a batch: its codes are refused from now on (422).
+#[utoipa::path(post, path = "/v1/code-batches/{id}/stop", tag = "codes", params(BatchId),
+    security(("admin" = [])),
+    responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
+pub async fn stop(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(id): ApiPath<Uuid>,
+) -> Result<Response, ApiError> {
+    let hash = crate::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let batch = code_batches::stop(tx, id, &metadata, now).await?;
+            Ok(BatchView::of(&batch))
+        })
+    })
+    .await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct CodesQuery {
+    /// `text` (one code a line, default) or `csv` (`serial,code`).
+    pub format: Option<String>,
+}
+
+/// The batch's codes, streamed in serial order (recomputed from the
+/// serials; memory stays flat for any count).
+#[utoipa::path(get, path = "/v1/code-batches/{id}/codes", tag = "codes", params(BatchId, CodesQuery),
+    security(("admin" = [])),
+    responses((status = 200, content_type = "text/plain", body = String,
+            description = "one code a line; with format=csv, `serial,code`"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "the batch's key is not configured")))]
+pub async fn codes(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(id): ApiPath<Uuid>,
+    ApiQuery(q): ApiQuery<CodesQuery>,
+) -> Result<Response, ApiError> {
+    let csv = match q.format.as_deref() {
+        None | Some("text") => false,
+        Some("csv") => true,
+        Some(other) => return Err(invalid(format!("format: {other:?}: expected text or csv"))),
+    };
+    let batch = batch(&state, id).await?;
+    let Some(key) = state.secrets.keys().code_key_by_id(&batch.key_id) else {
+        return Err(ApiError::Unprocessable {
+            code: "key_not_configured",
+            message: format!("the batch's key {} is not configured", batch.key_id),
+        });
+    };
+    let (kind, ext) = if csv {
+        ("text/csv", "csv")
+    } else {
+        ("text/plain", "txt")
+    };
+    let disposition = format!("attachment; filename=\"codes-{id}.{ext}\"");
+    let headers = [
+        (header::CONTENT_TYPE, format!("{kind}; charset=utf-8")),
+        (header::CONTENT_DISPOSITION, disposition),
+    ];
+    let body = Body::from_stream(lines(key, batch.first_serial, batch.count, csv));
+    Ok((headers, body).into_response())
+}
+
+/// The codes of serials `[first, first + count)`, a chunk at a time, each
+/// computed on the blocking pool (a chunk is milliseconds of cipher work,
+/// which must not hold up the server's other requests).
+fn lines(
+    key: std::sync::Arc<CodeKey>,
+    first: i64,
+    count: i64,
+    csv: bool,
+) -> impl futures_util::Stream<Item = Result<String, std::io::Error>> {
+    use futures_util::StreamExt;
+    let header = csv.then(|| Ok("serial,code\n".to_owned()));
+    let chunks = (0..(count + CODES_PER_CHUNK - 1) / CODES_PER_CHUNK).map(move |c| {
+        let start = first + c * CODES_PER_CHUNK;
+        (start, (start + CODES_PER_CHUNK).min(first + count))
+    });
+    let codes = futures_util::stream::iter(chunks).then(move |(start, end)| {
+        let key = key.clone();
+        async move {
+            let chunk = move || crate::codes::lines(&key, start..end, csv);
+            tokio::task::spawn_blocking(chunk)
+                .await
+                .map_err(std::io::Error::other)
+        }
+    });
+    futures_util::stream::iter(header).chain(codes)
+}

@@ -1,0 +1,157 @@
+//! `/v1/coupons/{id}` and its history, `/v1/users/{uid}/coupons`, and the
+//! admin void of an unused coupon.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::{Admin, Reader};
+use crate::api::http::context::Ctx;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{ApiPath, ApiQuery};
+use crate::commands::coupons as commands;
+use crate::domain::coupon_state::CouponStatus;
+use crate::domain::ids::UserId;
+use crate::idempotency::request_hash;
+use crate::queries::coupons::{self, CouponPage, CouponView, HistoryEvent, MAX_PAGE};
+
+/// Whose coupon is asked for: another user's coupon answers 404, the same as
+/// a missing one, so ids cannot be probed.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct Owner {
+    pub user_id: Option<String>,
+}
+
+/// The coupon's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CouponIdPath {
+    pub id: Uuid,
+}
+
+/// The user's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct UserPath {
+    pub uid: String,
+}
+
+fn not_found(id: impl std::fmt::Display) -> ApiError {
+    ApiError::not_found("coupon", id)
+}
+
+fn parse_id(id: &str) -> Result<Uuid, ApiError> {
+    id.parse().map_err(|_| not_found(id))
+}
+
+async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView, ApiError> {
+    let id = parse_id(id)?;
+    let client = state.pool.get().await?;
+    let coupon = coupons::coupon(&**client, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    match &owner.user_id {
+        Some(user) if *user != coupon.user_id => Err(not_found(id)),
+        _ => Ok(coupon),
+    }
+}
+
+/// A coupon.
+#[utoipa::path(get, path = "/v1/coupons/{id}", tag = "coupons", params(CouponIdPath, Owner),
+    security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = CouponView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Reader,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(owner): ApiQuery<Owner>,
+) -> Result<Json<CouponView>, ApiError> {
+    Ok(Json(visible(&state, &id, &owner).await?))
+}
+
+/// A coupon's full history, in order.
+#[utoipa::path(get, path = "/v1/coupons/{id}/events", tag = "coupons", params(CouponIdPath, Owner),
+    security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = Vec<HistoryEvent>), (status = 404, body = ErrorBody)))]
+pub async fn events(
+    State(state): State<AppState>,
+    _: Reader,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(owner): ApiQuery<Owner>,
+) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
+    let coupon = visible(&state, &id, &owner).await?;
+    let client = state.pool.get().await?;
+    Ok(Json(coupons::history(&**client, coupon.id).await?))
+}
+
+/// Void an unused coupon (admin).
+#[utoipa::path(post, path = "/v1/coupons/{id}/void", tag = "coupons", params(CouponIdPath),
+    security(("admin" = [])),
+    responses((status = 200, body = CouponView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn void(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_id(&id)?;
+    let hash = request_hash(&[id.as_bytes(), b"void"]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            commands::void(tx, id, &metadata, now).await?;
+            coupons::coupon(&**tx, id)
+                .await?
+                .ok_or_else(|| not_found(id))
+        })
+    })
+    .await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
+    pub status: Option<String>,
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+/// A user's coupons, paged, oldest first, with the total count.
+#[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(UserPath, PageQuery),
+    security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = CouponPage), (status = 400, body = ErrorBody)))]
+pub async fn of_user(
+    State(state): State<AppState>,
+    _: Reader,
+    ApiPath(uid): ApiPath<String>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> Result<Json<CouponPage>, ApiError> {
+    let bad = |m: &str| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m.to_owned(),
+    };
+    let user = UserId::parse(&uid).map_err(|m| bad(&m))?;
+    if let Some(s) = &q.status {
+        CouponStatus::parse(s)
+            .ok_or_else(|| bad("status: unused, locked, used, refunded, expired or void"))?;
+    }
+    let offset = q.offset.unwrap_or(0);
+    let limit = q.limit.unwrap_or(50);
+    if offset < 0 || !(1..=MAX_PAGE).contains(&limit) {
+        return Err(bad("offset must be >= 0 and limit 1 to 200"));
+    }
+    let client = state.pool.get().await?;
+    Ok(Json(
+        coupons::of_user(&**client, user.as_str(), q.status.as_deref(), offset, limit).await?,
+    ))
+}

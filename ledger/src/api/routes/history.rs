@@ -1,0 +1,94 @@
+//! `GET /v1/templates/{sn}/history`: a template's coupons over time, from
+//! the ledger's own records, so that the console's chart shows what
+//! happened before the page was opened (a bulk issuance that has finished).
+
+use axum::Json;
+use axum::extract::State;
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{ApiPath, ApiQuery};
+use crate::api::routes::templates::SN;
+use crate::domain::history::{Bucket, buckets};
+use crate::domain::ids::TemplateSn;
+use crate::domain::validity::storable_instant;
+use crate::queries::history::{TemplateHistory, history};
+use crate::queries::templates::created_at;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryQuery {
+    /// `minute`, `hour` (default) or `day`, cut in the business time zone.
+    pub bucket: Option<String>,
+    /// RFC 3339, rounded down to the start of its bucket. Default: the
+    /// template's creation, or the newest 1,500 buckets when that is longer ago.
+    pub from: Option<String>,
+    /// RFC 3339, exclusive. Default: now.
+    pub to: Option<String>,
+}
+
+/// A template's coupons over time: per bucket, how many were issued and
+/// what has become of those (unused, locked, used, refunded, expired,
+/// void, as they stand now). At most 1,500 buckets an answer: a chart is
+/// no wider than that, and the bound keeps the answer and its query small.
+#[utoipa::path(get, path = "/v1/templates/{sn}/history", tag = "templates",
+    params(SN, HistoryQuery), security(("admin" = [])),
+    responses(
+        (status = 200, body = TemplateHistory, description = "Every bucket of the range, oldest first, zeros included"),
+        (status = 400, body = ErrorBody, description = "`bucket`, `from` or `to` is not one, `from` is not before `to`, or the range holds more than 1,500 buckets"),
+        (status = 401, body = ErrorBody, description = "No bearer token, or not a known one"),
+        (status = 403, body = ErrorBody, description = "A token that is not the admin's"),
+        (status = 404, body = ErrorBody, description = "`template <sn> not found`")))]
+pub async fn template_history(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
+) -> Result<Json<TemplateHistory>, ApiError> {
+    let bucket = q.bucket.as_deref().map_or(Ok(Bucket::Hour), Bucket::parse);
+    let bucket = bucket.map_err(|e| invalid(format!("bucket: {e}")))?;
+    let from = q.from.as_deref().map(|s| instant("from", s)).transpose()?;
+    let to = q.to.as_deref().map(|s| instant("to", s)).transpose()?;
+    let not_found = || ApiError::NotFound(format!("template {} not found", shown(&sn)));
+    let parsed = TemplateSn::parse(&sn).ok_or_else(not_found)?;
+    let client = state.pool.get().await?;
+    let created = created_at(&**client, &parsed)
+        .await?
+        .ok_or_else(not_found)?;
+    let to = to.unwrap_or_else(|| state.now());
+    let range = buckets(bucket, state.tz, from, created, to);
+    let range = range.map_err(|e| invalid(e.to_string()))?;
+    Ok(Json(history(&**client, &parsed, &range, state.tz).await?))
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    }
+}
+
+/// An RFC 3339 instant as stored (to the microsecond, no leap second).
+fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ApiError> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .and_then(|t| storable_instant(t.to_utc()))
+        .ok_or_else(|| {
+            invalid(format!(
+                "{field}: {:?} is not an RFC 3339 instant (2026-11-11T16:00:00Z) \
+                 without a leap second",
+                shown(s)
+            ))
+        })
+}
+
+/// What the caller sent, cut short: an error names it without echoing 10 KB.
+fn shown(s: &str) -> &str {
+    let end = s.char_indices().nth(64).map_or(s.len(), |(i, _)| i);
+    &s[..end]
+}

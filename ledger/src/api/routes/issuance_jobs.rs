@@ -1,0 +1,377 @@
+//! `/v1/issuance-jobs` (DESIGN §9): upload a file of user ids for a
+//! template, follow the job, read its report, cancel it, list jobs.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::{StreamExt, TryStreamExt};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::commands::issuance_job::{self, Opened};
+use crate::commands::upload::{self, Target, UploadError};
+use crate::domain::ids::TemplateSn;
+use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
+use crate::domain::template_status::{self, NotIssuing};
+use crate::domain::user_file::{FileError, FileFormat};
+use crate::queries;
+use crate::queries::issuance_jobs::{self as jobs, JobView, ReportLine};
+
+const MAX_KEY_LEN: usize = 128;
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct UploadQuery {
+    /// The template's sn.
+    pub template: String,
+    /// Names the job (like `Idempotency-Key`, which wins when both are given).
+    pub key: Option<String>,
+}
+
+/// Upload a file of user ids (`text/plain`, one per line, or `text/csv` with a
+/// `user_id` column; `Content-Encoding: gzip` accepted), streamed. Answers
+/// once every chunk is on the queue. The same key and file answer the same
+/// job. A declared length over the limit is 413 before any byte is read; a
+/// file without a line of data 422 `empty_file` (no job is kept); a body
+/// that stops coming 408, the job left `incomplete` to resume.
+#[utoipa::path(post, path = "/v1/issuance-jobs", tag = "issuance", params(UploadQuery),
+    request_body(content = String, content_type = "text/plain"),
+    security(("admin" = [])),
+    responses((status = 202, body = JobView), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 408, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub async fn upload(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<UploadQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    // Certainly over the limit: without gzip the length is the file's; with
+    // it, a file inflates, so its compressed length is below the file's.
+    // Answered at once, the body unread: draining a body of that size could
+    // not reach its end, and a client that waits (`Expect: 100-continue`,
+    // or one that sent less than it declared) gets its answer now.
+    if extract::declared_length(&headers).is_some_and(|n| n > state.upload_max_bytes) {
+        return Err(ApiError::PayloadTooLarge {
+            limit: usize::try_from(state.upload_max_bytes).unwrap_or(usize::MAX),
+        });
+    }
+    let opening = match open_job(&state, &q, &headers).await {
+        Ok(opening) => opening,
+        Err(refused) => {
+            // Let a client that streams its file first see the refusal.
+            extract::drain(body).await;
+            return Err(refused);
+        }
+    };
+    let target = Target {
+        job_id: opening.opened.id(),
+        template_sn: opening.sn.as_str().to_owned(),
+        format: opening.format,
+        chunk_lines: DEFAULT_CHUNK_LINES,
+        max_bytes: state.upload_max_bytes,
+        idle: state.upload_idle,
+    };
+    if let Opened::Complete { file_sha256, .. } = &opening.opened {
+        let sha = upload::hash_body(body, opening.gzip, &target).await;
+        if sha.map_err(|e| upload_error(e, &target, &opening.key))? != *file_sha256 {
+            return Err(ApiError::Unprocessable {
+                code: "different_file",
+                message: "this key names a job uploaded with another file".into(),
+            });
+        }
+    } else {
+        read(&state, &target, &opening, body).await?;
+    }
+    let view = job_view(&state, target.job_id).await?;
+    Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+/// An upload's file form and the job its key names.
+struct Opening {
+    format: FileFormat,
+    gzip: bool,
+    sn: TemplateSn,
+    key: String,
+    opened: Opened,
+}
+
+/// The file's form and the job its key names, once the template issues.
+async fn open_job(
+    state: &AppState,
+    q: &UploadQuery,
+    headers: &HeaderMap,
+) -> Result<Opening, ApiError> {
+    let format = file_format(headers)?;
+    let gzip = gzipped(headers)?;
+    let key = job_key(headers, q.key.as_deref())?;
+    let sn = TemplateSn::parse(&q.template).ok_or_else(|| template_not_found(&q.template))?;
+    check_template(state, &sn).await?;
+    let client = state.pool.get().await?;
+    let opened = issuance_job::open(&**client, &key, sn.as_str(), format, state.now()).await?;
+    Ok(Opening {
+        format,
+        gzip,
+        sn,
+        key,
+        opened,
+    })
+}
+
+/// Reads the file into the job. A failure leaves the job resumable; a file
+/// without a line of data leaves no job (unless an earlier upload of its
+/// key got further: that one stays, resumable).
+async fn read(
+    state: &AppState,
+    target: &Target,
+    opening: &Opening,
+    body: Body,
+) -> Result<(), ApiError> {
+    let result = upload::read_file(state, target, body, opening.gzip).await;
+    let client = state.pool.get().await?;
+    match result {
+        Ok(done) => {
+            issuance_job::finish_upload(
+                &**client,
+                target.job_id,
+                &done.counts,
+                &done.sha256,
+                done.chunks,
+                state.now(),
+            )
+            .await?;
+            Ok(())
+        }
+        Err(UploadError::File(FileError::Empty))
+            if issuance_job::discard_empty(&**client, target.job_id).await? =>
+        {
+            Err(upload_error(FileError::Empty.into(), target, &opening.key))
+        }
+        Err(e) => {
+            issuance_job::broke_off(&**client, target.job_id, &e.to_string()).await?;
+            Err(upload_error(e, target, &opening.key))
+        }
+    }
+}
+
+fn upload_error(e: UploadError, target: &Target, key: &str) -> ApiError {
+    match e {
+        UploadError::TooLarge(limit) => ApiError::PayloadTooLarge {
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        },
+        UploadError::File(FileError::Empty) => {
+            ApiError::unprocessable("empty_file", FileError::Empty.to_string())
+        }
+        UploadError::File(e) => ApiError::bad_request(e.to_string()),
+        UploadError::Gzip(m) => {
+            ApiError::bad_request(format!("the gzip body does not inflate: {m}"))
+        }
+        UploadError::BrokeOff(m) => ApiError::bad_request(format!("the upload broke off: {m}")),
+        UploadError::Stalled(_) => ApiError::Timeout(format!(
+            "{e}: the upload of issuance job {} stopped there; send the same file again \
+             with Idempotency-Key {key} to resume it",
+            target.job_id
+        )),
+        UploadError::Command(e) => e.into(),
+        UploadError::Publish(e) => ApiError::Unavailable(format!("RabbitMQ ({e})")),
+        UploadError::Pool(e) => e.into(),
+    }
+}
+
+fn file_format(headers: &HeaderMap) -> Result<FileFormat, ApiError> {
+    let media = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    match media.as_deref() {
+        None | Some("text/plain") => Ok(FileFormat::Plain),
+        Some("text/csv") => Ok(FileFormat::Csv),
+        Some(other) => Err(ApiError::BadRequest {
+            code: "unsupported_media_type",
+            message: format!("the file must be text/plain or text/csv, not {other}"),
+        }),
+    }
+}
+
+fn gzipped(headers: &HeaderMap) -> Result<bool, ApiError> {
+    match headers.get(header::CONTENT_ENCODING).map(|v| v.to_str()) {
+        None => Ok(false),
+        Some(Ok(e)) if e.eq_ignore_ascii_case("gzip") => Ok(true),
+        Some(Ok(e)) if e.eq_ignore_ascii_case("identity") => Ok(false),
+        Some(_) => Err(ApiError::BadRequest {
+            code: "unsupported_encoding",
+            message: "Content-Encoding must be gzip or identity".into(),
+        }),
+    }
+}
+
+/// The job's key: `Idempotency-Key`, else `?key=`, else a fresh one.
+fn job_key(headers: &HeaderMap, query: Option<&str>) -> Result<String, ApiError> {
+    let header = headers.get("Idempotency-Key").map(|v| v.to_str());
+    let key = match header {
+        Some(Ok(k)) => Some(k.to_owned()),
+        Some(Err(_)) => return Err(ApiError::bad_request("Idempotency-Key: visible ASCII only")),
+        None => query.map(str::to_owned),
+    };
+    let key = key.unwrap_or_else(|| Uuid::now_v7().to_string());
+    let ok =
+        !key.is_empty() && key.len() <= MAX_KEY_LEN && key.bytes().all(|b| b.is_ascii_graphic());
+    ok.then_some(key)
+        .ok_or_else(|| ApiError::bad_request("key: 1 to 128 visible ASCII characters"))
+}
+
+/// The template exists (404) and issues now (422).
+async fn check_template(state: &AppState, sn: &TemplateSn) -> Result<(), ApiError> {
+    let client = state.pool.get().await?;
+    let (status, window) = queries::templates::issue_state(&**client, sn)
+        .await?
+        .ok_or_else(|| template_not_found(sn.as_str()))?;
+    template_status::issuing(status, window, state.now()).map_err(|why| {
+        let code = match why {
+            NotIssuing::NotActive(_) => "template_not_active",
+            NotIssuing::OutsideWindow { .. } => "outside_issue_window",
+        };
+        ApiError::Unprocessable {
+            code,
+            message: why.to_string(),
+        }
+    })
+}
+
+async fn job_view(state: &AppState, id: Uuid) -> Result<JobView, ApiError> {
+    let client = state.pool.get().await?;
+    jobs::job(&**client, id, state.now())
+        .await?
+        .ok_or_else(|| ApiError::not_found("issuance job", id))
+}
+
+fn template_not_found(sn: &str) -> ApiError {
+    ApiError::not_found("template", sn)
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct JobId {
+    /// The job's id.
+    pub id: Uuid,
+}
+
+/// A job: its status, counts of every outcome, chunks, rate.
+#[utoipa::path(get, path = "/v1/issuance-jobs/{id}", tag = "issuance", params(JobId),
+    security(("admin" = [])),
+    responses((status = 200, body = JobView), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn read_job(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(JobId { id }): ApiPath<JobId>,
+) -> Result<Json<JobView>, ApiError> {
+    Ok(Json(job_view(&state, id).await?))
+}
+
+/// Cancels a job: lines of chunks not yet issued end `cancelled`.
+#[utoipa::path(post, path = "/v1/issuance-jobs/{id}/cancel", tag = "issuance", params(JobId),
+    security(("admin" = [])),
+    responses((status = 200, body = JobView), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn cancel(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(JobId { id }): ApiPath<JobId>,
+) -> Result<Json<JobView>, ApiError> {
+    let client = state.pool.get().await?;
+    issuance_job::cancel(&**client, id).await?;
+    drop(client);
+    Ok(Json(job_view(&state, id).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    pub template: Option<String>,
+    /// One of the job statuses.
+    pub status: Option<String>,
+    pub offset: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+#[derive(serde::Serialize, ToSchema)]
+pub struct JobList {
+    pub jobs: Vec<JobView>,
+}
+
+/// Jobs, newest first, by template and status.
+#[utoipa::path(get, path = "/v1/issuance-jobs", tag = "issuance", params(ListQuery),
+    security(("admin" = [])),
+    responses((status = 200, body = JobList), (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<JobList>, ApiError> {
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| JobStatus::parse(s).ok_or_else(|| ApiError::bad_request("status: unknown")))
+        .transpose()?;
+    let offset = q.offset.unwrap_or(0).max(0);
+    let limit = q.limit.unwrap_or(50).clamp(1, jobs::MAX_PAGE);
+    let client = state.pool.get().await?;
+    let page = (offset, limit);
+    let found = jobs::list(&**client, q.template.as_deref(), status, page, state.now()).await?;
+    Ok(Json(JobList { jobs: found }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ReportQuery {
+    /// Every line, with the coupon of those that got one.
+    pub all: Option<bool>,
+}
+
+/// The job's lines as CSV `line,user_id,outcome,reason[,coupon_id]`, streamed.
+#[utoipa::path(get, path = "/v1/issuance-jobs/{id}/report", tag = "issuance",
+    params(JobId, ReportQuery), security(("admin" = [])),
+    responses((status = 200, content_type = "text/csv", body = String),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn report(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(JobId { id }): ApiPath<JobId>,
+    ApiQuery(q): ApiQuery<ReportQuery>,
+) -> Result<Response, ApiError> {
+    job_view(&state, id).await?;
+    let all = q.all.unwrap_or(false);
+    let rows = jobs::report(state.pool.get().await?, id, all).await?;
+    let header = if all {
+        "line,user_id,outcome,reason,coupon_id\n"
+    } else {
+        "line,user_id,outcome,reason\n"
+    };
+    let lines = rows.map_ok(move |r: ReportLine| r.csv(all));
+    let head = futures_util::stream::once(async move { Ok(header.to_owned()) });
+    let body = Body::from_stream(head.chain(lines).map_err(std::io::Error::other));
+    Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response())
+}

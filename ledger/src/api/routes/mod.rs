@@ -1,0 +1,18 @@
+//! The resource routes, one file each: a handler parses its input, calls
+//! one command or query, and answers a typed body.
+
+pub mod audit;
+pub mod channels;
+pub mod claims;
+pub mod code_batches;
+pub mod coupons;
+pub mod history;
+pub mod issuance_jobs;
+pub mod orders;
+pub mod package_jobs;
+pub mod packages;
+pub mod projections;
+pub mod redemptions;
+pub mod reports;
+pub mod templates;
+pub mod workers;

@@ -1,0 +1,412 @@
+//! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages` (a
+//! page of them), `GET /v1/packages/{sn}`,
+//! `POST /v1/packages/{sn}/activate` and `/stop`,
+//! `POST /v1/packages/{sn}/channels {channel_id}` (admin), and
+//! `POST /v1/packages/{sn}/claims {user_id}`, signed by a channel the
+//! package lists, like a claim: all the package's coupons or none, each
+//! recording the channel. Offline, a package is given by the codes of one
+//! of its code batches (`POST /v1/redemptions`).
+
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
+use crate::api::http::context::Ctx;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{
+    ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, read_body, require_json,
+};
+use crate::api::routes::claims::{limit_keys, replay, spend_nonce, verify};
+use crate::api::routes::package_jobs::{self, Queued};
+use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
+use crate::domain::events::PackageItem;
+use crate::domain::ids::{TemplateSn, UserId};
+use crate::idempotency::request_hash;
+use crate::queries::coupons::CouponView;
+use crate::queries::package_jobs::PackageJobView;
+use crate::queries::templates::{IssueWindowView, MAX_PAGE};
+
+/// The most items one package lists.
+pub const MAX_ITEMS: usize = 20;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePackage {
+    pub name: String,
+    /// 1 to 20 items; 1 to 10,000 coupons in all. A claim of more than 100
+    /// runs as a job (202).
+    pub items: Vec<PackageItem>,
+    /// Claims of the package, at least 1.
+    pub total: i64,
+    pub per_user_limit: i32,
+    pub issue_window: IssueWindowView,
+    /// Channels that may claim it (at most 100 here; more by
+    /// `POST /v1/packages/{sn}/channels`). None: no channel may, until one
+    /// is allowed, as for a template.
+    #[serde(default)]
+    pub channels: Vec<Uuid>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct PackageView {
+    pub sn: String,
+    pub name: String,
+    pub items: Vec<PackageItem>,
+    pub total: i64,
+    pub claimed: i64,
+    pub per_user_limit: i32,
+    pub issue_window: IssueWindowView,
+    /// `draft`, `active` or `stopped`.
+    pub status: String,
+    pub created_at: DateTime<Utc>,
+    /// The channels that may claim it, in id order (empty: none may).
+    pub channels: Vec<Uuid>,
+}
+
+impl PackageView {
+    fn of(p: &Package) -> Self {
+        PackageView {
+            sn: p.sn.clone(),
+            name: p.name.clone(),
+            items: p.items.clone(),
+            total: p.total,
+            claimed: p.claimed,
+            per_user_limit: p.per_user_limit,
+            issue_window: IssueWindowView {
+                begin: p.issue_window.0,
+                end: p.issue_window.1,
+            },
+            status: p.status.clone(),
+            created_at: p.created_at,
+            channels: p.channels.clone(),
+        }
+    }
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    }
+}
+
+/// The request's shape, before any template is looked at.
+fn check(p: &CreatePackage) -> Result<(), ApiError> {
+    let name = p.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(invalid("name: must be 1 to 200 characters".into()));
+    }
+    if p.items.is_empty() || p.items.len() > MAX_ITEMS {
+        return Err(invalid(format!("items: must be 1 to {MAX_ITEMS}")));
+    }
+    for (i, item) in p.items.iter().enumerate() {
+        if TemplateSn::parse(&item.template_sn).is_none() {
+            return Err(invalid(format!(
+                "items[{i}].template_sn: not a template sn"
+            )));
+        }
+        if item.count < 1 {
+            return Err(invalid(format!("items[{i}].count: must be at least 1")));
+        }
+    }
+    let coupons: i64 = p.items.iter().map(|i| i64::from(i.count)).sum();
+    if coupons > i64::from(MAX_COUPONS) {
+        return Err(invalid(format!(
+            "items: at most {MAX_COUPONS} coupons in all"
+        )));
+    }
+    if p.total < 1 || p.per_user_limit < 1 {
+        return Err(invalid(
+            "total and per_user_limit: must be at least 1".into(),
+        ));
+    }
+    if p.issue_window.end <= p.issue_window.begin {
+        return Err(invalid("issue_window: end must be after begin".into()));
+    }
+    if p.channels.len() > MAX_CHANNELS {
+        return Err(invalid(format!("channels: at most {MAX_CHANNELS}")));
+    }
+    Ok(())
+}
+
+/// Create a package (a draft).
+#[utoipa::path(post, path = "/v1/packages", tag = "packages", request_body = CreatePackage,
+    security(("admin" = [])),
+    responses((status = 201, body = PackageView), (status = 400, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "an item's template is unknown or void, \
+            or lets a user hold fewer than the item's count, or a channel is unknown")))]
+pub async fn create(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    body: ApiJson<CreatePackage>,
+) -> Result<Response, ApiError> {
+    check(&body.value)?;
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let p = &body.value;
+    let (name, items, total, limit) = (
+        p.name.trim().to_owned(),
+        p.items.clone(),
+        p.total,
+        p.per_user_limit,
+    );
+    let channels = p.channels.clone();
+    // Stored to the microsecond, as the event's copy must be.
+    let micros = |t: DateTime<Utc>| chrono::SubsecRound::trunc_subsecs(t, 6);
+    let window = (micros(p.issue_window.begin), micros(p.issue_window.end));
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let new = NewPackage {
+                name: &name,
+                items: &items,
+                total,
+                per_user_limit: limit,
+                issue_window: window,
+                channels: &channels,
+            };
+            Ok(PackageView::of(
+                &packages::create(tx, &new, &metadata, now).await?,
+            ))
+        })
+    })
+    .await
+}
+
+/// `GET /v1/packages` query: a page, optionally of one status.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `draft`, `active` or `stopped`.
+    pub status: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct PackagePage {
+    pub packages: Vec<PackageView>,
+    /// Packages matching the query in all.
+    pub total: i64,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// List packages, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/packages", tag = "packages", params(ListQuery),
+    security(("admin" = [])),
+    responses((status = 200, body = PackagePage), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<PackagePage>, ApiError> {
+    let status = q.status.as_deref();
+    if status.is_some_and(|s| !["draft", "active", "stopped"].contains(&s)) {
+        return Err(invalid("status: draft, active or stopped".into()));
+    }
+    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let client = state.pool.get().await?;
+    let (packages, total) = packages::list(&**client, status, offset, limit).await?;
+    Ok(Json(PackagePage {
+        packages: packages.iter().map(PackageView::of).collect(),
+        total,
+        offset,
+        limit,
+    }))
+}
+
+/// The package's sn, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PackageSn {
+    pub sn: String,
+}
+
+/// Read a package.
+#[utoipa::path(get, path = "/v1/packages/{sn}", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<PackageView>, ApiError> {
+    let client = state.pool.get().await?;
+    let found = packages::read(&**client, &sn).await?;
+    let package = found.ok_or_else(|| ApiError::not_found("package", &sn))?;
+    Ok(Json(PackageView::of(&package)))
+}
+
+async fn set_status(
+    state: AppState,
+    ctx: Ctx,
+    sn: String,
+    to: &'static str,
+) -> Result<Response, ApiError> {
+    let hash = request_hash(&[sn.as_bytes(), to.as_bytes()]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let package = packages::set_status(tx, &sn, to, &metadata, now).await?;
+            Ok(PackageView::of(&package))
+        })
+    })
+    .await
+}
+
+/// Activate a package: it can be claimed in its issue window.
+#[utoipa::path(post, path = "/v1/packages/{sn}/activate", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn activate(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    set_status(state, ctx, sn, "active").await
+}
+
+/// Stop a package: claims and its codes are refused (422).
+#[utoipa::path(post, path = "/v1/packages/{sn}/stop", tag = "packages", params(PackageSn),
+    security(("admin" = [])),
+    responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
+pub async fn stop(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    set_status(state, ctx, sn, "stopped").await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowChannel {
+    pub channel_id: Uuid,
+}
+
+/// Allow a channel to claim this package (its claims, signed by the
+/// channel; its coupons record it). Allowing it again changes nothing.
+#[utoipa::path(post, path = "/v1/packages/{sn}/channels", tag = "packages", params(PackageSn),
+    request_body = AllowChannel, security(("admin" = [])),
+    responses((status = 200, body = PackageView),
+        (status = 404, body = ErrorBody, description = "no such package or channel")))]
+pub async fn allow_channel(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<AllowChannel>,
+) -> Result<Response, ApiError> {
+    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            let package = packages::allow_channel(tx, &sn, channel, &metadata, now).await?;
+            Ok(PackageView::of(&package))
+        })
+    })
+    .await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimPackage {
+    #[schema(value_type = String)]
+    pub user_id: UserId,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PackageClaimView {
+    pub package_sn: String,
+    pub coupons: Vec<CouponView>,
+}
+
+/// Claim a package's coupons for a user, all or none. Signed by the
+/// channel like a claim (DESIGN §6); the package must list the channel
+/// (403 otherwise), and every coupon records it. A package of more than 100 coupons is
+/// claimed by the issuance worker: 202 with the job, followed at
+/// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
+/// status this route would have answered).
+#[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages",
+    params(PackageSn, ("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
+           ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
+    request_body = ClaimPackage,
+    responses((status = 201, body = PackageClaimView),
+        (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the package does not list this channel"),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
+        (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),
+        (status = 422, body = ErrorBody, description = "the package or an item's template does not issue now"),
+        (status = 429, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "a large package's job could not be queued (nothing was claimed; retry), or a store is down")))]
+pub async fn claim(
+    State(state): State<AppState>,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let (parts, body) = request.into_parts();
+    let (channel, peer) = limit_keys(&parts);
+    if let Err(limited) = state.auth_limit.check(channel, peer, Instant::now()) {
+        return Ok(limited.into_response());
+    }
+    let now = state.now();
+    require_json(&parts.headers)?;
+    let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
+    let signed = match verify(&state, &parts, &body, now).await {
+        Err(e @ ApiError::Unauthorized(_)) => {
+            state.auth_limit.failed(channel, peer, Instant::now());
+            return Err(e);
+        }
+        other => other?,
+    };
+    let input: ClaimPackage = parse_json(&body)?;
+    if state.nonce_seen_in_redis(&signed).await {
+        return Err(replay());
+    }
+    spend_nonce(&state, &signed).await?;
+    let scope = format!("channel:{}", signed.channel_id);
+    let mut metadata = ctx.metadata(scope.clone());
+    metadata.channel_id = Some(signed.channel_id);
+    let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
+    let (tz, user) = (state.tz, input.user_id);
+    let giver = Giver::Channel(signed.channel_id);
+    if package_jobs::runs_as_job(&state, &sn).await? {
+        let queued = Queued {
+            scope: &scope,
+            hash: &hash,
+            package_sn: &sn,
+            user: &user,
+            code: None,
+            giver,
+            metadata,
+        };
+        return package_jobs::queue(&state, &ctx, queued).await;
+    }
+    ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let taken = packages::take(tx, &sn, &user, giver, now).await?;
+            let coupons = packages::issue(tx, &taken, &user, (now, tz), &metadata).await?;
+            Ok(PackageClaimView {
+                package_sn: sn,
+                coupons: coupons.iter().map(CouponView::issued).collect(),
+            })
+        })
+    })
+    .await
+}

@@ -1,0 +1,346 @@
+//! `POST /v1/redemptions {code, user_id}` (DESIGN §13): a user redeems a
+//! code for its template's coupon (or its package's), asked by the service
+//! (bearer token) or by a channel (signed like a claim).
+//!
+//! The code is checked before any database read: its check character,
+//! then its tag under each configured key (a forged or mistyped code is
+//! refused there). Its serial then names its batch. Unknown and forged
+//! codes get the same 404. Failed attempts are counted per user and per
+//! client address (`guess_limit`): past the limit, 429 until the window
+//! ends. A Redis bitmap per batch answers repeats of used-up codes (410)
+//! without Postgres; Postgres decides everything else, and everything when
+//! Redis is down.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::auth_limit::Limited;
+use crate::api::auth::tokens;
+use crate::api::http::context::Ctx;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{parse_json, read_body, require_json};
+use crate::api::routes::claims::{limit_keys, replay, spend_nonce, too_many, verify};
+use crate::api::routes::package_jobs::{self, Queued};
+use crate::codes::Code;
+use crate::commands::claim_batch::BatchClaim;
+use crate::commands::code_batches::{self, Batch};
+use crate::commands::packages::Giver;
+use crate::commands::redeem::{self, RedeemRequest};
+use crate::commands::redeem_batch::BatchRedemption;
+use crate::domain::ids::UserId;
+use crate::flash::used_up;
+use crate::idempotency::request_hash;
+use crate::queries::coupons::CouponView;
+use crate::queries::package_jobs::PackageJobView;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Redeem {
+    /// The code as the user typed it: case, spaces and dashes do not matter.
+    pub code: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Redemption {
+    pub batch_id: Uuid,
+    pub serial: i64,
+    /// The code's uses after this one.
+    pub uses: i32,
+    pub uses_left: i32,
+    /// The template's coupon, or the package's coupons.
+    pub coupons: Vec<CouponView>,
+}
+
+/// Redeem a code for its template's coupon or its package's coupons: as a
+/// service (bearer token; the end user's address may come as
+/// `X-Forwarded-For`) or as a channel (signed like a claim, DESIGN §6).
+#[utoipa::path(post, path = "/v1/redemptions", tag = "codes", request_body = Redeem,
+    security(("service" = []), ()),
+    params(("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of the service token"),
+           ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),
+           ("X-Signature" = Option<String>, Header)),
+    responses((status = 201, body = Redemption),
+        (status = 202, body = PackageJobView, description = "a code of a package of more than 100 coupons: the claim is queued as a job, followed at GET /v1/package-jobs/{id}"),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "unknown or forged code (the same answer)"),
+        (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
+        (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
+        (status = 422, body = ErrorBody, description = "the batch is stopped or expired, or the template does not issue now"),
+        (status = 429, body = ErrorBody, description = "too many failed attempts by this user or address, or too many redemptions waiting for the batch; see Retry-After"),
+        (status = 503, body = ErrorBody, description = "the redemption's batch failed, or a large package's job could not be queued (nothing was written; retry), or a store is down")))]
+pub async fn redeem(
+    State(state): State<AppState>,
+    ctx: Ctx,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let (parts, body) = request.into_parts();
+    let caller = match caller(&state, &parts, body).await {
+        Ok(caller) => caller,
+        Err(Refusal::Limited(limited)) => return Ok(limited.into_response()),
+        Err(Refusal::Error(e)) => return Err(e),
+    };
+    let input: Redeem = parse_json(&caller.body)?;
+    let user = input.user_id.clone();
+    let limit = &state.guess_limit;
+    if let Err(limited) = limit
+        .check(user.as_str(), caller.address, Instant::now())
+        .await
+    {
+        return Ok(limited.into_response());
+    }
+    let Some((batch, serial)) = find(&state, &input.code).await? else {
+        limit
+            .failed(user.as_str(), caller.address, Instant::now())
+            .await;
+        return Err(unknown(&input.code));
+    };
+    if used_up::is_set(&state.redis, &batch, serial).await {
+        return Err(ApiError::SoldOut("the code is used up".into()));
+    }
+    let uses = Arc::new(AtomicI32::new(0));
+    let hash = request_hash(&[parts.uri.path().as_bytes(), &caller.body]);
+    let target = (&batch, serial, user);
+    let answer = write(&state, &ctx, &caller, &hash, target, uses.clone()).await?;
+    if answer.status() == StatusCode::CREATED && uses.load(Ordering::Relaxed) >= batch.uses_per_code
+    {
+        used_up::mark(&state.redis, &batch, serial).await;
+    }
+    Ok(answer)
+}
+
+/// Who asks: the service or a channel whose signature held, with the body
+/// read and the address failed guesses count against.
+struct Caller {
+    channel: Option<Uuid>,
+    address: Option<IpAddr>,
+    body: Bytes,
+}
+
+enum Refusal {
+    Limited(Limited),
+    Error(ApiError),
+}
+
+impl From<ApiError> for Refusal {
+    fn from(e: ApiError) -> Self {
+        Refusal::Error(e)
+    }
+}
+
+async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, Refusal> {
+    let request = || Request::from_parts(parts.clone(), body);
+    crate::api::auth::signature::one_credential(&parts.headers)?;
+    if parts.headers.contains_key(AUTHORIZATION) {
+        tokens::service(parts, state).await?;
+        let body = read_body(request(), state).await?;
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|p| p.0.ip());
+        let address = client_address(&parts.headers, peer);
+        return Ok(Caller {
+            channel: None,
+            address,
+            body,
+        });
+    }
+    let (channel, peer) = limit_keys(parts);
+    state
+        .auth_limit
+        .check(channel, peer, Instant::now())
+        .map_err(Refusal::Limited)?;
+    require_json(&parts.headers)?;
+    let body = read_body(request(), state).await?;
+    let now = state.now();
+    let signed = match verify(state, parts, &body, now).await {
+        Err(e @ ApiError::Unauthorized(_)) => {
+            state.auth_limit.failed(channel, peer, Instant::now());
+            return Err(e.into());
+        }
+        other => other?,
+    };
+    if state.nonce_seen_in_redis(&signed).await {
+        return Err(replay().into());
+    }
+    spend_nonce(state, &signed).await?;
+    // A channel's own client address is its server's: only the service may
+    // speak for an end user's address.
+    Ok(Caller {
+        channel: Some(signed.channel_id),
+        address: peer,
+        body,
+    })
+}
+
+/// The same answer for any text that is not a redeemable code (mistyped,
+/// forged, of no batch), so an answer tells a guesser nothing more.
+fn unknown(code: &str) -> ApiError {
+    ApiError::not_found("code", code)
+}
+
+/// The end user's address: the first `X-Forwarded-For` entry the service
+/// passed, else the connection's peer.
+fn client_address(headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
+    let forwarded = headers
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .and_then(|v| v.trim().parse().ok());
+    forwarded.or(peer)
+}
+
+/// The batch and serial of `text`, if it is a code of a batch: the check
+/// character and the tag first (no I/O), then the batch by the serial.
+async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiError> {
+    let Ok(code) = Code::parse(text) else {
+        return Ok(None);
+    };
+    let keys = state.secrets.keys();
+    let candidates: Vec<(String, i64)> = keys
+        .code_keys()
+        .filter_map(|k| Some((k.id().to_owned(), i64::try_from(k.decode(&code)?).ok()?)))
+        .collect();
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    let client = state.pool.get().await?;
+    for (key_id, serial) in candidates {
+        if let Some(batch) = code_batches::holding(&client, &key_id, serial).await? {
+            return Ok(Some((batch, serial)));
+        }
+    }
+    Ok(None)
+}
+
+/// Group-committed with the batch's other redemptions, or alone: with an
+/// Idempotency-Key (its stored answer is written in the same transaction),
+/// for a package's code, or when the process runs too many batches' tasks.
+/// A code of a package of more than 100 coupons is queued as a job (202).
+async fn write(
+    state: &AppState,
+    ctx: &Ctx,
+    caller: &Caller,
+    hash: &[u8; 32],
+    target: (&Batch, i64, UserId),
+    uses: Arc<AtomicI32>,
+) -> Result<Response, ApiError> {
+    let scope = caller
+        .channel
+        .map_or_else(|| "service".to_owned(), |c| format!("channel:{c}"));
+    let mut metadata = ctx.metadata(scope.clone());
+    metadata.channel_id = caller.channel;
+    if let Some(sn) = &target.0.package_sn
+        && package_jobs::runs_as_job(state, sn).await?
+    {
+        let (batch, serial, user) = (target.0, target.1, &target.2);
+        let queued = Queued {
+            scope: &scope,
+            hash,
+            package_sn: sn,
+            user,
+            code: Some((batch, serial)),
+            giver: Giver::Code(caller.channel),
+            metadata,
+        };
+        return package_jobs::queue(state, ctx, queued).await;
+    }
+    let redemptions = &state.flash.redemptions;
+    if ctx.idempotency_key.is_none() && redemptions.takes(target.0) {
+        return batched(state, target, metadata, uses).await;
+    }
+    alone(
+        state,
+        ctx,
+        (&scope, hash),
+        target,
+        caller.channel,
+        metadata,
+        uses,
+    )
+    .await
+}
+
+async fn batched(
+    state: &AppState,
+    (batch, serial, user): (&Batch, i64, UserId),
+    metadata: crate::domain::events::Metadata,
+    uses: Arc<AtomicI32>,
+) -> Result<Response, ApiError> {
+    let item = BatchRedemption {
+        serial,
+        claim: BatchClaim {
+            user_id: user.as_str().to_owned(),
+            channel_id: None,
+            nonce: None,
+            metadata,
+            appended: crate::store::appended::current(),
+        },
+    };
+    let redemptions = &state.flash.redemptions;
+    let Some(answer) = redemptions.submit(batch.clone(), item).await else {
+        let why = "too many redemptions are waiting for this batch";
+        return Ok(too_many(Duration::from_secs(1), why));
+    };
+    let (coupon, used) = answer?;
+    uses.store(used, Ordering::Relaxed);
+    let body = Redemption {
+        batch_id: batch.id,
+        serial,
+        uses: used,
+        uses_left: batch.uses_per_code - used,
+        coupons: vec![CouponView::issued(&coupon)],
+    };
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+async fn alone(
+    state: &AppState,
+    ctx: &Ctx,
+    (scope, hash): (&str, &[u8; 32]),
+    (batch, serial, user): (&Batch, i64, UserId),
+    channel_id: Option<Uuid>,
+    metadata: crate::domain::events::Metadata,
+    uses: Arc<AtomicI32>,
+) -> Result<Response, ApiError> {
+    let (now, tz) = (state.now(), state.tz);
+    let batch = batch.clone();
+    ctx.write(state, scope, hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            let req = RedeemRequest {
+                batch: &batch,
+                serial,
+                user_id: &user,
+                channel_id,
+                now,
+                tz,
+            };
+            let done = redeem::redeem(tx, &req, &metadata).await?;
+            uses.store(done.uses, Ordering::Relaxed);
+            Ok(Redemption {
+                batch_id: batch.id,
+                serial,
+                uses: done.uses,
+                uses_left: batch.uses_per_code - done.uses,
+                coupons: done.coupons.iter().map(CouponView::issued).collect(),
+            })
+        })
+    })
+    .await
+}

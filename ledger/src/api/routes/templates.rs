@@ -1,0 +1,496 @@
+//! `/v1/templates`: create, read, activate/stop/void, raise quota, allow channels.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use deadpool_postgres::Transaction;
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
+use crate::api::http::context::Ctx;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
+use crate::commands::templates::{self, NewTemplate};
+use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
+use crate::domain::ids::TemplateSn;
+use crate::domain::patch_field::present;
+use crate::domain::rate_limit::RateLimit;
+use crate::domain::reminder::{RawRemindDays, RemindDays};
+use crate::domain::rule::RawDiscount;
+use crate::domain::scope::RawScopeEntry;
+use crate::domain::template_status::{StatusAction, TemplateStatus};
+use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::validity::{RawValidity, storable_instant};
+use crate::queries::templates::{
+    self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
+};
+
+const MAX_NAME_LEN: usize = 200;
+
+/// `POST /v1/templates` (DESIGN §7). Amounts are strings ("20.00").
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTemplate {
+    pub name: String,
+    /// `goods` | `shipping`
+    pub kind: String,
+    pub currency: String,
+    /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see DESIGN §7).
+    pub discount: RawDiscount,
+    pub face_value: Option<String>,
+    #[schema(value_type = IssueWindowView)]
+    pub issue_window: IssueWindow,
+    /// `{"type": "absolute", "begin", "end"}` or `{"type": "relative", "begin_days", "end_days"}`
+    pub validity: RawValidity,
+    pub total: i64,
+    #[serde(default = "one")]
+    pub per_user_limit: i32,
+    /// `exclusive` | `stackable`
+    pub stacking: String,
+    #[serde(default)]
+    pub use_scope: Vec<RawScopeEntry>,
+    /// `restore` (default) | `reissue`
+    #[serde(default = "restore")]
+    pub refund_policy: String,
+    /// Days before expiry to remind the holder: a number or a list of
+    /// distinct numbers, each 0 to 365 (`[7, 3, 1]`); absent or null: none.
+    pub remind_days_before: Option<RawRemindDays>,
+    /// Claim rate limits, per channel and per user (each bucket optional);
+    /// claims beyond them answer 429 with `Retry-After`. Absent, null or
+    /// `{}`: none.
+    pub rate_limit: Option<RateLimit>,
+}
+
+fn one() -> i32 {
+    1
+}
+fn restore() -> String {
+    "restore".into()
+}
+
+impl CreateTemplate {
+    /// Validates everything; the error names the first field at fault.
+    fn parse(self) -> Result<NewTemplate, ApiError> {
+        let invalid = |field: &str, why: &str| ApiError::BadRequest {
+            code: "invalid_field",
+            message: format!("{field}: {why}"),
+        };
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
+            return Err(invalid("name", "must be 1 to 200 characters"));
+        }
+        let raw = RawTerms {
+            kind: self.kind,
+            currency: self.currency,
+            discount: self.discount,
+            face_value: self.face_value,
+            validity: self.validity,
+            stacking: self.stacking,
+            use_scope: self.use_scope,
+        };
+        let terms = Terms::parse(&raw)?;
+        // Kept to the microsecond, as stored (the event and the row agree),
+        // before it is checked: two instants apart by less are one.
+        let at = |field: &str, t| {
+            storable_instant(t).ok_or_else(|| invalid(field, "must not be a leap second"))
+        };
+        let issue_window = IssueWindow {
+            begin: at("issue_window.begin", self.issue_window.begin)?,
+            end: at("issue_window.end", self.issue_window.end)?,
+        };
+        if issue_window.begin >= issue_window.end {
+            return Err(invalid("issue_window", "begin must be before end"));
+        }
+        if self.total < 0 {
+            return Err(invalid("total", "must not be negative"));
+        }
+        if self.per_user_limit < 1 {
+            return Err(invalid("per_user_limit", "must be at least 1"));
+        }
+        if !matches!(self.refund_policy.as_str(), "restore" | "reissue") {
+            return Err(invalid("refund_policy", "must be restore or reissue"));
+        }
+        let remind_days_before = match &self.remind_days_before {
+            Some(raw) => Some(
+                RemindDays::parse(raw)
+                    .map_err(|e| invalid("remind_days_before", &e.to_string()))?,
+            ),
+            None => None,
+        };
+        let rate_limit = match self.rate_limit {
+            Some(raw) => checked_rate_limit(raw)?,
+            None => None,
+        };
+        let created = TemplateCreated {
+            sn: TemplateSn::generate().to_string(),
+            name: name.to_owned(),
+            terms: terms.to_raw(),
+            issue_window,
+            total: self.total,
+            per_user_limit: self.per_user_limit,
+            refund_policy: self.refund_policy,
+            remind_days_before,
+            rate_limit,
+        };
+        Ok(NewTemplate { created, terms })
+    }
+}
+
+/// A rate limit as it arrived (serde checked its shape), with its ranges
+/// checked. One without any bucket limits nothing: stored as none, so that
+/// "no limit" has one form in the row, the events and the answers.
+fn checked_rate_limit(raw: RateLimit) -> Result<Option<RateLimit>, ApiError> {
+    let limit = raw.validate().map_err(|e| ApiError::BadRequest {
+        code: "invalid_field",
+        message: format!("rate_limit: {e}"),
+    })?;
+    Ok((!limit.is_empty()).then_some(limit))
+}
+
+pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
+    TemplateSn::parse(sn).ok_or_else(|| not_found(sn))
+}
+
+/// The template as it now stands, in the command's transaction.
+async fn current(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<TemplateView, ApiError> {
+    let found = queries::template(&**tx, sn).await?;
+    found.ok_or_else(|| not_found(sn.as_str()))
+}
+
+fn not_found(sn: &str) -> ApiError {
+    ApiError::not_found("template", sn)
+}
+
+/// Create a template (draft).
+#[utoipa::path(post, path = "/v1/templates", tag = "templates", request_body = CreateTemplate,
+    security(("admin" = [])), responses((status = 201, body = TemplateView)))]
+pub async fn create(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    body: ApiJson<CreateTemplate>,
+) -> Result<Response, ApiError> {
+    let template = body.value.parse()?;
+    let sn = parse_sn(&template.created.sn)?;
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
+        Box::pin(async move {
+            templates::create(tx, &template, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
+}
+
+/// `GET /v1/templates` query: a page, optionally of one status.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// `draft`, `active`, `stopped` or `void`.
+    pub status: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+}
+
+/// List templates, newest first, with the total count.
+#[utoipa::path(get, path = "/v1/templates", tag = "templates", params(ListQuery),
+    security(("admin" = [])), responses((status = 200, body = TemplatePage)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<TemplatePage>, ApiError> {
+    let invalid = |m: &str| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m.to_owned(),
+    };
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| {
+            TemplateStatus::parse(s)
+                .ok_or_else(|| invalid("status: draft, active, stopped or void"))
+        })
+        .transpose()?;
+    let (offset, limit) = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let client = state.pool.get().await?;
+    Ok(Json(queries::page(&**client, status, offset, limit).await?))
+}
+
+/// Read a template.
+#[utoipa::path(get, path = "/v1/templates/{sn}", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<TemplateView>, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let client = state.pool.get().await?;
+    let view = queries::template(&**client, &sn).await?;
+    Ok(Json(view.ok_or_else(|| not_found(sn.as_str()))?))
+}
+
+/// The template's serial number, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct SN {
+    /// The template's serial number.
+    pub sn: String,
+}
+
+async fn change_status(
+    state: AppState,
+    ctx: Ctx,
+    sn: String,
+    action: StatusAction,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let hash = crate::idempotency::request_hash(&[
+        sn.as_str().as_bytes(),
+        format!("{action:?}").as_bytes(),
+    ]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::change_status(tx, &sn, action, &metadata, now).await?;
+                current(tx, &sn).await
+            })
+        })
+        .await;
+    // Claims open warm, and close at once in this process's gate.
+    state.flash.template_changed(&changed).await;
+    response
+}
+
+/// Activate a draft or stopped template: claims open.
+#[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn activate(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Activate).await
+}
+
+/// Stop an active template: claims close; issued coupons stay usable.
+#[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn stop(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Stop).await
+}
+
+/// Void a template: claims close for good and its coupons can no longer be locked.
+#[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn void(
+    State(s): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    change_status(s, ctx, sn, StatusAction::Void).await
+}
+
+/// Fields fixed at creation: issued coupons were priced and dated by them.
+const IMMUTABLE: &[&str] = &[
+    "kind",
+    "currency",
+    "discount",
+    "face_value",
+    "validity",
+    "use_scope",
+    "stacking",
+    "refund_policy",
+    "issue_window",
+    "per_user_limit",
+];
+
+/// `PATCH /v1/templates/{sn}`: only the name, the reminder and the rate
+/// limit may change.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTemplate {
+    pub name: Option<String>,
+    /// A number of days or a list of distinct numbers (each 0 to 365), or
+    /// null to stop reminders. Applies to coupons issued afterwards.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<RawRemindDays>)]
+    pub remind_days_before: Option<Option<RawRemindDays>>,
+    /// The claim rate limits that replace the template's (a bucket left
+    /// out is no limit on that side), or null (or `{}`) to remove them.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<RateLimit>)]
+    pub rate_limit: Option<Option<RateLimit>>,
+}
+
+/// Rename a template or change its reminder or rate limit. Terms, window
+/// and per-user limit are immutable (409); the quota and status have their
+/// own routes.
+#[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate, params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn update(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<serde_json::Map<String, Value>>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    if let Some(field) = body.value.keys().find(|k| IMMUTABLE.contains(&k.as_str())) {
+        return Err(ApiError::conflict(
+            "immutable_field",
+            format!("{field} cannot change once a template is created"),
+        ));
+    }
+    if let Some(field) = body
+        .value
+        .keys()
+        .find(|k| matches!(k.as_str(), "total" | "status"))
+    {
+        return Err(ApiError::conflict(
+            "use_dedicated_route",
+            format!("{field} changes through /quota or /activate, /stop, /void"),
+        ));
+    }
+    let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
+    let change = validate_update(&sn, input)?;
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::update(tx, &change, &metadata, now).await?;
+                current(tx, &sn).await
+            })
+        })
+        .await;
+    // A new rate limit holds in this process's gate at once.
+    state.flash.template_changed(&changed).await;
+    response
+}
+
+fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
+    let invalid = |m: &str| ApiError::BadRequest {
+        code: "invalid_field",
+        message: m.to_owned(),
+    };
+    let name = match input.name.as_deref().map(str::trim) {
+        Some(n) if n.is_empty() || n.chars().count() > MAX_NAME_LEN => {
+            return Err(invalid("name: must be 1 to 200 characters"));
+        }
+        other => other.map(str::to_owned),
+    };
+    let remind_days_before = match &input.remind_days_before {
+        Some(Some(raw)) => Some(Some(
+            RemindDays::parse(raw).map_err(|e| invalid(&format!("remind_days_before: {e}")))?,
+        )),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let rate_limit = match input.rate_limit {
+        Some(Some(raw)) => Some(checked_rate_limit(raw)?),
+        Some(None) => Some(None),
+        None => None,
+    };
+    if name.is_none() && remind_days_before.is_none() && rate_limit.is_none() {
+        return Err(invalid(
+            "nothing to change: give name, remind_days_before or rate_limit",
+        ));
+    }
+    Ok(TemplateUpdated {
+        sn: sn.to_string(),
+        name,
+        remind_days_before,
+        rate_limit,
+    })
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RaiseQuota {
+    pub total: i64,
+}
+
+/// Raise the quota (it can only grow).
+#[utoipa::path(post, path = "/v1/templates/{sn}/quota", tag = "templates", request_body = RaiseQuota, params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn quota(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<RaiseQuota>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let (metadata, now, total) = (ctx.metadata("admin"), state.now(), body.value.total);
+    let changed = sn.to_string();
+    let response = ctx
+        .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::raise_quota(tx, &sn, total, &metadata, now).await?;
+                current(tx, &sn).await
+            })
+        })
+        .await;
+    // The new units are in the gate's stock before the answer goes out.
+    state.flash.template_changed(&changed).await;
+    response
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowChannel {
+    pub channel_id: Uuid,
+}
+
+/// Allow a channel to issue this template.
+#[utoipa::path(post, path = "/v1/templates/{sn}/channels", tag = "templates", request_body = AllowChannel, params(SN),
+    security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn allow_channel(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(sn): ApiPath<String>,
+    body: ApiJson<AllowChannel>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
+}

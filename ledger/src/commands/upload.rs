@@ -1,0 +1,404 @@
+//! Reading an uploaded user-ID file as it streams in (DESIGN §9): body
+//! frames, gunzipped when sent so, are parsed line by line; valid lines are
+//! gathered into chunks, each recorded and published (confirmed) before the
+//! next frame is read, so memory holds a frame and a chunk, never the file.
+//! The file's SHA-256 names it: the same key with another file is refused.
+//! A body that stops coming is waited for a bounded time (`Target::idle`),
+//! the job's sign of life saved meanwhile, then given up on: the client
+//! gets an answer, and the job is left to resume.
+
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, BodyDataStream, Bytes};
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::commands::CommandError;
+use crate::commands::issuance_job::{self, UploadCounts};
+use crate::domain::issuance::{ChunkLine, IssuanceChunk};
+use crate::domain::user_file::{FileError, FileFormat, Line, LineKind, UserFile};
+use crate::messaging::chunk_message;
+use crate::messaging::publish::PublishError;
+use crate::messaging::topology;
+
+/// Compressed bytes handed to the gzip decoder at a time: one write can
+/// inflate at most ~1,000-fold, so this bounds what one step holds.
+const GZIP_STEP: usize = 8 * 1024;
+/// Invalid lines written to the report per statement.
+const INVALID_BATCH: usize = 1_000;
+/// Progress is saved at least this often, also while a frame is awaited
+/// (the job's sign of life: an upload silent for `UPLOAD_SILENCE_SECS`
+/// counts as broken off, so a live upload must stay well under it), and
+/// whenever a chunk or a batch of invalid lines is written; not on every frame.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error("the upload broke off: {0}")]
+    BrokeOff(String),
+    #[error("no data came for {} s", .0.as_secs())]
+    Stalled(Duration),
+    #[error("the file is larger than the limit of {0} bytes")]
+    TooLarge(u64),
+    #[error("the gzip stream does not inflate: {0}")]
+    Gzip(String),
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    #[error("publishing a chunk: {0}")]
+    Publish(#[from] PublishError),
+    #[error(transparent)]
+    Pool(#[from] deadpool_postgres::PoolError),
+}
+
+impl From<tokio_postgres::Error> for UploadError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Self::Command(e.into())
+    }
+}
+
+/// Where the file goes.
+pub struct Target {
+    pub job_id: Uuid,
+    pub template_sn: String,
+    pub format: FileFormat,
+    pub chunk_lines: usize,
+    pub max_bytes: u64,
+    /// Longest wait for the body's next bytes.
+    pub idle: Duration,
+}
+
+/// A whole file, read and published.
+pub struct Uploaded {
+    pub counts: UploadCounts,
+    pub sha256: Vec<u8>,
+    pub chunks: i32,
+}
+
+/// Decompressed bytes of the body, a step at a time.
+struct Inflater {
+    gzip: Option<flate2::write::MultiGzDecoder<Vec<u8>>>,
+    budget: Budget,
+}
+
+/// The file-size limit, counted on decompressed bytes.
+struct Budget {
+    total: u64,
+    max_bytes: u64,
+}
+
+impl Budget {
+    fn spend(&mut self, n: usize) -> Result<(), UploadError> {
+        self.total += n as u64;
+        if self.total > self.max_bytes {
+            return Err(UploadError::TooLarge(self.max_bytes));
+        }
+        Ok(())
+    }
+}
+
+impl Inflater {
+    fn new(gzip: bool, max_bytes: u64) -> Self {
+        Self {
+            gzip: gzip.then(|| flate2::write::MultiGzDecoder::new(Vec::new())),
+            budget: Budget {
+                total: 0,
+                max_bytes,
+            },
+        }
+    }
+
+    /// Passes the decompressed bytes of `frame` to `sink`, a bounded piece at a time.
+    fn push(
+        &mut self,
+        frame: &[u8],
+        mut sink: impl FnMut(&[u8]) -> Result<(), UploadError>,
+    ) -> Result<(), UploadError> {
+        let Some(gzip) = self.gzip.as_mut() else {
+            self.budget.spend(frame.len())?;
+            return sink(frame);
+        };
+        for step in frame.chunks(GZIP_STEP) {
+            std::io::Write::write_all(gzip, step).map_err(|e| UploadError::Gzip(e.to_string()))?;
+            let out = std::mem::take(gzip.get_mut());
+            self.budget.spend(out.len())?;
+            sink(&out)?;
+        }
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        sink: impl FnMut(&[u8]) -> Result<(), UploadError>,
+    ) -> Result<(), UploadError> {
+        let Some(gzip) = self.gzip.take() else {
+            return Ok(());
+        };
+        let rest = gzip
+            .finish()
+            .map_err(|e| UploadError::Gzip(e.to_string()))?;
+        self.budget.spend(rest.len())?;
+        let mut sink = sink;
+        sink(&rest)
+    }
+}
+
+/// The file's lines turned into chunks and report lines, waiting to be written.
+struct Gathered {
+    parser: UserFile,
+    lines: Vec<Line>,
+    counts: UploadCounts,
+    sha: Sha256,
+    chunk: Vec<ChunkLine>,
+    ready: Vec<Vec<ChunkLine>>,
+    invalid: Vec<(i64, String, String)>,
+    chunk_lines: usize,
+    /// Lines already counted in the metrics.
+    lines_counted: i64,
+    /// When progress was last saved.
+    saved: Instant,
+}
+
+impl Gathered {
+    fn new(format: FileFormat, chunk_lines: usize) -> Self {
+        Self {
+            parser: UserFile::new(format),
+            lines: Vec::new(),
+            counts: UploadCounts::default(),
+            sha: Sha256::new(),
+            chunk: Vec::with_capacity(chunk_lines),
+            ready: Vec::new(),
+            invalid: Vec::new(),
+            chunk_lines,
+            lines_counted: 0,
+            saved: Instant::now(),
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), UploadError> {
+        self.sha.update(bytes);
+        self.counts.bytes_read += bytes.len() as i64;
+        self.parser.feed(bytes, &mut self.lines)?;
+        self.sort_lines();
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<(), UploadError> {
+        self.parser.finish(&mut self.lines)?;
+        self.sort_lines();
+        if !self.chunk.is_empty() {
+            self.ready.push(std::mem::take(&mut self.chunk));
+        }
+        Ok(())
+    }
+
+    fn sort_lines(&mut self) {
+        self.counts.lines_read = self.parser.lines_read() as i64;
+        for line in self.lines.drain(..) {
+            match line.kind {
+                LineKind::Blank => self.counts.blank += 1,
+                LineKind::Invalid(reason, text) => {
+                    self.counts.invalid += 1;
+                    let number = i64::try_from(line.number).unwrap_or(i64::MAX);
+                    self.invalid.push((number, text, reason.to_string()));
+                }
+                LineKind::User(user) => {
+                    self.counts.valid += 1;
+                    self.chunk.push(ChunkLine {
+                        line: line.number,
+                        user_id: user.as_str().to_owned(),
+                    });
+                    if self.chunk.len() == self.chunk_lines {
+                        self.ready.push(std::mem::take(&mut self.chunk));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads the whole body into the job; resuming publishes only what was not.
+pub async fn read_file(
+    state: &AppState,
+    target: &Target,
+    body: Body,
+    gzip: bool,
+) -> Result<Uploaded, UploadError> {
+    let mut inflater = Inflater::new(gzip, target.max_bytes);
+    let mut gathered = Gathered::new(target.format, target.chunk_lines);
+    let mut next_chunk = 0;
+    let mut frames = body.into_data_stream();
+    loop {
+        let waiting = Waiting {
+            since: Instant::now(),
+            idle: target.idle,
+        };
+        let frame = loop {
+            match waiting.next(&mut frames).await? {
+                Some(Awaited::Frame(frame)) => break Some(frame),
+                Some(Awaited::Nothing) => {
+                    next_chunk =
+                        write_ready(state, target, &mut gathered, next_chunk, false).await?
+                }
+                None => break None,
+            }
+        };
+        let Some(frame) = frame else { break };
+        inflater.push(&frame, |bytes| gathered.feed(bytes))?;
+        next_chunk = write_ready(state, target, &mut gathered, next_chunk, false).await?;
+    }
+    inflater.finish(|bytes| gathered.feed(bytes))?;
+    gathered.end()?;
+    let chunks = write_ready(state, target, &mut gathered, next_chunk, true).await?;
+    Ok(Uploaded {
+        counts: gathered.counts,
+        sha256: gathered.sha.finalize().to_vec(),
+        chunks,
+    })
+}
+
+/// A wait for the body's next frame, bounded by `idle` in all.
+struct Waiting {
+    since: Instant,
+    idle: Duration,
+}
+
+/// What a step of the wait brought.
+enum Awaited {
+    Frame(Bytes),
+    /// Nothing yet: time to save the job's sign of life.
+    Nothing,
+}
+
+impl Waiting {
+    /// The next frame, or Nothing after PROGRESS_EVERY; None at the body's
+    /// end; Stalled once `idle` has passed without a frame.
+    async fn next(&self, frames: &mut BodyDataStream) -> Result<Option<Awaited>, UploadError> {
+        let left = self.idle.saturating_sub(self.since.elapsed());
+        if left.is_zero() {
+            return Err(UploadError::Stalled(self.idle));
+        }
+        match tokio::time::timeout(left.min(PROGRESS_EVERY), frames.next()).await {
+            Err(_) => Ok(Some(Awaited::Nothing)),
+            Ok(None) => Ok(None),
+            Ok(Some(Ok(frame))) => Ok(Some(Awaited::Frame(frame))),
+            Ok(Some(Err(e))) => Err(UploadError::BrokeOff(e.to_string())),
+        }
+    }
+}
+
+/// Writes the report lines and publishes the chunks gathered so far (all of
+/// them when `end`); returns the next chunk's number.
+async fn write_ready(
+    state: &AppState,
+    target: &Target,
+    gathered: &mut Gathered,
+    mut chunk_no: i32,
+    end: bool,
+) -> Result<i32, UploadError> {
+    let idle = gathered.ready.is_empty() && gathered.invalid.len() < INVALID_BATCH;
+    if idle && !end && gathered.saved.elapsed() < PROGRESS_EVERY {
+        return Ok(chunk_no);
+    }
+    let client = state.pool.get().await?;
+    for batch in gathered.invalid.chunks(INVALID_BATCH) {
+        issuance_job::record_invalid(&**client, target.job_id, batch).await?;
+    }
+    gathered.invalid.clear();
+    let mut messages = Vec::new();
+    let mut numbers = Vec::new();
+    for lines in gathered.ready.drain(..) {
+        let chunk = IssuanceChunk {
+            job_id: target.job_id,
+            chunk_no,
+            template_sn: target.template_sn.clone(),
+            lines,
+        };
+        if record(&client, &chunk).await? {
+            let message =
+                chunk_message::encode(&chunk).map_err(|e| CommandError::Internal(e.into()))?;
+            messages.push(message);
+            numbers.push(chunk_no);
+        }
+        chunk_no += 1;
+    }
+    if !messages.is_empty() {
+        state
+            .chunks
+            .publish_all(topology::ISSUANCE, "", &messages)
+            .await?;
+        let published = &state.metrics.issuance.chunks_published;
+        published.inc_by(messages.len() as u64);
+        for n in numbers {
+            issuance_job::chunk_published(&**client, target.job_id, n, state.now()).await?;
+        }
+    }
+    issuance_job::progress(&**client, target.job_id, &gathered.counts, state.now()).await?;
+    let new_lines = gathered.counts.lines_read - gathered.lines_counted;
+    state
+        .metrics
+        .issuance
+        .lines_read
+        .inc_by(new_lines.max(0) as u64);
+    gathered.lines_counted = gathered.counts.lines_read;
+    gathered.saved = Instant::now();
+    Ok(chunk_no)
+}
+
+/// Records the chunk; whether it still needs publishing.
+async fn record(
+    client: &deadpool_postgres::Object,
+    chunk: &IssuanceChunk,
+) -> Result<bool, UploadError> {
+    let mut digest = Sha256::new();
+    for l in &chunk.lines {
+        digest.update(format!("{}\t{}\n", l.line, l.user_id));
+    }
+    let first = chunk.lines.first().map_or(0, |l| l.line as i64);
+    let last = chunk.lines.last().map_or(0, |l| l.line as i64);
+    let lines = i32::try_from(chunk.lines.len()).expect("chunks are bounded");
+    let needed = issuance_job::record_chunk(
+        &***client,
+        chunk.job_id,
+        chunk.chunk_no,
+        lines,
+        (first, last),
+        &digest.finalize(),
+    )
+    .await?;
+    Ok(needed)
+}
+
+/// The SHA-256 of the (decompressed) body, for a key whose upload ended.
+pub async fn hash_body(body: Body, gzip: bool, target: &Target) -> Result<Vec<u8>, UploadError> {
+    let mut inflater = Inflater::new(gzip, target.max_bytes);
+    let mut sha = Sha256::new();
+    let mut frames = body.into_data_stream();
+    loop {
+        let waiting = Waiting {
+            since: Instant::now(),
+            idle: target.idle,
+        };
+        // Nothing to keep alive meanwhile: the job's upload has ended.
+        let frame = loop {
+            match waiting.next(&mut frames).await? {
+                Some(Awaited::Frame(frame)) => break Some(frame),
+                Some(Awaited::Nothing) => {}
+                None => break None,
+            }
+        };
+        let Some(frame) = frame else { break };
+        inflater.push(&frame, |bytes| {
+            sha.update(bytes);
+            Ok(())
+        })?;
+    }
+    inflater.finish(|bytes| {
+        sha.update(bytes);
+        Ok(())
+    })?;
+    Ok(sha.finalize().to_vec())
+}

@@ -1,0 +1,131 @@
+//! Request metrics, recorded by a middleware for every route.
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use crate::api::AppState;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route template (`/v1/templates/{sn}`), so label values stay few.
+    pub route: String,
+    pub status: u16,
+}
+
+pub struct Metrics {
+    pub registry: Registry,
+    pub issuance: crate::observability::issuance_metrics::IssuanceMetrics,
+    pub lag: crate::observability::lag_metrics::LagMetrics,
+    pub flash: crate::flash::metrics::FlashMetrics,
+    pub claims: crate::observability::claim_metrics::ClaimMetrics,
+    pub pipeline: crate::observability::pipeline_metrics::PipelineMetrics,
+    pub queues: crate::observability::queue_metrics::QueueMetrics,
+    pub reminders: crate::observability::reminder_metrics::ReminderMetrics,
+    pub sealer: crate::observability::sealer_metrics::SealerMetrics,
+    pub tokens: crate::observability::token_metrics::TokenMetrics,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RequestLabels, Histogram>,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("couponledger");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<RequestLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 14))
+        });
+        registry.register("http_requests", "HTTP requests answered", requests.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency",
+            latency.clone(),
+        );
+        let issuance = crate::observability::issuance_metrics::IssuanceMetrics::default();
+        issuance.register(&mut registry);
+        let lag = crate::observability::lag_metrics::LagMetrics::default();
+        lag.register(&mut registry);
+        let flash = crate::flash::metrics::FlashMetrics::default();
+        flash.register(&mut registry);
+        let claims = crate::observability::claim_metrics::ClaimMetrics::default();
+        claims.register(&mut registry);
+        let pipeline = crate::observability::pipeline_metrics::PipelineMetrics::default();
+        pipeline.register(&mut registry);
+        let queues = crate::observability::queue_metrics::QueueMetrics::default();
+        queues.register(&mut registry);
+        let reminders = crate::observability::reminder_metrics::ReminderMetrics::default();
+        reminders.register(&mut registry);
+        let sealer = crate::observability::sealer_metrics::SealerMetrics::default();
+        sealer.register(&mut registry);
+        let tokens = crate::observability::token_metrics::TokenMetrics::default();
+        tokens.register(&mut registry);
+        Self {
+            registry,
+            issuance,
+            lag,
+            flash,
+            claims,
+            pipeline,
+            queues,
+            reminders,
+            sealer,
+            tokens,
+            requests,
+            latency,
+        }
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The method as a label: only the methods the API knows, every other name
+/// a client makes up is `other`, so clients cannot add series at will.
+pub fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
+}
+
+pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let method = method_label(request.method()).to_owned();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let response = next.run(request).await;
+    let status = response.status().as_u16();
+    if method == "POST" && route == crate::observability::claim_metrics::ROUTE {
+        state.metrics.claims.answered(status);
+    }
+    let labels = RequestLabels {
+        method,
+        route,
+        status,
+    };
+    state.metrics.requests.get_or_create(&labels).inc();
+    state
+        .metrics
+        .latency
+        .get_or_create(&labels)
+        .observe(started.elapsed().as_secs_f64());
+    response
+}

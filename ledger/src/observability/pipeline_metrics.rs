@@ -1,0 +1,150 @@
+//! The event pipeline's progress (DESIGN §5, §14), read from Postgres by
+//! [`crate::observability::refresh::every`]: the log's head, where each relay route and
+//! each projection stands, and how many events each relay route has
+//! published (a counter: its `rate()` is the publish rate). How far behind
+//! each of them is (events and seconds) is `lag_metrics`.
+//!
+//! Label values are only the known route and projection names.
+
+use std::sync::Mutex;
+
+use deadpool_postgres::Pool;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use rustc_hash::FxHashMap;
+
+use crate::domain::projection::PROJECTIONS;
+use crate::messaging::routes;
+use crate::projections::notify::NOTIFY;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabel {
+    pub route: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProjectionLabel {
+    pub projection: &'static str,
+}
+
+/// Every projection that stores a position.
+pub fn projection_names() -> Vec<&'static str> {
+    PROJECTIONS.iter().copied().chain([NOTIFY]).collect()
+}
+
+#[derive(Clone, Default)]
+pub struct PipelineMetrics {
+    head: Gauge,
+    relay_position: Family<RouteLabel, Gauge>,
+    relay_published: Family<RouteLabel, Counter>,
+    relay_unroutable: Family<RouteLabel, Counter>,
+    projection_position: Family<ProjectionLabel, Gauge>,
+    /// `relay_cursors.published` and `.unroutable` last read per route, so
+    /// the counters move by what happened since.
+    seen: std::sync::Arc<Mutex<FxHashMap<(&'static str, Tally), i64>>>,
+}
+
+/// The relay's running totals, per route.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+enum Tally {
+    Published,
+    Unroutable,
+}
+
+impl PipelineMetrics {
+    pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "events_head_position",
+            "Position of the last event in the store's read order (0: none)",
+            self.head.clone(),
+        );
+        registry.register(
+            "relay_position",
+            "Position of the last event a relay route published (0: none yet)",
+            self.relay_position.clone(),
+        );
+        registry.register(
+            "relay_published_events",
+            "Events a relay route has published (rate() is the publish rate)",
+            self.relay_published.clone(),
+        );
+        registry.register(
+            "relay_unroutable_events",
+            "Events a relay route sent that no queue was bound to take (coupon.events \
+             with no subscriber: expected, not an error)",
+            self.relay_unroutable.clone(),
+        );
+        registry.register(
+            "projection_position",
+            "Position of the last event a projection applied (0: none yet)",
+            self.projection_position.clone(),
+        );
+    }
+
+    pub async fn refresh(&self, pool: &Pool) -> anyhow::Result<()> {
+        let mut client = pool.get().await?;
+        let tx = crate::observability::refresh::bounded(&mut client).await?;
+        let head = crate::queries::lag::head_position(&*tx).await?;
+        let route_names = routes::names();
+        let relay = tx
+            .query(
+                "SELECT r.name, c.position, c.published, c.unroutable
+                   FROM unnest($1::text[]) AS r (name)
+                   LEFT JOIN relay_cursors c ON c.name = r.name",
+                &[&route_names],
+            )
+            .await?;
+        let projection_names = projection_names();
+        let projections = tx
+            .query(
+                "SELECT p.name, pp.position
+                   FROM unnest($1::text[]) AS p (name)
+                   LEFT JOIN projection_positions pp ON pp.projection = p.name",
+                &[&projection_names],
+            )
+            .await?;
+        tx.commit().await?;
+        self.head.set(head);
+        for row in &relay {
+            let name: &str = row.get(0);
+            if let Some(route) = route_names.iter().copied().find(|r| *r == name) {
+                self.relay_row(route, row);
+            }
+        }
+        for row in &projections {
+            let name: &str = row.get(0);
+            let Some(projection) = projection_names.iter().copied().find(|p| *p == name) else {
+                continue;
+            };
+            let position: Option<i64> = row.get(1);
+            self.projection_position
+                .get_or_create(&ProjectionLabel { projection })
+                .set(position.unwrap_or(0));
+        }
+        Ok(())
+    }
+
+    /// One route's cursor row: its position and its two running totals.
+    fn relay_row(&self, route: &'static str, row: &tokio_postgres::Row) {
+        let label = RouteLabel { route };
+        let position: Option<i64> = row.get(1);
+        self.relay_position
+            .get_or_create(&label)
+            .set(position.unwrap_or(0));
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        for (tally, column, family) in [
+            (Tally::Published, 2, &self.relay_published),
+            (Tally::Unroutable, 3, &self.relay_unroutable),
+        ] {
+            let total: i64 = row.get::<_, Option<i64>>(column).unwrap_or(0);
+            let last = seen.insert((route, tally), total).unwrap_or(0);
+            // A cursor rewound (a backfill) counts from its new value on.
+            if let Ok(more) = u64::try_from(total - last) {
+                family.get_or_create(&label).inc_by(more);
+            }
+        }
+    }
+}
