@@ -41,7 +41,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use self::auth::tokens::Tokens;
-use self::auth::{auth_limit, guess_limit, secret_cache, signature, token_limit};
+use self::auth::{auth_limit, guess_limit, secret_cache, token_limit};
 use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
 use self::http::{admin, health, request_log};
@@ -61,8 +61,6 @@ use crate::redis_handle::RedisHandle;
 pub const BODY_LIMIT: usize = 256 * 1024;
 /// A request still running after this is answered 408 and dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a used nonce is remembered: beyond the ±300 s window.
-pub const NONCE_TTL_SECS: u64 = 2 * signature::WINDOW_SECS as u64;
 
 /// What every handler shares, behind one `Arc`: axum clones the state for
 /// each extractor of each request, and a clone is then one reference count.
@@ -112,29 +110,6 @@ impl Shared {
     /// Now, to the microsecond (see [`crate::store::now`]).
     pub fn now(&self) -> DateTime<Utc> {
         crate::store::now()
-    }
-
-    /// Spends the nonce in Redis; true when Redis says it was spent before.
-    /// False when Redis cannot tell (down): Postgres decides then.
-    pub(crate) async fn nonce_seen_in_redis(&self, signed: &signature::SignedHeaders) -> bool {
-        let Some(mut conn) = self.redis.connection().await else {
-            return false;
-        };
-        let key = self
-            .redis
-            .key(&["nonce", &signed.channel_id.to_string(), &signed.nonce]);
-        let set: Result<Option<String>, _> = redis::cmd("SET")
-            .arg(&key)
-            .arg(1)
-            .arg("NX")
-            .arg("EX")
-            .arg(NONCE_TTL_SECS)
-            .query_async(&mut conn)
-            .await;
-        if set.is_err() {
-            self.redis.report_failure();
-        }
-        matches!(set, Ok(None))
     }
 }
 

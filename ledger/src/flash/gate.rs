@@ -18,7 +18,7 @@ use redis::Script;
 use redis::aio::ConnectionManager;
 use tokio_postgres::GenericClient;
 
-use crate::api::NONCE_TTL_SECS;
+use crate::domain::nonce;
 use crate::domain::rate_limit::{Bucket, RateLimit};
 use crate::redis_handle::RedisHandle;
 
@@ -100,7 +100,7 @@ pub async fn admit(
         .key(&keys.claimers)
         .key(redis.key(&["rl", c.sn, "ch", &channel]))
         .key(redis.key(&["rl", c.sn, "u", c.user]))
-        .key(redis.key(&["nonce", &channel, c.nonce]))
+        .key(redis.key(&nonce::key_parts(&channel, c.nonce)))
         .arg(c.user)
         .arg(c.per_user_limit)
         .arg(ch_rate)
@@ -108,7 +108,7 @@ pub async fn admit(
         .arg(u_rate)
         .arg(u_burst)
         .arg(if c.rates_only { "1" } else { "0" })
-        .arg(NONCE_TTL_SECS)
+        .arg(nonce::TTL_SECS)
         .invoke_async(conn)
         .await?;
     Ok(match code {

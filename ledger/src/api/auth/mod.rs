@@ -7,8 +7,10 @@
 
 pub mod auth_limit;
 pub mod guess_limit;
+pub mod nonce;
 pub mod secret_cache;
 pub mod shared_windows;
 pub mod signature;
+pub mod signed_channel;
 pub mod token_limit;
 pub mod tokens;

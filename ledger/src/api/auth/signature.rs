@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::api::http::error::ApiError;
 
-pub const WINDOW_SECS: i64 = 300;
+pub use crate::domain::nonce::WINDOW_SECS;
 const MAX_NONCE_LEN: usize = 128;
 
 /// The signature headers of a channel request, parsed.

@@ -2,10 +2,15 @@
 //! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
 
 use axum::Json;
-use axum::http::{StatusCode, header};
+use std::time::Duration;
+
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
+
+use crate::domain::rate_limit::retry_after_secs;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -260,4 +265,15 @@ impl From<crate::flash::FlashError> for ApiError {
             crate::flash::FlashError::Db(e) => e.into(),
         }
     }
+}
+
+/// 429 with `Retry-After` in whole seconds.
+pub fn too_many(wait: Duration, why: &str) -> Response {
+    let secs = retry_after_secs(wait);
+    let mut response =
+        ApiError::TooManyRequests(format!("{why}; retry after {secs} s")).into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(secs));
+    response
 }

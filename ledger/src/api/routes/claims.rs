@@ -6,33 +6,27 @@
 //! `Idempotency-Key`, or on a template the gate does not serve, is written
 //! alone, as before the gate.
 
-use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::header::RETRY_AFTER;
-use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::signature::SignedHeaders;
+use crate::api::auth::nonce;
+use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::http::context::Ctx;
-use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{parse_json, read_body, require_json};
-use crate::commands::channels;
+use crate::api::http::error::{ApiError, ErrorBody, too_many};
+use crate::api::http::extract::parse_json;
 use crate::commands::claim::{self, ClaimRequest};
 use crate::commands::claim_batch::BatchClaim;
 use crate::domain::ids::{TemplateSn, UserId};
-use crate::domain::rate_limit::retry_after_secs;
 use crate::flash::batcher::ClaimRefused;
 use crate::flash::gate::Claimant;
 use crate::flash::{Decision, GateInfo, Refused};
-use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 
 #[derive(Deserialize, ToSchema)]
@@ -63,46 +57,24 @@ pub struct Claim {
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
-    request: Request,
+    signed: SignedChannel<false>,
 ) -> Result<Response, ApiError> {
-    let (parts, body) = request.into_parts();
-    let (claimed_channel, peer) = limit_keys(&parts);
-    if let Err(limited) = state
-        .auth_limit
-        .check(claimed_channel, peer, Instant::now())
-    {
-        return Ok(limited.into_response());
-    }
-    let now = state.now();
-    require_json(&parts.headers)?;
-    let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
-    let signed = match verify(&state, &parts, &body, now).await {
-        Err(e @ ApiError::Unauthorized(_)) => {
-            state
-                .auth_limit
-                .failed(claimed_channel, peer, Instant::now());
-            return Err(e);
-        }
-        other => other?,
-    };
-    let input: Claim = parse_json(&body)?;
+    let input: Claim = parse_json(&signed.body)?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::not_found("template", &input.template_sn))?;
     let claim = Verified {
         template_sn,
         user_id: input.user_id,
+        hash: signed.request_hash(),
         signed,
-        hash: request_hash(&[parts.uri.path().as_bytes(), &body]),
-        now,
     };
     let sn = claim.template_sn.as_str();
     match state.flash.info(sn).await?.filter(|i| i.active) {
         Some(info) if state.flash.has_room(sn) => {
+            let (channel, peer) = (Some(claim.signed.channel_id), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
             if matches!(answer, Err(ApiError::Unauthorized(_))) {
-                state
-                    .auth_limit
-                    .failed(claimed_channel, peer, Instant::now());
+                state.auth_limit.failed(channel, peer, Instant::now());
             }
             answer
         }
@@ -111,13 +83,12 @@ pub async fn claim(
     }
 }
 
-/// A claim request whose signature holds.
+/// A claim request whose signature holds (its nonce not yet spent).
 struct Verified {
     template_sn: TemplateSn,
     user_id: UserId,
-    signed: SignedHeaders,
+    signed: SignedChannel<false>,
     hash: [u8; 32],
-    now: chrono::DateTime<chrono::Utc>,
 }
 
 /// The gate, then the batch (or alone, with an Idempotency-Key).
@@ -138,7 +109,7 @@ async fn through_gate(
         nonce: &claim.signed.nonce,
     };
     let reserved = match state.flash.admit(&claimant).await {
-        Decision::Refuse(Refused::Replay) => return Err(replay()),
+        Decision::Refuse(Refused::Replay) => return Err(nonce::replay()),
         Decision::Refuse(refused) => return Ok(refusal(refused)),
         Decision::Write { reserved } => reserved,
     };
@@ -170,20 +141,20 @@ async fn through_gate(
 /// One claim in its own transaction, as before the gate: the nonce is
 /// spent in Redis (a replay it remembers is refused cheaply) and Postgres.
 async fn alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<Response, ApiError> {
-    if state.nonce_seen_in_redis(&claim.signed).await {
-        return Err(replay());
+    if nonce::seen_in_redis(state, claim.signed.channel_id, &claim.signed.nonce).await {
+        return Err(nonce::replay());
     }
     written_alone(state, ctx, claim).await
 }
 
 /// [`alone`] once Redis has seen the nonce (the gate spent it there).
 async fn written_alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<Response, ApiError> {
-    spend_nonce(state, &claim.signed).await?;
     let channel_id = claim.signed.channel_id;
+    nonce::spend_in_postgres(state, channel_id, &claim.signed.nonce).await?;
     let scope = format!("channel:{channel_id}");
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = Some(channel_id);
-    let (tz, now) = (state.tz, claim.now);
+    let (tz, now) = (state.tz, claim.signed.now);
     let (template_sn, user_id) = (claim.template_sn, claim.user_id);
     ctx.write(state, &scope, &claim.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
@@ -203,22 +174,11 @@ async fn written_alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<R
 
 fn refusal(refused: Refused) -> Response {
     match refused {
-        Refused::Replay => replay().into_response(),
+        Refused::Replay => nonce::replay().into_response(),
         Refused::SoldOut => ApiError::from(ClaimRefused::SoldOut).into_response(),
         Refused::AtLimit(limit) => ApiError::from(ClaimRefused::AtLimit(limit)).into_response(),
         Refused::RateLimited(wait) => too_many(wait, "over the template's claim rate limit"),
     }
-}
-
-/// 429 with `Retry-After` in whole seconds.
-pub(crate) fn too_many(wait: Duration, why: &str) -> Response {
-    let secs = retry_after_secs(wait);
-    let mut response =
-        ApiError::TooManyRequests(format!("{why}; retry after {secs} s")).into_response();
-    response
-        .headers_mut()
-        .insert(RETRY_AFTER, HeaderValue::from(secs));
-    response
 }
 
 impl From<ClaimRefused> for ApiError {
@@ -235,68 +195,4 @@ impl From<ClaimRefused> for ApiError {
             ClaimRefused::Failed => Self::BatchFailed(message),
         }
     }
-}
-
-/// What failed signatures are counted by: the channel id the request claims
-/// (verified or not) and the peer's address (not X-Forwarded-For, which a
-/// client could vary at will).
-pub(crate) fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
-    let channel = parts
-        .headers
-        .get("X-Channel-Id")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    (channel, peer)
-}
-
-/// The request's signature headers, once they are fresh and verified.
-pub(crate) async fn verify(
-    state: &AppState,
-    parts: &Parts,
-    body: &[u8],
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<SignedHeaders, ApiError> {
-    let signed = SignedHeaders::parse(&parts.headers)?;
-    signed.check_fresh(now)?;
-    authenticate(
-        state,
-        &signed,
-        parts.method.as_str(),
-        parts.uri.path(),
-        body,
-    )
-    .await?;
-    Ok(signed)
-}
-
-/// Checks the channel's signature. The nonce is spent later: in Redis by the
-/// gate's script (or by [`alone`]), in Postgres with the claim — in its
-/// batch, or by [`spend_nonce`] for a claim alone — the guard that holds
-/// when Redis is down or flushed.
-async fn authenticate(
-    state: &AppState,
-    signed: &SignedHeaders,
-    method: &str,
-    path: &str,
-    body: &[u8],
-) -> Result<(), ApiError> {
-    let secret = state.secrets.secret(&state.pool, signed.channel_id).await?;
-    let secret = secret.ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
-    signed.verify(&secret, method, path, body)?;
-    Ok(())
-}
-
-pub(crate) fn replay() -> ApiError {
-    ApiError::Unauthorized("nonce already used".into())
-}
-
-pub(crate) async fn spend_nonce(state: &AppState, signed: &SignedHeaders) -> Result<(), ApiError> {
-    let client = state.pool.get().await?;
-    if !channels::record_nonce(&**client, signed.channel_id, &signed.nonce).await? {
-        return Err(replay());
-    }
-    Ok(())
 }

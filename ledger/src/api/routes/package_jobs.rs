@@ -7,10 +7,10 @@
 //! any job, a channel (signed like a claim) the jobs it asked for.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
 
 use axum::Json;
-use axum::extract::{FromRequestParts, Request, State};
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
@@ -20,11 +20,11 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::api::AppState;
+use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens::Reader;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiPath, ApiQuery, page_bounds};
-use crate::api::routes::claims::{limit_keys, replay, spend_nonce, verify};
 use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages::{self, Giver};
@@ -207,22 +207,7 @@ async fn caller(state: &AppState, parts: &mut Parts) -> Result<Option<Uuid>, Res
         let reader = Reader::from_request_parts(parts, state).await;
         return reader.map(|_| None).map_err(IntoResponse::into_response);
     }
-    let (channel, peer) = limit_keys(parts);
-    if let Err(limited) = state.auth_limit.check(channel, peer, Instant::now()) {
-        return Err(limited.into_response());
-    }
-    let signed = match verify(state, parts, b"", state.now()).await {
-        Err(e @ ApiError::Unauthorized(_)) => {
-            state.auth_limit.failed(channel, peer, Instant::now());
-            return Err(e.into_response());
-        }
-        other => other.map_err(IntoResponse::into_response)?,
-    };
-    if state.nonce_seen_in_redis(&signed).await {
-        return Err(replay().into_response());
-    }
-    spend_nonce(state, &signed)
-        .await
-        .map_err(IntoResponse::into_response)?;
+    let request = Request::from_parts(parts.clone(), Body::empty());
+    let signed = SignedChannel::<true>::from_request(request, state).await?;
     Ok(Some(signed.channel_id))
 }

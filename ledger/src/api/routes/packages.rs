@@ -7,25 +7,21 @@
 //! recording the channel. Offline, a package is given by the codes of one
 //! of its code batches (`POST /v1/redemptions`).
 
-use std::time::Instant;
-
 use axum::Json;
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
+use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{
-    ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, read_body, require_json,
-};
-use crate::api::routes::claims::{limit_keys, replay, spend_nonce, verify};
+use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds, parse_json};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
@@ -358,32 +354,14 @@ pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
-    request: Request,
+    signed: SignedChannel,
 ) -> Result<Response, ApiError> {
-    let (parts, body) = request.into_parts();
-    let (channel, peer) = limit_keys(&parts);
-    if let Err(limited) = state.auth_limit.check(channel, peer, Instant::now()) {
-        return Ok(limited.into_response());
-    }
-    let now = state.now();
-    require_json(&parts.headers)?;
-    let body = read_body(Request::from_parts(parts.clone(), body), &state).await?;
-    let signed = match verify(&state, &parts, &body, now).await {
-        Err(e @ ApiError::Unauthorized(_)) => {
-            state.auth_limit.failed(channel, peer, Instant::now());
-            return Err(e);
-        }
-        other => other?,
-    };
-    let input: ClaimPackage = parse_json(&body)?;
-    if state.nonce_seen_in_redis(&signed).await {
-        return Err(replay());
-    }
-    spend_nonce(&state, &signed).await?;
+    let input: ClaimPackage = parse_json(&signed.body)?;
+    let now = signed.now;
     let scope = format!("channel:{}", signed.channel_id);
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = Some(signed.channel_id);
-    let hash = request_hash(&[parts.uri.path().as_bytes(), &body]);
+    let hash = signed.request_hash();
     let (tz, user) = (state.tz, input.user_id);
     let giver = Giver::Channel(signed.channel_id);
     if package_jobs::runs_as_job(&state, &sn).await? {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
@@ -28,12 +28,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::auth_limit::Limited;
+use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens;
 use crate::api::http::context::Ctx;
+use crate::api::http::error::too_many;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{parse_json, read_body, require_json};
-use crate::api::routes::claims::{limit_keys, replay, spend_nonce, too_many, verify};
+use crate::api::http::extract::{parse_json, read_body};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
@@ -93,7 +93,7 @@ pub async fn redeem(
     let (parts, body) = request.into_parts();
     let caller = match caller(&state, &parts, body).await {
         Ok(caller) => caller,
-        Err(Refusal::Limited(limited)) => return Ok(limited.into_response()),
+        Err(Refusal::Answered(answer)) => return Ok(answer),
         Err(Refusal::Error(e)) => return Err(e),
     };
     let input: Redeem = parse_json(&caller.body)?;
@@ -134,7 +134,8 @@ struct Caller {
 }
 
 enum Refusal {
-    Limited(Limited),
+    /// Answered already: too many bad signatures, or the signature refused.
+    Answered(Response),
     Error(ApiError),
 }
 
@@ -161,31 +162,15 @@ async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, R
             body,
         });
     }
-    let (channel, peer) = limit_keys(parts);
-    state
-        .auth_limit
-        .check(channel, peer, Instant::now())
-        .map_err(Refusal::Limited)?;
-    require_json(&parts.headers)?;
-    let body = read_body(request(), state).await?;
-    let now = state.now();
-    let signed = match verify(state, parts, &body, now).await {
-        Err(e @ ApiError::Unauthorized(_)) => {
-            state.auth_limit.failed(channel, peer, Instant::now());
-            return Err(e.into());
-        }
-        other => other?,
-    };
-    if state.nonce_seen_in_redis(&signed).await {
-        return Err(replay().into());
-    }
-    spend_nonce(state, &signed).await?;
+    let signed = SignedChannel::<true>::from_request(request(), state)
+        .await
+        .map_err(Refusal::Answered)?;
     // A channel's own client address is its server's: only the service may
     // speak for an end user's address.
     Ok(Caller {
         channel: Some(signed.channel_id),
-        address: peer,
-        body,
+        address: signed.peer,
+        body: signed.body,
     })
 }
 
