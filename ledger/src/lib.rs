@@ -107,3 +107,4 @@ pub mod secret_box;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod write_model;

@@ -1,13 +1,14 @@
 //! Package jobs on the issuance worker (DESIGN §13): a claim of a package
 //! of more than `MAX_SYNC` coupons, in the same transaction as its inbox
 //! row. The claim is the synchronous path's (`package_job::run`), its
-//! refusal recorded with the answer that path would have given: the API's
-//! own mapping of a command's refusal to a status and error body. The
+//! refusal recorded with the answer that path would have given: the one
+//! mapping of a command's refusal to a status, code and message
+//! (`commands/refusal.rs`), which the API renders too. The
 //! job's row is the truth (its channel too); the message must agree.
 
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use ledger::api::http::error::ApiError;
+use ledger::commands::CommandError;
 use ledger::commands::code_batches::Batch;
 use ledger::commands::package_job::{self, Finished, Outcome};
 use ledger::domain::package_job::Refusal;
@@ -43,7 +44,7 @@ pub async fn handle(
             Ok(claimed.used_up)
         }
         Outcome::Refused(refused) => {
-            let refusal = answer(refused.into());
+            let refusal = answer(&refused)?;
             package_job::finish(tx, job.id, Finished::Refused(&refusal), now).await?;
             tracing::debug!(job = %job.id, code = refusal.code, "package job refused");
             Ok(None)
@@ -51,12 +52,15 @@ pub async fn handle(
     }
 }
 
-/// What the synchronous path answers for the same refusal.
-fn answer(refused: ApiError) -> Refusal {
-    let error = refused.body().error;
-    Refusal {
-        status: refused.status().as_u16(),
-        code: error.code,
-        message: error.message,
-    }
+/// What the synchronous path answers for the same refusal; a failure
+/// (not a refusal) fails the message, to be retried.
+fn answer(refused: &CommandError) -> anyhow::Result<Refusal> {
+    let Some(answer) = refused.answer() else {
+        anyhow::bail!("package job failed: {refused}");
+    };
+    Ok(Refusal {
+        status: answer.status,
+        code: answer.code.to_owned(),
+        message: answer.message,
+    })
 }

@@ -4,92 +4,21 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
-use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::CommandError;
-use crate::domain::coupon::Coupon;
-use crate::domain::coupon_state::{self, CouponCommand, CouponState, CouponStatus};
+use crate::domain::coupon_state::{self, CouponCommand, CouponState};
 use crate::domain::events::Metadata;
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::terms::{RawTerms, Terms};
-use crate::domain::validity::Validity;
 use crate::store;
 use crate::store::NewEvent;
+pub use crate::write_model::coupon_row::{CouponRow, SELECT};
 
 /// Most coupons one order may carry, and one batch of the sweepers.
 pub const MAX_COUPONS_PER_ORDER: usize = 20;
 pub const DEFAULT_BATCH: i64 = 500;
-
-/// A coupon row with what its template says, locked for the transaction.
-#[derive(Clone, Debug)]
-pub struct CouponRow {
-    pub id: Uuid,
-    pub template_sn: String,
-    pub user_id: String,
-    pub status: CouponStatus,
-    pub order_id: Option<String>,
-    pub issued_at: DateTime<Utc>,
-    pub effective_at: DateTime<Utc>,
-    pub expires_at: DateTime<Utc>,
-    pub version: i32,
-    pub template_status: String,
-    pub refund_policy: String,
-    pub terms: RawTerms,
-}
-
-pub(crate) const SELECT: &str =
-    "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
-        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms
-   FROM coupons c JOIN templates t ON t.sn = c.template_sn";
-
-impl CouponRow {
-    pub(crate) fn from_row(row: &Row) -> Result<Self, CommandError> {
-        let status = CouponStatus::parse(row.get(3))
-            .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown coupon status")))?;
-        let terms =
-            serde_json::from_value(row.get(11)).map_err(|e| CommandError::Internal(e.into()))?;
-        Ok(Self {
-            id: row.get(0),
-            template_sn: row.get(1),
-            user_id: row.get(2),
-            status,
-            order_id: row.get(4),
-            issued_at: row.get(5),
-            effective_at: row.get(6),
-            expires_at: row.get(7),
-            version: row.get(8),
-            template_status: row.get(9),
-            refund_policy: row.get(10),
-            terms,
-        })
-    }
-
-    pub fn state(&self) -> CouponState {
-        CouponState {
-            status: self.status,
-            order_id: self.order_id.clone(),
-            expires_at: self.expires_at,
-        }
-    }
-
-    /// The coupon as the pricing engine sees it.
-    pub fn pricing_coupon(&self) -> Result<Coupon<Uuid>, CommandError> {
-        let terms = Terms::parse(&self.terms)
-            .map_err(|e| CommandError::Internal(anyhow::anyhow!("{e}")))?;
-        Ok(Coupon {
-            id: self.id,
-            template_sn: self.template_sn.clone(),
-            terms,
-            validity: Validity {
-                effective_at: self.effective_at,
-                expires_at: self.expires_at,
-            },
-        })
-    }
-}
 
 /// The coupons with `ids`, locked in id order (one order for every caller,
 /// so concurrent orders cannot deadlock).
@@ -117,7 +46,8 @@ async fn lock_where(
 ) -> Result<Vec<CouponRow>, CommandError> {
     let sql = format!("{SELECT} WHERE {condition} ORDER BY c.id FOR UPDATE OF c");
     let rows = tx.query(&tx.prepare_cached(&sql).await?, params).await?;
-    rows.iter().map(CouponRow::from_row).collect()
+    let rows = rows.iter().map(CouponRow::from_row);
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Applies `command` to the coupon through the state machine: updates the

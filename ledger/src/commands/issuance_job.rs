@@ -33,8 +33,7 @@ impl Opened {
     }
 }
 
-/// How long an `uploading` job may stay silent before it counts as broken off.
-pub const UPLOAD_SILENCE_SECS: i64 = 10;
+pub use crate::domain::issuance::UPLOAD_SILENCE_SECS;
 
 /// Counts of an upload so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

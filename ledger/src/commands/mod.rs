@@ -32,6 +32,7 @@ pub mod packages;
 pub mod redeem;
 pub mod redeem_batch;
 pub mod refunds;
+pub mod refusal;
 pub mod reminders;
 pub mod templates;
 pub mod upload;
@@ -97,6 +98,15 @@ pub fn shown_id(id: &str) -> String {
         .take(MAX_SHOWN_ID)
         .flat_map(char::escape_debug)
         .collect()
+}
+
+impl From<crate::write_model::RowError> for CommandError {
+    fn from(e: crate::write_model::RowError) -> Self {
+        match e {
+            crate::write_model::RowError::Db(e) => Self::Db(e),
+            unreadable => Self::Internal(unreadable.into()),
+        }
+    }
 }
 
 impl From<EncodeError> for CommandError {

@@ -19,6 +19,9 @@ pub const DEFAULT_CHUNK_LINES: usize = 1_000;
 pub const MAX_CHUNK_LINES: usize = 10_000;
 
 /// Where a job stands (contract names).
+/// How long an `uploading` job may stay silent before it counts as broken off.
+pub const UPLOAD_SILENCE_SECS: i64 = 10;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobStatus {
     /// The file is being read and its chunks published.

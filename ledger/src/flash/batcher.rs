@@ -11,8 +11,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::gate::GiveBack;
 use super::{Flash, group_commit};
-use crate::commands::CommandError;
 use crate::commands::claim_batch::{self, BatchClaim, MAX_BATCH};
+pub use crate::commands::refusal::ClaimRefused;
 use crate::domain::claim_batch::one_per_user;
 use crate::domain::events::CouponIssued;
 
@@ -21,33 +21,6 @@ pub const MAX_QUEUE: usize = 4_096;
 
 /// What one request gets back from its batch.
 pub type Answer = Result<CouponIssued, ClaimRefused>;
-
-/// Why a batched claim or redemption got no coupon (each maps to one HTTP
-/// status).
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ClaimRefused {
-    #[error("nonce already used")]
-    Replay,
-    #[error("this channel may not issue this template")]
-    Channel,
-    #[error("user already holds the limit of {0} from this template")]
-    AtLimit(i32),
-    #[error("the template's quota is exhausted")]
-    SoldOut,
-    #[error("the code is used up")]
-    UsedUp,
-    #[error("the user already redeemed this code, or as many of its batch's codes as it allows")]
-    AlreadyRedeemed,
-    /// The template refused the whole batch (not active, window, ...).
-    #[error("{1}")]
-    Template(&'static str, String),
-    /// What was not found, named.
-    #[error("{0}")]
-    NotFound(String),
-    /// The batch's transaction failed: nothing of it was written.
-    #[error("the batch this claim was written in failed; no coupon was issued, retry")]
-    Failed,
-}
 
 /// A claim waiting for its batch.
 pub struct Pending {
@@ -128,42 +101,5 @@ async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
         // A request whose client went away is still written: only its
         // answer is lost, as with any request.
         let _ = reply.send(answer);
-    }
-}
-
-impl ClaimRefused {
-    pub(crate) fn from_refusal(r: crate::domain::claim_batch::Refusal, limit: i32) -> Self {
-        use crate::domain::claim_batch::Refusal;
-        match r {
-            Refusal::Replay => Self::Replay,
-            Refusal::Channel => Self::Channel,
-            Refusal::AtLimit => Self::AtLimit(limit),
-            Refusal::SoldOut => Self::SoldOut,
-            Refusal::UsedUp => Self::UsedUp,
-            Refusal::AlreadyRedeemed => Self::AlreadyRedeemed,
-        }
-    }
-
-    /// Every request's answer when its batch's transaction failed; `what`
-    /// names the batch in the log (`claim` or `redemption`).
-    pub(crate) fn from_batch_error(e: &CommandError, sn: &str, what: &'static str) -> Self {
-        match e {
-            CommandError::NotFound(..) => Self::NotFound(e.to_string()),
-            CommandError::Unprocessable(code, message) => Self::Template(code, message.clone()),
-            other => {
-                let db = match other {
-                    CommandError::Db(e) => e.as_db_error().map(|d| d.message().to_owned()),
-                    _ => None,
-                };
-                tracing::error!(
-                    template = sn,
-                    batch = what,
-                    error = format!("{other:#}"),
-                    ?db,
-                    "{what} batch failed"
-                );
-                Self::Failed
-            }
-        }
     }
 }

@@ -5,12 +5,12 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::commands::CommandError;
-use crate::commands::coupons::{CouponRow, SELECT};
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, RecordedEvent};
+use crate::write_model::RowError;
+use crate::write_model::coupon_row::{CouponRow, SELECT};
 
 /// Largest page of a user's coupons.
 pub const MAX_PAGE: i64 = 200;
@@ -177,7 +177,7 @@ pub async fn unused_for_pricing(
     client: &impl GenericClient,
     user_id: &str,
     limit: i64,
-) -> Result<Vec<Coupon<Uuid>>, CommandError> {
+) -> Result<Vec<Coupon<Uuid>>, RowError> {
     let sql = format!(
         "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
     );

@@ -9,7 +9,7 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::commands::issuance_job::UPLOAD_SILENCE_SECS;
+use crate::domain::issuance::UPLOAD_SILENCE_SECS;
 use crate::domain::issuance::{JobProgress, JobStatus};
 
 /// Largest page of jobs.

@@ -10,6 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::commands::CommandError;
+use crate::commands::refusal::{Answer, ClaimRefused};
 use crate::domain::rate_limit::retry_after_secs;
 
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +53,9 @@ pub enum ApiError {
     /// A claim's group-committed batch failed: nothing of it was written.
     #[error("{0}")]
     BatchFailed(String),
+    /// A command's refusal, answered as `commands/refusal.rs` decides.
+    #[error("{}", .0.message)]
+    Refused(Answer),
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
 }
@@ -113,6 +118,9 @@ impl ApiError {
             Self::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::Unavailable(_) | Self::BatchFailed(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Refused(answer) => {
+                StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+            }
         }
     }
 
@@ -133,6 +141,7 @@ impl ApiError {
             Self::Unavailable(_) => "unavailable",
             Self::BatchFailed(_) => "batch_failed",
             Self::Internal(_) => "internal",
+            Self::Refused(answer) => answer.code,
         }
     }
 
@@ -226,26 +235,32 @@ impl From<crate::idempotency::IdempotencyError> for ApiError {
     }
 }
 
-impl From<crate::commands::CommandError> for ApiError {
-    fn from(e: crate::commands::CommandError) -> Self {
-        use crate::commands::CommandError as C;
-        match e {
-            C::NotFound(..) => Self::NotFound(e.to_string()),
-            C::Conflict(code, message) => Self::Conflict { code, message },
-            C::Unprocessable(code, message) => Self::Unprocessable { code, message },
-            C::Forbidden(message) => Self::Forbidden(message),
-            C::SoldOut(message) => Self::SoldOut(message),
-            C::Refused(r) => {
-                use crate::domain::coupon_state::Refusal;
-                match r {
-                    Refusal::Expired => Self::unprocessable("coupon_expired", r.to_string()),
-                    _ => Self::conflict("coupon_state", r.to_string()),
-                }
-            }
-            C::Store(e) => e.into(),
-            C::Db(e) => e.into(),
-            C::Internal(e) => Self::Internal(e),
+impl From<CommandError> for ApiError {
+    fn from(e: CommandError) -> Self {
+        if let Some(answer) = e.answer() {
+            return Self::Refused(answer);
         }
+        match e {
+            CommandError::Store(e) => e.into(),
+            CommandError::Db(e) => e.into(),
+            CommandError::Internal(e) => Self::Internal(e),
+            refused => Self::Internal(anyhow::anyhow!("unmapped refusal: {refused}")),
+        }
+    }
+}
+
+impl From<crate::write_model::RowError> for ApiError {
+    fn from(e: crate::write_model::RowError) -> Self {
+        match e {
+            crate::write_model::RowError::Db(e) => e.into(),
+            unreadable => Self::Internal(unreadable.into()),
+        }
+    }
+}
+
+impl From<ClaimRefused> for ApiError {
+    fn from(r: ClaimRefused) -> Self {
+        Self::Refused(r.answer())
     }
 }
 

@@ -73,7 +73,7 @@ pub async fn claim(
         Some(info) if state.flash.has_room(sn) => {
             let (channel, peer) = (Some(claim.signed.channel_id), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
-            if matches!(answer, Err(ApiError::Unauthorized(_))) {
+            if matches!(&answer, Err(e) if e.status() == StatusCode::UNAUTHORIZED) {
                 state.auth_limit.failed(channel, peer, Instant::now());
             }
             answer
@@ -178,21 +178,5 @@ fn refusal(refused: Refused) -> Response {
         Refused::SoldOut => ApiError::from(ClaimRefused::SoldOut).into_response(),
         Refused::AtLimit(limit) => ApiError::from(ClaimRefused::AtLimit(limit)).into_response(),
         Refused::RateLimited(wait) => too_many(wait, "over the template's claim rate limit"),
-    }
-}
-
-impl From<ClaimRefused> for ApiError {
-    fn from(r: ClaimRefused) -> Self {
-        let message = r.to_string();
-        match r {
-            ClaimRefused::Replay => Self::Unauthorized(message),
-            ClaimRefused::Channel => Self::Forbidden(message),
-            ClaimRefused::AtLimit(_) => Self::conflict("per_user_limit", message),
-            ClaimRefused::SoldOut | ClaimRefused::UsedUp => Self::SoldOut(message),
-            ClaimRefused::AlreadyRedeemed => Self::conflict("already_redeemed", message),
-            ClaimRefused::Template(code, _) => Self::unprocessable(code, message),
-            ClaimRefused::NotFound(_) => Self::NotFound(message),
-            ClaimRefused::Failed => Self::BatchFailed(message),
-        }
     }
 }

@@ -1,0 +1,78 @@
+//! A coupon's write-model row with what its template says: read by the
+//! commands that change coupons (locked) and by the quote's query.
+
+use chrono::{DateTime, Utc};
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+use super::RowError;
+use crate::domain::coupon::Coupon;
+use crate::domain::coupon_state::{CouponState, CouponStatus};
+use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::validity::Validity;
+
+/// A coupon row with what its template says, locked for the transaction.
+#[derive(Clone, Debug)]
+pub struct CouponRow {
+    pub id: Uuid,
+    pub template_sn: String,
+    pub user_id: String,
+    pub status: CouponStatus,
+    pub order_id: Option<String>,
+    pub issued_at: DateTime<Utc>,
+    pub effective_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub version: i32,
+    pub template_status: String,
+    pub refund_policy: String,
+    pub terms: RawTerms,
+}
+
+pub const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
+        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms
+   FROM coupons c JOIN templates t ON t.sn = c.template_sn";
+
+impl CouponRow {
+    pub fn from_row(row: &Row) -> Result<Self, RowError> {
+        let status = CouponStatus::parse(row.get(3))
+            .ok_or_else(|| RowError::Unreadable("unknown coupon status".into()))?;
+        let terms =
+            serde_json::from_value(row.get(11)).map_err(|e| RowError::Unreadable(e.to_string()))?;
+        Ok(Self {
+            id: row.get(0),
+            template_sn: row.get(1),
+            user_id: row.get(2),
+            status,
+            order_id: row.get(4),
+            issued_at: row.get(5),
+            effective_at: row.get(6),
+            expires_at: row.get(7),
+            version: row.get(8),
+            template_status: row.get(9),
+            refund_policy: row.get(10),
+            terms,
+        })
+    }
+
+    pub fn state(&self) -> CouponState {
+        CouponState {
+            status: self.status,
+            order_id: self.order_id.clone(),
+            expires_at: self.expires_at,
+        }
+    }
+
+    /// The coupon as the pricing engine sees it.
+    pub fn pricing_coupon(&self) -> Result<Coupon<Uuid>, RowError> {
+        let terms = Terms::parse(&self.terms).map_err(|e| RowError::Unreadable(e.to_string()))?;
+        Ok(Coupon {
+            id: self.id,
+            template_sn: self.template_sn.clone(),
+            terms,
+            validity: Validity {
+                effective_at: self.effective_at,
+                expires_at: self.expires_at,
+            },
+        })
+    }
+}

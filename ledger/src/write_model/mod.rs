@@ -1,0 +1,15 @@
+//! The write model's row types that commands and queries both read, so
+//! neither imports the other (docs/design.md, "Layers").
+//!
+//! - [`coupon_row`]: a coupon with its template's status, refund policy and terms.
+
+pub mod coupon_row;
+
+/// A stored row that cannot be read back: a bug or a hand edit, never input.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    #[error(transparent)]
+    Db(#[from] tokio_postgres::Error),
+    #[error("a stored row does not read: {0}")]
+    Unreadable(String),
+}
