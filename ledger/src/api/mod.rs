@@ -44,13 +44,13 @@ use self::auth::tokens::Tokens;
 use self::auth::{auth_limit, guess_limit, secret_cache, token_limit};
 use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
-use self::http::{admin, health, request_log};
+use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
     audit, channels, claims, code_batches, coupons, history, issuance_jobs, orders, package_jobs,
     packages, projections, redemptions, reports, templates, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
-use crate::observability::metrics::{self, Metrics};
+use crate::observability::metrics::Metrics;
 use crate::observability::queue_metrics;
 use crate::redis_handle::RedisHandle;
 
@@ -207,7 +207,7 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            metrics::record,
+            request_metrics::record,
         ))
         .layer(axum::middleware::from_fn(request_log::log))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -220,7 +220,7 @@ async fn not_found() -> ApiError {
 
 /// 405; axum adds the `Allow` header listing the route's methods.
 async fn method_not_allowed(method: axum::http::Method) -> ApiError {
-    ApiError::MethodNotAllowed(metrics::method_label(&method).to_owned())
+    ApiError::MethodNotAllowed(request_metrics::method_label(&method).to_owned())
 }
 
 pub use self::http::server::serve;

@@ -9,19 +9,21 @@
 
 use std::time::{Duration, Instant};
 
-use axum::body::{Body, BodyDataStream, Bytes};
-use futures_util::StreamExt;
+use bytes::Bytes;
+use deadpool_postgres::Pool;
+use futures_util::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::api::AppState;
 use crate::commands::CommandError;
 use crate::commands::issuance_job::{self, UploadCounts};
 use crate::domain::issuance::{ChunkLine, IssuanceChunk};
 use crate::domain::user_file::{FileError, FileFormat, Line, LineKind, UserFile};
 use crate::messaging::chunk_message;
+use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::messaging::publish::PublishError;
 use crate::messaging::topology;
+use crate::observability::issuance_metrics::IssuanceMetrics;
 
 /// Compressed bytes handed to the gzip decoder at a time: one write can
 /// inflate at most ~1,000-fold, so this bounds what one step holds.
@@ -69,6 +71,28 @@ pub struct Target {
     pub max_bytes: u64,
     /// Longest wait for the body's next bytes.
     pub idle: Duration,
+}
+
+/// Where the pipeline writes: the job's rows, the chunks' queue and the
+/// counters operators watch.
+pub struct Sinks<'a> {
+    pub pool: &'a Pool,
+    /// Publishes to `coupon.issuance` (confirmed).
+    pub chunks: &'a LazyPublisher,
+    pub metrics: &'a IssuanceMetrics,
+}
+
+/// A body's frames as they arrive (a broken connection is an error).
+pub trait Frames: Stream<Item = Result<Bytes, Self::Broke>> + Unpin + Send {
+    type Broke: std::fmt::Display;
+}
+
+impl<S, E> Frames for S
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin + Send,
+    E: std::fmt::Display,
+{
+    type Broke = E;
 }
 
 /// A whole file, read and published.
@@ -220,17 +244,48 @@ impl Gathered {
     }
 }
 
-/// Reads the whole body into the job; resuming publishes only what was not.
-pub async fn read_file(
-    state: &AppState,
+/// Reads the file into the job and closes its upload: finished; discarded
+/// when the file has no line of data (unless an earlier upload of its key
+/// got further: that one stays, resumable); else marked broken off, left
+/// to resume with the same key.
+pub async fn ingest(
+    sinks: &Sinks<'_>,
     target: &Target,
-    body: Body,
+    frames: impl Frames,
+    gzip: bool,
+) -> Result<Uploaded, UploadError> {
+    let result = read_file(sinks, target, frames, gzip).await;
+    let client = sinks.pool.get().await?;
+    let now = crate::store::now();
+    match result {
+        Ok(done) => {
+            let (counts, sha) = (&done.counts, &done.sha256);
+            issuance_job::finish_upload(&**client, target.job_id, counts, sha, done.chunks, now)
+                .await?;
+            Ok(done)
+        }
+        Err(UploadError::File(FileError::Empty))
+            if issuance_job::discard_empty(&**client, target.job_id).await? =>
+        {
+            Err(FileError::Empty.into())
+        }
+        Err(e) => {
+            issuance_job::broke_off(&**client, target.job_id, &e.to_string()).await?;
+            Err(e)
+        }
+    }
+}
+
+/// Reads the whole body into the job; resuming publishes only what was not.
+async fn read_file(
+    sinks: &Sinks<'_>,
+    target: &Target,
+    mut frames: impl Frames,
     gzip: bool,
 ) -> Result<Uploaded, UploadError> {
     let mut inflater = Inflater::new(gzip, target.max_bytes);
     let mut gathered = Gathered::new(target.format, target.chunk_lines);
     let mut next_chunk = 0;
-    let mut frames = body.into_data_stream();
     loop {
         let waiting = Waiting {
             since: Instant::now(),
@@ -241,18 +296,18 @@ pub async fn read_file(
                 Some(Awaited::Frame(frame)) => break Some(frame),
                 Some(Awaited::Nothing) => {
                     next_chunk =
-                        write_ready(state, target, &mut gathered, next_chunk, false).await?
+                        write_ready(sinks, target, &mut gathered, next_chunk, false).await?
                 }
                 None => break None,
             }
         };
         let Some(frame) = frame else { break };
         inflater.push(&frame, |bytes| gathered.feed(bytes))?;
-        next_chunk = write_ready(state, target, &mut gathered, next_chunk, false).await?;
+        next_chunk = write_ready(sinks, target, &mut gathered, next_chunk, false).await?;
     }
     inflater.finish(|bytes| gathered.feed(bytes))?;
     gathered.end()?;
-    let chunks = write_ready(state, target, &mut gathered, next_chunk, true).await?;
+    let chunks = write_ready(sinks, target, &mut gathered, next_chunk, true).await?;
     Ok(Uploaded {
         counts: gathered.counts,
         sha256: gathered.sha.finalize().to_vec(),
@@ -276,7 +331,7 @@ enum Awaited {
 impl Waiting {
     /// The next frame, or Nothing after PROGRESS_EVERY; None at the body's
     /// end; Stalled once `idle` has passed without a frame.
-    async fn next(&self, frames: &mut BodyDataStream) -> Result<Option<Awaited>, UploadError> {
+    async fn next(&self, frames: &mut impl Frames) -> Result<Option<Awaited>, UploadError> {
         let left = self.idle.saturating_sub(self.since.elapsed());
         if left.is_zero() {
             return Err(UploadError::Stalled(self.idle));
@@ -293,7 +348,7 @@ impl Waiting {
 /// Writes the report lines and publishes the chunks gathered so far (all of
 /// them when `end`); returns the next chunk's number.
 async fn write_ready(
-    state: &AppState,
+    sinks: &Sinks<'_>,
     target: &Target,
     gathered: &mut Gathered,
     mut chunk_no: i32,
@@ -303,7 +358,7 @@ async fn write_ready(
     if idle && !end && gathered.saved.elapsed() < PROGRESS_EVERY {
         return Ok(chunk_no);
     }
-    let client = state.pool.get().await?;
+    let client = sinks.pool.get().await?;
     for batch in gathered.invalid.chunks(INVALID_BATCH) {
         issuance_job::record_invalid(&**client, target.job_id, batch).await?;
     }
@@ -326,23 +381,20 @@ async fn write_ready(
         chunk_no += 1;
     }
     if !messages.is_empty() {
-        state
+        sinks
             .chunks
             .publish_all(topology::ISSUANCE, "", &messages)
             .await?;
-        let published = &state.metrics.issuance.chunks_published;
+        let published = &sinks.metrics.chunks_published;
         published.inc_by(messages.len() as u64);
         for n in numbers {
-            issuance_job::chunk_published(&**client, target.job_id, n, state.now()).await?;
+            issuance_job::chunk_published(&**client, target.job_id, n, crate::store::now()).await?;
         }
     }
-    issuance_job::progress(&**client, target.job_id, &gathered.counts, state.now()).await?;
+    let now = crate::store::now();
+    issuance_job::progress(&**client, target.job_id, &gathered.counts, now).await?;
     let new_lines = gathered.counts.lines_read - gathered.lines_counted;
-    state
-        .metrics
-        .issuance
-        .lines_read
-        .inc_by(new_lines.max(0) as u64);
+    sinks.metrics.lines_read.inc_by(new_lines.max(0) as u64);
     gathered.lines_counted = gathered.counts.lines_read;
     gathered.saved = Instant::now();
     Ok(chunk_no)
@@ -373,10 +425,13 @@ async fn record(
 }
 
 /// The SHA-256 of the (decompressed) body, for a key whose upload ended.
-pub async fn hash_body(body: Body, gzip: bool, target: &Target) -> Result<Vec<u8>, UploadError> {
+pub async fn hash_body(
+    mut frames: impl Frames,
+    gzip: bool,
+    target: &Target,
+) -> Result<Vec<u8>, UploadError> {
     let mut inflater = Inflater::new(gzip, target.max_bytes);
     let mut sha = Sha256::new();
-    let mut frames = body.into_data_stream();
     loop {
         let waiting = Waiting {
             since: Instant::now(),

@@ -13,6 +13,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::domain::issuance::JobStatus;
+use crate::queries::gauges;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StatusLabel {
@@ -62,39 +63,20 @@ impl IssuanceMetrics {
     /// Reads the workers' side from Postgres.
     pub async fn refresh(&self, pool: &Pool) -> Result<(), anyhow::Error> {
         let client = pool.get().await?;
-        let rows = client
-            .query(
-                "SELECT status, count(*) FROM issuance_jobs GROUP BY status",
-                &[],
-            )
-            .await?;
+        let rows = gauges::issuance_jobs_by_status(&**client).await?;
         for status in JobStatus::ALL {
-            let n = rows.iter().find(|r| r.get::<_, &str>(0) == status.as_str());
+            let n = rows.iter().find(|(s, _)| s == status.as_str());
             let label = StatusLabel {
                 status: status.as_str().to_owned(),
             };
             self.jobs
                 .get_or_create(&label)
-                .set(n.map_or(0, |r| r.get(1)));
+                .set(n.map_or(0, |(_, n)| *n));
         }
-        let row = client
-            .query_one(
-                "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms),
-                        percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms)
-                   FROM issuance_chunks WHERE done_at > now() - interval '1 hour'",
-                &[],
-            )
-            .await?;
-        let issued: i64 = client
-            .query_one(
-                "SELECT coalesce(sum(issued), 0)::bigint FROM issuance_chunks",
-                &[],
-            )
-            .await?
-            .get(0);
+        let quantiles = gauges::chunk_ms_last_hour(&**client).await?;
+        let issued = gauges::coupons_issued_by_chunks(&**client).await?;
         self.coupons_issued.set(issued);
-        for (i, quantile) in [(0, "0.5"), (1, "0.99")] {
-            let ms: Option<f64> = row.get(i);
+        for (ms, quantile) in quantiles.into_iter().zip(["0.5", "0.99"]) {
             let label = QuantileLabel {
                 quantile: quantile.to_owned(),
             };

@@ -1,16 +1,12 @@
-//! Request metrics, recorded by a middleware for every route.
+//! The Prometheus registry and the request families; every other family
+//! registers into it. The middleware that records each request lives with
+//! the HTTP plumbing (`api/http/request_metrics.rs`).
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::Response;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-
-use crate::api::AppState;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
@@ -31,8 +27,8 @@ pub struct Metrics {
     pub reminders: crate::observability::reminder_metrics::ReminderMetrics,
     pub sealer: crate::observability::sealer_metrics::SealerMetrics,
     pub tokens: crate::observability::token_metrics::TokenMetrics,
-    requests: Family<RequestLabels, Counter>,
-    latency: Family<RequestLabels, Histogram>,
+    pub requests: Family<RequestLabels, Counter>,
+    pub latency: Family<RequestLabels, Histogram>,
 }
 
 impl Metrics {
@@ -87,45 +83,4 @@ impl Default for Metrics {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The method as a label: only the methods the API knows, every other name
-/// a client makes up is `other`, so clients cannot add series at will.
-pub fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::PATCH => "PATCH",
-        Method::DELETE => "DELETE",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        _ => "other",
-    }
-}
-
-pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let started = std::time::Instant::now();
-    let method = method_label(request.method()).to_owned();
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let response = next.run(request).await;
-    let status = response.status().as_u16();
-    if method == "POST" && route == crate::observability::claim_metrics::ROUTE {
-        state.metrics.claims.answered(status);
-    }
-    let labels = RequestLabels {
-        method,
-        route,
-        status,
-    };
-    state.metrics.requests.get_or_create(&labels).inc();
-    state
-        .metrics
-        .latency
-        .get_or_create(&labels)
-        .observe(started.elapsed().as_secs_f64());
-    response
 }

@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use crate::domain::projection::PROJECTIONS;
 use crate::messaging::routes;
 use crate::projections::notify::NOTIFY;
+use crate::queries::gauges::{self, RelayCursor};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabel {
@@ -89,37 +90,20 @@ impl PipelineMetrics {
         let tx = crate::observability::refresh::bounded(&mut client).await?;
         let head = crate::queries::lag::head_position(&*tx).await?;
         let route_names = routes::names();
-        let relay = tx
-            .query(
-                "SELECT r.name, c.position, c.published, c.unroutable
-                   FROM unnest($1::text[]) AS r (name)
-                   LEFT JOIN relay_cursors c ON c.name = r.name",
-                &[&route_names],
-            )
-            .await?;
+        let relay = gauges::relay_cursors(&*tx, &route_names).await?;
         let projection_names = projection_names();
-        let projections = tx
-            .query(
-                "SELECT p.name, pp.position
-                   FROM unnest($1::text[]) AS p (name)
-                   LEFT JOIN projection_positions pp ON pp.projection = p.name",
-                &[&projection_names],
-            )
-            .await?;
+        let projections = gauges::projection_positions(&*tx, &projection_names).await?;
         tx.commit().await?;
         self.head.set(head);
-        for row in &relay {
-            let name: &str = row.get(0);
-            if let Some(route) = route_names.iter().copied().find(|r| *r == name) {
-                self.relay_row(route, row);
+        for cursor in &relay {
+            if let Some(route) = route_names.iter().copied().find(|r| *r == cursor.name) {
+                self.relay_row(route, cursor);
             }
         }
-        for row in &projections {
-            let name: &str = row.get(0);
-            let Some(projection) = projection_names.iter().copied().find(|p| *p == name) else {
+        for (name, position) in &projections {
+            let Some(projection) = projection_names.iter().copied().find(|p| p == name) else {
                 continue;
             };
-            let position: Option<i64> = row.get(1);
             self.projection_position
                 .get_or_create(&ProjectionLabel { projection })
                 .set(position.unwrap_or(0));
@@ -128,18 +112,17 @@ impl PipelineMetrics {
     }
 
     /// One route's cursor row: its position and its two running totals.
-    fn relay_row(&self, route: &'static str, row: &tokio_postgres::Row) {
+    fn relay_row(&self, route: &'static str, cursor: &RelayCursor) {
         let label = RouteLabel { route };
-        let position: Option<i64> = row.get(1);
         self.relay_position
             .get_or_create(&label)
-            .set(position.unwrap_or(0));
+            .set(cursor.position.unwrap_or(0));
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        for (tally, column, family) in [
-            (Tally::Published, 2, &self.relay_published),
-            (Tally::Unroutable, 3, &self.relay_unroutable),
+        for (tally, total, family) in [
+            (Tally::Published, cursor.published, &self.relay_published),
+            (Tally::Unroutable, cursor.unroutable, &self.relay_unroutable),
         ] {
-            let total: i64 = row.get::<_, Option<i64>>(column).unwrap_or(0);
+            let total = total.unwrap_or(0);
             let last = seen.insert((route, tally), total).unwrap_or(0);
             // A cursor rewound (a backfill) counts from its new value on.
             if let Ok(more) = u64::try_from(total - last) {

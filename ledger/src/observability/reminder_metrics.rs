@@ -8,6 +8,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+use crate::queries::gauges;
+
 /// `notify_msg.status` values and their labels (DESIGN §10).
 pub const STATUSES: [(i16, &str); 4] =
     [(0, "pending"), (1, "sent"), (2, "failed"), (3, "cancelled")];
@@ -43,28 +45,14 @@ impl ReminderMetrics {
     pub async fn refresh(&self, pool: &Pool) -> anyhow::Result<()> {
         let mut client = pool.get().await?;
         let tx = crate::observability::refresh::bounded(&mut client).await?;
-        let rows = tx
-            .query(
-                "SELECT status, count(*) FROM notify_msg GROUP BY status",
-                &[],
-            )
-            .await?;
-        let overdue: i64 = tx
-            .query_one(
-                &format!(
-                    "SELECT count(*) FROM notify_msg
-                      WHERE status = 0 AND notify_time < now() - interval '{OVERDUE_AFTER}'"
-                ),
-                &[],
-            )
-            .await?
-            .get(0);
+        let rows = gauges::notify_rows_by_status(&*tx).await?;
+        let overdue = gauges::notify_rows_overdue(&*tx, OVERDUE_AFTER).await?;
         tx.commit().await?;
         for (code, status) in STATUSES {
-            let n = rows.iter().find(|r| r.get::<_, i16>(0) == code);
+            let n = rows.iter().find(|(c, _)| *c == code);
             self.rows
                 .get_or_create(&StatusLabel { status })
-                .set(n.map_or(0, |r| r.get(1)));
+                .set(n.map_or(0, |(_, n)| *n));
         }
         self.overdue.set(overdue);
         Ok(())

@@ -8,6 +8,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use crate::audit::seal;
+use crate::queries::gauges;
 use crate::queries::lag::COUNT_CAP;
 
 #[derive(Clone, Default)]
@@ -47,21 +48,8 @@ impl SealerMetrics {
         let mut client = pool.get().await?;
         let tx = crate::observability::refresh::bounded(&mut client).await?;
         let head = seal::head(&*tx).await?;
-        let behind: i64 = tx
-            .query_one(
-                "SELECT count(*) FROM (SELECT 1 FROM events
-                  WHERE (tx_id, position) > ($1, $2) LIMIT $3) AS behind",
-                &[&head.cursor.tx_id, &head.cursor.position, &COUNT_CAP],
-            )
-            .await?
-            .get(0);
-        let checkpoint: Option<f64> = tx
-            .query_one(
-                "SELECT extract(epoch FROM max(created_at))::float8 FROM seal_checkpoints",
-                &[],
-            )
-            .await?
-            .get(0);
+        let behind = gauges::events_after(&*tx, head.cursor, COUNT_CAP).await?;
+        let checkpoint = gauges::last_checkpoint_epoch(&*tx).await?;
         tx.commit().await?;
         self.sealed.set(head.seq);
         self.position.set(head.cursor.position.max(0));

@@ -12,6 +12,7 @@
 //!   the liability snapshots the sealer builds at its checkpoints.
 
 pub mod coupons;
+pub mod gauges;
 pub mod history;
 pub mod issuance_jobs;
 pub mod lag;

@@ -11,4 +11,5 @@ pub mod extract;
 pub mod health;
 pub mod openapi;
 pub mod request_log;
+pub mod request_metrics;
 pub mod server;

@@ -21,7 +21,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument;
 
-use crate::observability::metrics::method_label;
+use crate::api::http::request_metrics::method_label;
 use crate::store::appended::{self, Appended};
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";

@@ -16,7 +16,7 @@ use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiPath, ApiQuery};
 use crate::commands::issuance_job::{self, Opened};
-use crate::commands::upload::{self, Target, UploadError};
+use crate::commands::upload::{self, Sinks, Target, UploadError};
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
 use crate::domain::template_status::{self, NotIssuing};
@@ -84,7 +84,7 @@ pub async fn upload(
         idle: state.upload_idle,
     };
     if let Opened::Complete { file_sha256, .. } = &opening.opened {
-        let sha = upload::hash_body(body, opening.gzip, &target).await;
+        let sha = upload::hash_body(body.into_data_stream(), opening.gzip, &target).await;
         if sha.map_err(|e| upload_error(e, &target, &opening.key))? != *file_sha256 {
             return Err(ApiError::Unprocessable {
                 code: "different_file",
@@ -129,39 +129,23 @@ async fn open_job(
     })
 }
 
-/// Reads the file into the job. A failure leaves the job resumable; a file
-/// without a line of data leaves no job (unless an earlier upload of its
-/// key got further: that one stays, resumable).
+/// Reads the file into the job (`commands/upload.rs`); a refusal or a
+/// failure is answered with how to resume.
 async fn read(
     state: &AppState,
     target: &Target,
     opening: &Opening,
     body: Body,
 ) -> Result<(), ApiError> {
-    let result = upload::read_file(state, target, body, opening.gzip).await;
-    let client = state.pool.get().await?;
-    match result {
-        Ok(done) => {
-            issuance_job::finish_upload(
-                &**client,
-                target.job_id,
-                &done.counts,
-                &done.sha256,
-                done.chunks,
-                state.now(),
-            )
-            .await?;
-            Ok(())
-        }
-        Err(UploadError::File(FileError::Empty))
-            if issuance_job::discard_empty(&**client, target.job_id).await? =>
-        {
-            Err(upload_error(FileError::Empty.into(), target, &opening.key))
-        }
-        Err(e) => {
-            issuance_job::broke_off(&**client, target.job_id, &e.to_string()).await?;
-            Err(upload_error(e, target, &opening.key))
-        }
+    let sinks = Sinks {
+        pool: &state.pool,
+        chunks: &state.chunks,
+        metrics: &state.metrics.issuance,
+    };
+    let frames = body.into_data_stream();
+    match upload::ingest(&sinks, target, frames, opening.gzip).await {
+        Ok(_) => Ok(()),
+        Err(e) => Err(upload_error(e, target, &opening.key)),
     }
 }
 
