@@ -11,6 +11,7 @@ use super::CommandError;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, Terms};
@@ -231,28 +232,15 @@ pub async fn issue_coupon(
         now.trunc_subsecs(6),
         "instants are stored to the microsecond"
     );
-    let validity = terms.validity().validity_for(now, tz).map_err(|_| {
-        CommandError::Unprocessable(
-            "validity_out_of_range",
-            "the coupon's validity cannot be computed".into(),
-        )
-    })?;
-    let id = CouponId::generate();
-    let event = CouponIssued {
-        coupon_id: id.0,
-        template_sn: new.template_sn.to_owned(),
-        user_id: new.user_id.to_owned(),
-        issued_at: now,
-        effective_at: validity.effective_at,
-        expires_at: validity.expires_at,
-        face_value: terms.face_value(),
-        currency: terms.currency().as_str().to_owned(),
+    let remind = new.remind_days_before.clone();
+    let issue = Issue::at(new.template_sn, terms, remind, (now, tz))?;
+    let origin = Origin {
         channel_id: new.channel_id,
         refund_from: new.refund_from,
-        job_id: None,
-        job_line: None,
-        remind_days_before: new.remind_days_before.clone(),
+        job: None,
     };
+    let event = issue.coupon(new.user_id, origin);
+    let id = CouponId(event.coupon_id);
     insert_coupon(tx, &event).await?;
     let new = NewEvent::of(&LedgerEvent::CouponIssued(event.clone()), metadata, now)?;
     store::append(tx, &id.stream_id(), 0, &[new]).await?;

@@ -19,6 +19,7 @@ use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::reminder::RemindDays;
 use crate::store::{self, NewEvent, StreamEvent};
 
@@ -256,12 +257,8 @@ async fn write_coupons(
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<Outcomes, CommandError> {
-    let validity = view.terms.validity().validity_for(now, tz).map_err(|_| {
-        CommandError::Unprocessable(
-            "validity_out_of_range",
-            "the coupon's validity cannot be computed".into(),
-        )
-    })?;
+    let remind = view.remind_days_before.clone();
+    let issue = Issue::at(sn, &view.terms, remind, (now, tz))?;
     let mut results = Vec::with_capacity(claims.len());
     let (mut coupons, mut events) = (Vec::new(), Vec::new());
     for (c, outcome) in claims.iter().zip(outcomes) {
@@ -269,21 +266,11 @@ async fn write_coupons(
             results.push(Err(*refusal));
             continue;
         }
-        let coupon = CouponIssued {
-            coupon_id: CouponId::generate().0,
-            template_sn: sn.to_owned(),
-            user_id: c.user_id.clone(),
-            issued_at: now,
-            effective_at: validity.effective_at,
-            expires_at: validity.expires_at,
-            face_value: view.terms.face_value(),
-            currency: view.terms.currency().as_str().to_owned(),
+        let origin = Origin {
             channel_id: c.channel_id,
-            refund_from: None,
-            job_id: None,
-            job_line: None,
-            remind_days_before: view.remind_days_before.clone(),
+            ..Origin::default()
         };
+        let coupon = issue.coupon(&c.user_id, origin);
         let event = LedgerEvent::CouponIssued(coupon.clone());
         let new = NewEvent::of(&event, &c.metadata, now)?;
         if let Some(appended) = &c.appended {

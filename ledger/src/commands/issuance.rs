@@ -32,6 +32,7 @@ use crate::domain::issuance::{
     ChunkLine, IssuanceChunk, JobStatus, Outcome, claims_after, per_user, take_quota,
 };
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::{self, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
@@ -404,28 +405,17 @@ async fn issue_coupons(
         return Ok(());
     }
     let terms = &template.terms;
-    let validity = terms.validity().validity_for(now, tz).map_err(|_| {
-        CommandError::Unprocessable(
-            "validity_out_of_range",
-            "the coupons' validity cannot be computed".into(),
-        )
-    })?;
+    let remind = template.remind_days_before.clone();
+    let issue = Issue::at(&chunk.template_sn, terms, remind, (now, tz))?;
     let coupons: Vec<CouponIssued> = issued
         .iter()
-        .map(|&i| CouponIssued {
-            coupon_id: CouponId::generate().0,
-            template_sn: chunk.template_sn.clone(),
-            user_id: chunk.lines[i].user_id.clone(),
-            issued_at: now,
-            effective_at: validity.effective_at,
-            expires_at: validity.expires_at,
-            face_value: terms.face_value(),
-            currency: terms.currency().as_str().to_owned(),
-            channel_id: None,
-            refund_from: None,
-            job_id: Some(chunk.job_id),
-            job_line: Some(chunk.lines[i].line),
-            remind_days_before: template.remind_days_before.clone(),
+        .map(|&i| {
+            let line = &chunk.lines[i];
+            let origin = Origin {
+                job: Some((chunk.job_id, line.line)),
+                ..Origin::default()
+            };
+            issue.coupon(&line.user_id, origin)
         })
         .collect();
     copy_coupons(tx, &coupons).await?;

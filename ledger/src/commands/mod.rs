@@ -109,6 +109,15 @@ impl From<crate::write_model::RowError> for CommandError {
     }
 }
 
+impl From<crate::domain::validity::ValidityOutOfRange> for CommandError {
+    fn from(_: crate::domain::validity::ValidityOutOfRange) -> Self {
+        Self::Unprocessable(
+            "validity_out_of_range",
+            "the coupon's validity cannot be computed".into(),
+        )
+    }
+}
+
 impl From<EncodeError> for CommandError {
     fn from(e: EncodeError) -> Self {
         Self::Store(StoreError::Encode(e))

@@ -25,6 +25,7 @@ use super::claim::{self, TemplateView};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::{CouponId, UserId};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
 use crate::domain::reminder::RemindDays;
 use crate::store::{self, NewEvent, StreamEvent};
@@ -136,32 +137,14 @@ fn build(
     let mut coupons = Vec::with_capacity(usize::try_from(package::coupons(items)).unwrap_or(0));
     for item in items {
         let view = &templates[&item.template_sn];
-        let validity = view.terms.validity().validity_for(now, tz).map_err(|_| {
-            CommandError::Unprocessable(
-                "validity_out_of_range",
-                "the coupon's validity cannot be computed".into(),
-            )
-        })?;
-        let prototype = CouponIssued {
-            coupon_id: uuid::Uuid::nil(),
-            template_sn: item.template_sn.clone(),
-            user_id: user.as_str().to_owned(),
-            issued_at: now,
-            effective_at: validity.effective_at,
-            expires_at: validity.expires_at,
-            face_value: view.terms.face_value(),
-            currency: view.terms.currency().as_str().to_owned(),
+        let remind = view.remind_days_before.clone();
+        let issue = Issue::at(&item.template_sn, &view.terms, remind, (now, tz))?;
+        let origin = Origin {
             channel_id,
-            refund_from: None,
-            job_id: None,
-            job_line: None,
-            remind_days_before: view.remind_days_before.clone(),
+            ..Origin::default()
         };
         for _ in 0..item.count {
-            coupons.push(CouponIssued {
-                coupon_id: CouponId::generate().0,
-                ..prototype.clone()
-            });
+            coupons.push(issue.coupon(user.as_str(), origin));
         }
     }
     Ok(coupons)

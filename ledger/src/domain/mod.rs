@@ -44,6 +44,7 @@ pub mod ledger_event;
 pub mod liability;
 pub mod liability_report;
 pub mod money;
+pub mod new_coupon;
 pub mod nonce;
 pub mod order;
 pub mod order_status;
