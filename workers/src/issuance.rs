@@ -14,7 +14,7 @@ use ledger::commands::issuance::apply_chunk;
 use ledger::config::Config;
 use ledger::domain::events::Metadata;
 use ledger::flash::used_up;
-use ledger::messaging::{chunk_message, package_job_message};
+use ledger::messaging::issuance_message::{self, IssuanceMessage};
 use ledger::redis_handle::RedisHandle;
 
 use crate::consumer::Handler;
@@ -50,10 +50,12 @@ impl Handler for Issuer {
         tx: &Transaction<'_>,
         delivery: &Delivery,
     ) -> anyhow::Result<Self::Committed> {
-        if package_job_message::is_package_job(&delivery.properties) {
-            return crate::package_jobs::handle(tx, &delivery.data, self.tz).await;
-        }
-        let chunk = chunk_message::decode(&delivery.data)?;
+        let chunk = match issuance_message::decode(&delivery.properties, &delivery.data)? {
+            IssuanceMessage::PackageJob(job) => {
+                return crate::package_jobs::handle(tx, &job, self.tz).await;
+            }
+            IssuanceMessage::Chunk(chunk) => chunk,
+        };
         let metadata = Metadata {
             actor: format!("system:{NAME}"),
             correlation_id: chunk.job_id.to_string(),

@@ -11,17 +11,15 @@ use deadpool_postgres::Transaction;
 use ledger::commands::CommandError;
 use ledger::commands::code_batches::Batch;
 use ledger::commands::package_job::{self, Finished, Outcome};
-use ledger::domain::package_job::Refusal;
-use ledger::messaging::package_job_message;
+use ledger::domain::package_job::{PackageJob, Refusal};
 
 /// Runs the job the message names, unless it is no longer queued; the
 /// code it used up, if it did, for the Redis bitmap after the commit.
 pub async fn handle(
     tx: &Transaction<'_>,
-    body: &[u8],
+    message: &PackageJob,
     tz: Tz,
 ) -> anyhow::Result<Option<(Batch, i64)>> {
-    let message = package_job_message::decode(body)?;
     let Some(job) = package_job::start(tx, message.job_id).await? else {
         tracing::debug!(job = %message.job_id, "package job no longer queued");
         return Ok(None);

@@ -7,7 +7,8 @@
 //!   nacks and returns.
 //! - [`routes`]: the relay's destinations, each with its own cursor.
 //! - [`chunk_message`]: a bulk-issuance chunk as a message and back;
-//!   [`package_job_message`]: a large package's claim, on the same queue.
+//!   [`package_job_message`]: a large package's claim, on the same queue;
+//!   [`issuance_message`]: either, decoded once from what arrives there.
 //! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
@@ -15,6 +16,7 @@
 
 pub mod backfill;
 pub mod chunk_message;
+pub mod issuance_message;
 pub mod lazy_publisher;
 pub mod message;
 pub mod package_job_message;
