@@ -19,16 +19,15 @@ use std::future::Future;
 use std::time::Duration;
 
 use deadpool_postgres::{Pool, Transaction};
-use futures_util::StreamExt;
 use lapin::message::Delivery;
-use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions};
-use lapin::types::FieldTable;
+use lapin::options::BasicAckOptions;
 
 use ledger::db::StatsKeeper;
 use ledger::messaging::publish::Publisher;
-use ledger::messaging::{self, topology};
 
 use crate::consumer::{Handler, Spec, keep_stats, process};
+use crate::consumer_session::ConsumerSession;
+use crate::shutdown::Shutdown;
 
 /// A handler that can apply a whole batch at once (set-based SQL); the
 /// runtime has already claimed the inbox for every message it passes.
@@ -41,7 +40,6 @@ pub trait BatchHandler: Handler {
         deliveries: &[&Delivery],
     ) -> impl Future<Output = Result<(), (usize, anyhow::Error)>> + Send;
 }
-use crate::shutdown::Shutdown;
 
 /// The most messages one batch may hold (and the prefetch is kept above it).
 pub const MAX_BATCH: usize = 2_000;
@@ -90,22 +88,7 @@ async fn session<H: BatchHandler>(
     shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
     let spec = &batch.spec;
-    let name = format!("couponledger-{}", spec.name);
-    let connection = messaging::connect(&spec.amqp_url, &name).await?;
-    let channel = connection.create_channel().await?;
-    topology::declare(&channel).await?;
-    channel
-        .basic_qos(spec.prefetch, BasicQosOptions::default())
-        .await?;
-    let dead = Publisher::open(&connection, spec.store.require()?).await?;
-    let mut consumer = channel
-        .basic_consume(
-            spec.queue.into(),
-            name.as_str().into(),
-            BasicConsumeOptions::default(),
-            FieldTable::default(),
-        )
-        .await?;
+    let mut session = ConsumerSession::open(spec).await?;
     tracing::info!(
         worker = spec.name,
         queue = spec.queue,
@@ -113,27 +96,19 @@ async fn session<H: BatchHandler>(
     );
     let max = batch.max_messages.clamp(1, MAX_BATCH);
     let mut stats = StatsKeeper::new(spec.analyze);
-    loop {
-        let first = tokio::select! {
-            next = consumer.next() => next,
-            _ = shutdown.wait() => break,
-        };
-        let first = first.ok_or_else(|| anyhow::anyhow!("the broker closed the consumer"))??;
+    while let Some(first) = session.next(shutdown).await? {
         let mut deliveries = vec![first];
         let deadline = tokio::time::Instant::now() + batch.max_wait;
         while deliveries.len() < max {
-            match tokio::time::timeout_at(deadline, consumer.next()).await {
-                Ok(Some(next)) => deliveries.push(next?),
-                Ok(None) => anyhow::bail!("the broker closed the consumer"),
-                Err(_) => break,
+            match session.next_by(deadline).await? {
+                Some(next) => deliveries.push(next),
+                None => break,
             }
         }
-        apply_all(spec, pool, handler, &dead, deliveries).await?;
+        apply_all(spec, pool, handler, &session.dead, deliveries).await?;
         keep_stats(&mut stats, pool).await?;
     }
-    // Unacked prefetched messages go back to the queue with the channel.
-    let _ = channel.close(200, "shutdown".into()).await;
-    let _ = connection.close(200, "shutdown".into()).await;
+    session.close().await;
     Ok(())
 }
 

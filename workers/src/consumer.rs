@@ -18,18 +18,18 @@ use std::future::Future;
 use std::time::Duration;
 
 use deadpool_postgres::{Pool, Transaction};
-use futures_util::StreamExt;
 use lapin::message::Delivery;
-use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicNackOptions, BasicQosOptions};
-use lapin::types::{AMQPValue, FieldTable};
+use lapin::options::{BasicAckOptions, BasicNackOptions};
+use lapin::types::AMQPValue;
 
 use ledger::db::StatsKeeper;
 use ledger::messaging::message::Outgoing;
 use ledger::messaging::publish::Publisher;
-use ledger::messaging::{self, topology};
+use ledger::messaging::topology;
 use ledger::store::StoreCell;
 use ledger::store::identity::Origin;
 
+use crate::consumer_session::ConsumerSession;
 use crate::shutdown::Shutdown;
 
 /// What a worker does with one message, inside the transaction that also
@@ -103,42 +103,17 @@ async fn session<H: Handler>(
     handler: &H,
     shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
-    let name = format!("couponledger-{}", spec.name);
-    let connection = messaging::connect(&spec.amqp_url, &name).await?;
-    let channel = connection.create_channel().await?;
-    topology::declare(&channel).await?;
-    channel
-        .basic_qos(spec.prefetch, BasicQosOptions::default())
-        .await?;
-    let dead = Publisher::open(&connection, spec.store.require()?).await?;
-    let options = BasicConsumeOptions::default();
-    let mut consumer = channel
-        .basic_consume(
-            spec.queue.into(),
-            name.as_str().into(),
-            options,
-            FieldTable::default(),
-        )
-        .await?;
+    let mut session = ConsumerSession::open(spec).await?;
     tracing::info!(worker = spec.name, queue = spec.queue, "consuming");
     let mut stats = StatsKeeper::new(spec.analyze);
-    loop {
-        let next = tokio::select! {
-            next = consumer.next() => next,
-            _ = shutdown.wait() => break,
-        };
-        let delivery = next.ok_or_else(|| anyhow::anyhow!("the broker closed the consumer"))??;
-        process(spec, pool, handler, &dead, delivery).await?;
+    while let Some(delivery) = session.next(shutdown).await? {
+        process(spec, pool, handler, &session.dead, delivery).await?;
         keep_stats(&mut stats, pool).await?;
     }
-    // Unacked prefetched messages go back to the queue with the channel.
-    let _ = channel.close(200, "shutdown".into()).await;
-    let _ = connection.close(200, "shutdown".into()).await;
+    session.close().await;
     Ok(())
 }
 
-/// Handles one delivery to the end: acked, requeued, or dead-lettered.
-/// (The batch mode sends a message that failed inside a batch here.)
 /// Analyses the worker's bulk-loaded tables when due; a failure here is
 /// the database's, and ends the session like any other.
 pub(crate) async fn keep_stats(stats: &mut StatsKeeper, pool: &Pool) -> anyhow::Result<()> {
@@ -148,6 +123,8 @@ pub(crate) async fn keep_stats(stats: &mut StatsKeeper, pool: &Pool) -> anyhow::
     Ok(())
 }
 
+/// Handles one delivery to the end: acked, requeued, or dead-lettered.
+/// (The batch mode sends a message that failed inside a batch here.)
 pub(crate) async fn process<H: Handler>(
     spec: &Spec,
     pool: &Pool,

@@ -3,8 +3,10 @@
 //! - [`relay`]: committed events → the ledger's queues and `coupon.events`,
 //!   one route each, with confirms; [`relay_batches`]: reads shared by the routes.
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
-//!   dead letters, reconnects, graceful shutdown).
-//! - [`projector`]: the `balances` and `template_stats` projection workers.
+//!   dead letters, reconnects, graceful shutdown); [`consumer_session`]:
+//!   its connection to the broker, opened and closed alike in both modes.
+//! - [`projector`]: the projection workers (`balances`, `template_stats`,
+//!   and the reminders'), one handler for all.
 //! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
 //! - [`notify`]: the reminder projection (batched) and the reminder sender.
 //! - [`issuance`]: bulk-issuance chunks, one transaction each;
@@ -16,6 +18,7 @@
 
 mod batch_consumer;
 mod consumer;
+mod consumer_session;
 mod issuance;
 mod notify;
 mod package_jobs;
@@ -289,7 +292,7 @@ fn projection(
 ) -> impl Future<Output = anyhow::Result<()>> + use<> {
     let mut spec = Spec::new(name, queue, url, store);
     spec.analyze = analyze;
-    let handler = Projector { projection: name };
+    let handler = Projector::Named(name);
     batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
 }
 
@@ -306,6 +309,6 @@ fn notify_projection(
         tz: config.tz,
         at: config.notify_at,
     };
-    let handler = notify::NotifyProjector { clock };
+    let handler = Projector::Notify(clock);
     batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
 }

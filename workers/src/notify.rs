@@ -1,20 +1,16 @@
 //! The `notify` worker (DESIGN §10): the reminder projection, which applies
-//! `coupon.events.notify` in batches ([`crate::batch_consumer`]), and the
-//! sender, which every minute sends the reminders due by the clock
+//! `coupon.events.notify` in batches ([`crate::batch_consumer`], with
+//! [`crate::projector::Projector::Notify`] as the handler), and the sender,
+//! which every minute sends the reminders due by the clock
 //! (`ledger::commands::reminders`) and purges old sent and cancelled rows.
 
 use std::time::Duration;
 
 use chrono::Utc;
-use deadpool_postgres::{Pool, Transaction};
-use lapin::message::Delivery;
+use deadpool_postgres::Pool;
 use ledger::commands::reminders::{self, SendLimits};
 use ledger::messaging::lazy_publisher::LazyPublisher;
-use ledger::messaging::message;
-use ledger::projections::notify::{self, NotifyClock};
 
-use crate::batch_consumer::BatchHandler;
-use crate::consumer::Handler;
 use crate::shutdown::Shutdown;
 
 /// How often the sender looks for due reminders.
@@ -22,34 +18,6 @@ pub const SEND_INTERVAL: Duration = Duration::from_secs(60);
 /// Rows purged per statement, and statements per round.
 const PURGE_BATCH: i64 = 10_000;
 const PURGE_ROUNDS: usize = 100;
-
-/// Applies each event to `notify_msg` (inside the batch's transaction).
-pub struct NotifyProjector {
-    pub clock: NotifyClock,
-}
-
-impl Handler for NotifyProjector {
-    type Committed = ();
-
-    async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
-        let event = message::decode(&delivery.data)?;
-        notify::apply(tx, self.clock, &event).await?;
-        Ok(())
-    }
-}
-
-impl BatchHandler for NotifyProjector {
-    async fn handle_batch(
-        &self,
-        tx: &Transaction<'_>,
-        deliveries: &[&Delivery],
-    ) -> Result<(), (usize, anyhow::Error)> {
-        let events = crate::projector::decode_all(deliveries)?;
-        notify::apply_batch(tx, self.clock, &events)
-            .await
-            .map_err(|(i, e)| (i, e.into()))
-    }
-}
 
 /// The sender's loop: send what is due now, purge, sleep a minute.
 pub async fn send_loop(

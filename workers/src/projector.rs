@@ -1,23 +1,32 @@
-//! The projection workers (`balances`, `template_stats`): each consumes its
-//! own queue bound to `coupon.events` and applies every event through
-//! `ledger::projections::apply`, which skips versions it has seen and
-//! catches up from Postgres when one is missing.
+//! The projection workers (`balances`, `template_stats`, and the `notify`
+//! worker's reminder projection): each consumes its own queue bound to
+//! `coupon.events` and applies every event through its projection's
+//! `apply` (`ledger::projections`, or `ledger::projections::notify` for
+//! the reminders), which skips versions it has seen and catches up from
+//! Postgres when one is missing.
 //!
 //! They run in the runtime's batch mode: the events of a batch are applied
 //! in arrival order in ONE transaction (one commit for up to 500 events,
 //! where each event used to wait for its own commit's flush), runs of
-//! `CouponIssued` set-based (`projections::apply_batch`).
+//! `CouponIssued` set-based (each projection's `apply_batch`).
 
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
 use ledger::messaging::message;
+use ledger::projections::notify::{self, NotifyClock};
 use ledger::projections::{self, Applied};
 
 use crate::batch_consumer::BatchHandler;
 use crate::consumer::Handler;
 
-pub struct Projector {
-    pub projection: &'static str,
+/// The projection a worker applies each event to (inside the transaction
+/// that records the message, or the batch's).
+#[derive(Clone, Copy, Debug)]
+pub enum Projector {
+    /// One of `domain::projection::PROJECTIONS`, by name.
+    Named(&'static str),
+    /// `notify_msg`, its reminders due by the business clock.
+    Notify(NotifyClock),
 }
 
 impl Handler for Projector {
@@ -25,14 +34,21 @@ impl Handler for Projector {
 
     async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
         let event = message::decode(&delivery.data)?;
-        let applied = projections::apply(tx, self.projection, &event).await?;
-        if applied == Applied::AlreadyApplied {
-            tracing::debug!(
-                projection = self.projection,
-                stream = event.stream_id,
-                version = event.stream_version,
-                "already applied"
-            );
+        match *self {
+            Projector::Named(projection) => {
+                let applied = projections::apply(tx, projection, &event).await?;
+                if applied == Applied::AlreadyApplied {
+                    tracing::debug!(
+                        projection,
+                        stream = event.stream_id,
+                        version = event.stream_version,
+                        "already applied"
+                    );
+                }
+            }
+            Projector::Notify(clock) => {
+                notify::apply(tx, clock, &event).await?;
+            }
         }
         Ok(())
     }
@@ -45,15 +61,17 @@ impl BatchHandler for Projector {
         deliveries: &[&Delivery],
     ) -> Result<(), (usize, anyhow::Error)> {
         let events = decode_all(deliveries)?;
-        projections::apply_batch(tx, self.projection, &events)
-            .await
-            .map_err(|(i, e)| (i, e.into()))
+        let applied = match *self {
+            Projector::Named(projection) => projections::apply_batch(tx, projection, &events).await,
+            Projector::Notify(clock) => notify::apply_batch(tx, clock, &events).await,
+        };
+        applied.map_err(|(i, e)| (i, e.into()))
     }
 }
 
 /// The events of a batch's messages; on failure, the index of the one that
 /// is not an event message.
-pub fn decode_all(
+fn decode_all(
     deliveries: &[&Delivery],
 ) -> Result<Vec<ledger::store::RecordedEvent>, (usize, anyhow::Error)> {
     deliveries

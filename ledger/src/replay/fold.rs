@@ -21,13 +21,14 @@ use serde::Deserialize;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::codes;
-use super::notify::{Step, StepChange};
+use super::codes_fold;
+use super::event::Event;
+use super::notify_steps::{ReminderClock, Step, StepChange};
 use super::tables::{
-    BucketRow, Cents, ChannelRow, CouponRow, Map, Names, OrderRow, Present, RefundRow, Sym, Tables,
-    TemplateRow,
+    BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
+    ReplayedCoupon, Sym, Tables, TemplateRow,
 };
-use crate::domain::coupon_state::{self, CouponState, CouponStatus};
+use crate::domain::coupon_state::{self, CouponStatus};
 use crate::domain::events::{CouponIssued, TemplateCreated};
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
 use crate::domain::money::Money;
@@ -37,25 +38,6 @@ use crate::domain::reminder::{HolderChange, RemindDays, Reminder, holder_change,
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Terms;
-use crate::projections::notify::NotifyClock;
-
-/// One stored event, as the replay reads it.
-pub struct Event<'a> {
-    /// Its place in the store's order: `(tx_id, position)`.
-    pub order: (i64, i64),
-    pub stream_id: &'a str,
-    pub version: i32,
-    pub event_type: &'a str,
-    pub schema_version: i16,
-    /// The payload's JSON text, parsed once, into what its type needs.
-    pub payload: &'a [u8],
-    pub occurred_at: DateTime<Utc>,
-    /// Whether this pass builds the stream's rows (false: an order's event
-    /// that only touches this pass's coupons).
-    pub own: bool,
-    /// An issue's user's bucket (see `partition`).
-    pub bucket: u32,
-}
 
 /// Why an event could not be folded.
 #[derive(Debug, thiserror::Error)]
@@ -115,51 +97,6 @@ struct Issued<'a> {
     job_line: Option<u64>,
 }
 
-/// What the log says of one coupon so far.
-pub struct ReplayedCoupon {
-    pub template: Sym,
-    pub user: Sym,
-    /// Face value, in cents.
-    pub face_value: i64,
-    /// By the state machine: status, order, expiry.
-    pub state: CouponState,
-    /// The stream's version: every event moves it, as it moves the row's.
-    pub version: i32,
-    /// What the coupon takes off the order holding it (from `OrderLocked`).
-    pub locked_discount: i64,
-    pub issued_at: DateTime<Utc>,
-    pub effective_at: DateTime<Utc>,
-    pub channel_id: Option<Uuid>,
-    pub refund_from: Option<Uuid>,
-    /// The bulk-issuance job and line that issued it.
-    pub job_id: Option<Uuid>,
-    pub job_line: Option<i64>,
-    /// Its user's bucket (see `partition`).
-    pub bucket: u32,
-    /// Whether it has reminders due, whose rows its moves may change.
-    pub reminded: bool,
-}
-
-impl ReplayedCoupon {
-    /// The `coupons` row the log implies.
-    pub fn row(&self, names: &Names) -> CouponRow {
-        CouponRow {
-            template_sn: names.name(self.template).to_owned(),
-            user_id: names.name(self.user).to_owned(),
-            status: self.state.status.as_str().to_owned(),
-            order_id: self.state.order_id.clone(),
-            issued_at: self.issued_at,
-            effective_at: self.effective_at,
-            expires_at: self.state.expires_at,
-            channel_id: self.channel_id,
-            refund_from: self.refund_from,
-            job_id: self.job_id,
-            job_line: self.job_line,
-            version: self.version,
-        }
-    }
-}
-
 /// The state of a replay after the events folded so far: the tables added
 /// up over the passes, and the current pass.
 #[derive(Default)]
@@ -167,7 +104,7 @@ pub struct Replay {
     pub tables: Tables,
     pub pass: Pass,
     /// When `notify_msg` is checked, the clock reminders are due by.
-    notify: Option<NotifyClock>,
+    notify: Option<ReminderClock>,
     /// The reminder steps folded since the caller last took them, each
     /// with its user's bucket.
     pub steps: Vec<(u32, Step)>,
@@ -183,22 +120,12 @@ pub struct Pass {
     pub orders: OrderRows,
 }
 
-/// The `orders` and `refunds` rows of a pass's orders.
-#[derive(Default)]
-pub struct OrderRows {
-    pub orders: Map<String, OrderRow>,
-    /// (order, refund id).
-    pub refunds: Map<(String, String), RefundRow>,
-    /// Refunds of each order so far (the next one's `seq`).
-    refunds_per_order: Map<String, i32>,
-}
-
 /// The most coupons a pass sizes its map for up front (50 million).
 pub const MAX_PRESIZE: usize = 50_000_000;
 
 impl Replay {
     /// A replay that also folds the reminders when `notify` is given.
-    pub fn new(notify: Option<NotifyClock>) -> Self {
+    pub fn new(notify: Option<ReminderClock>) -> Self {
         Replay {
             notify,
             ..Replay::default()
@@ -243,7 +170,7 @@ impl Replay {
             Stream::Template(sn) => self.template(sn, e),
             Stream::Channel(_) => self.channel(e, &decode(e)?),
             Stream::CodeBatch(_) | Stream::Code(..) | Stream::Package(_) => {
-                codes::apply(&mut self.tables, stream, e, &decode(e)?);
+                codes_fold::apply(&mut self.tables, stream, e, &decode(e)?);
                 Ok(())
             }
         }

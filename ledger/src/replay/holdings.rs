@@ -12,9 +12,9 @@ use std::io::{self, Write};
 
 use uuid::Uuid;
 
-use super::fold::{Pass, ReplayedCoupon};
+use super::fold::Pass;
 use super::spill::{Reader, Writers, put};
-use super::tables::{Counts, Map, Names, NamesOver, Sym};
+use super::tables::{Counts, Map, Names, NamesOver, ReplayedCoupon, Sym};
 use crate::domain::coupon_state::CouponStatus;
 
 /// One coupon's holding, by the symbols of its pass's names.

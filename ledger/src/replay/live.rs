@@ -17,11 +17,10 @@ use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
-use super::fold::{OrderRows, ReplayedCoupon};
 use super::partition::Partitions;
 use super::tables::{
     BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, NamesOver,
-    OrderRow, Present, RefundRow, Sym, Tables, TemplateRow, TotalsRow,
+    OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
@@ -53,17 +52,14 @@ pub async fn compare_pass(
         .await
 }
 
-/// Compares the tables every pass added to (`t`, which it empties).
-pub async fn compare_tables(
+/// Compares the templates' and channels' tables, which every pass added
+/// to, with `t`'s (which it empties).
+pub async fn compare_templates(
     tx: &Transaction<'_>,
     t: &mut Tables,
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
-    let mut c = Live {
-        tx,
-        out,
-        filter: None,
-    };
+    let mut c = Live::unfiltered(tx, out);
     let (templates, channels) = (&mut t.templates, &mut t.channels);
     c.table("templates", TEMPLATES, plain(template), templates, debug)
         .await?;
@@ -88,8 +84,17 @@ pub async fn compare_tables(
     });
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
-        .await?;
-    super::codes::compare(&mut c, t).await?;
+        .await
+}
+
+/// Compares the per-template status buckets (`template_stats`), which
+/// every pass added to, with `t`'s (which it empties).
+pub async fn compare_template_stats(
+    tx: &Transaction<'_>,
+    t: &mut Tables,
+    out: &mut Differences,
+) -> Result<(), tokio_postgres::Error> {
+    let mut c = Live::unfiltered(tx, out);
     let show = |k: &(String, CouponStatus)| format!("{:?}", (k.0.as_str(), k.1.as_str()));
     let stats = &mut t.template_stats;
     c.table(
@@ -269,7 +274,16 @@ pub(super) struct Live<'t, 'o, 'f> {
     filter: Option<&'f str>,
 }
 
-impl Live<'_, '_, '_> {
+impl<'t, 'o, 'f> Live<'t, 'o, 'f> {
+    /// Copies every row of each table (no partition filter).
+    pub(super) fn unfiltered(tx: &'t Transaction<'t>, out: &'o mut Differences) -> Self {
+        Live {
+            tx,
+            out,
+            filter: None,
+        }
+    }
+
     /// The rows of `query` the filter keeps, copied out in binary.
     async fn rows(
         &self,

@@ -11,28 +11,43 @@
 //! live tables are streamed past, each pass and bucket reading its own
 //! rows; everything reads one exported snapshot.
 //!
-//! - [`tables`]: the compared rows, one shape for both sides.
+//! The fold is pure: it and all it imports ([`event`], [`tables`],
+//! [`codes_fold`], [`notify_steps`] and `domain`) do no I/O and import no
+//! Postgres client. The side that reads the live tables ([`live`],
+//! [`codes_live`], [`notify`], ...) imports those pure files, never the
+//! other way round, so the modules import one another without a cycle.
+//!
+//! - [`event`]: one stored event, as the folds read it.
+//! - [`tables`]: the compared rows, one shape for both sides, and what a
+//!   pass holds of its coupons and orders.
 //! - [`fold`]: events → tables (pure).
+//! - [`codes_fold`]: redemption codes and packages, events → rows (pure).
+//! - [`notify_steps`]: the reminder steps the fold records (pure).
 //! - [`partition`]: how many passes, and which rows each reads.
-//! - `run`: the passes of a verification, then the tables they added to.
+//! - `run`: the passes of a verification, then the tables they added to
+//!   (templates', codes' and packages', template stats).
 //! - [`pass`]: one pass: copy its events out, fold, compare its rows.
 //! - [`spill`]: what the passes leave on disk for the buckets of users.
 //! - [`holdings`]: claims and balances from the coupons.
-//! - [`codes`]: redemption codes and packages, folded and compared.
-//! - [`notify`]: `notify_msg` (pending / cancelled) from the events.
+//! - [`notify`]: `notify_msg` (pending / cancelled) rebuilt from the steps
+//!   and compared.
 //! - [`users`]: the buckets of users, compared on both connections.
 //! - [`live`]: the live tables, streamed and compared row by row.
+//! - [`codes_live`]: the codes' and packages' live tables, compared.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
-pub mod codes;
+pub mod codes_fold;
+pub mod codes_live;
 pub mod compare;
+pub mod event;
 pub mod fold;
 pub mod holdings;
 pub mod lag;
 pub mod live;
 pub mod notify;
+pub mod notify_steps;
 pub mod partition;
 pub mod pass;
 mod run;

@@ -24,36 +24,12 @@ use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
+use super::notify_steps::{Step, StepChange};
 use super::spill::{Reader, Record, put};
 use super::tables::{Map, Names, NamesOver, NotifyRow, Sym};
 use crate::domain::reminder::{NotifyStatus, Reminder};
 
 pub const TABLE: &str = "notify_msg";
-
-/// A coupon with reminders moved, at `order` in the store's order
-/// (`tx_id`, `position`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub order: (i64, i64),
-    pub coupon: Uuid,
-    pub change: StepChange,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StepChange {
-    /// Issued, with these reminders due.
-    Issued {
-        user: String,
-        template: String,
-        issued_at: DateTime<Utc>,
-        due: Vec<Reminder>,
-    },
-    /// No longer live: its pending rows are cancelled unless another live
-    /// coupon of the user and template is reminded on the same day.
-    Left,
-    /// Live again at `at`: its cancelled rows still to come are pending.
-    Returned { at: DateTime<Utc> },
-}
 
 impl Record for Step {
     fn write(&self, w: &mut impl Write) -> io::Result<()> {

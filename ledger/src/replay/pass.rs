@@ -11,6 +11,7 @@ use tokio_postgres::binary_copy::BinaryCopyOutStream;
 use tokio_postgres::types::{FromSql, Type};
 
 use super::compare::Differences;
+use super::event::Event;
 use super::fold::{self, Replay};
 use super::partition::Partitions;
 use super::spill::{Record, Spill, Writers};
@@ -71,7 +72,7 @@ pub async fn fold(
     let mut events = 0;
     while let Some(row) = rows.try_next().await? {
         let payload: JsonText<'_> = row.try_get(4)?;
-        let event = fold::Event {
+        let event = Event {
             order: (row.try_get(7)?, row.try_get(0)?),
             stream_id: row.try_get(1)?,
             version: row.try_get(2)?,

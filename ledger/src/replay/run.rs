@@ -11,9 +11,11 @@ use tokio::sync::oneshot;
 use tokio_postgres::Transaction;
 
 use super::compare::Differences;
+use super::notify_steps::ReminderClock;
 use super::partition::{Partitions, StoreSize};
 use super::spill::Spill;
-use super::{Progress, ReplayError, estimated_rows, fold, live, pass, users};
+use super::tables::Tables;
+use super::{Progress, ReplayError, codes_live, estimated_rows, fold, live, pass, users};
 use crate::projections::notify::NotifyClock;
 
 /// The passes to make (`reminders`: whether they are checked too), and
@@ -62,6 +64,8 @@ impl<'t> Passes<'t> {
         clock: Option<NotifyClock>,
         spill: Arc<Spill>,
     ) -> Self {
+        // The fold takes the clock's fields: it does not import the projection.
+        let clock = clock.map(|c| ReminderClock { tz: c.tz, at: c.at });
         Passes {
             tx,
             partitions,
@@ -98,8 +102,7 @@ impl<'t> Passes<'t> {
         };
         let out = &mut folded.differences;
         pass::finish_last(self.tx, &at, &mut self.replay, start, out).await?;
-        let tables = &mut self.replay.tables;
-        live::compare_tables(self.tx, tables, &mut folded.differences).await?;
+        compare_tables(self.tx, &mut self.replay.tables, &mut folded.differences).await?;
         let (Some(work), Some(compared)) = (work, compared) else {
             return Err(ReplayError::Apart("never started".into()));
         };
@@ -133,4 +136,18 @@ impl<'t> Passes<'t> {
         folded.fold += started.elapsed();
         Ok(at)
     }
+}
+
+/// Compares the tables every pass added to (`t`, which it empties): the
+/// templates' and channels', the codes' and packages', then the template
+/// stats, in the order their differences have always been listed (only
+/// the first `compare::MAX_REPORTED` are).
+async fn compare_tables(
+    tx: &Transaction<'_>,
+    t: &mut Tables,
+    out: &mut Differences,
+) -> Result<(), tokio_postgres::Error> {
+    live::compare_templates(tx, t, out).await?;
+    codes_live::compare(tx, t, out).await?;
+    live::compare_template_stats(tx, t, out).await
 }

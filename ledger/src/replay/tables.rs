@@ -1,6 +1,9 @@
 //! The rows `replay --verify` compares, one shape whether rebuilt from the
 //! events or read from the live tables: every column the events determine.
-//! Amounts are in cents.
+//! Amounts are in cents. Also the rest of what the fold builds and the
+//! comparisons read (a pass's coupons and orders, the tables added up over
+//! the passes): here, so that the pure fold and the side reading the live
+//! tables share them without importing each other.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::domain::coupon_state::CouponStatus;
+use crate::domain::coupon_state::{CouponState, CouponStatus};
 
 /// A row's fields by name and value, for reporting a difference.
 pub trait Fields {
@@ -311,6 +314,63 @@ pub struct Tables {
     pub package_claims: Map<(String, String), ClaimsRow>,
     /// (package, channel).
     pub package_channels: Map<(String, Uuid), Present>,
+}
+
+/// What the log says of one coupon so far: a pass holds one per coupon
+/// (the fold builds it, `live` compares it with the coupon's row).
+pub struct ReplayedCoupon {
+    pub template: Sym,
+    pub user: Sym,
+    /// Face value, in cents.
+    pub face_value: i64,
+    /// By the state machine: status, order, expiry.
+    pub state: CouponState,
+    /// The stream's version: every event moves it, as it moves the row's.
+    pub version: i32,
+    /// What the coupon takes off the order holding it (from `OrderLocked`).
+    pub locked_discount: i64,
+    pub issued_at: DateTime<Utc>,
+    pub effective_at: DateTime<Utc>,
+    pub channel_id: Option<Uuid>,
+    pub refund_from: Option<Uuid>,
+    /// The bulk-issuance job and line that issued it.
+    pub job_id: Option<Uuid>,
+    pub job_line: Option<i64>,
+    /// Its user's bucket (see `partition`).
+    pub bucket: u32,
+    /// Whether it has reminders due, whose rows its moves may change.
+    pub reminded: bool,
+}
+
+impl ReplayedCoupon {
+    /// The `coupons` row the log implies.
+    pub fn row(&self, names: &Names) -> CouponRow {
+        CouponRow {
+            template_sn: names.name(self.template).to_owned(),
+            user_id: names.name(self.user).to_owned(),
+            status: self.state.status.as_str().to_owned(),
+            order_id: self.state.order_id.clone(),
+            issued_at: self.issued_at,
+            effective_at: self.effective_at,
+            expires_at: self.state.expires_at,
+            channel_id: self.channel_id,
+            refund_from: self.refund_from,
+            job_id: self.job_id,
+            job_line: self.job_line,
+            version: self.version,
+        }
+    }
+}
+
+/// The `orders` and `refunds` rows of a pass's orders.
+#[derive(Default)]
+pub struct OrderRows {
+    pub orders: Map<String, OrderRow>,
+    /// (order, refund id).
+    pub refunds: Map<(String, String), RefundRow>,
+    /// Refunds of each order so far (the next one's `seq`): the fold's
+    /// bookkeeping, never compared.
+    pub(super) refunds_per_order: Map<String, i32>,
 }
 
 /// What the coupons of a bucket of users add up to: their claims and the

@@ -16,7 +16,8 @@ use tokio_postgres::Transaction;
 
 use super::compare::Differences;
 use super::holdings::Holding;
-use super::notify::{self, NotifyRows, Step};
+use super::notify::{self, NotifyRows};
+use super::notify_steps::Step;
 use super::partition::Partitions;
 use super::spill::{Spill, merged};
 use super::tables::Names;

@@ -1,0 +1,44 @@
+//! What the fold records for `notify_msg`: a [`Step`] each time a coupon
+//! with reminders is issued, leaves or comes back, and the clock that says
+//! which reminders an issue is due. Pure, so the fold can import it:
+//! `notify` spills the steps and rebuilds and compares the rows from them.
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use uuid::Uuid;
+
+use crate::domain::reminder::{NotifyAt, Reminder};
+
+/// The business time zone and the time of day reminders go out: the
+/// fields of `projections::notify::NotifyClock`, apart here because that
+/// module writes `notify_msg` in Postgres and the fold must not import it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReminderClock {
+    pub tz: Tz,
+    pub at: NotifyAt,
+}
+
+/// A coupon with reminders moved, at `order` in the store's order
+/// (`tx_id`, `position`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub order: (i64, i64),
+    pub coupon: Uuid,
+    pub change: StepChange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepChange {
+    /// Issued, with these reminders due.
+    Issued {
+        user: String,
+        template: String,
+        issued_at: DateTime<Utc>,
+        due: Vec<Reminder>,
+    },
+    /// No longer live: its pending rows are cancelled unless another live
+    /// coupon of the user and template is reminded on the same day.
+    Left,
+    /// Live again at `at`: its cancelled rows still to come are pending.
+    Returned { at: DateTime<Utc> },
+}
