@@ -17,6 +17,14 @@ use uuid::Uuid;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::money::Money;
 
+/// The business time zone and the time of day reminders go out: what the
+/// reminder projection and replay's fold both need to place a reminder.
+#[derive(Clone, Copy, Debug)]
+pub struct NotifyClock {
+    pub tz: Tz,
+    pub at: NotifyAt,
+}
+
 /// The largest offset: a year before expiry.
 pub const MAX_REMIND_DAYS: i64 = 365;
 /// The most offsets one template may have: one per possible day.

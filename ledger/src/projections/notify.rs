@@ -9,7 +9,7 @@
 //! may be ahead of it, and which a replay could not reproduce).
 
 use chrono::{DateTime, NaiveDate, Utc};
-use chrono_tz::Tz;
+
 use deadpool_postgres::Transaction;
 use rust_decimal::Decimal;
 use tokio_postgres::types::ToSql;
@@ -20,7 +20,7 @@ use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::projection::{CouponView, Effect, coupon_effect};
 use crate::domain::reminder::{
-    EXPIRY_REMINDER, HolderChange, NotifyAt, NotifyStatus, Reminder, holder_change, reminders,
+    EXPIRY_REMINDER, HolderChange, NotifyStatus, Reminder, holder_change, reminders,
 };
 use crate::domain::stream::{Stream, StreamKind};
 use crate::store::{RecordedEvent, read_stream};
@@ -28,12 +28,7 @@ use crate::store::{RecordedEvent, read_stream};
 /// The projection's name (inbox consumer, `projection_positions`).
 pub const NOTIFY: &str = "notify";
 
-/// The business time zone and the time of day reminders go out.
-#[derive(Clone, Copy, Debug)]
-pub struct NotifyClock {
-    pub tz: Tz,
-    pub at: NotifyAt,
-}
+pub use crate::domain::reminder::NotifyClock;
 
 /// What the projection knows of one coupon.
 #[derive(Clone, Debug)]

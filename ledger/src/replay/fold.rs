@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use super::codes_fold;
 use super::event::Event;
-use super::notify_steps::{ReminderClock, Step, StepChange};
+use super::notify_steps::{Step, StepChange};
 use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
     ReplayedCoupon, Sym, Tables, TemplateRow,
@@ -34,6 +34,7 @@ use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_typ
 use crate::domain::money::Money;
 use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
+use crate::domain::reminder::NotifyClock;
 use crate::domain::reminder::{HolderChange, RemindDays, Reminder, holder_change, reminders};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::template_status::TemplateStatus;
@@ -53,7 +54,7 @@ pub enum FoldError {
         event_type: &'static str,
         stream: StreamKind,
     },
-    #[error("TemplateCreated terms do not parse: {0}")]
+    #[error("a created template's terms do not parse: {0}")]
     Terms(String),
     /// The ledger writes `coupon-<uuid>` in lower case; the passes are
     /// told apart by that text (and the live coupons by `'coupon-' || id`).
@@ -104,7 +105,7 @@ pub struct Replay {
     pub tables: Tables,
     pub pass: Pass,
     /// When `notify_msg` is checked, the clock reminders are due by.
-    notify: Option<ReminderClock>,
+    notify: Option<NotifyClock>,
     /// The reminder steps folded since the caller last took them, each
     /// with its user's bucket.
     pub steps: Vec<(u32, Step)>,
@@ -125,7 +126,7 @@ pub const MAX_PRESIZE: usize = 50_000_000;
 
 impl Replay {
     /// A replay that also folds the reminders when `notify` is given.
-    pub fn new(notify: Option<ReminderClock>) -> Self {
+    pub fn new(notify: Option<NotifyClock>) -> Self {
         Replay {
             notify,
             ..Replay::default()

@@ -4,19 +4,10 @@
 //! `notify` spills the steps and rebuilds and compares the rows from them.
 
 use chrono::{DateTime, Utc};
-use chrono_tz::Tz;
+
 use uuid::Uuid;
 
-use crate::domain::reminder::{NotifyAt, Reminder};
-
-/// The business time zone and the time of day reminders go out: the
-/// fields of `projections::notify::NotifyClock`, apart here because that
-/// module writes `notify_msg` in Postgres and the fold must not import it.
-#[derive(Clone, Copy, Debug)]
-pub struct ReminderClock {
-    pub tz: Tz,
-    pub at: NotifyAt,
-}
+use crate::domain::reminder::Reminder;
 
 /// A coupon with reminders moved, at `order` in the store's order
 /// (`tx_id`, `position`).

@@ -11,7 +11,6 @@ use tokio::sync::oneshot;
 use tokio_postgres::Transaction;
 
 use super::compare::Differences;
-use super::notify_steps::ReminderClock;
 use super::partition::{Partitions, StoreSize};
 use super::spill::Spill;
 use super::tables::Tables;
@@ -64,8 +63,6 @@ impl<'t> Passes<'t> {
         clock: Option<NotifyClock>,
         spill: Arc<Spill>,
     ) -> Self {
-        // The fold takes the clock's fields: it does not import the projection.
-        let clock = clock.map(|c| ReminderClock { tz: c.tz, at: c.at });
         Passes {
             tx,
             partitions,
