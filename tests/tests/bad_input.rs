@@ -291,7 +291,7 @@ async fn tokens_are_required_and_checked() {
 
 /// Every operation documented with a bearer scheme refuses a request
 /// without credentials (401) and one with a wrong token (403, or 429 once
-/// the address sent too many: `api/token_limit.rs`), before it looks at
+/// the address sent too many: `api/auth/token_limit.rs`), before it looks at
 /// anything else. (schemathesis' `ignored_auth` check asks the same but
 /// takes the 429 for a failure, so scripts/schemathesis leaves it to this.)
 #[tokio::test]

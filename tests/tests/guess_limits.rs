@@ -1,4 +1,4 @@
-//! Guess limits across API processes (`ledger/src/api/guess_limit.rs`):
+//! Guess limits across API processes (`ledger/src/api/auth/guess_limit.rs`):
 //! two `ledger serve` sharing one Redis prefix share each user's and each
 //! address's failed redemptions, and with Redis down (from the start, or
 //! gone mid-window) each process still limits on its own counts.

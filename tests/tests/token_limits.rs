@@ -1,5 +1,5 @@
 //! Wrong bearer tokens limited per client address
-//! (`ledger/src/api/token_limit.rs`): two `ledger serve` on one Redis prefix
+//! (`ledger/src/api/auth/token_limit.rs`): two `ledger serve` on one Redis prefix
 //! share the count, past it wrong tokens answer 429 with `Retry-After`, the
 //! right token from the same address still passes at once, and
 //! `couponledger_wrong_tokens_total` counts both answers.

@@ -1,27 +1,18 @@
-//! The HTTP API v1 (DESIGN §7): axum handlers, documented by OpenAPI.
+//! The HTTP API v1 (docs/design.md §7): axum handlers, documented by
+//! OpenAPI, in three rooms:
 //!
-//! - [`error`]: the one error type and its JSON shape.
-//! - [`extract`]: JSON/path/query extractors whose rejections use that shape.
-//! - [`auth`], [`signature`]: bearer tokens; channel HMAC signatures;
-//!   [`secret_cache`]: opened channel secrets; [`auth_limit`]: 429 after
-//!   repeated failed signatures; [`token_limit`]: 429 after repeated wrong
-//!   bearer tokens from one address, shared through Redis ([`token_metrics`]).
-//! - [`context`]: correlation id, Idempotency-Key and the command transaction.
-//! - [`templates`], [`channels`], [`claims`], [`orders`], [`coupons`],
-//!   [`projections`], [`issuance_jobs`]: the routes; [`history`]: a
-//!   template's coupons over time (the console's chart).
-//! - [`code_batches`], [`redemptions`], [`packages`]: redemption codes and
-//!   coupon packages (DESIGN §13); [`package_jobs`]: claims of large
-//!   packages, queued and followed;
-//!   [`guess_limit`]: 429 after repeated unknown codes, counted across
-//!   processes in Redis ([`shared_windows`]).
-//! - [`reports`], [`audit`]: finance (liability report, audit status);
-//!   [`workers`]: pipeline lag, queues and [`dead_letters`] for operators.
-//! - [`health`], [`metrics`]: liveness, readiness, Prometheus;
-//!   [`request_log`]: one log line per request.
-//! - [`openapi`]: the document's bearer schemes, common error answers,
-//!   operationIds and links.
-//! - [`admin`]: the admin console's page and assets at `/admin` (DESIGN §14).
+//! - [`http`]: the plumbing every route shares: the server, the one error
+//!   type and its JSON shape, extractors, the request context
+//!   (correlation id, Idempotency-Key, the command transaction), the
+//!   request log and metrics, the OpenAPI extras, health, the console.
+//! - [`auth`]: who may call: bearer tokens, channel signatures through one
+//!   `SignedChannel` extractor (signature, then the nonce spent), and the
+//!   limits on failed signatures, wrong tokens and guessed codes.
+//! - [`routes`]: one file per resource.
+//!
+//! This file holds what every handler shares ([`AppState`]) and the one
+//! list of routes, from which both the router and the OpenAPI document
+//! are made.
 
 pub mod auth;
 pub mod http;

@@ -1,6 +1,6 @@
 //! Wrong bearer tokens (admin or service), by what they were answered:
 //! `forbidden` (403, counted against the address) or `limited` (429, the
-//! address used up its window; `api/token_limit.rs`).
+//! address used up its window; `api/auth/token_limit.rs`).
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
