@@ -1,4 +1,4 @@
--- The hash chain (DESIGN §11). The sealer reads events in the store's
+-- The hash chain (docs/design.md §11). The sealer reads events in the store's
 -- commit-safe order and gives each one a SHA-256 link over the previous
 -- link and the event's fields (ledger/src/audit/chain.rs). `seq` is the
 -- chain's own order: 1, 2, 3, ... with no gaps.

@@ -1,5 +1,5 @@
 -- Each `ledger audit verify` run and its verdict, for the console's audit
--- status (DESIGN §14). A record of runs, not evidence: the chain and the
+-- status (docs/design.md §14). A record of runs, not evidence: the chain and the
 -- heads finance keeps outside are the evidence, and a verify can be run
 -- again at any time.
 CREATE TABLE audit_verifications (

@@ -1,4 +1,4 @@
--- Redemption codes (DESIGN §13). A code is computed from its batch's key and
+-- Redemption codes (docs/design.md §13). A code is computed from its batch's key and
 -- a serial (ledger/src/codes): nothing is stored per code but what its
 -- redemptions changed. Each key id has one serial counter; a batch takes a
 -- contiguous range [first_serial, first_serial + count) of it, so no two

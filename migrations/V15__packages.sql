@@ -1,4 +1,4 @@
--- Coupon packages (券包, DESIGN §13): several coupons at once, claimed
+-- Coupon packages (券包, docs/design.md §13): several coupons at once, claimed
 -- online by the package's sn (signed by a channel) or offline by a code of
 -- one of the package's code batches. `claimed` is guarded by `total`, each
 -- user's count by `per_user_limit`; the items' templates keep their own

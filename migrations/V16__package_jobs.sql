@@ -1,4 +1,4 @@
--- Claims of large packages (DESIGN §13): a package of more than 100 coupons
+-- Claims of large packages (docs/design.md §13): a package of more than 100 coupons
 -- is claimed by the issuance worker, not in the request. The request
 -- records the job and answers 202; the worker runs the claim in one
 -- transaction with its inbox row and records here what became of it. The

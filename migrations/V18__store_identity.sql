@@ -1,4 +1,4 @@
--- The store's identity (DESIGN §5, "one ledger per vhost"): made once, at
+-- The store's identity (docs/design.md §5, "one ledger per vhost"): made once, at
 -- the first migration of a database, and carried by every message the
 -- ledger publishes (header `store_id`). Consumers refuse messages of
 -- another store, and the processes of two stores cannot run on one

@@ -1,4 +1,4 @@
--- The append-only event store (DESIGN §4, contract: finance queries it).
+-- The append-only event store (docs/design.md §4, contract: finance queries it).
 CREATE TABLE events (
     position        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     event_id        uuid        NOT NULL UNIQUE,

@@ -1,4 +1,4 @@
--- Bulk issuance (DESIGN §9): jobs, their chunks, and the lines that got no
+-- Bulk issuance (docs/design.md §9): jobs, their chunks, and the lines that got no
 -- coupon. Lines that got one are the coupons themselves (job_id, job_line),
 -- so a 10M-line job writes no second row per issued line.
 

@@ -1,4 +1,4 @@
--- Expiry reminders (DESIGN §10, issue 14).
+-- Expiry reminders (docs/design.md §10, issue 14).
 
 -- A template may remind at several offsets: a list, largest first. A single
 -- number becomes a one-element list (the API and events still show it as a

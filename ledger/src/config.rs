@@ -1,4 +1,4 @@
-//! Configuration from the environment (DESIGN §3, contract: names and defaults).
+//! Configuration from the environment (docs/design.md §3, contract: names and defaults).
 //!
 //! Parsed once at start; a bad value is one clear error naming the variable.
 

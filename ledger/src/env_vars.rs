@@ -1,5 +1,5 @@
 //! The environment variables the binaries read, with their defaults: one
-//! list, shown by `ledger --help` and `workers --help` (DESIGN §3).
+//! list, shown by `ledger --help` and `workers --help` (docs/design.md §3).
 
 use crate::config;
 

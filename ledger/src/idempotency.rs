@@ -1,4 +1,4 @@
-//! Idempotency keys for commands (DESIGN §7: every POST accepts `Idempotency-Key`).
+//! Idempotency keys for commands (docs/design.md §7: every POST accepts `Idempotency-Key`).
 //!
 //! A key is claimed by INSERT inside the command's own transaction and its
 //! response stored in the same transaction, so a key is never recorded without

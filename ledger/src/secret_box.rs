@@ -56,7 +56,7 @@ pub struct Sealed {
 struct NamedKey {
     id: String,
     cipher: ChaCha20Poly1305,
-    /// The redemption codes' key, derived from the same bytes (DESIGN §13).
+    /// The redemption codes' key, derived from the same bytes (docs/design.md §13).
     code: std::sync::Arc<crate::codes::CodeKey>,
 }
 

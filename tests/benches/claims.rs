@@ -1,4 +1,4 @@
-//! Hot-template claims (a flash sale, DESIGN §12) against two SQL baselines,
+//! Hot-template claims (a flash sale, docs/design.md §12) against two SQL baselines,
 //! all in one run on the same database.
 //!
 //! `cargo build --release --bins && cargo bench -p tests --bench claims`

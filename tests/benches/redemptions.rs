@@ -1,4 +1,4 @@
-//! Redemptions over HTTP (DESIGN §13) against the claim path, in one run on
+//! Redemptions over HTTP (docs/design.md §13) against the claim path, in one run on
 //! the same `ledger serve` (release) and database.
 //!
 //! `cargo build --release --bins && cargo bench -p tests --bench redemptions`

@@ -320,7 +320,7 @@ impl Server {
     }
 }
 
-/// A DESIGN §7 template body: 20 off 100, relative validity 0/7.
+/// A docs/design.md §7 template body: 20 off 100, relative validity 0/7.
 pub fn template_body(total: i64, per_user_limit: i32) -> Value {
     let now = Utc::now();
     json!({

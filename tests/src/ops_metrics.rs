@@ -1,4 +1,4 @@
-//! The metric families `/metrics` must expose (issue 18, DESIGN §14), in
+//! The metric families `/metrics` must expose (issue 18, docs/design.md §14), in
 //! one place: the metrics test asserts each is present after traffic, and
 //! the alerts test asserts `ops/alerts.yml` names no other.
 

@@ -9,7 +9,7 @@ use tests::workers::ledger;
 use tests::{Env, bin};
 use tokio::process::Command;
 
-/// Every variable the binaries read (DESIGN §3, and the channel-secret key).
+/// Every variable the binaries read (docs/design.md §3, and the channel-secret key).
 const VARIABLES: [(&str, &str); 9] = [
     (
         "DATABASE_URL",

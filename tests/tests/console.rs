@@ -1,4 +1,4 @@
-//! The admin console's shell (DESIGN §14): served by `ledger serve` at
+//! The admin console's shell (docs/design.md §14): served by `ledger serve` at
 //! `/admin` without a token (it holds no data), with every asset from the
 //! same origin (it works offline), and the token never in a URL or in
 //! localStorage.

@@ -1,4 +1,4 @@
-//! The admin console in a real headless Chromium (DESIGN §14): Debian's
+//! The admin console in a real headless Chromium (docs/design.md §14): Debian's
 //! `chromium` driven by playwright-core from npm (`tests/browser/`), each step
 //! screenshotted under `target/screenshots/` at 1280×800 and 390×844; the
 //! token never in a URL, localStorage or the server's log. A template whose

@@ -1,4 +1,4 @@
-//! Flash sales against real services (DESIGN §12): 5,000 claims on a quota
+//! Flash sales against real services (docs/design.md §12): 5,000 claims on a quota
 //! of 1,000 from 3,000 users, through the Redis gate and group commit —
 //! plain, with Redis stopped or flushed mid-sale, with `serve` killed
 //! mid-sale, with two `serve`s — and rate limits and failing batches.

@@ -1,4 +1,4 @@
-//! Bulk issuance end to end (DESIGN §9): a file uploaded over HTTP becomes
+//! Bulk issuance end to end (docs/design.md §9): a file uploaded over HTTP becomes
 //! chunks on `coupon.issuance`, the issuance worker issues them, and every
 //! line of the file ends in exactly one outcome that the job and its report
 //! tell, with `coupons` and `events` agreeing.

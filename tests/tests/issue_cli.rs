@@ -1,4 +1,4 @@
-//! `ledger issue` (DESIGN §9): the bulk-issuance client uploads a file,
+//! `ledger issue` (docs/design.md §9): the bulk-issuance client uploads a file,
 //! follows the job to its end, and the same file again is the same job.
 //! The HTTP side of bulk issuance: `issuance_jobs.rs`.
 

@@ -1,4 +1,4 @@
-//! One ledger per RabbitMQ vhost (DESIGN §5, docs/event-pipeline.md): a
+//! One ledger per RabbitMQ vhost (docs/design.md §5, docs/event-pipeline.md): a
 //! second store (another database) pointed at a vhost where a store runs
 //! refuses to start, naming both; a message stamped by another store is
 //! dead-lettered with the reason, never applied; once a store's processes

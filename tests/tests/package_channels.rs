@@ -1,4 +1,4 @@
-//! Packages and channels (DESIGN §6, §13): a package lists the channels
+//! Packages and channels (docs/design.md §6, §13): a package lists the channels
 //! that may claim it, as a template does (an empty list: none may); a claim
 //! by a channel it does not list is 403 with nothing issued; every coupon a
 //! channel gives out records it (a claim, a large package's job, a code

@@ -1,4 +1,4 @@
-//! Claims of large packages (DESIGN §13) end to end, with the issuance
+//! Claims of large packages (docs/design.md §13) end to end, with the issuance
 //! worker running: a package of more than 100 coupons is claimed (or
 //! redeemed by one of its codes) as a job answered 202; the job ends done
 //! with exactly its coupons, or refused with the answer the claim would

@@ -1,4 +1,4 @@
-//! Coupon packages against real Postgres (DESIGN §13): all the package's
+//! Coupon packages against real Postgres (docs/design.md §13): all the package's
 //! coupons or none (a sold-out item leaves every counter as it was), the
 //! package's quota and per-user limit under many concurrent clients,
 //! offline claims by a package's code, and `ledger replay --verify`.

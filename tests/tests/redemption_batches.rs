@@ -1,4 +1,4 @@
-//! Redemptions group-committed (DESIGN §12–13), against real Postgres and
+//! Redemptions group-committed (docs/design.md §12–13), against real Postgres and
 //! Redis: redemptions of one batch arriving together share a transaction;
 //! a request the template refuses gives back its code's use and its count
 //! of the batch, and a shared code is still each user's once across

@@ -1,4 +1,4 @@
-//! Redemption codes over HTTP against real Postgres and Redis (DESIGN §13):
+//! Redemption codes over HTTP against real Postgres and Redis (docs/design.md §13):
 //! batches and their codes (recomputed, streamed, exported), redemptions of
 //! one-use and shared codes under many concurrent clients, the answers
 //! (404 the same for forged and unknown, 409, 410, 422, 429), Redis down,

@@ -1,4 +1,4 @@
-//! Expiry reminders (DESIGN §10, issue 14) over real Postgres and RabbitMQ:
+//! Expiry reminders (docs/design.md §10, issue 14) over real Postgres and RabbitMQ:
 //! the notify projection fills and cancels `notify_msg`, the sender (called
 //! with a chosen "now") sends one message per user and day to a touch
 //! system's queue bound to `coupon.notifications`.

@@ -1,4 +1,4 @@
-//! The consumer runtime every worker uses (DESIGN §5):
+//! The consumer runtime every worker uses (docs/design.md §5):
 //!
 //! - bounded prefetch; one message at a time per worker, so a stream's
 //!   events are applied in the order they arrive;

@@ -1,4 +1,4 @@
-//! The `notify` worker (DESIGN §10): the reminder projection, which applies
+//! The `notify` worker (docs/design.md §10): the reminder projection, which applies
 //! `coupon.events.notify` in batches ([`crate::batch_consumer`], with
 //! [`crate::projector::Projector::Notify`] as the handler), and the sender,
 //! which every minute sends the reminders due by the clock

@@ -1,4 +1,4 @@
-//! Package jobs on the issuance worker (DESIGN §13): a claim of a package
+//! Package jobs on the issuance worker (docs/design.md §13): a claim of a package
 //! of more than `MAX_SYNC` coupons, in the same transaction as its inbox
 //! row. The claim is the synchronous path's (`package_job::run`), its
 //! refusal recorded with the answer that path would have given: the one

@@ -1,4 +1,4 @@
-// couponledger admin console (DESIGN §14): a page over the JSON API.
+// couponledger admin console (docs/design.md §14): a page over the JSON API.
 //
 // The admin token lives in this tab's sessionStorage only (gone with the
 // browser session) and travels as the Authorization header: never in a URL,

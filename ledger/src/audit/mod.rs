@@ -1,4 +1,4 @@
-//! Tamper evidence for finance (DESIGN §11): a SHA-256 hash chain over the
+//! Tamper evidence for finance (docs/design.md §11): a SHA-256 hash chain over the
 //! events in the store's commit-safe order, sealed by the `sealer` worker
 //! off the write path, with checkpoints finance keeps outside the database.
 //!

@@ -1,4 +1,4 @@
-//! Redemption codes (DESIGN §13): printed codes that prove themselves, so a
+//! Redemption codes (docs/design.md §13): printed codes that prove themselves, so a
 //! forged or mistyped code is refused before any database read.
 //!
 //! A code is 10 characters of [`alphabet::ALPHABET`], 32 characters of 5 bits

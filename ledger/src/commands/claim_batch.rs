@@ -1,4 +1,4 @@
-//! Claims on one template written together (group commit, DESIGN §12): one
+//! Claims on one template written together (group commit, docs/design.md §12): one
 //! transaction for the batch, each guard one statement over all its
 //! requests, the hot template row locked once, late and briefly.
 //!

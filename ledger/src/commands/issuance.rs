@@ -1,4 +1,4 @@
-//! One bulk-issuance chunk in ONE transaction (DESIGN §9): the job's state,
+//! One bulk-issuance chunk in ONE transaction (docs/design.md §9): the job's state,
 //! the per-user limits of all its users (one read, one guarded upsert), the
 //! quota for the chunk (one guarded update), the coupons and their
 //! `CouponIssued` events by binary COPY, the lines that got none, and the

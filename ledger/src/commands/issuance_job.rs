@@ -1,4 +1,4 @@
-//! A bulk-issuance job's life on the upload side (DESIGN §9): opened under
+//! A bulk-issuance job's life on the upload side (docs/design.md §9): opened under
 //! its key, each chunk recorded (with the digest of its lines) before it is
 //! published and marked published after the broker confirmed it, the lines
 //! that name no user recorded, progress saved as the file streams, and the

@@ -1,4 +1,4 @@
-//! A package claim's coupons (DESIGN §13), each template's share at once:
+//! A package claim's coupons (docs/design.md §13), each template's share at once:
 //! the same guards as one claim per coupon ([`super::claim`]), each taken
 //! once for the template's whole share, so a claim of thousands of coupons
 //! is a few statements per template and two COPYs.

@@ -1,4 +1,4 @@
-//! A package claim run as a job (DESIGN §13). A claim of a package of more
+//! A package claim run as a job (docs/design.md §13). A claim of a package of more
 //! than `MAX_SYNC` coupons is written by the issuance worker, not in the
 //! request, so that no request holds templates' rows through a claim of
 //! thousands of coupons. The request checks what it cheaply can and

@@ -1,4 +1,4 @@
-//! The reminder sender (DESIGN §10): due `notify_msg` rows → ONE message per
+//! The reminder sender (docs/design.md §10): due `notify_msg` rows → ONE message per
 //! user and day on `coupon.notifications`, marked sent in the same
 //! transaction once the broker confirmed.
 //!

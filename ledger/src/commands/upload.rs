@@ -1,4 +1,4 @@
-//! Reading an uploaded user-ID file as it streams in (DESIGN §9): body
+//! Reading an uploaded user-ID file as it streams in (docs/design.md §9): body
 //! frames, gunzipped when sent so, are parsed line by line; valid lines are
 //! gathered into chunks, each recorded and published (confirmed) before the
 //! next frame is read, so memory holds a frame and a chunk, never the file.

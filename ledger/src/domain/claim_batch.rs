@@ -1,10 +1,10 @@
-//! A batch of claims on one template (group commit, DESIGN §12), pure: which
+//! A batch of claims on one template (group commit, docs/design.md §12), pure: which
 //! requests get a coupon once the batch's guards have answered.
 //!
 //! The guards run in this order, each over the requests the previous left
 //! standing: the nonce (a replay), the channel, the user's limit, then the
 //! quota, which grants units to the first standing requests in arrival order.
-//! A batch of redemptions (DESIGN §13) runs the code's guards first (its
+//! A batch of redemptions (docs/design.md §13) runs the code's guards first (its
 //! uses, then the user's redemptions of the batch), then the same user's
 //! limit and quota.
 

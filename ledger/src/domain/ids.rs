@@ -12,7 +12,7 @@ use crate::domain::stream::StreamKind;
 const SN_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 pub const SN_LEN: usize = 20;
 
-/// A template's public serial number: random, never sequential (DESIGN §6).
+/// A template's public serial number: random, never sequential (docs/design.md §6).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct TemplateSn(String);

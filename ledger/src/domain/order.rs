@@ -1,4 +1,4 @@
-//! The order a quote, lock or refund is about (DESIGN §7 order shape).
+//! The order a quote, lock or refund is about (docs/design.md §7 order shape).
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,4 @@
-//! A template's claim rate limits (DESIGN §12), pure: token buckets per
+//! A template's claim rate limits (docs/design.md §12), pure: token buckets per
 //! channel and per user, and the decision one claim gets from a bucket.
 //!
 //! A bucket holds at most `burst` tokens and gains `per_second` a second; a

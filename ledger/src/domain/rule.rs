@@ -10,7 +10,7 @@ use crate::domain::money::{Money, div_round_half_up, is_plain_decimal};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 use crate::domain::raw_decimal::RawDecimal;
 
-/// The `discount` object of a template as it arrives (DESIGN §7).
+/// The `discount` object of a template as it arrives (docs/design.md §7).
 #[derive(
     Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
 )]

@@ -1,8 +1,8 @@
 //! Streams: every kind of stream the store holds and its id prefix, in one
 //! place. A stream id is `<prefix><key>` (`coupon-<uuid>`, `order-<id>`,
-//! `template-<sn>`, `channel-<uuid>`, DESIGN §4; `codebatch-<uuid>` and
+//! `template-<sn>`, `channel-<uuid>`, docs/design.md §4; `codebatch-<uuid>` and
 //! `code-<batch uuid>-<serial>`, one stream per redemption code used, whose
-//! version is its use count, and `package-<sn>`, DESIGN §13); it is built with
+//! version is its use count, and `package-<sn>`, docs/design.md §13); it is built with
 //! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The user-ID file of a bulk issuance (DESIGN §9), parsed as it streams in:
+//! The user-ID file of a bulk issuance (docs/design.md §9), parsed as it streams in:
 //! bytes go in chunk by chunk, numbered lines come out, each blank, invalid
 //! (with its reason) or a user. Nothing is held but the line being read, so
 //! memory does not grow with the file.

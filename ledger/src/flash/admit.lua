@@ -1,4 +1,4 @@
--- One claim's way through the flash-sale gate, in one round trip (DESIGN §12).
+-- One claim's way through the flash-sale gate, in one round trip (docs/design.md §12).
 -- KEYS: 1 stock, 2 claimers (hash user -> coupons held), 3 channel bucket,
 --       4 user bucket, 5 the request's nonce
 -- ARGV: 1 user, 2 per-user limit, 3 channel rate, 4 channel burst,

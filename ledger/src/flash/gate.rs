@@ -1,4 +1,4 @@
-//! The Redis gate (DESIGN §12): a template's remaining stock and its
+//! The Redis gate (docs/design.md §12): a template's remaining stock and its
 //! claimers, cached in Redis, so that sold-out, at-limit and rate-limited
 //! claims are refused in one round trip without touching Postgres.
 //!

@@ -1,4 +1,4 @@
-//! Flash-sale metrics (DESIGN §12): what the gate answered, the batches'
+//! Flash-sale metrics (docs/design.md §12): what the gate answered, the batches'
 //! sizes and latencies, and the reconciler's corrections.
 
 use prometheus_client::encoding::EncodeLabelSet;

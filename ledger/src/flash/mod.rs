@@ -1,4 +1,4 @@
-//! Flash sales (秒杀, DESIGN §12): claims on a hot template at tens of
+//! Flash sales (秒杀, docs/design.md §12): claims on a hot template at tens of
 //! thousands a second, with Postgres still the only truth.
 //!
 //! - [`gate`]: the Redis gate — stock and claimers warmed from Postgres, one

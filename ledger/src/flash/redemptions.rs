@@ -1,4 +1,4 @@
-//! Group commit of redemptions (DESIGN §13): redemptions of one batch of a
+//! Group commit of redemptions (docs/design.md §13): redemptions of one batch of a
 //! template's codes that arrive together are written by one transaction
 //! ([`redeem_batch`]), so the template's hot row is taken once per batch,
 //! as for claims. One task per code batch and process; a batch holds each

@@ -1,4 +1,4 @@
-//! The Redis bitmap of used-up codes (DESIGN §13): one bitmap per code
+//! The Redis bitmap of used-up codes (docs/design.md §13): one bitmap per code
 //! batch, one bit per serial (its place in the batch), set once Postgres
 //! has committed a code's last use. `POST /v1/redemptions` answers a code
 //! whose bit is set 410 without Postgres. Only a committed last use sets a

@@ -1,4 +1,4 @@
-//! A bulk-issuance chunk as a message on `coupon.issuance` (DESIGN §9): the
+//! A bulk-issuance chunk as a message on `coupon.issuance` (docs/design.md §9): the
 //! body is [`IssuanceChunk`] (schema `schemas/IssuanceChunk.v1.json`), the
 //! message id is derived from (job, chunk number), so publishing a chunk
 //! twice can never issue twice: the worker's inbox takes it once.

@@ -1,4 +1,4 @@
-//! RabbitMQ (DESIGN §5): the contract topology, the message format of every
+//! RabbitMQ (docs/design.md §5): the contract topology, the message format of every
 //! event, publishing with confirms, and the JSON Schemas of `schemas/`.
 //!
 //! - [`topology`]: exchanges and queues, declared idempotently by every binary.

@@ -1,4 +1,4 @@
-//! An expiry reminder as a message on `coupon.notifications` (DESIGN §10):
+//! An expiry reminder as a message on `coupon.notifications` (docs/design.md §10):
 //! the body is [`ExpiryReminder`] (schema `schemas/ExpiryReminder.v1.json`),
 //! `type` `ExpiryReminder`, and the message id is derived from (user, day,
 //! type), so a touch system recognises a re-send of the same reminder.

@@ -29,7 +29,7 @@ pub fn all() -> Vec<(String, Value)> {
     schemas
 }
 
-/// The schema of `coupon.notifications` messages (DESIGN §10).
+/// The schema of `coupon.notifications` messages (docs/design.md §10).
 fn reminder_schema() -> (String, Value) {
     root_schema::<ExpiryReminder>(MESSAGE_TYPE, REMINDER_SCHEMA_VERSION)
 }

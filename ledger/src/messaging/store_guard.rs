@@ -1,4 +1,4 @@
-//! One ledger per RabbitMQ vhost, enforced (DESIGN §5, docs/event-pipeline.md).
+//! One ledger per RabbitMQ vhost, enforced (docs/design.md §5, docs/event-pipeline.md).
 //!
 //! The ledger's queue names are fixed, and its projection queues have a
 //! single active consumer: two ledgers (two databases) on one vhost would

@@ -1,4 +1,4 @@
-//! The contract topology (DESIGN §5), declared idempotently at start by both
+//! The contract topology (docs/design.md §5), declared idempotently at start by both
 //! binaries: redeclaring with the same arguments is a no-op.
 
 use lapin::options::{ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions};

@@ -1,4 +1,4 @@
-//! Claims by outcome (DESIGN §14): every answer of `POST /v1/claims`,
+//! Claims by outcome (docs/design.md §14): every answer of `POST /v1/claims`,
 //! counted from its status by the request middleware, so refusals answered
 //! before the handler (rate limits, bad signatures) count too.
 

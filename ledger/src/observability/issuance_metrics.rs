@@ -1,4 +1,4 @@
-//! Bulk-issuance metrics (DESIGN §9, §14): what the API counts as files
+//! Bulk-issuance metrics (docs/design.md §9, §14): what the API counts as files
 //! stream in (lines read, chunks published), and what the workers did, read
 //! back from Postgres every `LEDGER_METRICS_REFRESH_SECS` (jobs by status, coupons issued by
 //! jobs, chunk durations), so one `/metrics` tells the whole pipeline.

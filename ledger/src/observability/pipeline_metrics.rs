@@ -1,4 +1,4 @@
-//! The event pipeline's progress (DESIGN §5, §14), read from Postgres by
+//! The event pipeline's progress (docs/design.md §5, §14), read from Postgres by
 //! [`crate::observability::refresh::every`]: the log's head, where each relay route and
 //! each projection stands, and how many events each relay route has
 //! published (a counter: its `rate()` is the publish rate). How far behind

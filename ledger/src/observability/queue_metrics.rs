@@ -1,4 +1,4 @@
-//! The contract queues' depths (DESIGN §5, §14), read from RabbitMQ's
+//! The contract queues' depths (docs/design.md §5, §14), read from RabbitMQ's
 //! management API over HTTP by [`crate::observability::refresh::every`]: messages (ready
 //! and unacknowledged), consumers, each queue's bound (`x-max-length`) and
 //! the dead letters waiting in `coupon.dead.letters`.

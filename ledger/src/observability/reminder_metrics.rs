@@ -1,4 +1,4 @@
-//! Expiry reminders (DESIGN §10, §14): `notify_msg` rows by status, and the
+//! Expiry reminders (docs/design.md §10, §14): `notify_msg` rows by status, and the
 //! pending ones whose time is long past (the sender is not keeping up, or
 //! not running), read from Postgres by [`crate::observability::refresh::every`].
 
@@ -10,7 +10,7 @@ use prometheus_client::registry::Registry;
 
 use crate::queries::gauges;
 
-/// `notify_msg.status` values and their labels (DESIGN §10).
+/// `notify_msg.status` values and their labels (docs/design.md §10).
 pub const STATUSES: [(i16, &str); 4] =
     [(0, "pending"), (1, "sent"), (2, "failed"), (3, "cancelled")];
 

@@ -1,4 +1,4 @@
-//! The hash chain's sealer (DESIGN §11, §14): how many events are sealed,
+//! The hash chain's sealer (docs/design.md §11, §14): how many events are sealed,
 //! the position of the last one, how many committed events wait to be
 //! sealed, and when the last checkpoint was taken; read from Postgres by
 //! [`crate::observability::refresh::every`].

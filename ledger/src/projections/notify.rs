@@ -1,4 +1,4 @@
-//! The `notify` projection (DESIGN §10): coupon events → `notify_msg` rows,
+//! The `notify` projection (docs/design.md §10): coupon events → `notify_msg` rows,
 //! in the caller's transaction.
 //!
 //! `notify_coupons` remembers what the projection knows of each coupon (its

@@ -1,4 +1,4 @@
-//! Redemption codes and packages in `ledger replay --verify` (DESIGN §13):
+//! Redemption codes and packages in `ledger replay --verify` (docs/design.md §13):
 //! their events folded into the write-model rows, in memory and without
 //! I/O. Code batches, each code's uses (its stream's version), the
 //! redemptions, each user's count of a batch, packages, their claims per

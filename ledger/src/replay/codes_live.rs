@@ -1,4 +1,4 @@
-//! Redemption codes and packages in `ledger replay --verify` (DESIGN §13),
+//! Redemption codes and packages in `ledger replay --verify` (docs/design.md §13),
 //! compared: the live tables (code batches, code uses, redemptions, each
 //! user's count of a batch, packages, their claims per user and allowed
 //! channels) read and matched against what [`super::codes_fold`] rebuilt,

@@ -10,7 +10,7 @@ use lapin::types::{AMQPValue, FieldTable};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-/// The header every published message carries (DESIGN §5).
+/// The header every published message carries (docs/design.md §5).
 pub const HEADER: &str = "store_id";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

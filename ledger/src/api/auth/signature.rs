@@ -1,4 +1,4 @@
-//! Channel request signatures (DESIGN §6): `X-Signature` is hex
+//! Channel request signatures (docs/design.md §6): `X-Signature` is hex
 //! HMAC-SHA256(secret, `METHOD\nPATH\nTIMESTAMP\nNONCE\nhex(sha256(body))`),
 //! within ±300 s, and each nonce is single-use.
 

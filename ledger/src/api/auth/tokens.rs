@@ -1,4 +1,4 @@
-//! Bearer-token auth for the admin and service roles (DESIGN §7). A wrong
+//! Bearer-token auth for the admin and service roles (docs/design.md §7). A wrong
 //! token is counted against the client's address (`token_limit`); the
 //! right one is compared first and passes without waiting on anything.
 

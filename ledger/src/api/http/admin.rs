@@ -1,4 +1,4 @@
-//! The admin console (DESIGN §14) at `/admin`, served by `ledger serve`
+//! The admin console (docs/design.md §14) at `/admin`, served by `ledger serve`
 //! itself: one HTML shell and its assets, compiled into the binary, nothing
 //! fetched from elsewhere (it works offline).
 //!

@@ -1,5 +1,5 @@
 //! The API's one error type: each variant is one HTTP status, rendered as
-//! `{"error": {"code": "...", "message": "..."}}` (DESIGN §7).
+//! `{"error": {"code": "...", "message": "..."}}` (docs/design.md §7).
 
 use axum::Json;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! `POST /v1/claims`: a channel claims one coupon for a user (signed request).
 //!
 //! On an active template the claim passes the flash-sale gate (rate limits,
-//! stock, the user's limit in Redis; DESIGN §12) and is written with the
+//! stock, the user's limit in Redis; docs/design.md §12) and is written with the
 //! claims that arrive with it (group commit). A request with an
 //! `Idempotency-Key`, or on a template the gate does not serve, is written
 //! alone, as before the gate.
@@ -40,8 +40,8 @@ pub struct Claim {
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
-/// `X-Nonce`, `X-Signature` (DESIGN §6). Claims on an active template pass
-/// the flash-sale gate and are group-committed (DESIGN §12).
+/// `X-Nonce`, `X-Signature` (docs/design.md §6). Claims on an active template pass
+/// the flash-sale gate and are group-committed (docs/design.md §12).
 #[utoipa::path(post, path = "/v1/claims", tag = "claims", request_body = Claim,
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),

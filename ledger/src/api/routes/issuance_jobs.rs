@@ -1,4 +1,4 @@
-//! `/v1/issuance-jobs` (DESIGN §9): upload a file of user ids for a
+//! `/v1/issuance-jobs` (docs/design.md §9): upload a file of user ids for a
 //! template, follow the job, read its report, cancel it, list jobs.
 
 use axum::Json;

@@ -1,4 +1,4 @@
-//! `/v1/orders`: quote, lock (Try), confirm, cancel, refunds (DESIGN §6–§7).
+//! `/v1/orders`: quote, lock (Try), confirm, cancel, refunds (docs/design.md §6–§7).
 
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -1,4 +1,4 @@
-//! Claims of large packages (DESIGN §13). A claim of a package of more than
+//! Claims of large packages (docs/design.md §13). A claim of a package of more than
 //! `MAX_SYNC` (100) coupons, online (`POST /v1/packages/{sn}/claims`) or by
 //! one of its codes (`POST /v1/redemptions`), is checked as far as the
 //! request cheaply can, recorded as a job, put on `coupon.issuance` for the

@@ -1,4 +1,4 @@
-//! `POST /v1/redemptions {code, user_id}` (DESIGN §13): a user redeems a
+//! `POST /v1/redemptions {code, user_id}` (docs/design.md §13): a user redeems a
 //! code for its template's coupon (or its package's), asked by the service
 //! (bearer token) or by a channel (signed like a claim).
 //!
@@ -69,7 +69,7 @@ pub struct Redemption {
 
 /// Redeem a code for its template's coupon or its package's coupons: as a
 /// service (bearer token; the end user's address may come as
-/// `X-Forwarded-For`) or as a channel (signed like a claim, DESIGN §6).
+/// `X-Forwarded-For`) or as a channel (signed like a claim, docs/design.md §6).
 #[utoipa::path(post, path = "/v1/redemptions", tag = "codes", request_body = Redeem,
     security(("service" = []), ()),
     params(("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of the service token"),
