@@ -17,7 +17,7 @@ use crate::batch_consumer::BatchHandler;
 use crate::consumer::Handler;
 
 pub struct Projector {
-    pub projection: &'static str,
+    pub projection: ledger::domain::projection::Projection,
 }
 
 impl Handler for Projector {
@@ -28,7 +28,7 @@ impl Handler for Projector {
         let applied = projections::apply(tx, self.projection, &event).await?;
         if applied == Applied::AlreadyApplied {
             tracing::debug!(
-                projection = self.projection,
+                projection = self.projection.as_str(),
                 stream = event.stream_id,
                 version = event.stream_version,
                 "already applied"

@@ -14,7 +14,8 @@ use crate::domain::coupon_state::{self, CouponCommand, CouponState, CouponStatus
 use crate::domain::events::Metadata;
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::Validity;
 use crate::store;
 use crate::store::NewEvent;
@@ -35,8 +36,8 @@ pub struct CouponRow {
     pub effective_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub version: i32,
-    pub template_status: String,
-    pub refund_policy: String,
+    pub template_status: TemplateStatus,
+    pub refund_policy: RefundPolicy,
     pub terms: RawTerms,
 }
 
@@ -47,8 +48,14 @@ pub(crate) const SELECT: &str =
 
 impl CouponRow {
     pub(crate) fn from_row(row: &Row) -> Result<Self, CommandError> {
-        let status = CouponStatus::parse(row.get(3))
-            .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown coupon status")))?;
+        let unknown = |what: &str| CommandError::Internal(anyhow::anyhow!("unknown {what}"));
+        let status = CouponStatus::parse(row.get(3)).ok_or_else(|| unknown("coupon status"))?;
+        let template_status =
+            TemplateStatus::parse(row.get(9)).ok_or_else(|| unknown("template status"))?;
+        let refund_policy = row
+            .get::<_, &str>(10)
+            .parse()
+            .map_err(|_| unknown("refund policy"))?;
         let terms =
             serde_json::from_value(row.get(11)).map_err(|e| CommandError::Internal(e.into()))?;
         Ok(Self {
@@ -61,8 +68,8 @@ impl CouponRow {
             effective_at: row.get(6),
             expires_at: row.get(7),
             version: row.get(8),
-            template_status: row.get(9),
-            refund_policy: row.get(10),
+            template_status,
+            refund_policy,
             terms,
         })
     }

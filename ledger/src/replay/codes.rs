@@ -61,7 +61,7 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             row.created_at = e.occurred_at;
         }
         LedgerEvent::PackageActivated(c) | LedgerEvent::PackageStopped(c) => {
-            row.status.clone_from(&c.to);
+            row.status = c.to.as_str().to_owned();
         }
         LedgerEvent::PackageClaimed(c) => {
             row.claimed += 1;
