@@ -27,7 +27,7 @@ fn coupon_issued(n: usize) -> StreamEvent {
         stream_version: 1,
         event: NewEvent {
             event_id: Uuid::now_v7(),
-            event_type: "CouponIssued".into(),
+            event_type: ledger::domain::EventType::CouponIssued,
             schema_version: 1,
             payload: json!({
                 "coupon_id": coupon_id, "template_sn": "K7QW2M9XRT4HPZ3N",
@@ -81,7 +81,7 @@ fn text_rows(rows: &[StreamEvent]) -> String {
             e.event_id.to_string(),
             r.stream_id.clone(),
             r.stream_version.to_string(),
-            e.event_type.clone(),
+            e.event_type.as_str().to_owned(),
             e.schema_version.to_string(),
             e.payload.to_string(),
             e.metadata.to_string(),

@@ -136,3 +136,36 @@ impl StatsKeeper {
         Ok(())
     }
 }
+
+/// A text column read as one of a name-list enum's values (a status, a
+/// policy: `domain::names`), parsed by its `FromStr`. A value that is none
+/// of its names fails the read as a column of the wrong type would, naming
+/// the value. Values are written by their `as_str()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Named<T>(pub T);
+
+impl<'a, T> tokio_postgres::types::FromSql<'a> for Named<T>
+where
+    T: std::str::FromStr,
+{
+    fn from_sql(
+        ty: &tokio_postgres::types::Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let text = <&str as tokio_postgres::types::FromSql>::from_sql(ty, raw)?;
+        let value = text.parse().map_err(|_| {
+            format!(
+                "{text:?} is not a {}",
+                std::any::type_name::<T>()
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or("value")
+            )
+        })?;
+        Ok(Self(value))
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        <&str as tokio_postgres::types::FromSql>::accepts(ty)
+    }
+}

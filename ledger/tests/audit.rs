@@ -20,7 +20,7 @@ async fn append(db: &TestDb, streams: usize, per_stream: usize) {
         let events: Vec<NewEvent> = (0..per_stream)
             .map(|i| NewEvent {
                 event_id: Uuid::now_v7(),
-                event_type: "TestHappened".into(),
+                event_type: ledger::domain::EventType::ChannelCreated,
                 schema_version: 1,
                 payload: json!({ "n": i, "amount": format!("{s}.{i:02}") }),
                 metadata: json!({ "actor": "test" }),

@@ -16,7 +16,7 @@ use uuid::Uuid;
 fn event(n: usize) -> NewEvent {
     NewEvent {
         event_id: Uuid::now_v7(),
-        event_type: "TestHappened".into(),
+        event_type: ledger::domain::EventType::ChannelCreated,
         schema_version: 1,
         payload: json!({ "n": n }),
         metadata: json!({ "actor": "test" }),

@@ -39,7 +39,7 @@ async fn append_stream(tx: &deadpool_postgres::Transaction<'_>, stream_id: &str,
             let at = (*n * 37 % EVENTS) as i64;
             NewEvent {
                 event_id: Uuid::now_v7(),
-                event_type: "TestHappened".into(),
+                event_type: ledger::domain::EventType::ChannelCreated,
                 schema_version: 1,
                 // Text that CSV must quote and JSON must escape.
                 payload: json!({ "n": *n, "amount": "12.50", "note": "a, \"b\"\nü", "nested": { "z": 1, "a": [1, 2.5] } }),

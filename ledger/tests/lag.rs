@@ -16,7 +16,7 @@ async fn append(db: &TestDb, stream: &str, n: usize) -> Vec<i64> {
     let events: Vec<NewEvent> = (0..n)
         .map(|i| NewEvent {
             event_id: Uuid::now_v7(),
-            event_type: "TestHappened".into(),
+            event_type: ledger::domain::EventType::ChannelCreated,
             schema_version: 1,
             payload: json!({ "n": i }),
             metadata: json!({ "actor": "test" }),

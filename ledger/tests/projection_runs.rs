@@ -7,7 +7,7 @@ use chrono::{SubsecRound, Utc};
 use ledger::domain::events::{CouponIssued, Metadata};
 use ledger::domain::ledger_event::LedgerEvent;
 use ledger::domain::money::Money;
-use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
+use ledger::domain::projection::Projection;
 use ledger::projections;
 use ledger::store::{self, GlobalCursor, NewEvent, RecordedEvent, StreamEvent};
 use ledger::testkit::TestDb;
@@ -54,7 +54,7 @@ async fn issued(db: &TestDb, n: u64) -> Vec<RecordedEvent> {
         .unwrap()
 }
 
-async fn apply(db: &TestDb, projection: &'static str, events: &[RecordedEvent]) {
+async fn apply(db: &TestDb, projection: Projection, events: &[RecordedEvent]) {
     let mut client = db.pool.get().await.unwrap();
     let tx = client.transaction().await.unwrap();
     projections::apply_batch(&tx, projection, events)
@@ -69,7 +69,7 @@ async fn a_run_counts_each_new_coupon_once_and_skips_what_it_saw() {
     let db = TestDb::new().await.unwrap();
     let events = issued(&db, 3_000).await;
     assert_eq!(events.len(), 3_000);
-    for projection in [BALANCES, TEMPLATE_STATS] {
+    for projection in [Projection::Balances, Projection::TemplateStats] {
         apply(&db, projection, &events[..1_000]).await;
         // Overlapping the first batch, one event twice, longer than a run.
         let mut again: Vec<RecordedEvent> = events[900..].to_vec();

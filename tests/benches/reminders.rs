@@ -104,7 +104,7 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
             event_id: Uuid::now_v7(),
             stream_id: format!("coupon-{coupon_id}"),
             stream_version: 1,
-            event_type: "CouponIssued".into(),
+            event_type: ledger::domain::EventType::CouponIssued.into(),
             schema_version: 1,
             payload: LedgerEvent::CouponIssued(issued).payload_json().unwrap(),
             metadata: json!({"actor": "bench", "correlation_id": "bench"}),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use chrono::{SubsecRound, Utc};
 use futures_util::TryStreamExt;
 use ledger::domain::events::{IssueWindow, TemplateCreated};
+use ledger::domain::terms::RefundPolicy;
 use ledger::domain::{RawTerms, Terms};
 use serde_json::json;
 
@@ -32,7 +33,7 @@ async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
         },
         total: n,
         per_user_limit: 1,
-        refund_policy: "restore".into(),
+        refund_policy: RefundPolicy::Restore,
         remind_days_before: None,
         rate_limit: None,
     };

@@ -175,7 +175,7 @@ async fn the_audit_status_shows_the_last_checkpoint_and_each_verify_verdict() {
         let events: Vec<NewEvent> = (0..30)
             .map(|i| NewEvent {
                 event_id: Uuid::now_v7(),
-                event_type: "TestHappened".into(),
+                event_type: ledger::domain::EventType::ChannelCreated,
                 schema_version: 1,
                 payload: json!({ "n": i }),
                 metadata: json!({ "actor": "test" }),

@@ -37,7 +37,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use deadpool_postgres::Pool;
 use ledger::config::Config;
-use ledger::domain::projection::{BALANCES, TEMPLATE_STATS};
+use ledger::domain::projection::Projection::{self, Balances, TemplateStats};
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::{store_guard, topology};
 use ledger::store::StoreCell;
@@ -236,13 +236,13 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
         Worker::Balances => {
             let analyze = &["projection_coupons", "projection_streams", "balances"];
             let queue = topology::BALANCES_QUEUE;
-            tasks.spawn(projection(BALANCES, queue, analyze, at, pool, shutdown))
+            tasks.spawn(projection(Balances, queue, analyze, at, pool, shutdown))
         }
         Worker::TemplateStats => {
             let analyze = &["projection_coupons", "projection_streams"];
             let queue = topology::TEMPLATE_STATS_QUEUE;
             tasks.spawn(projection(
-                TEMPLATE_STATS,
+                TemplateStats,
                 queue,
                 analyze,
                 at,
@@ -283,14 +283,14 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
 
 /// A projection worker over its queue (`analyze`: the tables it keeps).
 fn projection(
-    name: &'static str,
+    name: Projection,
     queue: &'static str,
     analyze: &'static [&'static str],
     (url, store): (&str, StoreCell),
     pool: Pool,
     shutdown: Shutdown,
 ) -> impl Future<Output = anyhow::Result<()>> + use<> {
-    let mut spec = Spec::new(name, queue, url, store);
+    let mut spec = Spec::new(name.as_str(), queue, url, store);
     spec.analyze = analyze;
     let handler = Projector::Named(name);
     batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)

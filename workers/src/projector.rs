@@ -12,6 +12,7 @@
 
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
+use ledger::domain::projection::Projection;
 use ledger::messaging::message;
 use ledger::projections::notify::{self, NotifyClock};
 use ledger::projections::{self, Applied};
@@ -23,8 +24,8 @@ use crate::consumer::Handler;
 /// that records the message, or the batch's).
 #[derive(Clone, Copy, Debug)]
 pub enum Projector {
-    /// One of `domain::projection::PROJECTIONS`, by name.
-    Named(&'static str),
+    /// One of the projections the relay feeds by route.
+    Named(Projection),
     /// `notify_msg`, its reminders due by the business clock.
     Notify(NotifyClock),
 }
@@ -39,7 +40,7 @@ impl Handler for Projector {
                 let applied = projections::apply(tx, projection, &event).await?;
                 if applied == Applied::AlreadyApplied {
                     tracing::debug!(
-                        projection,
+                        projection = projection.as_str(),
                         stream = event.stream_id,
                         version = event.stream_version,
                         "already applied"

@@ -166,7 +166,7 @@ mod tests {
             event_id: uuid::Uuid::nil(),
             stream_id: "coupon-1".into(),
             stream_version: 1,
-            event_type: "CouponIssued".into(),
+            event_type: crate::domain::EventType::CouponIssued.as_str().into(),
             schema_version: 1,
             payload: r#"{"user_id": "u1", "face_value": "20.00"}"#.into(),
             metadata: r#"{"actor": "test"}"#.into(),

@@ -357,7 +357,7 @@ mod tests {
                 event_id: uuid::Uuid::nil(),
                 stream_id: "coupon-\"quoted\"".into(),
                 stream_version: 2,
-                event_type: "CouponIssued".into(),
+                event_type: crate::domain::EventType::CouponIssued.as_str().into(),
                 schema_version: 1,
                 payload: r#"{"n": 1, "note": "a, b"}"#.into(),
                 metadata: "{}".into(),

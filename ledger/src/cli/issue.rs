@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use ledger::config::Config;
+use ledger::domain::issuance::JobStatus;
 use ledger::queries::issuance_jobs::JobView;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
@@ -57,7 +58,7 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
     }
     let job = follow(&http, &args.url, &token, job).await?;
     summary(&args.url, &job);
-    Ok(if job.status == "done" { 0 } else { 1 })
+    Ok(if job.status == JobStatus::Done { 0 } else { 1 })
 }
 
 /// The file's key: its template and content, hashed.
@@ -163,8 +164,8 @@ async fn follow(
         job.job_id
     );
     while !matches!(
-        job.status.as_str(),
-        "done" | "cancelled" | "failed" | "incomplete"
+        job.status,
+        JobStatus::Done | JobStatus::Cancelled | JobStatus::Failed | JobStatus::Incomplete
     ) {
         tokio::time::sleep(POLL).await;
         let response = http.get(&link).bearer_auth(token).send().await?;

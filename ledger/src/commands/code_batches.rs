@@ -9,9 +9,12 @@ use uuid::Uuid;
 
 use super::CommandError;
 use crate::codes::MAX_SERIALS;
+use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
+use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent};
 
 /// What a batch's codes give.
@@ -42,7 +45,7 @@ pub struct Batch {
     pub count: i64,
     pub uses_per_code: i32,
     pub per_user: i32,
-    pub stopped: bool,
+    pub status: CodeBatchStatus,
     pub expires_at: Option<DateTime<Utc>>,
     /// Redemptions so far; None where the read did not count them.
     pub redeemed: Option<i64>,
@@ -108,27 +111,21 @@ pub async fn create(
 
 /// The template (not void) or the package (not stopped) exists.
 async fn check_target(tx: &Transaction<'_>, target: Target<'_>) -> Result<(), CommandError> {
-    let (sql, sn, what, dead) = match target {
-        Target::Template(sn) => (
-            "SELECT status FROM templates WHERE sn = $1",
-            sn,
-            "template",
-            "void",
-        ),
-        Target::Package(sn) => (
-            "SELECT status FROM packages WHERE sn = $1",
-            sn,
-            "package",
-            "stopped",
-        ),
+    let (sql, sn, what) = match target {
+        Target::Template(sn) => ("SELECT status FROM templates WHERE sn = $1", sn, "template"),
+        Target::Package(sn) => ("SELECT status FROM packages WHERE sn = $1", sn, "package"),
     };
     let status: String = tx
         .query_opt(sql, &[&sn])
         .await?
         .ok_or_else(|| CommandError::not_found(what, sn))?
         .get(0);
-    if status == dead {
-        let why = format!("the {what} is {dead}");
+    let dead = match target {
+        Target::Template(_) => TemplateStatus::parse(&status) == Some(TemplateStatus::Void),
+        Target::Package(_) => status.parse().ok() == Some(PackageStatus::Stopped),
+    };
+    if dead {
+        let why = format!("the {what} is {status}");
         return Err(CommandError::Unprocessable("target_status", why));
     }
     Ok(())
@@ -207,7 +204,11 @@ fn batch_from(r: &tokio_postgres::Row) -> Batch {
         count: r.get(5),
         uses_per_code: r.get(6),
         per_user: r.get(7),
-        stopped: r.get(8),
+        status: if r.get(8) {
+            CodeBatchStatus::Stopped
+        } else {
+            CodeBatchStatus::Active
+        },
         expires_at: r.get(9),
         created_at: r.get(10),
         redeemed: (r.len() > 11).then(|| r.get(11)),
@@ -229,8 +230,7 @@ pub async fn read(
 /// Which batches a list shows; `None` matches any.
 #[derive(Default)]
 pub struct ListFilter<'a> {
-    /// `active` or `stopped`.
-    pub status: Option<&'a str>,
+    pub status: Option<CodeBatchStatus>,
     pub template_sn: Option<&'a str>,
     pub package_sn: Option<&'a str>,
 }
@@ -244,7 +244,8 @@ pub async fn list(
 ) -> Result<(Vec<Batch>, i64), tokio_postgres::Error> {
     let matching = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR template_sn = $2)
                     AND ($3::text IS NULL OR package_sn = $3)";
-    let (status, template, package) = (&filter.status, &filter.template_sn, &filter.package_sn);
+    let status = filter.status.map(CodeBatchStatus::as_str);
+    let (status, template, package) = (&status, &filter.template_sn, &filter.package_sn);
     let count = format!("SELECT count(*) FROM code_batches WHERE {matching}");
     let total: i64 = client
         .query_one(&count, &[status, template, package])

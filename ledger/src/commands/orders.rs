@@ -22,6 +22,7 @@ use crate::domain::order::Order;
 use crate::domain::order_status::{self, OrderStatus, SettleDecision};
 use crate::domain::pricing::{Pricing, price};
 use crate::domain::stream::StreamKind;
+use crate::domain::template_status::TemplateStatus;
 use crate::store;
 use crate::store::NewEvent;
 
@@ -233,7 +234,10 @@ fn check_owned(rows: &[CouponRow], req: &LockRequest<'_>) -> Result<(), CommandE
         let shown = missing.map_or_else(|| "(listed twice)".to_owned(), Uuid::to_string);
         return Err(CommandError::not_found("coupon", shown));
     }
-    if let Some(void) = rows.iter().find(|r| r.template_status == "void") {
+    if let Some(void) = rows
+        .iter()
+        .find(|r| r.template_status == TemplateStatus::Void)
+    {
         return Err(CommandError::Unprocessable(
             "template_void",
             format!("coupon {} belongs to a void template", void.id),

@@ -16,14 +16,16 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::{CommandError, package_coupons};
+use crate::db::Named;
 use crate::domain::events::{
     CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimed, PackageCreated,
     PackageItem, PackageStatusChanged,
 };
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::package;
+use crate::domain::package::{self, PackageStatus};
 use crate::domain::stream::StreamKind;
+use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent};
 
 pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
@@ -38,7 +40,7 @@ pub struct Package {
     pub claimed: i64,
     pub per_user_limit: i32,
     pub issue_window: (DateTime<Utc>, DateTime<Utc>),
-    pub status: String,
+    pub status: PackageStatus,
     pub created_at: DateTime<Utc>,
     /// The channels that may claim it, in id order.
     pub channels: Vec<Uuid>,
@@ -189,8 +191,8 @@ async fn check_item(tx: &Transaction<'_>, item: &PackageItem) -> Result<(), Comm
         let why = format!("template {} does not exist", item.template_sn);
         return Err(unprocessable("unknown_template", why));
     };
-    let (status, limit): (String, i32) = (row.get(0), row.get(1));
-    if status == "void" {
+    let (status, limit): (&str, i32) = (row.get(0), row.get(1));
+    if TemplateStatus::parse(status) == Some(TemplateStatus::Void) {
         let why = format!("template {} is void", item.template_sn);
         return Err(unprocessable("template_status", why));
     }
@@ -228,29 +230,33 @@ async fn append(
 pub async fn set_status(
     tx: &Transaction<'_>,
     sn: &str,
-    to: &'static str,
+    to: PackageStatus,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Package, CommandError> {
-    debug_assert!(to == "active" || to == "stopped");
+    debug_assert!(
+        to != PackageStatus::Draft,
+        "a package never goes back to draft"
+    );
     let sql = "SELECT status, version FROM packages WHERE sn = $1 FOR UPDATE";
     let row = tx
         .query_opt(sql, &[&sn])
         .await?
         .ok_or_else(|| CommandError::not_found("package", sn))?;
-    let (from, version): (String, i32) = (row.get(0), row.get(1));
+    let from = row.try_get::<_, Named<PackageStatus>>(0)?.0;
+    let version: i32 = row.get(1);
     if from != to {
         tx.execute(
             "UPDATE packages SET status = $2, version = version + 1 WHERE sn = $1",
-            &[&sn, &to],
+            &[&sn, &to.as_str()],
         )
         .await?;
         let changed = PackageStatusChanged {
             sn: sn.to_owned(),
             from,
-            to: to.to_owned(),
+            to,
         };
-        let event = if to == "active" {
+        let event = if to == PackageStatus::Active {
             LedgerEvent::PackageActivated(changed)
         } else {
             LedgerEvent::PackageStopped(changed)
@@ -339,7 +345,7 @@ pub fn refusal(p: &Package, giver: Giver, now: DateTime<Utc>) -> Option<CommandE
     if !giver.allowed(&p.channels) {
         let why = "this channel may not give out this package".to_owned();
         Some(CommandError::Forbidden(why))
-    } else if p.status != "active" {
+    } else if p.status != PackageStatus::Active {
         let why = format!("the package is {}", p.status);
         Some(unprocessable("package_not_active", why))
     } else if now < p.issue_window.0 || now >= p.issue_window.1 {
@@ -407,14 +413,15 @@ pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Packag
     row.as_ref().map(package_from).transpose()
 }
 
-/// A page of packages, newest first, optionally of one status (`draft`,
-/// `active` or `stopped`), and how many match in all.
+/// A page of packages, newest first, optionally of one status, and how
+/// many match in all.
 pub async fn list(
     client: &impl GenericClient,
-    status: Option<&str>,
+    status: Option<PackageStatus>,
     offset: i64,
     limit: i64,
 ) -> Result<(Vec<Package>, i64), CommandError> {
+    let status = status.map(PackageStatus::as_str);
     let matching = "$1::text IS NULL OR status = $1";
     let count = format!("SELECT count(*) FROM packages WHERE {matching}");
     let total: i64 = client.query_one(&count, &[&status]).await?.get(0);
@@ -437,7 +444,7 @@ fn package_from(r: &tokio_postgres::Row) -> Result<Package, CommandError> {
         claimed: r.get(4),
         per_user_limit: r.get(5),
         issue_window: (r.get(6), r.get(7)),
-        status: r.get(8),
+        status: r.try_get::<_, Named<PackageStatus>>(8)?.0,
         created_at: r.get(9),
         channels: r.get(10),
     })

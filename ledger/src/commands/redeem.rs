@@ -17,6 +17,7 @@ use super::CommandError;
 use super::claim::{self, ClaimRequest};
 use super::code_batches::Batch;
 use super::packages::{self, Giver};
+use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -102,7 +103,7 @@ async fn template_coupon(
 
 /// A stopped or expired batch refuses its codes (422).
 pub(crate) fn open(batch: &Batch, now: DateTime<Utc>) -> Result<(), CommandError> {
-    if batch.stopped {
+    if batch.status == CodeBatchStatus::Stopped {
         let why = "the code's batch is stopped".to_owned();
         return Err(CommandError::Unprocessable("code_batch_stopped", why));
     }

@@ -23,6 +23,7 @@ use crate::domain::order::{Order, RawOrder};
 use crate::domain::order_status::OrderStatus;
 use crate::domain::refund::{Refund, RefundLine, Settlement};
 use crate::domain::stream::StreamKind;
+use crate::domain::terms::RefundPolicy;
 use crate::store;
 use crate::store::NewEvent;
 
@@ -237,7 +238,7 @@ async fn return_coupons(
     let mut reissued = Vec::new();
     for coupon in coupons::lock_rows(tx, released).await? {
         let (order_id, refund_id) = (req.order_id.to_owned(), req.refund_id.to_owned());
-        if coupon.refund_policy == "reissue" {
+        if coupon.refund_policy == RefundPolicy::Reissue {
             let new_id = reissue(tx, &coupon, req, metadata).await?;
             let command = CouponCommand::MarkRefunded {
                 order_id,

@@ -51,7 +51,7 @@ pub async fn create(
             &c.issue_window.end,
             &c.total,
             &c.per_user_limit,
-            &c.refund_policy,
+            &c.refund_policy.as_str(),
             &c.remind_days_before.as_ref().map(RemindDays::to_db),
             &now,
             &c.rate_limit.as_ref().map(Json),
@@ -117,8 +117,8 @@ pub async fn change_status(
         .map_err(|refused| CommandError::Conflict("template_status", refused.to_string()))?;
     let change = TemplateStatusChanged {
         sn: sn.to_string(),
-        from: current.status.as_str().to_owned(),
-        to: to.as_str().to_owned(),
+        from: current.status,
+        to,
     };
     let event = NewEvent::of(
         &LedgerEvent::template_status_changed(change, to),

@@ -10,8 +10,26 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A coupon's status; the names are those of the contract (and the rows').
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum CouponStatus {
     Unused,
     Locked,
@@ -23,39 +41,15 @@ pub enum CouponStatus {
 
 impl CouponStatus {
     /// Every status, in a fixed order (spill files code a status by its
-    /// index here).
-    pub const ALL: [CouponStatus; 6] = [
-        CouponStatus::Unused,
-        CouponStatus::Locked,
-        CouponStatus::Used,
-        CouponStatus::Refunded,
-        CouponStatus::Expired,
-        CouponStatus::Void,
-    ];
-}
+    /// index here): the declaration order.
+    pub const ALL: &'static [CouponStatus] = <Self as strum::VariantArray>::VARIANTS;
 
-impl CouponStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Unused => "unused",
-            Self::Locked => "locked",
-            Self::Used => "used",
-            Self::Refunded => "refunded",
-            Self::Expired => "expired",
-            Self::Void => "void",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "unused" => Self::Unused,
-            "locked" => Self::Locked,
-            "used" => Self::Used,
-            "refunded" => Self::Refunded,
-            "expired" => Self::Expired,
-            "void" => Self::Void,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 }
 

@@ -9,10 +9,12 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::UnlockReason;
 use crate::domain::money::Money;
+use crate::domain::package::PackageStatus;
 use crate::domain::patch_field::present;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::RemindDays;
-use crate::domain::terms::RawTerms;
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::{RawTerms, RefundPolicy};
 
 /// Who did it and in answer to what (DESIGN §4 `metadata`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -52,7 +54,7 @@ pub struct TemplateCreated {
     pub issue_window: IssueWindow,
     pub total: i64,
     pub per_user_limit: i32,
-    pub refund_policy: String,
+    pub refund_policy: RefundPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_days_before: Option<RemindDays>,
     /// Claim rate limits (DESIGN §12); absent: none (and in every event
@@ -65,8 +67,8 @@ pub struct TemplateCreated {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateStatusChanged {
     pub sn: String,
-    pub from: String,
-    pub to: String,
+    pub from: TemplateStatus,
+    pub to: TemplateStatus,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -137,8 +139,8 @@ pub struct PackageCreated {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageStatusChanged {
     pub sn: String,
-    pub from: String,
-    pub to: String,
+    pub from: PackageStatus,
+    pub to: PackageStatus,
 }
 
 /// A user got a package's coupons (online by its sn, or by a code: the

@@ -12,6 +12,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::coupon_state::CouponStatus;
+use super::names;
 use super::validity::start_of_day;
 
 /// The most buckets one answer holds. A chart has no more pixels across
@@ -21,7 +22,18 @@ use super::validity::start_of_day;
 pub const MAX_BUCKETS: usize = 1_500;
 
 /// How wide one bucket is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum Bucket {
     Minute,
     Hour,
@@ -30,20 +42,12 @@ pub enum Bucket {
 
 impl Bucket {
     pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "minute" => Ok(Self::Minute),
-            "hour" => Ok(Self::Hour),
-            "day" => Ok(Self::Day),
-            other => Err(format!("{other:?}: expected minute, hour or day")),
-        }
+        s.parse()
+            .map_err(|_| format!("{s:?}: expected {}", names::alternatives::<Self>()))
     }
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Minute => "minute",
-            Self::Hour => "hour",
-            Self::Day => "day",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 
     /// The start of the bucket holding `t`.

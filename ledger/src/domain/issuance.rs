@@ -18,11 +18,27 @@ use uuid::Uuid;
 pub const DEFAULT_CHUNK_LINES: usize = 1_000;
 pub const MAX_CHUNK_LINES: usize = 10_000;
 
-/// Where a job stands (contract names).
 /// How long an `uploading` job may stay silent before it counts as broken off.
 pub const UPLOAD_SILENCE_SECS: i64 = 10;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Where a job stands (contract names).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum JobStatus {
     /// The file is being read and its chunks published.
     Uploading,
@@ -37,30 +53,14 @@ pub enum JobStatus {
 }
 
 impl JobStatus {
-    pub const ALL: [JobStatus; 7] = [
-        Self::Uploading,
-        Self::Incomplete,
-        Self::Queued,
-        Self::Running,
-        Self::Done,
-        Self::Cancelled,
-        Self::Failed,
-    ];
+    pub const ALL: &'static [JobStatus] = <Self as strum::VariantArray>::VARIANTS;
 
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Uploading => "uploading",
-            Self::Incomplete => "incomplete",
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::Done => "done",
-            Self::Cancelled => "cancelled",
-            Self::Failed => "failed",
-        }
+        self.into_str()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|status| status.as_str() == s)
+        s.parse().ok()
     }
 
     /// No chunk will change the job any more.
@@ -91,7 +91,19 @@ pub struct JobProgress {
 
 /// What became of one line of the file (contract names). Every line ends
 /// in exactly one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum Outcome {
     Issued,
     Invalid,
@@ -102,13 +114,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Issued => "issued",
-            Self::Invalid => "invalid",
-            Self::OverLimit => "over_limit",
-            Self::SoldOut => "sold_out",
-            Self::Cancelled => "cancelled",
-        }
+        self.into_str()
     }
 }
 
@@ -266,7 +272,7 @@ mod tests {
 
     #[test]
     fn statuses_round_trip() {
-        for status in JobStatus::ALL {
+        for &status in JobStatus::ALL {
             assert_eq!(JobStatus::parse(status.as_str()), Some(status));
         }
         assert!(JobStatus::Done.is_final() && !JobStatus::Running.is_final());

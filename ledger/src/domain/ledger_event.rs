@@ -2,8 +2,9 @@
 //! below): its contract type name, its schema version and its payload type.
 //! From that list come [`EventType`] (the names, parsed once), [`LedgerEvent`]
 //! (a stored event decoded once from `(event_type, schema_version, payload)`;
-//! `store::NewEvent::of` is the one conversion back). Adding an event type is one
-//! line here; the projections, the replay, the state machines and the schema
+//! `store::NewEvent::of` is the one conversion back; the store turns the type
+//! into its name only at the SQL edge). Adding an event type is one line
+//! here; the projections, the replay, the state machines and the schema
 //! generator match on these enums, so the compiler finds what else must know.
 
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,36 @@ macro_rules! ledger_events {
             /// Calls `visitor` with this type's payload type.
             pub fn visit_payload<V: PayloadVisitor>(self, visitor: V) -> V::Output {
                 match self { $(Self::$name => visitor.visit::<$payload>(self)),+ }
+            }
+        }
+
+        // What strum derives for the other name lists (`domain::names`).
+        impl strum::VariantArray for EventType {
+            const VARIANTS: &'static [Self] = Self::ALL;
+        }
+
+        impl std::str::FromStr for EventType {
+            type Err = strum::ParseError;
+            fn from_str(name: &str) -> Result<Self, Self::Err> {
+                Self::parse(name).ok_or(strum::ParseError::VariantNotFound)
+            }
+        }
+
+        impl From<EventType> for &'static str {
+            fn from(t: EventType) -> Self {
+                t.as_str()
+            }
+        }
+
+        impl AsRef<str> for EventType {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl std::fmt::Display for EventType {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.pad(self.as_str())
             }
         }
 

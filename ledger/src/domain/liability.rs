@@ -56,7 +56,19 @@ impl GroupKey {
 pub const NO_CHANNEL: &str = "none";
 
 /// How report rows are grouped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum By {
     Template,
     Channel,
@@ -349,6 +361,7 @@ impl LiabilityFold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ledger_event::EventType;
     use serde_json::json;
 
     fn issued(id: Uuid, channel: Option<Uuid>, at: &str) -> LedgerEvent {
@@ -360,13 +373,13 @@ mod tests {
         if let Some(c) = channel {
             payload["channel_id"] = json!(c);
         }
-        LedgerEvent::decode("CouponIssued", 1, &payload).unwrap()
+        LedgerEvent::decode(EventType::CouponIssued.as_str(), 1, &payload).unwrap()
     }
 
-    fn changed(event_type: &str, id: Uuid) -> LedgerEvent {
+    fn changed(event_type: EventType, id: Uuid) -> LedgerEvent {
         let payload =
             json!({"coupon_id": id, "order_id": "o1", "refund_id": "r1", "reason": "cancel"});
-        LedgerEvent::decode(event_type, 1, &payload).unwrap()
+        LedgerEvent::decode(event_type.as_str(), 1, &payload).unwrap()
     }
 
     fn fold(events: &[(Stream<'_>, LedgerEvent)]) -> LiabilityFold {
@@ -384,9 +397,9 @@ mod tests {
             (Stream::Coupon(a), issued(a, None, "2026-11-20T15:00:00Z")),
             // 00:30 the next day in Shanghai: another business day.
             (Stream::Coupon(b), issued(b, None, "2026-11-20T16:30:00Z")),
-            (Stream::Coupon(a), changed("CouponLocked", a)),
-            (Stream::Coupon(b), changed("CouponLocked", b)),
-            (Stream::Coupon(b), changed("CouponUsed", b)),
+            (Stream::Coupon(a), changed(EventType::CouponLocked, a)),
+            (Stream::Coupon(b), changed(EventType::CouponLocked, b)),
+            (Stream::Coupon(b), changed(EventType::CouponUsed, b)),
         ];
         let fold = fold(&events);
         let total = fold.liability.total();
@@ -415,8 +428,8 @@ mod tests {
                 Stream::Coupon(new),
                 issued(new, None, "2026-11-20T01:00:00Z"),
             ),
-            (Stream::Coupon(new), changed("CouponVoided", new)),
-            (Stream::Coupon(old), changed("CouponUnlocked", old)),
+            (Stream::Coupon(new), changed(EventType::CouponVoided, new)),
+            (Stream::Coupon(old), changed(EventType::CouponUnlocked, old)),
         ];
         let mut fold = LiabilityFold::new(Liability::default(), chrono_tz::Asia::Shanghai);
         assert_eq!(
@@ -452,7 +465,10 @@ mod tests {
         assert_eq!((total.outstanding, fold.unmatched), (2000, 0));
         // A coupon never seen begun is left out, and counted as such.
         let stray = Uuid::now_v7();
-        fold.apply(&Stream::Coupon(stray), &changed("CouponExpired", stray));
+        fold.apply(
+            &Stream::Coupon(stray),
+            &changed(EventType::CouponExpired, stray),
+        );
         assert_eq!(fold.unmatched, 1);
     }
 }

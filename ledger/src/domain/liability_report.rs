@@ -57,20 +57,12 @@ impl AsOf {
 
 /// `template`, `channel` or `day`, as the CLI and the query string spell it.
 pub fn parse_by(s: &str) -> Result<By, String> {
-    match s {
-        "template" => Ok(By::Template),
-        "channel" => Ok(By::Channel),
-        "day" => Ok(By::Day),
-        other => Err(format!("{other:?}: expected template, channel or day")),
-    }
+    s.parse()
+        .map_err(|_| format!("{s:?}: expected {}", super::names::alternatives::<By>()))
 }
 
 pub fn by_name(by: By) -> &'static str {
-    match by {
-        By::Template => "template",
-        By::Channel => "channel",
-        By::Day => "day",
-    }
+    by.into_str()
 }
 
 /// One row of the report: a group (template sn, channel id or `none`,

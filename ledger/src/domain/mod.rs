@@ -27,12 +27,16 @@
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events.
 //! - [`history`]: a template's coupons over time: buckets and their counts.
-//! - [`package`], [`package_job`]: coupon packages: their size, each
-//!   template's share of a claim, and claims of large packages run as jobs.
+//! - [`package`], [`package_job`]: coupon packages: their status and size,
+//!   each template's share of a claim, and claims of large packages run as jobs.
+//! - [`code_batch`]: a batch of redemption codes' status.
+//! - [`names`]: the enums that are lists of names (statuses, kinds), and
+//!   their names as messages list them.
 
 pub mod allocation;
 pub mod best;
 pub mod claim_batch;
+pub mod code_batch;
 pub mod coupon;
 pub mod coupon_state;
 pub mod discount;
@@ -44,6 +48,7 @@ pub mod ledger_event;
 pub mod liability;
 pub mod liability_report;
 pub mod money;
+pub mod names;
 pub mod new_coupon;
 pub mod nonce;
 pub mod order;

@@ -9,8 +9,23 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum OrderStatus {
     /// The row is taken by a lock still in its transaction (never committed alone).
     Locking,
@@ -23,33 +38,12 @@ pub enum OrderStatus {
 }
 
 impl OrderStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Locking => "locking",
-            Self::Locked => "locked",
-            Self::Confirmed => "confirmed",
-            Self::Cancelled => "cancelled",
-            Self::CancelledBeforeLock => "cancelled_before_lock",
-            Self::Released => "released",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "locking" => Self::Locking,
-            "locked" => Self::Locked,
-            "confirmed" => Self::Confirmed,
-            "cancelled" => Self::Cancelled,
-            "cancelled_before_lock" => Self::CancelledBeforeLock,
-            "released" => Self::Released,
-            _ => return None,
-        })
-    }
-}
-
-impl std::fmt::Display for OrderStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        s.parse().ok()
     }
 }
 
@@ -101,19 +95,11 @@ pub fn decide_cancel(status: OrderStatus) -> SettleDecision {
 mod tests {
     use super::*;
     use chrono::Duration;
-
-    const ALL: [OrderStatus; 6] = [
-        OrderStatus::Locking,
-        OrderStatus::Locked,
-        OrderStatus::Confirmed,
-        OrderStatus::Cancelled,
-        OrderStatus::CancelledBeforeLock,
-        OrderStatus::Released,
-    ];
+    use strum::VariantArray;
 
     #[test]
     fn text_round_trips_and_matches_serde() {
-        for s in ALL {
+        for &s in OrderStatus::VARIANTS {
             assert_eq!(OrderStatus::parse(s.as_str()), Some(s));
             let json = serde_json::to_value(s).unwrap();
             assert_eq!(json, serde_json::json!(s.as_str()));

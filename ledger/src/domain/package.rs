@@ -4,9 +4,43 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::domain::events::PackageItem;
+
+/// A package's status: created `draft`, then `active` (claimed in its issue
+/// window) or `stopped` (claims and its codes refused), back and forth.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
+#[schemars(inline, transform = crate::domain::names::plain_schema)]
+pub enum PackageStatus {
+    Draft,
+    Active,
+    Stopped,
+}
+
+impl PackageStatus {
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
+    }
+}
 
 /// The most channels one `POST /v1/packages` body lists: a body is what an
 /// operator picks by hand; more are allowed one by one

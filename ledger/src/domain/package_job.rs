@@ -8,7 +8,24 @@ use uuid::Uuid;
 use crate::domain::events::CodeRef;
 
 /// Where a package job stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
+#[schema(as = PackageJobStatus)]
 pub enum JobStatus {
     /// Recorded, and on the queue (or being published).
     Queued,
@@ -21,19 +38,14 @@ pub enum JobStatus {
 }
 
 impl JobStatus {
-    pub const ALL: [JobStatus; 4] = [Self::Queued, Self::Done, Self::Refused, Self::Failed];
+    pub const ALL: &'static [JobStatus] = <Self as strum::VariantArray>::VARIANTS;
 
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Done => "done",
-            Self::Refused => "refused",
-            Self::Failed => "failed",
-        }
+        self.into_str()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|status| status.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -80,7 +92,7 @@ mod tests {
 
     #[test]
     fn statuses_round_trip_through_their_names() {
-        for status in JobStatus::ALL {
+        for &status in JobStatus::ALL {
             assert_eq!(JobStatus::parse(status.as_str()), Some(status));
         }
         assert_eq!(JobStatus::parse("running"), None);

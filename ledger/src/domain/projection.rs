@@ -11,16 +11,53 @@
 //!   `OrderRefunded` reverses part of it. Orders keep their own stream
 //!   order, so the lock is always known before the confirm.
 
+use strum::VariantArray;
 use uuid::Uuid;
 
 use crate::domain::coupon_state::{CouponChange, CouponState, CouponStatus, apply};
-use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::ledger_event::{EventType, LedgerEvent};
 use crate::domain::stream::StreamKind;
 
-/// The projections, by the names their workers, cursors and inbox use.
-pub const BALANCES: &str = "balances";
-pub const TEMPLATE_STATS: &str = "template_stats";
-pub const PROJECTIONS: [&str; 2] = [BALANCES, TEMPLATE_STATS];
+/// The projections, by the names their workers, cursors and inbox use
+/// (each keeps a table of its name, too).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case", const_into_str)]
+pub enum Projection {
+    Balances,
+    TemplateStats,
+}
+
+impl Projection {
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
+    }
+}
+
+/// The projections' names, for what handles them as text (a consumer's
+/// name, its cursor and position rows).
+pub const BALANCES: &str = Projection::Balances.as_str();
+pub const TEMPLATE_STATS: &str = Projection::TemplateStats.as_str();
+pub const PROJECTIONS: [&str; <Projection as VariantArray>::VARIANTS.len()] = {
+    let variants = <Projection as VariantArray>::VARIANTS;
+    let mut names = [""; <Projection as VariantArray>::VARIANTS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = variants[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// What a projection knows of one coupon.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +101,10 @@ pub enum ProjectionError {
         event_type: &'static str,
         version: i32,
     },
-    #[error("CouponIssued at version {0}: a coupon is issued at version 1")]
+    #[error(
+        "{issued} at version {0}: a coupon is issued at version 1",
+        issued = EventType::CouponIssued
+    )]
     IssuedTwice(i32),
 }
 
@@ -142,10 +182,10 @@ pub fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus
 }
 
 /// Whether `projection` follows streams of this kind.
-pub fn follows(projection: &str, kind: StreamKind) -> bool {
+pub fn follows(projection: Projection, kind: StreamKind) -> bool {
     match kind {
         StreamKind::Coupon => true,
-        StreamKind::Order => projection == TEMPLATE_STATS,
+        StreamKind::Order => projection == Projection::TemplateStats,
         StreamKind::Template
         | StreamKind::Channel
         | StreamKind::CodeBatch
@@ -159,8 +199,8 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    fn event(event_type: &str, payload: Value) -> LedgerEvent {
-        LedgerEvent::decode(event_type, 1, &payload).unwrap()
+    fn event(event_type: EventType, payload: Value) -> LedgerEvent {
+        LedgerEvent::decode(event_type.as_str(), 1, &payload).unwrap()
     }
 
     fn issued_payload() -> Value {
@@ -173,7 +213,7 @@ mod tests {
 
     fn issued() -> CouponView {
         let payload = issued_payload();
-        match coupon_effect(None, &event("CouponIssued", payload), 1).unwrap() {
+        match coupon_effect(None, &event(EventType::CouponIssued, payload), 1).unwrap() {
             Effect::Issued(view) => view,
             other => panic!("{other:?}"),
         }
@@ -184,7 +224,7 @@ mod tests {
         let view = issued();
         assert_eq!((view.face_value, view.status), (2000, CouponStatus::Unused));
         let lock = json!({"coupon_id": Uuid::nil(), "order_id": "o1"});
-        let effect = coupon_effect(Some(&view), &event("CouponLocked", lock), 2).unwrap();
+        let effect = coupon_effect(Some(&view), &event(EventType::CouponLocked, lock), 2).unwrap();
         let Effect::Moved { from, view } = effect else {
             panic!("{effect:?}")
         };
@@ -197,7 +237,7 @@ mod tests {
     #[test]
     fn a_change_before_the_issue_is_an_error() {
         let lock = json!({"coupon_id": Uuid::nil(), "order_id": "o1"});
-        let err = coupon_effect(None, &event("CouponLocked", lock), 2).unwrap_err();
+        let err = coupon_effect(None, &event(EventType::CouponLocked, lock), 2).unwrap_err();
         assert!(matches!(
             err,
             ProjectionError::UnknownCoupon { version: 2, .. }
@@ -207,7 +247,8 @@ mod tests {
     #[test]
     fn a_second_issue_is_an_error() {
         let view = issued();
-        let LedgerEvent::CouponIssued(mut again) = event("CouponIssued", issued_payload()) else {
+        let LedgerEvent::CouponIssued(mut again) = event(EventType::CouponIssued, issued_payload())
+        else {
             unreachable!()
         };
         again.user_id = "u2".into();
@@ -220,9 +261,11 @@ mod tests {
 
     #[test]
     fn projections_follow_their_stream_kinds() {
-        assert!(follows(BALANCES, StreamKind::Coupon));
-        assert!(!follows(BALANCES, StreamKind::Order));
-        assert!(follows(TEMPLATE_STATS, StreamKind::Order));
-        assert!(!follows(TEMPLATE_STATS, StreamKind::Template));
+        use Projection::{Balances, TemplateStats};
+        assert!(follows(Balances, StreamKind::Coupon));
+        assert!(!follows(Balances, StreamKind::Order));
+        assert!(follows(TemplateStats, StreamKind::Order));
+        assert!(!follows(TemplateStats, StreamKind::Template));
+        assert_eq!(PROJECTIONS, ["balances", "template_stats"]);
     }
 }

@@ -7,7 +7,6 @@
 //! instant is not after the issue is dropped (it would arrive late or never).
 
 use std::borrow::Cow;
-use std::fmt;
 
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -242,8 +241,22 @@ impl NotifyType {
     }
 }
 
-/// Where a `notify_msg` row stands (`status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Where a `notify_msg` row stands (`status`, stored as its [`code`]).
+///
+/// [`code`]: NotifyStatus::code
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum NotifyStatus {
     Pending,
     Sent,
@@ -274,17 +287,6 @@ impl NotifyStatus {
     /// Whether the events decide it (pending, cancelled) or delivery did.
     pub fn is_delivery_fact(self) -> bool {
         matches!(self, NotifyStatus::Sent | NotifyStatus::Failed)
-    }
-}
-
-impl fmt::Display for NotifyStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            NotifyStatus::Pending => "pending",
-            NotifyStatus::Sent => "sent",
-            NotifyStatus::Failed => "failed",
-            NotifyStatus::Cancelled => "cancelled",
-        })
     }
 }
 

@@ -6,10 +6,11 @@
 //! `region`, its `user_tags`). No entry of a kind = no restriction of it.
 
 use std::collections::BTreeSet;
-use std::fmt;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::names;
 use crate::domain::order::{Line, Order};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 
@@ -24,8 +25,24 @@ pub struct RawScopeEntry {
 }
 
 /// The kinds of scope restriction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum ScopeKind {
     Product,
     Category,
@@ -33,37 +50,22 @@ pub enum ScopeKind {
     UserTag,
 }
 
+/// The kinds, as an unknown kind's error lists them.
+static EXPECTED: LazyLock<String> = LazyLock::new(names::comma_separated::<ScopeKind>);
+
 impl ScopeKind {
-    pub const ALL: [ScopeKind; 4] = [
-        ScopeKind::Product,
-        ScopeKind::Category,
-        ScopeKind::Region,
-        ScopeKind::UserTag,
-    ];
+    /// Every kind, in the canonical order of [`UseScope::to_raw`].
+    pub const ALL: &'static [ScopeKind] = <Self as strum::VariantArray>::VARIANTS;
 
     pub fn parse(s: &str) -> Result<ScopeKind, ParseErrorKind> {
-        ScopeKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| ParseErrorKind::UnknownValue {
-                found: s.to_owned(),
-                expected: "product, category, region, user_tag",
-            })
+        s.parse().map_err(|_| ParseErrorKind::UnknownValue {
+            found: s.to_owned(),
+            expected: EXPECTED.as_str(),
+        })
     }
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScopeKind::Product => "product",
-            ScopeKind::Category => "category",
-            ScopeKind::Region => "region",
-            ScopeKind::UserTag => "user_tag",
-        }
-    }
-}
-
-impl fmt::Display for ScopeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 }
 
@@ -155,7 +157,8 @@ impl UseScope {
     /// The canonical raw form (kinds in a fixed order, values sorted).
     pub fn to_raw(&self) -> Vec<RawScopeEntry> {
         ScopeKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|k| !self.values(*k).is_empty())
             .map(|k| RawScopeEntry {
                 kind: k.as_str().to_owned(),

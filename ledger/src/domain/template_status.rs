@@ -1,8 +1,26 @@
 //! A template's status machine: `draft → active ⇄ stopped`, any but `void` → `void`.
 
-use std::fmt;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
+#[schemars(inline, transform = crate::domain::names::plain_schema)]
 pub enum TemplateStatus {
     Draft,
     Active,
@@ -26,22 +44,11 @@ pub struct StatusRefused {
 
 impl TemplateStatus {
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "draft" => Self::Draft,
-            "active" => Self::Active,
-            "stopped" => Self::Stopped,
-            "void" => Self::Void,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Active => "active",
-            Self::Stopped => "stopped",
-            Self::Void => "void",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 
     /// The status `action` leads to, or why it may not be taken.
@@ -67,12 +74,6 @@ impl StatusAction {
             Self::Stop => "stopped",
             Self::Void => "voided",
         }
-    }
-}
-
-impl fmt::Display for TemplateStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -1,27 +1,56 @@
 //! Template terms (券模板): the immutable pricing-relevant part of a template,
 //! parsed once at the edge into types that cannot hold an invalid value.
 
-use std::fmt;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
 use crate::domain::money::{Currency, Money};
+use crate::domain::names;
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 use crate::domain::rule::{DiscountRule, RawDiscount};
 use crate::domain::scope::{RawScopeEntry, UseScope};
 use crate::domain::validity::{RawValidity, ValidityTerms};
 
 /// What a template discounts: order lines or the shipping fee.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum Kind {
     Goods,
     Shipping,
 }
 
 /// Whether a coupon may be combined with others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
 pub enum Stacking {
     /// Stands alone: used together with no other coupon.
     Exclusive,
@@ -29,55 +58,68 @@ pub enum Stacking {
     Stackable,
 }
 
+/// The values, as an unknown value's error lists them.
+static KINDS: LazyLock<String> = LazyLock::new(names::comma_separated::<Kind>);
+static STACKINGS: LazyLock<String> = LazyLock::new(names::comma_separated::<Stacking>);
+
 impl Kind {
     pub fn parse(s: &str) -> Result<Kind, ParseErrorKind> {
-        match s {
-            "goods" => Ok(Kind::Goods),
-            "shipping" => Ok(Kind::Shipping),
-            _ => Err(ParseErrorKind::UnknownValue {
-                found: s.to_owned(),
-                expected: "goods, shipping",
-            }),
-        }
+        s.parse().map_err(|_| ParseErrorKind::UnknownValue {
+            found: s.to_owned(),
+            expected: KINDS.as_str(),
+        })
     }
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Goods => "goods",
-            Kind::Shipping => "shipping",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 }
 
 impl Stacking {
     pub fn parse(s: &str) -> Result<Stacking, ParseErrorKind> {
-        match s {
-            "exclusive" => Ok(Stacking::Exclusive),
-            "stackable" => Ok(Stacking::Stackable),
-            _ => Err(ParseErrorKind::UnknownValue {
-                found: s.to_owned(),
-                expected: "exclusive, stackable",
-            }),
-        }
+        s.parse().map_err(|_| ParseErrorKind::UnknownValue {
+            found: s.to_owned(),
+            expected: STACKINGS.as_str(),
+        })
     }
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stacking::Exclusive => "exclusive",
-            Stacking::Stackable => "stackable",
-        }
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 }
 
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// What a full refund does to a template's used coupon (fixed when the
+/// template is created): `restore` gives the coupon back to its owner,
+/// `reissue` ends it and issues a new one in its place.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::Display,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case", const_into_str)]
+#[schemars(inline, transform = crate::domain::names::plain_schema)]
+pub enum RefundPolicy {
+    #[default]
+    Restore,
+    Reissue,
 }
 
-impl fmt::Display for Stacking {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+impl RefundPolicy {
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
     }
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::store::RecordedEvent;
+use crate::store::{RecordedEvent, StoredType};
 
 /// The body of every event message. `P` is the payload type and `M` the
 /// metadata (raw JSON when relayed; typed when generating schemas).
@@ -45,7 +45,7 @@ pub fn schema_file(event_type: &str, schema_version: i16) -> String {
 pub fn encode(event: &RecordedEvent) -> Outgoing {
     let envelope = Envelope {
         event_id: event.event_id,
-        event_type: event.event_type.clone(),
+        event_type: event.event_type.as_str().to_owned(),
         schema_version: event.schema_version,
         stream_id: event.stream_id.clone(),
         stream_version: event.stream_version,
@@ -57,7 +57,7 @@ pub fn encode(event: &RecordedEvent) -> Outgoing {
     };
     let body = serde_json::to_vec(&envelope).expect("JSON values serialize");
     let mut headers = FieldTable::default();
-    let schema = schema_file(&event.event_type, event.schema_version);
+    let schema = schema_file(event.event_type.as_str(), event.schema_version);
     for (key, value) in [
         (
             "stream_id",
@@ -92,7 +92,7 @@ pub fn decode(body: &[u8]) -> Result<RecordedEvent, DecodeError> {
         event_id: e.event_id,
         stream_id: e.stream_id,
         stream_version: e.stream_version,
-        event_type: e.event_type,
+        event_type: StoredType::parse(&e.event_type),
         schema_version: e.schema_version,
         payload: e.payload,
         metadata: e.metadata,

@@ -6,14 +6,14 @@ use uuid::Uuid;
 
 use super::{Applied, ApplyError, decimal};
 use crate::domain::coupon_state::CouponStatus;
-use crate::domain::projection::{BALANCES, CouponView, Effect, coupon_effect};
+use crate::domain::projection::{CouponView, Effect, Projection, coupon_effect};
 use crate::domain::stream::StreamKind;
 use crate::store::{RecordedEvent, read_stream};
 
 /// Applies a coupon stream's event, after any versions missing before it.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     coupon_id: Uuid,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
@@ -32,7 +32,7 @@ pub async fn apply(
 /// Applies the stored versions after the view's, up to `until`; the view after.
 pub async fn catch_up(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     coupon_id: Uuid,
     mut view: Option<CouponView>,
     until: i32,
@@ -49,7 +49,7 @@ pub async fn catch_up(
 /// Applies one event that directly follows `view`; the view after it.
 async fn step(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     coupon_id: Uuid,
     view: Option<&CouponView>,
     event: &RecordedEvent,
@@ -60,7 +60,7 @@ async fn step(
         Effect::Issued(new) => {
             insert(tx, projection, coupon_id, new).await?;
             move_bucket(tx, projection, new, None).await?;
-            if projection != BALANCES {
+            if projection != Projection::Balances {
                 count_issued(tx, &new.template_sn).await?;
             }
             Ok(Some(new.clone()))
@@ -80,13 +80,13 @@ pub const LOAD_SQL: &str = "SELECT user_id, template_sn, face_value, status, ver
 
 pub async fn load(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     coupon_id: Uuid,
 ) -> Result<Option<CouponView>, tokio_postgres::Error> {
     let row = tx
         .query_opt(
             &tx.prepare_cached(LOAD_SQL).await?,
-            &[&projection, &coupon_id],
+            &[&projection.as_str(), &coupon_id],
         )
         .await?;
     let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
@@ -102,7 +102,7 @@ pub async fn load(
 
 async fn insert(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     coupon_id: Uuid,
     v: &CouponView,
 ) -> Result<(), tokio_postgres::Error> {
@@ -110,7 +110,7 @@ async fn insert(
                  (projection, coupon_id, user_id, template_sn, face_value, status, version)
                VALUES ($1, $2, $3, $4, $5, $6, $7)";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
-        &projection,
+        &projection.as_str(),
         &coupon_id,
         &v.user_id,
         &v.template_sn,
@@ -124,14 +124,18 @@ async fn insert(
 
 async fn update(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     coupon_id: Uuid,
     v: &CouponView,
 ) -> Result<(), tokio_postgres::Error> {
     let sql = "UPDATE projection_coupons SET status = $3, version = $4
                 WHERE projection = $1 AND coupon_id = $2";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-        [&projection, &coupon_id, &v.status.as_str(), &v.version];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+        &projection.as_str(),
+        &coupon_id,
+        &v.status.as_str(),
+        &v.version,
+    ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())
 }
@@ -139,7 +143,7 @@ async fn update(
 /// Counts the coupon in its new status and, when it had one, out of `from`.
 async fn move_bucket(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     v: &CouponView,
     from: Option<CouponStatus>,
 ) -> Result<(), tokio_postgres::Error> {
@@ -147,10 +151,11 @@ async fn move_bucket(
         return Ok(());
     }
     // One statement for both buckets: they are different rows (from != to).
-    let (table, owner_column, owner) = if projection == BALANCES {
-        ("balances", "user_id", &v.user_id)
-    } else {
-        ("template_stats", "template_sn", &v.template_sn)
+    // Each projection's buckets are in the table of its name.
+    let table = projection.as_str();
+    let (owner_column, owner) = match projection {
+        Projection::Balances => ("user_id", &v.user_id),
+        Projection::TemplateStats => ("template_sn", &v.template_sn),
     };
     let sql = format!(
         "INSERT INTO {table} ({owner_column}, status, count, face_value)

@@ -12,7 +12,8 @@ use uuid::Uuid;
 
 use super::{ApplyError, decimal, record_positions};
 use crate::domain::coupon_state::CouponStatus;
-use crate::domain::projection::{BALANCES, CouponView, Effect, coupon_effect};
+use crate::domain::ledger_event::EventType;
+use crate::domain::projection::{CouponView, Effect, Projection, coupon_effect};
 use crate::domain::stream::{Stream, StreamKind};
 use crate::store::RecordedEvent;
 
@@ -22,7 +23,7 @@ pub const MAX_RUN: usize = 2_000;
 /// Whether `event` opens a coupon stream (a run's member).
 pub fn is_first_issue(event: &RecordedEvent) -> bool {
     event.stream_version == 1
-        && event.event_type == "CouponIssued"
+        && event.event_type == EventType::CouponIssued
         && matches!(Stream::parse(&event.stream_id), Ok(Stream::Coupon(_)))
 }
 
@@ -30,7 +31,7 @@ pub fn is_first_issue(event: &RecordedEvent) -> bool {
 /// `events`) to blame.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     events: &[RecordedEvent],
 ) -> Result<(), (usize, ApplyError)> {
     debug_assert!(events.len() <= MAX_RUN && events.iter().all(is_first_issue));
@@ -51,12 +52,12 @@ pub async fn apply(
     count_unused(tx, projection, &fresh)
         .await
         .map_err(blame_first)?;
-    if projection != BALANCES {
+    if projection != Projection::Balances {
         count_issued(tx, &fresh).await.map_err(blame_first)?;
     }
     let last = events.last().map_or(0, |e| e.position);
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-    record_positions(tx, projection, last, count)
+    record_positions(tx, projection.as_str(), last, count)
         .await
         .map_err(blame_first)
 }
@@ -68,14 +69,17 @@ fn view_of(event: &RecordedEvent) -> Result<(Uuid, CouponView), ApplyError> {
     debug_assert_eq!(StreamKind::Coupon.id(id), event.stream_id);
     match coupon_effect(None, &event.decode()?, event.stream_version)? {
         Effect::Issued(view) => Ok((id, view)),
-        _ => unreachable!("CouponIssued at version 1 issues (coupon_effect)"),
+        _ => unreachable!(
+            "{} at version 1 issues (coupon_effect)",
+            EventType::CouponIssued
+        ),
     }
 }
 
 /// Inserts the coupons the projection does not know; their ids.
 async fn insert_new(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     views: &[(Uuid, CouponView)],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let ids: Vec<Uuid> = views.iter().map(|(id, _)| *id).collect();
@@ -89,7 +93,14 @@ async fn insert_new(
                ON CONFLICT (projection, coupon_id) DO NOTHING
                RETURNING coupon_id";
     let unused = CouponStatus::Unused.as_str();
-    let params: [&(dyn ToSql + Sync); 6] = [&projection, &ids, &users, &templates, &faces, &unused];
+    let params: [&(dyn ToSql + Sync); 6] = [
+        &projection.as_str(),
+        &ids,
+        &users,
+        &templates,
+        &faces,
+        &unused,
+    ];
     let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
@@ -97,21 +108,21 @@ async fn insert_new(
 /// Adds the new coupons to their owners' `unused` buckets, one row per owner.
 async fn count_unused(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     fresh: &[&CouponView],
 ) -> Result<(), tokio_postgres::Error> {
-    let (table, column) = if projection == BALANCES {
-        ("balances", "user_id")
-    } else {
-        ("template_stats", "template_sn")
+    // Each projection's buckets are in the table of its name.
+    let table = projection.as_str();
+    let column = match projection {
+        Projection::Balances => "user_id",
+        Projection::TemplateStats => "template_sn",
     };
     // Sorted owners: concurrent batches take the bucket rows in one order.
     let mut per_owner: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for v in fresh {
-        let owner = if projection == BALANCES {
-            &v.user_id
-        } else {
-            &v.template_sn
+        let owner = match projection {
+            Projection::Balances => &v.user_id,
+            Projection::TemplateStats => &v.template_sn,
         };
         let entry = per_owner.entry(owner.as_str()).or_default();
         entry.0 += 1;

@@ -21,7 +21,7 @@ pub mod read;
 
 use deadpool_postgres::Transaction;
 
-use crate::domain::projection::{ProjectionError, follows};
+use crate::domain::projection::{Projection, ProjectionError, follows};
 use crate::domain::stream::{Stream, UnknownStream};
 use crate::store::{RecordedEvent, StoredEventError};
 
@@ -52,10 +52,10 @@ pub enum Applied {
     NotFollowed,
 }
 
-/// Applies `event` to `projection` (one of `domain::projection::PROJECTIONS`).
+/// Applies `event` to `projection`.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
     let stream = Stream::parse(&event.stream_id).map_err(|source| ApplyError::Stream {
@@ -72,7 +72,7 @@ pub async fn apply(
         | Stream::Code(..)
         | Stream::Package(_) => Applied::NotFollowed,
     };
-    record_position(tx, projection, event.position).await?;
+    record_position(tx, projection.as_str(), event.position).await?;
     Ok(applied)
 }
 
@@ -81,7 +81,7 @@ pub async fn apply(
 /// failure, the index of the event to blame.
 pub async fn apply_batch(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     events: &[RecordedEvent],
 ) -> Result<(), (usize, ApplyError)> {
     let mut i = 0;

@@ -4,13 +4,13 @@ use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::{Applied, ApplyError, coupons, decimal};
-use crate::domain::projection::{Effect, order_effect};
+use crate::domain::projection::{Effect, Projection, order_effect};
 use crate::store::{RecordedEvent, read_stream};
 
 /// Applies an order stream's event, after any versions missing before it.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
     let current = version(tx, projection, &event.stream_id).await?;
@@ -26,28 +26,34 @@ pub async fn apply(
     step(tx, projection, event).await?;
     let sql = "INSERT INTO projection_streams (projection, stream_id, version) VALUES ($1, $2, $3)
                ON CONFLICT (projection, stream_id) DO UPDATE SET version = EXCLUDED.version";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
-        [&projection, &event.stream_id, &event.stream_version];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [
+        &projection.as_str(),
+        &event.stream_id,
+        &event.stream_version,
+    ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(Applied::Applied)
 }
 
 async fn version(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     stream_id: &str,
 ) -> Result<i32, tokio_postgres::Error> {
     let sql = "SELECT version FROM projection_streams
                 WHERE projection = $1 AND stream_id = $2 FOR UPDATE";
     let row = tx
-        .query_opt(&tx.prepare_cached(sql).await?, &[&projection, &stream_id])
+        .query_opt(
+            &tx.prepare_cached(sql).await?,
+            &[&projection.as_str(), &stream_id],
+        )
         .await?;
     Ok(row.map_or(0, |r| r.get(0)))
 }
 
 async fn step(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     event: &RecordedEvent,
 ) -> Result<(), ApplyError> {
     match order_effect(&event.decode()?) {
@@ -57,7 +63,7 @@ async fn step(
                 let sql = "UPDATE projection_coupons SET locked_discount = $3
                             WHERE projection = $1 AND coupon_id = $2";
                 let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
-                    [&projection, &coupon_id, &decimal(cents)];
+                    [&projection.as_str(), &coupon_id, &decimal(cents)];
                 tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
             }
         }
@@ -81,7 +87,7 @@ async fn step(
 /// if the projection has not seen it yet, it is read from the store.
 async fn ensure_coupon(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     coupon_id: Uuid,
 ) -> Result<(), ApplyError> {
     if coupons::load(tx, projection, coupon_id).await?.is_none() {
@@ -94,7 +100,7 @@ async fn ensure_coupon(
 /// coupon's locked discount.
 async fn add_cost(
     tx: &Transaction<'_>,
-    projection: &'static str,
+    projection: Projection,
     costs: Vec<(Uuid, Option<i64>)>,
 ) -> Result<(), ApplyError> {
     for (coupon_id, _) in &costs {
@@ -110,7 +116,8 @@ async fn add_cost(
                 GROUP BY c.template_sn
                ON CONFLICT (template_sn) DO UPDATE
                  SET cost = template_totals.cost + EXCLUDED.cost";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&projection, &ids, &amounts];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
+        [&projection.as_str(), &ids, &amounts];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::money::serialize_two_places;
-use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
+use crate::domain::projection::Projection;
 
 /// How many coupons are in one status, and their face value.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, ToSchema)]
@@ -67,7 +67,7 @@ pub async fn balance(
     Ok(Balance {
         user_id: user_id.to_owned(),
         by_status: buckets(&rows),
-        reflects: reflects(client, BALANCES).await?,
+        reflects: reflects(client, Projection::Balances).await?,
     })
 }
 
@@ -92,7 +92,7 @@ pub async fn template_stats(
         void: count(CouponStatus::Void),
         liability: value(CouponStatus::Unused) + value(CouponStatus::Locked),
         cost,
-        reflects: reflects(client, TEMPLATE_STATS).await?,
+        reflects: reflects(client, Projection::TemplateStats).await?,
         by_status,
     })
 }
@@ -118,10 +118,10 @@ fn buckets(rows: &[tokio_postgres::Row]) -> BTreeMap<String, Bucket> {
 
 async fn reflects(
     client: &impl GenericClient,
-    projection: &str,
+    projection: Projection,
 ) -> Result<Reflects, tokio_postgres::Error> {
     let sql = "SELECT position, applied FROM projection_positions WHERE projection = $1";
-    let row = client.query_opt(sql, &[&projection]).await?;
+    let row = client.query_opt(sql, &[&projection.as_str()]).await?;
     Ok(row.map_or_else(Reflects::default, |r| Reflects {
         position: r.get(0),
         applied: r.get(1),

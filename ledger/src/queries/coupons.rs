@@ -5,6 +5,7 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
@@ -23,8 +24,7 @@ pub struct CouponView {
     pub id: Uuid,
     pub template_sn: String,
     pub user_id: String,
-    /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
-    pub status: String,
+    pub status: CouponStatus,
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -45,7 +45,7 @@ impl CouponView {
             id: c.coupon_id,
             template_sn: c.template_sn.clone(),
             user_id: c.user_id.clone(),
-            status: "unused".into(),
+            status: CouponStatus::Unused,
             issued_at: c.issued_at,
             effective_at: c.effective_at,
             expires_at: c.expires_at,
@@ -55,19 +55,19 @@ impl CouponView {
         }
     }
 
-    fn from_row(r: &Row) -> Self {
-        Self {
+    fn from_row(r: &Row) -> Result<Self, tokio_postgres::Error> {
+        Ok(Self {
             id: r.get(0),
             template_sn: r.get(1),
             user_id: r.get(2),
-            status: r.get(3),
+            status: r.try_get::<_, Named<_>>(3)?.0,
             issued_at: r.get(4),
             effective_at: r.get(5),
             expires_at: r.get(6),
             channel_id: r.get(7),
             refund_from: r.get(8),
             order_id: r.get(9),
-        }
+        })
     }
 }
 
@@ -76,11 +76,8 @@ pub async fn coupon(
     id: Uuid,
 ) -> Result<Option<CouponView>, tokio_postgres::Error> {
     let sql = format!("SELECT {COLUMNS} FROM coupons WHERE id = $1");
-    Ok(client
-        .query_opt(&sql, &[&id])
-        .await?
-        .as_ref()
-        .map(CouponView::from_row))
+    let row = client.query_opt(&sql, &[&id]).await?;
+    row.as_ref().map(CouponView::from_row).transpose()
 }
 
 #[derive(Serialize, ToSchema)]
@@ -95,10 +92,11 @@ pub struct CouponPage {
 pub async fn of_user(
     client: &impl GenericClient,
     user_id: &str,
-    status: Option<&str>,
+    status: Option<CouponStatus>,
     offset: i64,
     limit: i64,
 ) -> Result<CouponPage, tokio_postgres::Error> {
+    let status = status.map(CouponStatus::as_str);
     let filter = "user_id = $1 AND ($2::text IS NULL OR status = $2)";
     let total: i64 = client
         .query_one(
@@ -117,7 +115,10 @@ pub async fn of_user(
         total,
         offset,
         limit,
-        coupons: rows.iter().map(CouponView::from_row).collect(),
+        coupons: rows
+            .iter()
+            .map(CouponView::from_row)
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -162,7 +163,7 @@ pub async fn history(
             position: e.position,
             event_id: e.event_id,
             stream_version: e.stream_version,
-            event_type: e.event_type,
+            event_type: e.event_type.as_str().to_owned(),
             schema_version: e.schema_version,
             payload: e.payload,
             metadata: e.metadata,

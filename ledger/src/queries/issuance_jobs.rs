@@ -22,8 +22,7 @@ pub const MAX_PAGE: i64 = 200;
 pub struct JobView {
     pub job_id: Uuid,
     pub template_sn: String,
-    /// `uploading`, `incomplete`, `queued`, `running`, `done`, `cancelled`, `failed`
-    pub status: String,
+    pub status: JobStatus,
     pub lines_read: i64,
     pub blank: i64,
     pub invalid: i64,
@@ -110,7 +109,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
     JobView {
         job_id: r.get(0),
         template_sn: r.get(1),
-        status: status.as_str().to_owned(),
+        status,
         lines_read: r.get(3),
         blank: r.get(4),
         invalid: r.get(5),

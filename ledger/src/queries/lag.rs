@@ -11,7 +11,8 @@ use serde::Serialize;
 use tokio_postgres::GenericClient;
 use utoipa::ToSchema;
 
-use crate::domain::projection::PROJECTIONS;
+use crate::domain::names;
+use crate::domain::projection::Projection;
 use crate::messaging::routes;
 use crate::projections::notify::NOTIFY;
 
@@ -56,10 +57,9 @@ const LAG: &str = "
 pub async fn consumer_lags(
     client: &impl GenericClient,
 ) -> Result<Vec<ConsumerLag>, tokio_postgres::Error> {
-    let mut names: Vec<&str> = PROJECTIONS.to_vec();
-    names.push(NOTIFY);
+    let projections: Vec<&str> = names::names::<Projection>().chain([NOTIFY]).collect();
     let rows = client
-        .query(LAG, &[&names, &routes::names(), &COUNT_CAP])
+        .query(LAG, &[&projections, &routes::names(), &COUNT_CAP])
         .await?;
     Ok(rows
         .iter()

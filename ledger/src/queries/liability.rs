@@ -17,7 +17,7 @@ use tokio_postgres::{Client, GenericClient, Transaction};
 use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
-use crate::domain::ledger_event::{DecodeError, LedgerEvent};
+use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent};
 use crate::domain::liability::{GroupKey, Liability, LiabilityFold, Needs, Totals};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::store::GlobalCursor;
@@ -291,13 +291,16 @@ async fn learn(
             .iter()
             .map(|id| StreamKind::Order.id(id))
             .collect();
-        let sql = "SELECT DISTINCT ON (stream_id)
-                          tx_id, position, stream_id, event_type, schema_version, payload::text
-                     FROM events
-                    WHERE stream_id = ANY($1) AND event_type = 'OrderLocked'
-                      AND (tx_id, position) <= ($2, $3)
-                    ORDER BY stream_id, stream_version DESC";
-        let rows = tx.query(sql, &[&ids, &base.tx_id, &base.position]).await?;
+        let sql = format!(
+            "SELECT DISTINCT ON (stream_id)
+                    tx_id, position, stream_id, event_type, schema_version, payload::text
+               FROM events
+              WHERE stream_id = ANY($1) AND event_type = '{}'
+                AND (tx_id, position) <= ($2, $3)
+              ORDER BY stream_id, stream_version DESC",
+            EventType::OrderLocked
+        );
+        let rows = tx.query(&sql, &[&ids, &base.tx_id, &base.position]).await?;
         for (stream, locked) in rows.iter().map(decode_row).collect::<Result<Vec<_>, _>>()? {
             if let Stream::Order(order_id) = stream {
                 fold.know_lock(order_id, &locked);

@@ -7,6 +7,9 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::db::Named;
+use crate::domain::package_job::JobStatus;
+
 /// A package claim run as a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct PackageJobView {
@@ -21,9 +24,9 @@ pub struct PackageJobView {
     pub code_batch_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code_serial: Option<i64>,
-    /// `queued`, `done`, `refused` (nothing was issued: see `error`) or
-    /// `failed` (never ran: its request answered 503).
-    pub status: String,
+    /// `refused`: nothing was issued (see `error`); `failed`: never ran
+    /// (its request answered 503).
+    pub status: JobStatus,
     /// Refused: the answer the claim would have had at once (its HTTP
     /// status, error code and message); failed: the request's 503.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,10 +76,10 @@ pub async fn read(
     let offset = offset.clamp(0, 1_000_000);
     let sql = format!("{SELECT} WHERE id = $1");
     let row = client.query_opt(&sql, &[&id, &offset, &limit]).await?;
-    Ok(row.as_ref().map(|r| view(r, offset)))
+    row.as_ref().map(|r| view(r, offset)).transpose()
 }
 
-fn view(r: &Row, offset: i64) -> PackageJobView {
+fn view(r: &Row, offset: i64) -> Result<PackageJobView, tokio_postgres::Error> {
     let error = r.get::<_, Option<String>>(8).map(|code| JobError {
         status: r
             .get::<_, Option<i16>>(7)
@@ -88,19 +91,19 @@ fn view(r: &Row, offset: i64) -> PackageJobView {
     let coupon_ids: Vec<Uuid> = r.get(10);
     let total: i64 = r.get(13);
     let end = offset + i64::try_from(coupon_ids.len()).unwrap_or(0);
-    PackageJobView {
+    Ok(PackageJobView {
         job_id: r.get(0),
         package_sn: r.get(1),
         user_id: r.get(2),
         channel_id: r.get(3),
         code_batch_id: r.get(4),
         code_serial: r.get(5),
-        status: r.get(6),
+        status: r.try_get::<_, Named<_>>(6)?.0,
         error,
         coupons_issued: total,
         next_offset: (end < total).then_some(end),
         coupon_ids,
         created_at: r.get(11),
         finished_at: r.get(12),
-    }
+    })
 }

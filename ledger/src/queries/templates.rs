@@ -9,10 +9,12 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::db::Named;
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::RefundPolicy;
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -22,8 +24,7 @@ pub const MAX_PAGE: i64 = 200;
 pub struct TemplateView {
     pub sn: String,
     pub name: String,
-    /// `draft`, `active`, `stopped`, `void`
-    pub status: String,
+    pub status: TemplateStatus,
     /// The terms: `kind`, `currency`, `discount`, `face_value`, `validity`,
     /// `stacking`, `use_scope` (as created).
     #[serde(flatten)]
@@ -33,8 +34,7 @@ pub struct TemplateView {
     pub total: i64,
     pub issued: i64,
     pub per_user_limit: i32,
-    /// `restore` | `reissue`
-    pub refund_policy: String,
+    pub refund_policy: RefundPolicy,
     /// A number, or a list when the template has several reminders.
     #[schema(value_type = Option<crate::domain::reminder::RawRemindDays>)]
     pub remind_days_before: Option<crate::domain::reminder::RemindDays>,
@@ -94,13 +94,14 @@ const SELECT: &str = "SELECT sn, name, status, terms, issue_begin, issue_end, to
    FROM templates t";
 
 impl TemplateView {
-    /// Fails (rather than panics) on a `rate_limit` that is not one: only a
-    /// hand edit of the row could put one there.
+    /// Fails (rather than panics) on a `status`, `refund_policy` or
+    /// `rate_limit` that is not one: only a hand edit of the row could put
+    /// one there.
     fn from_row(row: &Row) -> Result<Self, tokio_postgres::Error> {
         Ok(Self {
             sn: row.get(0),
             name: row.get(1),
-            status: row.get(2),
+            status: row.try_get::<_, Named<_>>(2)?.0,
             terms: row.get(3),
             issue_window: IssueWindowView {
                 begin: row.get(4),
@@ -109,7 +110,7 @@ impl TemplateView {
             total: row.get(6),
             issued: row.get(7),
             per_user_limit: row.get(8),
-            refund_policy: row.get(9),
+            refund_policy: row.try_get::<_, Named<_>>(9)?.0,
             remind_days_before: crate::domain::reminder::RemindDays::from_db(row.get(10)),
             created_at: row.get(11),
             channels: row.get(12),

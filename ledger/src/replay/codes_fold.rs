@@ -9,7 +9,9 @@ use uuid::Uuid;
 
 use super::event::Event;
 use super::tables::{CodeRedemptionRow, Present, Tables};
+use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::package::PackageStatus;
 use crate::domain::stream::Stream;
 
 /// Folds one event of a code batch, a code or a package (other streams are
@@ -35,10 +37,10 @@ fn batch(t: &mut Tables, id: Uuid, e: &Event<'_>, event: &LedgerEvent) {
             (row.first_serial, row.count) = (c.first_serial, c.count);
             (row.uses_per_code, row.per_user) = (c.uses_per_code, c.per_user);
             row.expires_at = c.expires_at;
-            row.status = "active".into();
+            row.status = CodeBatchStatus::Active.as_str().into();
             row.created_at = e.occurred_at;
         }
-        LedgerEvent::CodeBatchStopped(_) => row.status = "stopped".into(),
+        LedgerEvent::CodeBatchStopped(_) => row.status = CodeBatchStatus::Stopped.as_str().into(),
         _ => {}
     }
 }
@@ -53,11 +55,11 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             row.items = serde_json::to_value(&c.items).unwrap_or_default();
             (row.total, row.per_user_limit) = (c.total, c.per_user_limit);
             (row.issue_begin, row.issue_end) = (c.issue_window.begin, c.issue_window.end);
-            row.status = "draft".into();
+            row.status = PackageStatus::Draft.as_str().into();
             row.created_at = e.occurred_at;
         }
         LedgerEvent::PackageActivated(c) | LedgerEvent::PackageStopped(c) => {
-            row.status.clone_from(&c.to);
+            row.status = c.to.as_str().to_owned();
         }
         LedgerEvent::PackageClaimed(c) => {
             row.claimed += 1;

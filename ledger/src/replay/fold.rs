@@ -379,7 +379,7 @@ impl Replay {
             }
             LedgerEvent::TemplateActivated(changed)
             | LedgerEvent::TemplateStopped(changed)
-            | LedgerEvent::TemplateVoided(changed) => row.status = changed.to,
+            | LedgerEvent::TemplateVoided(changed) => row.status = changed.to.as_str().to_owned(),
             LedgerEvent::TemplateQuotaRaised(raised) => row.total = raised.total,
             LedgerEvent::TemplateUpdated(updated) => {
                 row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
@@ -458,7 +458,7 @@ fn create_template(
         total: created.total,
         issued: row.issued,
         per_user_limit: created.per_user_limit,
-        refund_policy: created.refund_policy,
+        refund_policy: created.refund_policy.as_str().to_owned(),
         remind_days_before: created.remind_days_before.as_ref().map(RemindDays::to_db),
         status: TemplateStatus::Draft.as_str().to_owned(),
         version: e.version,

@@ -117,7 +117,7 @@ async fn previous_append(
         let same = rows.iter().find(|r| r.get::<_, Uuid>(0) == event.event_id);
         let Some(row) = same.filter(|r| {
             r.get::<_, &str>(1) == stream_id
-                && r.get::<_, &str>(2) == event.event_type
+                && r.get::<_, &str>(2) == event.event_type.as_str()
                 && r.get::<_, Value>(3) == event.payload
         }) else {
             return Err(StoreError::EventIdReused {
@@ -137,7 +137,7 @@ async fn previous_append(
 /// The events as parallel arrays, for one `unnest` insert.
 struct Columns<'a> {
     ids: Vec<Uuid>,
-    types: Vec<&'a str>,
+    types: Vec<&'static str>,
     schema_versions: Vec<i16>,
     payloads: Vec<&'a Value>,
     metadata: Vec<&'a Value>,

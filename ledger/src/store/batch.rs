@@ -46,13 +46,14 @@ pub async fn copy_events<'a>(
         if collecting.is_some() {
             ids.push(ev.event_id);
         }
+        let event_type = ev.event_type.as_str();
         writer
             .as_mut()
             .write(&[
                 &ev.event_id,
                 &e.stream_id,
                 &e.stream_version,
-                &ev.event_type,
+                &event_type,
                 &ev.schema_version,
                 &ev.payload,
                 &ev.metadata,

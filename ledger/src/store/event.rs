@@ -4,13 +4,13 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use crate::domain::events::Metadata;
-use crate::domain::ledger_event::{DecodeError, LedgerEvent};
+use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent};
 
 /// An event about to be appended. Its stream and version are given by the append.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewEvent {
     pub event_id: Uuid,
-    pub event_type: String,
+    pub event_type: EventType,
     pub schema_version: i16,
     pub payload: Value,
     /// actor, channel, correlation, causation, idempotency key.
@@ -41,7 +41,7 @@ impl NewEvent {
         };
         Ok(Self {
             event_id: Uuid::now_v7(),
-            event_type: event_type.as_str().to_owned(),
+            event_type,
             schema_version: event_type.schema_version(),
             payload: event.payload_json().map_err(error)?,
             metadata: serde_json::to_value(metadata).map_err(error)?,
@@ -68,6 +68,69 @@ pub struct StreamEvent {
     pub event: NewEvent,
 }
 
+/// A stored event's type: one of [`EventType`], or a name this build does
+/// not know (written by a newer build, or by hand). The unknown name is
+/// kept, so that such an event is still read, relayed and shown, and fails
+/// only where it is decoded, naming itself and its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoredType {
+    Known(EventType),
+    Unknown(String),
+}
+
+impl StoredType {
+    /// The type stored under `name`.
+    pub fn parse(name: &str) -> Self {
+        EventType::parse(name).map_or_else(|| Self::Unknown(name.to_owned()), Self::Known)
+    }
+
+    /// The stored name.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Known(t) => t.as_str(),
+            Self::Unknown(name) => name,
+        }
+    }
+
+    /// The type, if this build knows it.
+    pub fn known(&self) -> Option<EventType> {
+        match self {
+            Self::Known(t) => Some(*t),
+            Self::Unknown(_) => None,
+        }
+    }
+}
+
+impl From<EventType> for StoredType {
+    fn from(t: EventType) -> Self {
+        Self::Known(t)
+    }
+}
+
+impl std::fmt::Display for StoredType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl PartialEq<EventType> for StoredType {
+    fn eq(&self, other: &EventType) -> bool {
+        self.known() == Some(*other)
+    }
+}
+
+impl PartialEq<str> for StoredType {
+    fn eq(&self, name: &str) -> bool {
+        self.as_str() == name
+    }
+}
+
+impl PartialEq<&str> for StoredType {
+    fn eq(&self, name: &&str) -> bool {
+        self.as_str() == *name
+    }
+}
+
 /// An event as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedEvent {
@@ -75,7 +138,7 @@ pub struct RecordedEvent {
     pub event_id: Uuid,
     pub stream_id: String,
     pub stream_version: i32,
-    pub event_type: String,
+    pub event_type: StoredType,
     pub schema_version: i16,
     pub payload: Value,
     pub metadata: Value,
@@ -100,7 +163,7 @@ impl RecordedEvent {
             event_id: row.try_get(at + 1)?,
             stream_id: row.try_get(at + 2)?,
             stream_version: row.try_get(at + 3)?,
-            event_type: row.try_get(at + 4)?,
+            event_type: StoredType::parse(row.try_get(at + 4)?),
             schema_version: row.try_get(at + 5)?,
             payload: row.try_get(at + 6)?,
             metadata: row.try_get(at + 7)?,
@@ -112,7 +175,7 @@ impl RecordedEvent {
 
     /// The event, decoded once; an unknown type or version names the position.
     pub fn decode(&self) -> Result<LedgerEvent, StoredEventError> {
-        LedgerEvent::decode(&self.event_type, self.schema_version, &self.payload).map_err(
+        LedgerEvent::decode(self.event_type.as_str(), self.schema_version, &self.payload).map_err(
             |source| StoredEventError {
                 position: self.position,
                 stream_id: self.stream_id.clone(),

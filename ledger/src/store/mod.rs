@@ -22,7 +22,7 @@ pub use append::{AppendOutcome, append};
 pub use batch::copy_events;
 pub use error::StoreError;
 pub use event::{
-    EncodeError, GlobalCursor, NewEvent, RecordedEvent, StoredEventError, StreamEvent,
+    EncodeError, GlobalCursor, NewEvent, RecordedEvent, StoredEventError, StoredType, StreamEvent,
 };
 pub use identity::{StoreCell, StoreId};
 pub use read::{read_all, read_all_from, read_stream};

@@ -56,12 +56,13 @@ pub async fn append_with_row(
     event: &NewEvent,
 ) -> Result<i64, StoreError> {
     let sql = statement(write, params.len());
+    let event_type = event.event_type.as_str();
     let mut all: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(params.len() + 7);
     all.extend_from_slice(params);
     all.extend_from_slice(&[
         &event.event_id,
         &stream_id,
-        &event.event_type,
+        &event_type,
         &event.schema_version,
         &event.payload,
         &event.metadata,

@@ -8,7 +8,8 @@ use uuid::Uuid;
 use super::RowError;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{CouponState, CouponStatus};
-use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::Validity;
 
 /// A coupon row with what its template says, locked for the transaction.
@@ -23,8 +24,8 @@ pub struct CouponRow {
     pub effective_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
     pub version: i32,
-    pub template_status: String,
-    pub refund_policy: String,
+    pub template_status: TemplateStatus,
+    pub refund_policy: RefundPolicy,
     pub terms: RawTerms,
 }
 
@@ -34,8 +35,14 @@ pub const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.ord
 
 impl CouponRow {
     pub fn from_row(row: &Row) -> Result<Self, RowError> {
-        let status = CouponStatus::parse(row.get(3))
-            .ok_or_else(|| RowError::Unreadable("unknown coupon status".into()))?;
+        let unknown = |what: &str| RowError::Unreadable(format!("unknown {what}"));
+        let status = CouponStatus::parse(row.get(3)).ok_or_else(|| unknown("coupon status"))?;
+        let template_status =
+            TemplateStatus::parse(row.get(9)).ok_or_else(|| unknown("template status"))?;
+        let refund_policy = row
+            .get::<_, &str>(10)
+            .parse()
+            .map_err(|_| unknown("refund policy"))?;
         let terms =
             serde_json::from_value(row.get(11)).map_err(|e| RowError::Unreadable(e.to_string()))?;
         Ok(Self {
@@ -48,8 +55,8 @@ impl CouponRow {
             effective_at: row.get(6),
             expires_at: row.get(7),
             version: row.get(8),
-            template_status: row.get(9),
-            refund_policy: row.get(10),
+            template_status,
+            refund_policy,
             terms,
         })
     }

@@ -20,7 +20,9 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
 use crate::codes::CodeKey;
 use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
+use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::TemplateSn;
+use crate::domain::names;
 use crate::queries::templates::MAX_PAGE;
 
 /// The most codes one batch holds.
@@ -57,8 +59,7 @@ pub struct BatchView {
     pub count: i64,
     pub uses_per_code: i32,
     pub per_user: i32,
-    /// `active` or `stopped`.
-    pub status: String,
+    pub status: CodeBatchStatus,
     pub expires_at: Option<DateTime<Utc>>,
     /// Redemptions so far.
     pub redeemed: i64,
@@ -76,7 +77,7 @@ impl BatchView {
             count: b.count,
             uses_per_code: b.uses_per_code,
             per_user: b.per_user,
-            status: if b.stopped { "stopped" } else { "active" }.into(),
+            status: b.status,
             expires_at: b.expires_at,
             redeemed: b.redeemed.unwrap_or_default(),
             created_at: b.created_at,
@@ -190,10 +191,11 @@ pub async fn list(
     _: Admin,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<BatchPage>, ApiError> {
-    let status = q.status.as_deref();
-    if status.is_some_and(|s| s != "active" && s != "stopped") {
-        return Err(invalid("status: active or stopped".into()));
-    }
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| names::parse_field::<CodeBatchStatus>("status", s).map_err(invalid))
+        .transpose()?;
     let not_an_sn = |sn: &Option<String>| {
         sn.as_deref()
             .is_some_and(|s| TemplateSn::parse(s).is_none())

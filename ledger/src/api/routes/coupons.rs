@@ -17,6 +17,7 @@ use crate::api::http::extract::{ApiPath, ApiQuery};
 use crate::commands::coupons as commands;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::UserId;
+use crate::domain::names;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::{self, CouponPage, CouponView, HistoryEvent, MAX_PAGE};
 
@@ -141,10 +142,11 @@ pub async fn of_user(
         message: m.to_owned(),
     };
     let user = UserId::parse(&uid).map_err(|m| bad(&m))?;
-    if let Some(s) = &q.status {
-        CouponStatus::parse(s)
-            .ok_or_else(|| bad("status: unused, locked, used, refunded, expired or void"))?;
-    }
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| names::parse_field::<CouponStatus>("status", s).map_err(|m| bad(&m)))
+        .transpose()?;
     let offset = q.offset.unwrap_or(0);
     let limit = q.limit.unwrap_or(50);
     if offset < 0 || !(1..=MAX_PAGE).contains(&limit) {
@@ -152,6 +154,6 @@ pub async fn of_user(
     }
     let client = state.pool.get().await?;
     Ok(Json(
-        coupons::of_user(&**client, user.as_str(), q.status.as_deref(), offset, limit).await?,
+        coupons::of_user(&**client, user.as_str(), status, offset, limit).await?,
     ))
 }

@@ -26,6 +26,8 @@ use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::names;
+use crate::domain::package::PackageStatus;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
@@ -61,8 +63,7 @@ pub struct PackageView {
     pub claimed: i64,
     pub per_user_limit: i32,
     pub issue_window: IssueWindowView,
-    /// `draft`, `active` or `stopped`.
-    pub status: String,
+    pub status: PackageStatus,
     pub created_at: DateTime<Utc>,
     /// The channels that may claim it, in id order (empty: none may).
     pub channels: Vec<Uuid>,
@@ -81,7 +82,7 @@ impl PackageView {
                 begin: p.issue_window.0,
                 end: p.issue_window.1,
             },
-            status: p.status.clone(),
+            status: p.status,
             created_at: p.created_at,
             channels: p.channels.clone(),
         }
@@ -208,10 +209,11 @@ pub async fn list(
     _: Admin,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<PackagePage>, ApiError> {
-    let status = q.status.as_deref();
-    if status.is_some_and(|s| !["draft", "active", "stopped"].contains(&s)) {
-        return Err(invalid("status: draft, active or stopped".into()));
-    }
+    let status = q
+        .status
+        .as_deref()
+        .map(|s| names::parse_field::<PackageStatus>("status", s).map_err(invalid))
+        .transpose()?;
     let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
     let (packages, total) = packages::list(&**client, status, offset, limit).await?;
@@ -249,9 +251,9 @@ async fn set_status(
     state: AppState,
     ctx: Ctx,
     sn: String,
-    to: &'static str,
+    to: PackageStatus,
 ) -> Result<Response, ApiError> {
-    let hash = request_hash(&[sn.as_bytes(), to.as_bytes()]);
+    let hash = request_hash(&[sn.as_bytes(), to.as_str().as_bytes()]);
     let (metadata, now) = (ctx.metadata("admin"), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
@@ -272,7 +274,7 @@ pub async fn activate(
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    set_status(state, ctx, sn, "active").await
+    set_status(state, ctx, sn, PackageStatus::Active).await
 }
 
 /// Stop a package: claims and its codes are refused (422).
@@ -285,7 +287,7 @@ pub async fn stop(
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    set_status(state, ctx, sn, "stopped").await
+    set_status(state, ctx, sn, PackageStatus::Stopped).await
 }
 
 #[derive(Deserialize, ToSchema)]

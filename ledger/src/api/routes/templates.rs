@@ -18,13 +18,14 @@ use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::TemplateSn;
+use crate::domain::names;
 use crate::domain::patch_field::present;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
-use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::{RawValidity, storable_instant};
 use crate::queries::templates::{
     self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
@@ -70,7 +71,7 @@ fn one() -> i32 {
     1
 }
 fn restore() -> String {
-    "restore".into()
+    RefundPolicy::Restore.as_str().into()
 }
 
 impl CreateTemplate {
@@ -112,9 +113,10 @@ impl CreateTemplate {
         if self.per_user_limit < 1 {
             return Err(invalid("per_user_limit", "must be at least 1"));
         }
-        if !matches!(self.refund_policy.as_str(), "restore" | "reissue") {
-            return Err(invalid("refund_policy", "must be restore or reissue"));
-        }
+        let refund_policy: RefundPolicy = self.refund_policy.parse().map_err(|_| {
+            let expected = names::alternatives::<RefundPolicy>();
+            invalid("refund_policy", &format!("must be {expected}"))
+        })?;
         let remind_days_before = match &self.remind_days_before {
             Some(raw) => Some(
                 RemindDays::parse(raw)
@@ -133,7 +135,7 @@ impl CreateTemplate {
             issue_window,
             total: self.total,
             per_user_limit: self.per_user_limit,
-            refund_policy: self.refund_policy,
+            refund_policy,
             remind_days_before,
             rate_limit,
         };
@@ -215,10 +217,7 @@ pub async fn list(
     let status = q
         .status
         .as_deref()
-        .map(|s| {
-            TemplateStatus::parse(s)
-                .ok_or_else(|| invalid("status: draft, active, stopped or void"))
-        })
+        .map(|s| names::parse_field::<TemplateStatus>("status", s).map_err(|m| invalid(&m)))
         .transpose()?;
     let (offset, limit) = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
