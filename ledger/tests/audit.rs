@@ -1,5 +1,5 @@
 //! The hash chain against tampering by someone who can disable the
-//! triggers (DESIGN §11): each kind of edit is detected and named with its
+//! triggers (docs/design.md §11): each kind of edit is detected and named with its
 //! position; an attacker who recomputes the whole chain is caught by the
 //! head finance kept outside.
 

@@ -204,7 +204,7 @@ async fn batch_append_writes_ten_thousand_events_in_one_copy() {
     assert_eq!(read_everything(&db).await.len(), 12_000);
 }
 
-/// DESIGN §4: a reader by position never skips an event whose transaction
+/// docs/design.md §4: a reader by position never skips an event whose transaction
 /// committed late, and never stalls on one that rolled back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reads_never_skip_a_late_commit_nor_stall_on_a_rollback() {

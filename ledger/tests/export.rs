@@ -1,4 +1,4 @@
-//! `ledger events export` (DESIGN §11) against a real store, through the
+//! `ledger events export` (docs/design.md §11) against a real store, through the
 //! binary: every event once, in the sealer's order, with links that
 //! recompute from the export alone; CSV gives the same rows; the stream
 //! kind and the windows give the right subsets; events the sealer has not

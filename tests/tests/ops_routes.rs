@@ -1,4 +1,4 @@
-//! The routes behind the console's finance and workers pages (DESIGN §14):
+//! The routes behind the console's finance and workers pages (docs/design.md §14):
 //! the liability report over HTTP (the CLI's numbers, JSON or a CSV
 //! download), the audit status (last checkpoint, last verify and its
 //! verdict), the pipeline's lag, queue depths and dead letters, and the

@@ -1,6 +1,6 @@
 //! The sealer worker under concurrent writers, a transaction held open and
 //! SIGKILLs: no event skipped, none sealed twice, and `ledger audit verify`
-//! finds the chain intact (DESIGN §11).
+//! finds the chain intact (docs/design.md §11).
 
 use std::time::Duration;
 

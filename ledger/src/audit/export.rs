@@ -1,4 +1,4 @@
-//! `ledger events export` (DESIGN §11): the events finance asks for, in the
+//! `ledger events export` (docs/design.md §11): the events finance asks for, in the
 //! store's commit-safe order (the relay's and the sealer's), each with its
 //! seal (chain seq and link) when the sealer has reached it. One binary
 //! COPY is streamed row by row into the writer, so memory stays flat

@@ -1,5 +1,5 @@
 //! `ledger issue`: bulk issuance for ops, as a client of the HTTP API
-//! (DESIGN §9): uploads the file with a progress bar (bytes), then follows
+//! (docs/design.md §9): uploads the file with a progress bar (bytes), then follows
 //! the job with another (lines decided, rate, ETA) until it ends; prints the
 //! summary and where the report is. Exit 0 when the job is done.
 

@@ -1,4 +1,4 @@
-//! Batches of redemption codes (DESIGN §13): creating one takes a contiguous
+//! Batches of redemption codes (docs/design.md §13): creating one takes a contiguous
 //! range of its key's serials (nothing is stored per code: each code is
 //! computed from its serial, see `codes`), stopping one refuses its codes.
 

@@ -1,4 +1,4 @@
-//! Coupon packages (券包, DESIGN §13): several templates' coupons at once,
+//! Coupon packages (券包, docs/design.md §13): several templates' coupons at once,
 //! all or nothing. A claim takes, in one transaction and in this order: the
 //! package's counter (`claimed < total`, and for a channel's claim the
 //! channel on the package's list, 403), the user's count of it

@@ -1,4 +1,4 @@
-//! Redeeming a code (DESIGN §13), in one transaction, guards in the design's
+//! Redeeming a code (docs/design.md §13), in one transaction, guards in the design's
 //! order: a package's counters (for a package's code, see `packages`), the
 //! code's use counter (`uses < uses_per_code`: a used-up code is
 //! 410 whoever asks, as the Redis bitmap answers it), the user's count of

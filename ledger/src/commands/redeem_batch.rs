@@ -1,5 +1,5 @@
-//! Redemptions of one code batch written together (group commit, DESIGN
-//! §12–13): one transaction, each guard one statement over the batch, in
+//! Redemptions of one code batch written together (group commit,
+//! docs/design.md §12–13): one transaction, each guard one statement over the batch, in
 //! the single redemption's order ([`super::redeem`]): the codes' uses
 //! (`uses < uses_per_code`), the (code, user) pairs already redeemed, the
 //! users' count of the batch (`per_user`), then the template's claim guards

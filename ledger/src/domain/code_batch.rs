@@ -1,4 +1,4 @@
-//! Batches of redemption codes (DESIGN §13), the pure part: a batch's status.
+//! Batches of redemption codes (docs/design.md §13), the pure part: a batch's status.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! A coupon's state machine (DESIGN §6), as one pure function from
+//! A coupon's state machine (docs/design.md §6), as one pure function from
 //! (state, command) to the event to append, or a refusal — and the fold that
 //! replays those events. Every SQL path that changes a coupon goes through
 //! [`decide`], so none can bypass it.

@@ -16,7 +16,7 @@ use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, RefundPolicy};
 
-/// Who did it and in answer to what (DESIGN §4 `metadata`).
+/// Who did it and in answer to what (docs/design.md §4 `metadata`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Metadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
@@ -33,7 +33,7 @@ pub struct Metadata {
     pub code: Option<CodeRef>,
 }
 
-/// A redemption code by what it encodes (DESIGN §13).
+/// A redemption code by what it encodes (docs/design.md §13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeRef {
     pub batch_id: Uuid,
@@ -57,7 +57,7 @@ pub struct TemplateCreated {
     pub refund_policy: RefundPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_days_before: Option<RemindDays>,
-    /// Claim rate limits (DESIGN §12); absent: none (and in every event
+    /// Claim rate limits (docs/design.md §12); absent: none (and in every event
     /// written before templates had them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
@@ -152,7 +152,7 @@ pub struct PackageClaimed {
     pub coupon_ids: Vec<Uuid>,
 }
 
-/// A channel may give the package out (claims signed by it; DESIGN §13),
+/// A channel may give the package out (claims signed by it; docs/design.md §13),
 /// as `TemplateChannelAllowed` for a template.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageChannelAllowed {

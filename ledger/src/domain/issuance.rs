@@ -1,4 +1,4 @@
-//! Bulk issuance (DESIGN §9), the pure part: a job's statuses, each line's
+//! Bulk issuance (docs/design.md §9), the pure part: a job's statuses, each line's
 //! outcome, the chunk message, and how one chunk's lines are decided given
 //! what the users already hold and how much quota is left.
 //!

@@ -1,4 +1,4 @@
-//! An order's status in checkout (TCC, DESIGN §6), and the pure decisions
+//! An order's status in checkout (TCC, docs/design.md §6), and the pure decisions
 //! of confirm and cancel on it.
 //!
 //! `locking → locked → confirmed | cancelled | released`; a cancel that

@@ -1,4 +1,4 @@
-//! Coupon packages (券包, DESIGN §13), the pure part: how many coupons a
+//! Coupon packages (券包, docs/design.md §13), the pure part: how many coupons a
 //! package gives, whether its claims are answered at once or run as jobs,
 //! each template's share of one claim, and who gives it out.
 

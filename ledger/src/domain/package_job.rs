@@ -1,4 +1,4 @@
-//! A package claim run as a job (DESIGN §13), the pure part: its statuses,
+//! A package claim run as a job (docs/design.md §13), the pure part: its statuses,
 //! the message that asks the issuance worker to run it, and the refusal a
 //! refused job keeps (the answer the synchronous path would have given).
 

@@ -1,4 +1,4 @@
-//! Expiry reminders (DESIGN §10), pure: a template's reminder offsets, the
+//! Expiry reminders (docs/design.md §10), pure: a template's reminder offsets, the
 //! days and instants a coupon is reminded on, the statuses of `notify_msg`
 //! rows and the message a user receives.
 //!

@@ -123,7 +123,7 @@ impl RefundPolicy {
     }
 }
 
-/// The pricing terms of `POST /v1/templates` as they arrive (DESIGN §7).
+/// The pricing terms of `POST /v1/templates` as they arrive (docs/design.md §7).
 ///
 /// The request carries more (name, issue window, quota, …), which the HTTP
 /// layer parses itself. (Embedding this with `#[serde(flatten)]` works, but

@@ -1,4 +1,4 @@
-//! An event as a message (DESIGN §5): the body is the envelope below, valid
+//! An event as a message (docs/design.md §5): the body is the envelope below, valid
 //! against `schemas/<type>.v<version>.json`; `message_id` is the event id,
 //! `type` the event type; headers `stream_id`, `stream_version`, `position`
 //! and `schema` let a subscriber route without parsing the body.

@@ -1,5 +1,5 @@
 //! The projection workers' write side: apply one event to `balances` or
-//! `template_stats` in the caller's transaction (DESIGN §5).
+//! `template_stats` in the caller's transaction (docs/design.md §5).
 //!
 //! Each projection remembers the last version it applied per stream, so a
 //! redelivered or already caught-up event is skipped, and an event that
@@ -9,7 +9,7 @@
 //!
 //! - [`coupons`]: coupon streams → status buckets.
 //! - [`issued_run`]: a run of `CouponIssued` → status buckets, set-based.
-//! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), DESIGN §10.
+//! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), docs/design.md §10.
 //! - [`orders`]: order streams → template cost.
 //! - [`read`]: what the API serves (a user's balance, a template's stats).
 

@@ -18,7 +18,7 @@ pub const MAX_PAGE: i64 = 200;
 /// Most events of one coupon's history returned.
 const MAX_HISTORY: i64 = 1_000;
 
-/// A coupon as the API shows it (DESIGN §7).
+/// A coupon as the API shows it (docs/design.md §7).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct CouponView {
     pub id: Uuid,
@@ -139,7 +139,7 @@ pub struct HistoryEvent {
     pub occurred_at: DateTime<Utc>,
 }
 
-/// Who made a change and in answer to what (DESIGN §4 `metadata`); the
+/// Who made a change and in answer to what (docs/design.md §4 `metadata`); the
 /// shape of the stored metadata, for the document.
 /// Only its schema is used: the metadata is served as stored.
 #[derive(ToSchema)]

@@ -1,4 +1,4 @@
-//! Bulk-issuance jobs as ops see them (DESIGN §9): a job's progress (its
+//! Bulk-issuance jobs as ops see them (docs/design.md §9): a job's progress (its
 //! chunks' outcomes added up), the jobs of a template, and the report of
 //! every line's outcome, streamed in line order.
 

@@ -1,4 +1,4 @@
-//! Package jobs as their callers see them (DESIGN §13): where a large
+//! Package jobs as their callers see them (docs/design.md §13): where a large
 //! package's claim stands, why it was refused, and its coupons once done.
 
 use chrono::{DateTime, Utc};

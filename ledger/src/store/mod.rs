@@ -1,4 +1,4 @@
-//! The append-only event store (DESIGN §4).
+//! The append-only event store (docs/design.md §4).
 //!
 //! - [`event`]: what is appended and what is read back.
 //! - [`append`]: append to one stream at an expected version, idempotent by event id.

@@ -1,4 +1,4 @@
-//! Batches of redemption codes (DESIGN §13): `POST /v1/code-batches`,
+//! Batches of redemption codes (docs/design.md §13): `POST /v1/code-batches`,
 //! `GET /v1/code-batches` (a page of them), `GET /v1/code-batches/{id}`, its codes streamed as text or CSV
 //! (`GET /v1/code-batches/{id}/codes`, recomputed from the serials: nothing
 //! is stored per code), and `POST /v1/code-batches/{id}/stop`. Admin only.

@@ -1,4 +1,4 @@
-//! Coupon packages (DESIGN §13): `POST /v1/packages`, `GET /v1/packages` (a
+//! Coupon packages (docs/design.md §13): `POST /v1/packages`, `GET /v1/packages` (a
 //! page of them), `GET /v1/packages/{sn}`,
 //! `POST /v1/packages/{sn}/activate` and `/stop`,
 //! `POST /v1/packages/{sn}/channels {channel_id}` (admin), and
@@ -333,7 +333,7 @@ pub struct PackageClaimView {
 }
 
 /// Claim a package's coupons for a user, all or none. Signed by the
-/// channel like a claim (DESIGN §6); the package must list the channel
+/// channel like a claim (docs/design.md §6); the package must list the channel
 /// (403 otherwise), and every coupon records it. A package of more than 100 coupons is
 /// claimed by the issuance worker: 202 with the job, followed at
 /// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the

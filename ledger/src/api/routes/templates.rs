@@ -33,7 +33,7 @@ use crate::queries::templates::{
 
 const MAX_NAME_LEN: usize = 200;
 
-/// `POST /v1/templates` (DESIGN §7). Amounts are strings ("20.00").
+/// `POST /v1/templates` (docs/design.md §7). Amounts are strings ("20.00").
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplate {
@@ -41,7 +41,7 @@ pub struct CreateTemplate {
     /// `goods` | `shipping`
     pub kind: String,
     pub currency: String,
-    /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see DESIGN §7).
+    /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see docs/design.md §7).
     pub discount: RawDiscount,
     pub face_value: Option<String>,
     #[schema(value_type = IssueWindowView)]
