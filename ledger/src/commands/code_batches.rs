@@ -15,7 +15,9 @@ use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
+use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, NewEvent};
+use tokio_postgres::types::ToSql;
 
 /// What a batch's codes give.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,26 +241,19 @@ pub struct ListFilter<'a> {
 pub async fn list(
     client: &impl GenericClient,
     filter: &ListFilter<'_>,
-    offset: i64,
-    limit: i64,
-) -> Result<(Vec<Batch>, i64), tokio_postgres::Error> {
-    let matching = "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR template_sn = $2)
-                    AND ($3::text IS NULL OR package_sn = $3)";
+    bounds: Bounds,
+) -> Result<Page<Batch>, tokio_postgres::Error> {
+    let list = List {
+        columns: COLUMNS,
+        from: "code_batches",
+        filter: "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR template_sn = $2)
+                 AND ($3::text IS NULL OR package_sn = $3)",
+        order: "created_at DESC, id DESC",
+    };
     let status = filter.status.map(CodeBatchStatus::as_str);
-    let (status, template, package) = (&status, &filter.template_sn, &filter.package_sn);
-    let count = format!("SELECT count(*) FROM code_batches WHERE {matching}");
-    let total: i64 = client
-        .query_one(&count, &[status, template, package])
-        .await?
-        .get(0);
-    let sql = format!(
-        "SELECT {COLUMNS} FROM code_batches WHERE {matching}
-          ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5"
-    );
-    let rows = client
-        .query(&sql, &[status, template, package, &offset, &limit])
-        .await?;
-    Ok((rows.iter().map(batch_from).collect(), total))
+    let params: [&(dyn ToSql + Sync); 3] = [&status, &filter.template_sn, &filter.package_sn];
+    let read = |r: &tokio_postgres::Row| Ok::<_, tokio_postgres::Error>(batch_from(r));
+    page::fetch(client, &list, &params, bounds, read).await
 }
 
 /// The batch of `key_id` whose range holds `serial`, if any (its

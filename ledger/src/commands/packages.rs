@@ -26,6 +26,7 @@ use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::{self, PackageStatus};
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
+use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, NewEvent};
 
 pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
@@ -418,20 +419,16 @@ pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Packag
 pub async fn list(
     client: &impl GenericClient,
     status: Option<PackageStatus>,
-    offset: i64,
-    limit: i64,
-) -> Result<(Vec<Package>, i64), CommandError> {
+    bounds: Bounds,
+) -> Result<Page<Package>, CommandError> {
     let status = status.map(PackageStatus::as_str);
-    let matching = "$1::text IS NULL OR status = $1";
-    let count = format!("SELECT count(*) FROM packages WHERE {matching}");
-    let total: i64 = client.query_one(&count, &[&status]).await?.get(0);
-    let sql = format!(
-        "SELECT {COLUMNS} FROM packages p WHERE {matching}
-          ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3"
-    );
-    let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
-    let packages = rows.iter().map(package_from).collect::<Result<_, _>>()?;
-    Ok((packages, total))
+    let list = List {
+        columns: COLUMNS,
+        from: "packages p",
+        filter: "$1::text IS NULL OR status = $1",
+        order: "created_at DESC, sn DESC",
+    };
+    page::fetch(client, &list, &[&status], bounds, package_from).await
 }
 
 fn package_from(r: &tokio_postgres::Row) -> Result<Package, CommandError> {

@@ -9,6 +9,7 @@ use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
+use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, RecordedEvent};
 use crate::write_model::RowError;
 use crate::write_model::coupon_row::{CouponRow, SELECT};
@@ -93,33 +94,36 @@ pub async fn of_user(
     client: &impl GenericClient,
     user_id: &str,
     status: Option<CouponStatus>,
-    offset: i64,
-    limit: i64,
-) -> Result<CouponPage, tokio_postgres::Error> {
+    bounds: Bounds,
+) -> Result<Page<CouponView>, tokio_postgres::Error> {
     let status = status.map(CouponStatus::as_str);
-    let filter = "user_id = $1 AND ($2::text IS NULL OR status = $2)";
-    let total: i64 = client
-        .query_one(
-            &format!("SELECT count(*) FROM coupons WHERE {filter}"),
-            &[&user_id, &status],
-        )
-        .await?
-        .get(0);
-    let sql = format!(
-        "SELECT {COLUMNS} FROM coupons WHERE {filter} ORDER BY issued_at, id OFFSET $3 LIMIT $4"
-    );
-    let rows = client
-        .query(&sql, &[&user_id, &status, &offset, &limit])
-        .await?;
-    Ok(CouponPage {
-        total,
-        offset,
-        limit,
-        coupons: rows
-            .iter()
-            .map(CouponView::from_row)
-            .collect::<Result<_, _>>()?,
-    })
+    let list = List {
+        columns: COLUMNS,
+        from: "coupons",
+        filter: "user_id = $1 AND ($2::text IS NULL OR status = $2)",
+        order: "issued_at, id",
+    };
+    page::fetch(
+        client,
+        &list,
+        &[&user_id, &status],
+        bounds,
+        CouponView::from_row,
+    )
+    .await
+}
+
+impl From<Page<CouponView>> for CouponPage {
+    fn from(page: Page<CouponView>) -> Self {
+        let Bounds { offset, limit } = page.bounds;
+        let (coupons, total) = (page.items, page.total);
+        Self {
+            total,
+            offset,
+            limit,
+            coupons,
+        }
+    }
 }
 
 /// One event of a coupon's history.

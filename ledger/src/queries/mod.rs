@@ -19,4 +19,5 @@ pub mod lag;
 pub mod liability;
 pub mod names;
 pub mod package_jobs;
+pub mod page;
 pub mod templates;

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::db::Named;
 use crate::domain::package_job::JobStatus;
+use crate::queries::page::Bounds;
 
 /// A package claim run as a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -56,6 +57,12 @@ pub struct JobError {
 /// Coupon ids per page: a 10,000-coupon job's ids are 370 KB of JSON.
 pub const MAX_COUPON_PAGE: i64 = 1_000;
 
+/// A job's first page of coupons (what a claim's answer shows).
+pub const FIRST_PAGE: Bounds = Bounds {
+    offset: 0,
+    limit: MAX_COUPON_PAGE,
+};
+
 /// `coupon_ids[offset + 1 : offset + limit]` (Postgres arrays count from
 /// 1; a slice past the end is empty), and how many there are in all.
 const SELECT: &str = "SELECT id, package_sn, user_id, channel_id, code_batch_id, code_serial,
@@ -68,7 +75,7 @@ const SELECT: &str = "SELECT id, package_sn, user_id, channel_id, code_batch_id,
 pub async fn read(
     client: &impl GenericClient,
     id: Uuid,
-    (offset, limit): (i64, i64),
+    Bounds { offset, limit }: Bounds,
 ) -> Result<Option<PackageJobView>, tokio_postgres::Error> {
     let limit = limit.clamp(1, MAX_COUPON_PAGE);
     // A job holds at most 10,000 coupons: past that every page is empty,

@@ -15,6 +15,7 @@ use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::RefundPolicy;
+use crate::queries::page::{self, Bounds, List, Page};
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -86,12 +87,11 @@ pub struct TemplatePage {
     pub limit: i64,
 }
 
-const SELECT: &str = "SELECT sn, name, status, terms, issue_begin, issue_end, total, issued,
+const COLUMNS: &str = "sn, name, status, terms, issue_begin, issue_end, total, issued,
         per_user_limit, refund_policy, remind_days_before, created_at,
         ARRAY(SELECT channel_id FROM template_channels
                WHERE template_sn = t.sn ORDER BY channel_id),
-        rate_limit
-   FROM templates t";
+        rate_limit";
 
 impl TemplateView {
     /// Fails (rather than panics) on a `status`, `refund_policy` or
@@ -125,7 +125,10 @@ pub async fn template(
     sn: &TemplateSn,
 ) -> Result<Option<TemplateView>, tokio_postgres::Error> {
     let row = client
-        .query_opt(&format!("{SELECT} WHERE sn = $1"), &[&sn.as_str()])
+        .query_opt(
+            &format!("SELECT {COLUMNS} FROM templates t WHERE sn = $1"),
+            &[&sn.as_str()],
+        )
         .await?;
     row.as_ref().map(TemplateView::from_row).transpose()
 }
@@ -183,28 +186,27 @@ pub async fn issue_state(
 pub async fn page(
     client: &impl GenericClient,
     status: Option<TemplateStatus>,
-    offset: i64,
-    limit: i64,
-) -> Result<TemplatePage, tokio_postgres::Error> {
+    bounds: Bounds,
+) -> Result<Page<TemplateView>, tokio_postgres::Error> {
     let status = status.map(TemplateStatus::as_str);
-    let filter = "$1::text IS NULL OR status = $1";
-    let total: i64 = client
-        .query_one(
-            &format!("SELECT count(*) FROM templates WHERE {filter}"),
-            &[&status],
-        )
-        .await?
-        .get(0);
-    let sql =
-        format!("{SELECT} WHERE {filter} ORDER BY created_at DESC, sn DESC OFFSET $2 LIMIT $3");
-    let rows = client.query(&sql, &[&status, &offset, &limit]).await?;
-    Ok(TemplatePage {
-        templates: rows
-            .iter()
-            .map(TemplateView::from_row)
-            .collect::<Result<_, _>>()?,
-        total,
-        offset,
-        limit,
-    })
+    let list = List {
+        columns: COLUMNS,
+        from: "templates t",
+        filter: "$1::text IS NULL OR status = $1",
+        order: "created_at DESC, sn DESC",
+    };
+    page::fetch(client, &list, &[&status], bounds, TemplateView::from_row).await
+}
+
+impl From<Page<TemplateView>> for TemplatePage {
+    fn from(page: Page<TemplateView>) -> Self {
+        let Bounds { offset, limit } = page.bounds;
+        let (templates, total) = (page.items, page.total);
+        Self {
+            templates,
+            total,
+            offset,
+            limit,
+        }
+    }
 }

@@ -12,9 +12,12 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use strum::VariantArray;
 
 use crate::api::http::error::ApiError;
+use crate::domain::names;
 use crate::idempotency::request_hash;
+use crate::queries::page::Bounds;
 
 /// A JSON body, parsed with a message naming the line, column and field at
 /// fault, plus the hash of its bytes for Idempotency-Key comparison.
@@ -220,11 +223,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
 
 /// A list's `offset` (default 0, not negative) and `limit` (default 50, 1
 /// to `max`), or a 400 naming the one that is out of range.
-pub fn page_bounds(
-    offset: Option<i64>,
-    limit: Option<i64>,
-    max: i64,
-) -> Result<(i64, i64), ApiError> {
+pub fn page_bounds(offset: Option<i64>, limit: Option<i64>, max: i64) -> Result<Bounds, ApiError> {
     let invalid = |message: String| ApiError::BadRequest {
         code: "invalid_field",
         message,
@@ -236,7 +235,21 @@ pub fn page_bounds(
     if !(1..=max).contains(&limit) {
         return Err(invalid(format!("limit: must be 1 to {max}")));
     }
-    Ok((offset, limit))
+    Ok(Bounds { offset, limit })
+}
+
+/// A list's `status` filter as its enum, or a 400 naming the values.
+pub fn status_filter<T>(raw: Option<&str>) -> Result<Option<T>, ApiError>
+where
+    T: VariantArray + Copy + Into<&'static str> + std::str::FromStr,
+{
+    let parse = |s| names::parse_field::<T>("status", s);
+    raw.map(parse)
+        .transpose()
+        .map_err(|message| ApiError::BadRequest {
+            code: "invalid_field",
+            message,
+        })
 }
 
 /// The name of the first query parameter whose name or value holds a NUL

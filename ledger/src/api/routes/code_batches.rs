@@ -23,6 +23,7 @@ use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::TemplateSn;
 use crate::domain::names;
+use crate::queries::page::{Bounds, Page};
 use crate::queries::templates::MAX_PAGE;
 
 /// The most codes one batch holds.
@@ -182,6 +183,19 @@ pub struct BatchPage {
     pub limit: i64,
 }
 
+impl BatchPage {
+    fn of(page: Page<BatchView>) -> Self {
+        let Bounds { offset, limit } = page.bounds;
+        let (batches, total) = (page.items, page.total);
+        Self {
+            batches,
+            total,
+            offset,
+            limit,
+        }
+    }
+}
+
 /// List batches, newest first, with the total count.
 #[utoipa::path(get, path = "/v1/code-batches", tag = "codes", params(ListQuery),
     security(("admin" = [])),
@@ -206,20 +220,15 @@ pub async fn list(
     if not_an_sn(&q.package_sn) {
         return Err(invalid("package_sn: not a package sn".into()));
     }
-    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let filter = ListFilter {
         status,
         template_sn: q.template_sn.as_deref(),
         package_sn: q.package_sn.as_deref(),
     };
     let client = state.pool.get().await?;
-    let (batches, total) = code_batches::list(&**client, &filter, offset, limit).await?;
-    Ok(Json(BatchPage {
-        batches: batches.iter().map(BatchView::of).collect(),
-        total,
-        offset,
-        limit,
-    }))
+    let page = code_batches::list(&**client, &filter, bounds).await?;
+    Ok(Json(BatchPage::of(page.map(|b| BatchView::of(&b)))))
 }
 
 /// The batch's id, in the path.

@@ -20,6 +20,7 @@ use crate::domain::ids::UserId;
 use crate::domain::names;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::{self, CouponPage, CouponView, HistoryEvent, MAX_PAGE};
+use crate::queries::page::Bounds;
 
 /// Whose coupon is asked for: another user's coupon answers 404, the same as
 /// a missing one, so ids cannot be probed.
@@ -147,13 +148,14 @@ pub async fn of_user(
         .as_deref()
         .map(|s| names::parse_field::<CouponStatus>("status", s).map_err(|m| bad(&m)))
         .transpose()?;
-    let offset = q.offset.unwrap_or(0);
-    let limit = q.limit.unwrap_or(50);
-    if offset < 0 || !(1..=MAX_PAGE).contains(&limit) {
+    let bounds = Bounds {
+        offset: q.offset.unwrap_or(0),
+        limit: q.limit.unwrap_or(50),
+    };
+    if bounds.offset < 0 || !(1..=MAX_PAGE).contains(&bounds.limit) {
         return Err(bad("offset must be >= 0 and limit 1 to 200"));
     }
     let client = state.pool.get().await?;
-    Ok(Json(
-        coupons::of_user(&**client, user.as_str(), status, offset, limit).await?,
-    ))
+    let page = coupons::of_user(&**client, user.as_str(), status, bounds).await?;
+    Ok(Json(page.into()))
 }

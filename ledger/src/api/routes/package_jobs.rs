@@ -84,7 +84,7 @@ pub(crate) async fn queue(
                     metadata: &metadata,
                 };
                 let job = package_job::open(tx, &new, now).await?;
-                let view = jobs::read(&**tx, job.job_id, (0, jobs::MAX_COUPON_PAGE)).await?;
+                let view = jobs::read(&**tx, job.job_id, jobs::FIRST_PAGE).await?;
                 *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(job);
                 view.ok_or_else(|| {
                     ApiError::Internal(anyhow::anyhow!("the job just written is not there"))
@@ -143,7 +143,7 @@ async fn unpublished(
     if failed {
         return Err(down);
     }
-    let view = jobs::read(&**client, job.job_id, (0, jobs::MAX_COUPON_PAGE)).await?;
+    let view = jobs::read(&**client, job.job_id, jobs::FIRST_PAGE).await?;
     let view =
         view.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the job written is not there")))?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())

@@ -21,16 +21,18 @@ use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds, parse_json};
+use crate::api::http::extract::{
+    ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, status_filter,
+};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::{TemplateSn, UserId};
-use crate::domain::names;
 use crate::domain::package::PackageStatus;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
+use crate::queries::page::{Bounds, Page};
 use crate::queries::templates::{IssueWindowView, MAX_PAGE};
 
 /// The most items one package lists.
@@ -200,6 +202,19 @@ pub struct PackagePage {
     pub limit: i64,
 }
 
+impl PackagePage {
+    fn of(page: Page<PackageView>) -> Self {
+        let Bounds { offset, limit } = page.bounds;
+        let (packages, total) = (page.items, page.total);
+        Self {
+            packages,
+            total,
+            offset,
+            limit,
+        }
+    }
+}
+
 /// List packages, newest first, with the total count.
 #[utoipa::path(get, path = "/v1/packages", tag = "packages", params(ListQuery),
     security(("admin" = [])),
@@ -209,20 +224,11 @@ pub async fn list(
     _: Admin,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<PackagePage>, ApiError> {
-    let status = q
-        .status
-        .as_deref()
-        .map(|s| names::parse_field::<PackageStatus>("status", s).map_err(invalid))
-        .transpose()?;
-    let (offset, limit) = page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let status = status_filter::<PackageStatus>(q.status.as_deref())?;
+    let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
-    let (packages, total) = packages::list(&**client, status, offset, limit).await?;
-    Ok(Json(PackagePage {
-        packages: packages.iter().map(PackageView::of).collect(),
-        total,
-        offset,
-        limit,
-    }))
+    let page = packages::list(&**client, status, bounds).await?;
+    Ok(Json(PackagePage::of(page.map(|p| PackageView::of(&p)))))
 }
 
 /// The package's sn, in the path.

@@ -210,18 +210,10 @@ pub async fn list(
     _: Admin,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<TemplatePage>, ApiError> {
-    let invalid = |m: &str| ApiError::BadRequest {
-        code: "invalid_field",
-        message: m.to_owned(),
-    };
-    let status = q
-        .status
-        .as_deref()
-        .map(|s| names::parse_field::<TemplateStatus>("status", s).map_err(|m| invalid(&m)))
-        .transpose()?;
-    let (offset, limit) = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let status = extract::status_filter::<TemplateStatus>(q.status.as_deref())?;
+    let bounds = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
-    Ok(Json(queries::page(&**client, status, offset, limit).await?))
+    Ok(Json(queries::page(&**client, status, bounds).await?.into()))
 }
 
 /// Read a template.
