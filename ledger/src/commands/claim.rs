@@ -38,6 +38,29 @@ pub(crate) struct TemplateView {
     pub remind_days_before: Option<RemindDays>,
 }
 
+impl TemplateView {
+    /// The template's columns [`TEMPLATE_VIEW_COLUMNS`], from `row[at]` on.
+    pub(crate) fn read(
+        row: &tokio_postgres::Row,
+        at: usize,
+        channel_allowed: bool,
+    ) -> Result<Self, CommandError> {
+        Ok(Self {
+            status: status_of(row.get(at))?,
+            issue_begin: row.get(at + 1),
+            issue_end: row.get(at + 2),
+            per_user_limit: row.get(at + 3),
+            terms: terms_of(row.get(at + 4))?,
+            channel_allowed,
+            remind_days_before: RemindDays::from_db(row.get(at + 5)),
+        })
+    }
+}
+
+/// The columns [`TemplateView::read`] reads, in its order.
+pub(crate) const TEMPLATE_VIEW_COLUMNS: &str =
+    "status, issue_begin, issue_end, per_user_limit, terms, remind_days_before";
+
 pub async fn claim(
     tx: &Transaction<'_>,
     req: &ClaimRequest<'_>,
@@ -99,29 +122,20 @@ async fn read_template(
     tx: &Transaction<'_>,
     req: &ClaimRequest<'_>,
 ) -> Result<TemplateView, CommandError> {
+    let sql = format!(
+        "SELECT {TEMPLATE_VIEW_COLUMNS},
+                $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
+                    WHERE template_sn = $1 AND channel_id = $2)
+           FROM templates WHERE sn = $1"
+    );
     let row = tx
         .query_opt(
-            &tx.prepare_cached(
-                "SELECT status, issue_begin, issue_end, per_user_limit, terms,
-                    $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
-                        WHERE template_sn = $1 AND channel_id = $2),
-                    remind_days_before
-               FROM templates WHERE sn = $1",
-            )
-            .await?,
+            &tx.prepare_cached(&sql).await?,
             &[&req.template_sn.as_str(), &req.channel_id],
         )
         .await?
         .ok_or_else(|| CommandError::not_found("template", req.template_sn))?;
-    Ok(TemplateView {
-        status: status_of(row.get(0))?,
-        terms: terms_of(row.get(4))?,
-        issue_begin: row.get(1),
-        issue_end: row.get(2),
-        per_user_limit: row.get(3),
-        channel_allowed: row.get(5),
-        remind_days_before: RemindDays::from_db(row.get(6)),
-    })
+    TemplateView::read(&row, 0, row.get(6))
 }
 
 /// A template's terms as stored (validated when it was created).

@@ -14,13 +14,12 @@ use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
-use super::claim::{self, TemplateView};
+use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
-use crate::domain::reminder::RemindDays;
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// The most claims one batch writes.
@@ -89,23 +88,17 @@ pub(crate) async fn read_template(
     claims: &[BatchClaim],
 ) -> Result<(TemplateView, Vec<Uuid>), CommandError> {
     let channels: Vec<Uuid> = claims.iter().filter_map(|c| c.channel_id).collect();
-    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, remind_days_before,
-                  ARRAY(SELECT channel_id FROM template_channels
-                         WHERE template_sn = $1 AND channel_id = ANY($2))
-             FROM templates WHERE sn = $1";
+    let sql = format!(
+        "SELECT {TEMPLATE_VIEW_COLUMNS},
+                ARRAY(SELECT channel_id FROM template_channels
+                       WHERE template_sn = $1 AND channel_id = ANY($2))
+           FROM templates WHERE sn = $1"
+    );
     let row = tx
-        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &channels])
+        .query_opt(&tx.prepare_cached(&sql).await?, &[&sn, &channels])
         .await?
         .ok_or_else(|| CommandError::not_found("template", sn))?;
-    let view = TemplateView {
-        status: claim::status_of(row.get(0))?,
-        issue_begin: row.get(1),
-        issue_end: row.get(2),
-        per_user_limit: row.get(3),
-        terms: claim::terms_of(row.get(4))?,
-        channel_allowed: true,
-        remind_days_before: RemindDays::from_db(row.get(5)),
-    };
+    let view = TemplateView::read(&row, 0, true)?;
     Ok((view, row.get(6)))
 }
 

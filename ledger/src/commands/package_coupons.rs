@@ -21,13 +21,12 @@ use deadpool_postgres::Transaction;
 use uuid::Uuid;
 
 use super::CommandError;
-use super::claim::{self, TemplateView};
+use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::{CouponId, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
-use crate::domain::reminder::RemindDays;
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// Issues every item's coupons to `user`, in item order, or nothing; each
@@ -60,23 +59,13 @@ async fn read_templates(
     now: DateTime<Utc>,
 ) -> Result<HashMap<String, TemplateView>, CommandError> {
     let sns: Vec<&str> = items.iter().map(|i| i.template_sn.as_str()).collect();
-    let sql = "SELECT sn, status, issue_begin, issue_end, per_user_limit, terms,
-                      remind_days_before
-                 FROM templates WHERE sn = ANY($1)";
-    let rows = tx.query(&tx.prepare_cached(sql).await?, &[&sns]).await?;
+    let sql = format!("SELECT sn, {TEMPLATE_VIEW_COLUMNS} FROM templates WHERE sn = ANY($1)");
+    let rows = tx.query(&tx.prepare_cached(&sql).await?, &[&sns]).await?;
     let mut templates = HashMap::with_capacity(rows.len());
     for row in rows {
-        let view = TemplateView {
-            status: claim::status_of(row.get(1))?,
-            issue_begin: row.get(2),
-            issue_end: row.get(3),
-            per_user_limit: row.get(4),
-            terms: claim::terms_of(row.get(5))?,
-            // The package's channel list decided (`packages::take`), not
-            // each template's: a package is allowed to channels as a whole.
-            channel_allowed: true,
-            remind_days_before: RemindDays::from_db(row.get(6)),
-        };
+        // The package's channel list decided (`packages::take`), not each
+        // template's: a package is allowed to channels as a whole.
+        let view = TemplateView::read(&row, 1, true)?;
         templates.insert(row.get(0), view);
     }
     for sn in sns {

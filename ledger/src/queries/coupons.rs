@@ -9,7 +9,7 @@ use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::stream::StreamKind;
-use crate::queries::page::{self, Bounds, List, Page};
+use crate::queries::page::{self, Bounds, List, Page, page_of};
 use crate::store::{self, RecordedEvent};
 use crate::write_model::RowError;
 use crate::write_model::coupon_row::{CouponRow, SELECT};
@@ -81,13 +81,9 @@ pub async fn coupon(
     row.as_ref().map(CouponView::from_row).transpose()
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct CouponPage {
-    pub total: i64,
-    pub offset: i64,
-    pub limit: i64,
-    pub coupons: Vec<CouponView>,
-}
+page_of!(CouponPage {
+    coupons: CouponView
+});
 
 /// A user's coupons, oldest first (stable: issue time, then id), optionally of one status.
 pub async fn of_user(
@@ -111,19 +107,6 @@ pub async fn of_user(
         CouponView::from_row,
     )
     .await
-}
-
-impl From<Page<CouponView>> for CouponPage {
-    fn from(page: Page<CouponView>) -> Self {
-        let Bounds { offset, limit } = page.bounds;
-        let (coupons, total) = (page.items, page.total);
-        Self {
-            total,
-            offset,
-            limit,
-            coupons,
-        }
-    }
 }
 
 /// One event of a coupon's history.

@@ -75,3 +75,33 @@ where
         bounds,
     })
 }
+
+/// Declares a list's answer on the wire: the page's items under the list's
+/// own field name (`templates`, `coupons`, `batches`, `packages`), the count
+/// of all that match and the page's bounds; made from a [`Page`] of views.
+macro_rules! page_of {
+    ($(#[$attr:meta])* $name:ident { $field:ident: $item:ty $(, total: $doc:literal)? }) => {
+        $(#[$attr])*
+        #[derive(serde::Serialize, utoipa::ToSchema)]
+        pub struct $name {
+            pub $field: Vec<$item>,
+            $(#[doc = $doc])?
+            pub total: i64,
+            pub offset: i64,
+            pub limit: i64,
+        }
+
+        impl From<$crate::queries::page::Page<$item>> for $name {
+            fn from(page: $crate::queries::page::Page<$item>) -> Self {
+                let $crate::queries::page::Bounds { offset, limit } = page.bounds;
+                Self {
+                    $field: page.items,
+                    total: page.total,
+                    offset,
+                    limit,
+                }
+            }
+        }
+    };
+}
+pub(crate) use page_of;

@@ -15,7 +15,7 @@ use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::RefundPolicy;
-use crate::queries::page::{self, Bounds, List, Page};
+use crate::queries::page::{self, Bounds, List, Page, page_of};
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -78,14 +78,10 @@ impl From<IssueWindow> for IssueWindowView {
     }
 }
 
-/// A page of templates, newest first, with the count of all that match.
-#[derive(Serialize, ToSchema)]
-pub struct TemplatePage {
-    pub templates: Vec<TemplateView>,
-    pub total: i64,
-    pub offset: i64,
-    pub limit: i64,
-}
+page_of!(
+    /// A page of templates, newest first, with the count of all that match.
+    TemplatePage { templates: TemplateView }
+);
 
 const COLUMNS: &str = "sn, name, status, terms, issue_begin, issue_end, total, issued,
         per_user_limit, refund_policy, remind_days_before, created_at,
@@ -196,17 +192,4 @@ pub async fn page(
         order: "created_at DESC, sn DESC",
     };
     page::fetch(client, &list, &[&status], bounds, TemplateView::from_row).await
-}
-
-impl From<Page<TemplateView>> for TemplatePage {
-    fn from(page: Page<TemplateView>) -> Self {
-        let Bounds { offset, limit } = page.bounds;
-        let (templates, total) = (page.items, page.total);
-        Self {
-            templates,
-            total,
-            offset,
-            limit,
-        }
-    }
 }

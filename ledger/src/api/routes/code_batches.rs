@@ -23,7 +23,7 @@ use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::TemplateSn;
 use crate::domain::names;
-use crate::queries::page::{Bounds, Page};
+use crate::queries::page::page_of;
 use crate::queries::templates::MAX_PAGE;
 
 /// The most codes one batch holds.
@@ -174,27 +174,10 @@ pub struct ListQuery {
     pub limit: Option<i64>,
 }
 
-#[derive(Serialize, Deserialize, ToSchema)]
-pub struct BatchPage {
-    pub batches: Vec<BatchView>,
-    /// Batches matching the query in all.
-    pub total: i64,
-    pub offset: i64,
-    pub limit: i64,
-}
-
-impl BatchPage {
-    fn of(page: Page<BatchView>) -> Self {
-        let Bounds { offset, limit } = page.bounds;
-        let (batches, total) = (page.items, page.total);
-        Self {
-            batches,
-            total,
-            offset,
-            limit,
-        }
-    }
-}
+page_of!(BatchPage {
+    batches: BatchView,
+    total: "Batches matching the query in all."
+});
 
 /// List batches, newest first, with the total count.
 #[utoipa::path(get, path = "/v1/code-batches", tag = "codes", params(ListQuery),
@@ -228,7 +211,7 @@ pub async fn list(
     };
     let client = state.pool.get().await?;
     let page = code_batches::list(&**client, &filter, bounds).await?;
-    Ok(Json(BatchPage::of(page.map(|b| BatchView::of(&b)))))
+    Ok(Json(page.map(|b| BatchView::of(&b)).into()))
 }
 
 /// The batch's id, in the path.

@@ -32,7 +32,7 @@ use crate::domain::package::PackageStatus;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
-use crate::queries::page::{Bounds, Page};
+use crate::queries::page::page_of;
 use crate::queries::templates::{IssueWindowView, MAX_PAGE};
 
 /// The most items one package lists.
@@ -193,27 +193,10 @@ pub struct ListQuery {
     pub limit: Option<i64>,
 }
 
-#[derive(Serialize, Deserialize, ToSchema)]
-pub struct PackagePage {
-    pub packages: Vec<PackageView>,
-    /// Packages matching the query in all.
-    pub total: i64,
-    pub offset: i64,
-    pub limit: i64,
-}
-
-impl PackagePage {
-    fn of(page: Page<PackageView>) -> Self {
-        let Bounds { offset, limit } = page.bounds;
-        let (packages, total) = (page.items, page.total);
-        Self {
-            packages,
-            total,
-            offset,
-            limit,
-        }
-    }
-}
+page_of!(PackagePage {
+    packages: PackageView,
+    total: "Packages matching the query in all."
+});
 
 /// List packages, newest first, with the total count.
 #[utoipa::path(get, path = "/v1/packages", tag = "packages", params(ListQuery),
@@ -228,7 +211,7 @@ pub async fn list(
     let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
     let page = packages::list(&**client, status, bounds).await?;
-    Ok(Json(PackagePage::of(page.map(|p| PackageView::of(&p)))))
+    Ok(Json(page.map(|p| PackageView::of(&p)).into()))
 }
 
 /// The package's sn, in the path.
