@@ -7,36 +7,22 @@
 //! `used → unused | refunded` (full refund, by refund policy),
 //! `unused → expired`, `unused → void`. Nothing else.
 
+use crate::domain::names::name_list;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// A coupon's status; the names are those of the contract (and the rows').
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum CouponStatus {
-    Unused,
-    Locked,
-    Used,
-    Refunded,
-    Expired,
-    Void,
+name_list! {
+    /// A coupon's status; the names are those of the contract (and the rows').
+    #[derive(PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum CouponStatus {
+        Unused,
+        Locked,
+        Used,
+        Refunded,
+        Expired,
+        Void,
+    }
 }
 
 impl CouponStatus {

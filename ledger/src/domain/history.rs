@@ -6,6 +6,7 @@
 //! query assigns each coupon to one of them (Postgres never cuts buckets of
 //! its own, so the two cannot disagree about a boundary).
 
+use crate::domain::names::name_list;
 use chrono::{DateTime, Days, Duration, DurationRound, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
@@ -21,23 +22,13 @@ use super::validity::start_of_day;
 /// while still covering a whole day by the minute (1,440).
 pub const MAX_BUCKETS: usize = 1_500;
 
-/// How wide one bucket is.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum Bucket {
-    Minute,
-    Hour,
-    Day,
+name_list! {
+    /// How wide one bucket is.
+    pub enum Bucket {
+        Minute,
+        Hour,
+        Day,
+    }
 }
 
 impl Bucket {

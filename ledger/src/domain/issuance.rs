@@ -9,6 +9,7 @@
 //! 2. [`take_quota`]: of the passing lines, the first `granted` (what the
 //!    guarded UPDATE reserved) are issued, the rest are `sold_out`.
 
+use crate::domain::names::name_list;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -21,35 +22,22 @@ pub const MAX_CHUNK_LINES: usize = 10_000;
 /// How long an `uploading` job may stay silent before it counts as broken off.
 pub const UPLOAD_SILENCE_SECS: i64 = 10;
 
-/// Where a job stands (contract names).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum JobStatus {
-    /// The file is being read and its chunks published.
-    Uploading,
-    /// The upload broke off; the same file under the same key resumes it.
-    Incomplete,
-    /// Every chunk is on the queue; none issued yet.
-    Queued,
-    Running,
-    Done,
-    Cancelled,
-    Failed,
+name_list! {
+    /// Where a job stands (contract names).
+    #[derive(Serialize, Deserialize, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum JobStatus {
+        /// The file is being read and its chunks published.
+        Uploading,
+        /// The upload broke off; the same file under the same key resumes it.
+        Incomplete,
+        /// Every chunk is on the queue; none issued yet.
+        Queued,
+        Running,
+        Done,
+        Cancelled,
+        Failed,
+    }
 }
 
 impl JobStatus {
@@ -89,27 +77,16 @@ pub struct JobProgress {
     pub now: chrono::DateTime<chrono::Utc>,
 }
 
-/// What became of one line of the file (contract names). Every line ends
-/// in exactly one.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum Outcome {
-    Issued,
-    Invalid,
-    OverLimit,
-    SoldOut,
-    Cancelled,
+name_list! {
+    /// What became of one line of the file (contract names). Every line ends
+    /// in exactly one.
+    pub enum Outcome {
+        Issued,
+        Invalid,
+        OverLimit,
+        SoldOut,
+        Cancelled,
+    }
 }
 
 impl Outcome {

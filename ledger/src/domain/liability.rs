@@ -8,6 +8,7 @@
 //! (`projection::status_after`), costs come from `projection::order_effect`
 //! (the live `template_stats` worker's own rules), so "now" equals the stats.
 
+use crate::domain::names::name_list;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
@@ -55,24 +56,14 @@ impl GroupKey {
 /// The label of coupons issued without a channel.
 pub const NO_CHANNEL: &str = "none";
 
-/// How report rows are grouped.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    clap::ValueEnum,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum By {
-    Template,
-    Channel,
-    Day,
+name_list! {
+    /// How report rows are grouped.
+    #[derive(clap::ValueEnum)]
+    pub enum By {
+        Template,
+        Channel,
+        Day,
+    }
 }
 
 /// One group's numbers.

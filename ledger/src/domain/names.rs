@@ -60,6 +60,25 @@ pub fn plain_schema(schema: &mut schemars::Schema) {
     schema.remove("description");
 }
 
+/// Declares an enum that is a list of names with the one derive set above
+/// (and `Clone, Copy, Debug, PartialEq, Eq, Hash`); serde, schema and other
+/// derives a list needs come in its own attributes.
+macro_rules! name_list {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident { $($(#[$vattr:meta])* $variant:ident),+ $(,)? }
+    ) => {
+        $(#[$attr])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash,
+            strum::IntoStaticStr, strum::EnumString, strum::VariantArray, strum::Display,
+        )]
+        #[strum(serialize_all = "snake_case", const_into_str)]
+        $vis enum $name { $($(#[$vattr])* $variant),+ }
+    };
+}
+pub(crate) use name_list;
+
 #[cfg(test)]
 mod tests {
     use super::*;

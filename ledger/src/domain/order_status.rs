@@ -5,36 +5,24 @@
 //! comes before any lock leaves `cancelled_before_lock`, which refuses the
 //! late lock.
 
+use crate::domain::names::name_list;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum OrderStatus {
-    /// The row is taken by a lock still in its transaction (never committed alone).
-    Locking,
-    Locked,
-    Confirmed,
-    Cancelled,
-    CancelledBeforeLock,
-    /// The lock timed out and the coupons went back.
-    Released,
+name_list! {
+    #[derive(Serialize, Deserialize, ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum OrderStatus {
+        /// The row is taken by a lock still in its transaction (never committed alone).
+        Locking,
+        Locked,
+        Confirmed,
+        Cancelled,
+        CancelledBeforeLock,
+        /// The lock timed out and the coupons went back.
+        Released,
+    }
 }
 
 impl OrderStatus {

@@ -2,6 +2,7 @@
 //! package gives, whether its claims are answered at once or run as jobs,
 //! each template's share of one claim, and who gives it out.
 
+use crate::domain::names::name_list;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -9,31 +10,17 @@ use uuid::Uuid;
 
 use crate::domain::events::PackageItem;
 
-/// A package's status: created `draft`, then `active` (claimed in its issue
-/// window) or `stopped` (claims and its codes refused), back and forth.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-#[schemars(inline, transform = crate::domain::names::plain_schema)]
-pub enum PackageStatus {
-    Draft,
-    Active,
-    Stopped,
+name_list! {
+    /// A package's status: created `draft`, then `active` (claimed in its issue
+    /// window) or `stopped` (claims and its codes refused), back and forth.
+    #[derive(Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[schemars(inline, transform = crate::domain::names::plain_schema)]
+    pub enum PackageStatus {
+        Draft,
+        Active,
+        Stopped,
+    }
 }
 
 impl PackageStatus {

@@ -2,39 +2,27 @@
 //! the message that asks the issuance worker to run it, and the refusal a
 //! refused job keeps (the answer the synchronous path would have given).
 
+use crate::domain::names::name_list;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::domain::events::CodeRef;
 
-/// Where a package job stands.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-#[schema(as = PackageJobStatus)]
-pub enum JobStatus {
-    /// Recorded, and on the queue (or being published).
-    Queued,
-    /// The claim was written: the coupons were issued.
-    Done,
-    /// The claim was refused (sold out, a limit, ...): nothing was written.
-    Refused,
-    /// Never ran: the request could not publish it (it answered 503).
-    Failed,
+name_list! {
+    /// Where a package job stands.
+    #[derive(Serialize, Deserialize, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[schema(as = PackageJobStatus)]
+    pub enum JobStatus {
+        /// Recorded, and on the queue (or being published).
+        Queued,
+        /// The claim was written: the coupons were issued.
+        Done,
+        /// The claim was refused (sold out, a limit, ...): nothing was written.
+        Refused,
+        /// Never ran: the request could not publish it (it answered 503).
+        Failed,
+    }
 }
 
 impl JobStatus {

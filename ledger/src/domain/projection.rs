@@ -11,6 +11,7 @@
 //!   `OrderRefunded` reverses part of it. Orders keep their own stream
 //!   order, so the lock is always known before the confirm.
 
+use crate::domain::names::name_list;
 use strum::VariantArray;
 use uuid::Uuid;
 
@@ -18,24 +19,13 @@ use crate::domain::coupon_state::{CouponChange, CouponState, CouponStatus, apply
 use crate::domain::ledger_event::{EventType, LedgerEvent};
 use crate::domain::stream::StreamKind;
 
-/// The projections, by the names their workers, cursors and inbox use
-/// (each keeps a table of its name, too).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum Projection {
-    Balances,
-    TemplateStats,
+name_list! {
+    /// The projections, by the names their workers, cursors and inbox use
+    /// (each keeps a table of its name, too).
+    pub enum Projection {
+        Balances,
+        TemplateStats,
+    }
 }
 
 impl Projection {

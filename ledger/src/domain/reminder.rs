@@ -6,6 +6,7 @@
 //! reminded on E−7, E−3 and E−1 at `LEDGER_NOTIFY_AT`; a reminder whose
 //! instant is not after the issue is dropped (it would arrive late or never).
 
+use crate::domain::names::name_list;
 use std::borrow::Cow;
 
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, TimeZone, Utc};
@@ -241,27 +242,16 @@ impl NotifyType {
     }
 }
 
-/// Where a `notify_msg` row stands (`status`, stored as its [`code`]).
-///
-/// [`code`]: NotifyStatus::code
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum NotifyStatus {
-    Pending,
-    Sent,
-    Failed,
-    Cancelled,
+name_list! {
+    /// Where a `notify_msg` row stands (`status`, stored as its [`code`]).
+    ///
+    /// [`code`]: NotifyStatus::code
+    pub enum NotifyStatus {
+        Pending,
+        Sent,
+        Failed,
+        Cancelled,
+    }
 }
 
 impl NotifyStatus {

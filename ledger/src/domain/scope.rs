@@ -5,6 +5,7 @@
 //! and `category`); `region` and `user_tag` qualify the whole order (its
 //! `region`, its `user_tags`). No entry of a kind = no restriction of it.
 
+use crate::domain::names::name_list;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
@@ -24,30 +25,16 @@ pub struct RawScopeEntry {
     pub values: Vec<String>,
 }
 
-/// The kinds of scope restriction.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum ScopeKind {
-    Product,
-    Category,
-    Region,
-    UserTag,
+name_list! {
+    /// The kinds of scope restriction.
+    #[derive(PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ScopeKind {
+        Product,
+        Category,
+        Region,
+        UserTag,
+    }
 }
 
 /// The kinds, as an unknown kind's error lists them.

@@ -1,31 +1,18 @@
 //! A template's status machine: `draft → active ⇄ stopped`, any but `void` → `void`.
 
+use crate::domain::names::name_list;
 use serde::{Deserialize, Serialize};
 
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-#[schemars(inline, transform = crate::domain::names::plain_schema)]
-pub enum TemplateStatus {
-    Draft,
-    Active,
-    Stopped,
-    Void,
+name_list! {
+    #[derive(Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[schemars(inline, transform = crate::domain::names::plain_schema)]
+    pub enum TemplateStatus {
+        Draft,
+        Active,
+        Stopped,
+        Void,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

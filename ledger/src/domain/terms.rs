@@ -1,6 +1,7 @@
 //! Template terms (券模板): the immutable pricing-relevant part of a template,
 //! parsed once at the edge into types that cannot hold an invalid value.
 
+use crate::domain::names::name_list;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
@@ -12,50 +13,26 @@ use crate::domain::rule::{DiscountRule, RawDiscount};
 use crate::domain::scope::{RawScopeEntry, UseScope};
 use crate::domain::validity::{RawValidity, ValidityTerms};
 
-/// What a template discounts: order lines or the shipping fee.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum Kind {
-    Goods,
-    Shipping,
+name_list! {
+    /// What a template discounts: order lines or the shipping fee.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Kind {
+        Goods,
+        Shipping,
+    }
 }
 
-/// Whether a coupon may be combined with others.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-pub enum Stacking {
-    /// Stands alone: used together with no other coupon.
-    Exclusive,
-    /// Combines with stackable coupons of other templates.
-    Stackable,
+name_list! {
+    /// Whether a coupon may be combined with others.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Stacking {
+        /// Stands alone: used together with no other coupon.
+        Exclusive,
+        /// Combines with stackable coupons of other templates.
+        Stackable,
+    }
 }
 
 /// The values, as an unknown value's error lists them.
@@ -88,33 +65,18 @@ impl Stacking {
     }
 }
 
-/// What a full refund does to a template's used coupon (fixed when the
-/// template is created): `restore` gives the coupon back to its owner,
-/// `reissue` ends it and issues a new one in its place.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-    utoipa::ToSchema,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case", const_into_str)]
-#[schemars(inline, transform = crate::domain::names::plain_schema)]
-pub enum RefundPolicy {
-    #[default]
-    Restore,
-    Reissue,
+name_list! {
+    /// What a full refund does to a template's used coupon (fixed when the
+    /// template is created): `restore` gives the coupon back to its owner,
+    /// `reissue` ends it and issues a new one in its place.
+    #[derive(Default, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[schemars(inline, transform = crate::domain::names::plain_schema)]
+    pub enum RefundPolicy {
+        #[default]
+        Restore,
+        Reissue,
+    }
 }
 
 impl RefundPolicy {
