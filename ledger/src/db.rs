@@ -169,3 +169,33 @@ where
         <&str as tokio_postgres::types::FromSql>::accepts(ty)
     }
 }
+
+/// A channel id binds and reads as the `uuid` it wraps.
+impl tokio_postgres::types::ToSql for crate::domain::ids::ChannelId {
+    fn to_sql(
+        &self,
+        ty: &tokio_postgres::types::Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        self.0.to_sql(ty, out)
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        <uuid::Uuid as tokio_postgres::types::ToSql>::accepts(ty)
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+impl<'a> tokio_postgres::types::FromSql<'a> for crate::domain::ids::ChannelId {
+    fn from_sql(
+        ty: &tokio_postgres::types::Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        uuid::Uuid::from_sql(ty, raw).map(Self)
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        <uuid::Uuid as tokio_postgres::types::FromSql>::accepts(ty)
+    }
+}

@@ -54,7 +54,7 @@ impl Script {
         let req = ClaimRequest {
             template_sn: &sn,
             user_id: &user,
-            channel_id: channel,
+            channel_id: channel.map(ledger::domain::ids::ChannelId),
             now: at,
             tz: TZ,
         };

@@ -49,7 +49,7 @@ pub async fn create(
     )
     .await?;
     let created = ChannelCreated {
-        channel_id: id,
+        channel_id: ChannelId(id),
         name: name.to_owned(),
     };
     let stream = ChannelId(id).stream_id();
@@ -70,7 +70,7 @@ pub async fn create(
 /// The channel's sealed signing secret, if the channel exists.
 pub async fn sealed_secret(
     client: &impl GenericClient,
-    channel_id: Uuid,
+    channel_id: ChannelId,
 ) -> Result<Option<Sealed>, tokio_postgres::Error> {
     let row = client
         .query_opt(
@@ -148,7 +148,7 @@ pub async fn seal_all(tx: &Transaction<'_>, keys: &Keyring) -> Result<u64, SealE
 /// Records a nonce; false when it was seen before (a replay).
 pub async fn record_nonce(
     client: &impl GenericClient,
-    channel_id: Uuid,
+    channel_id: ChannelId,
     nonce: &str,
 ) -> Result<bool, tokio_postgres::Error> {
     let inserted = client

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::CommandError;
 use crate::domain::events::{CouponIssued, Metadata};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
@@ -22,7 +23,7 @@ pub struct ClaimRequest<'a> {
     pub template_sn: &'a TemplateSn,
     pub user_id: &'a UserId,
     /// The channel that asks; None for operators and internal services.
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     pub now: DateTime<Utc>,
     pub tz: Tz,
 }
@@ -223,7 +224,7 @@ async fn issue(
 pub struct NewCoupon<'a> {
     pub template_sn: &'a str,
     pub user_id: &'a str,
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// Set when the coupon replaces a refunded one (`reissue` policy).
     pub refund_from: Option<Uuid>,
     /// The template's reminder offsets now (carried by the event, so that a

@@ -11,12 +11,12 @@
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
@@ -29,7 +29,7 @@ pub const MAX_BATCH: usize = 200;
 #[derive(Clone)]
 pub struct BatchClaim {
     pub user_id: String,
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// The signed request's nonce, spent in the batch's transaction.
     pub nonce: Option<String>,
     pub metadata: Metadata,
@@ -86,8 +86,8 @@ pub(crate) async fn read_template(
     tx: &Transaction<'_>,
     sn: &str,
     claims: &[BatchClaim],
-) -> Result<(TemplateView, Vec<Uuid>), CommandError> {
-    let channels: Vec<Uuid> = claims.iter().filter_map(|c| c.channel_id).collect();
+) -> Result<(TemplateView, Vec<ChannelId>), CommandError> {
+    let channels: Vec<ChannelId> = claims.iter().filter_map(|c| c.channel_id).collect();
     let sql = format!(
         "SELECT {TEMPLATE_VIEW_COLUMNS},
                 ARRAY(SELECT channel_id FROM template_channels
@@ -109,7 +109,7 @@ async fn spend_nonces(
     claims: &[BatchClaim],
     refused: &mut [Option<Refusal>],
 ) -> Result<(), CommandError> {
-    let (idx, channels, nonces): (Vec<usize>, Vec<Uuid>, Vec<&str>) = claims
+    let (idx, channels, nonces): (Vec<usize>, Vec<ChannelId>, Vec<&str>) = claims
         .iter()
         .enumerate()
         .filter(|(i, _)| refused[*i].is_none())
@@ -129,7 +129,7 @@ async fn spend_nonces(
     let rows = tx
         .query(&tx.prepare_cached(sql).await?, &[&channels, &nonces])
         .await?;
-    let mut spent: std::collections::HashSet<(Uuid, String)> =
+    let mut spent: std::collections::HashSet<(ChannelId, String)> =
         rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     for (k, i) in idx.into_iter().enumerate() {
         if !spent.remove(&(channels[k], nonces[k].to_owned())) {

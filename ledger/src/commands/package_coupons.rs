@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
@@ -35,7 +35,7 @@ pub async fn issue(
     tx: &Transaction<'_>,
     items: &[PackageItem],
     user: &UserId,
-    channel: Option<Uuid>,
+    channel: Option<ChannelId>,
     (now, tz): (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
@@ -120,7 +120,7 @@ async fn take_quota(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<(), Comman
 fn build(
     items: &[PackageItem],
     templates: &HashMap<String, TemplateView>,
-    (user, channel_id): (&UserId, Option<Uuid>),
+    (user, channel_id): (&UserId, Option<ChannelId>),
     (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<Vec<CouponIssued>, CommandError> {
     let mut coupons = Vec::with_capacity(usize::try_from(package::coupons(items)).unwrap_or(0));

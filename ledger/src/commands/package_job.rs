@@ -19,6 +19,7 @@ use super::code_batches::{self, Batch};
 use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
 use crate::domain::events::{CodeRef, CouponIssued, Metadata};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::UserId;
 use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
 
@@ -102,7 +103,7 @@ pub struct Job {
     pub user_id: UserId,
     pub code: Option<CodeRef>,
     /// The channel that asked; its coupons record it.
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// The request's metadata; the claim's events carry it.
     pub metadata: Metadata,
 }

@@ -13,7 +13,6 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
-use uuid::Uuid;
 
 use super::{CommandError, package_coupons};
 use crate::db::Named;
@@ -21,6 +20,7 @@ use crate::domain::events::{
     CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimed, PackageCreated,
     PackageItem, PackageStatusChanged,
 };
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::{self, PackageStatus};
@@ -44,7 +44,7 @@ pub struct Package {
     pub status: PackageStatus,
     pub created_at: DateTime<Utc>,
     /// The channels that may claim it, in id order.
-    pub channels: Vec<Uuid>,
+    pub channels: Vec<ChannelId>,
 }
 
 impl Package {
@@ -61,7 +61,7 @@ pub struct NewPackage<'a> {
     pub per_user_limit: i32,
     pub issue_window: (DateTime<Utc>, DateTime<Utc>),
     /// Channels allowed at once (each a `PackageChannelAllowed`).
-    pub channels: &'a [Uuid],
+    pub channels: &'a [ChannelId],
 }
 
 fn unprocessable(code: &'static str, why: String) -> CommandError {
@@ -123,7 +123,7 @@ pub async fn create(
 
 /// A channel the new package's body lists that does not exist is the
 /// body's fault (422, as an unknown item template), not a missing route.
-fn unknown_channel(e: CommandError, channel_id: Uuid) -> CommandError {
+fn unknown_channel(e: CommandError, channel_id: ChannelId) -> CommandError {
     match e {
         CommandError::NotFound(..) => {
             let why = format!("channel {channel_id} does not exist");
@@ -138,7 +138,7 @@ fn unknown_channel(e: CommandError, channel_id: Uuid) -> CommandError {
 pub async fn allow_channel(
     tx: &Transaction<'_>,
     sn: &str,
-    channel_id: Uuid,
+    channel_id: ChannelId,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Package, CommandError> {
@@ -164,7 +164,7 @@ async fn add_channel(
     tx: &Transaction<'_>,
     sn: &str,
     version: i32,
-    channel_id: Uuid,
+    channel_id: ChannelId,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<bool, CommandError> {
@@ -274,7 +274,7 @@ pub struct Taken {
     pub sn: String,
     pub items: Vec<PackageItem>,
     /// The channel its coupons record ([`Giver::channel`]).
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// The package stream's version after the claim's event.
     pub version: i32,
 }

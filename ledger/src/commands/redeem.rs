@@ -11,7 +11,6 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
-use uuid::Uuid;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
@@ -19,6 +18,7 @@ use super::code_batches::Batch;
 use super::packages::{self, Giver};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::Stream;
@@ -32,7 +32,7 @@ pub struct RedeemRequest<'a> {
     /// record it (the code is the grant: no list is checked). A template's
     /// code is claimed with no channel, as it always was: passing this one
     /// would also check it against the template's list.
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     pub now: DateTime<Utc>,
     pub tz: Tz,
 }

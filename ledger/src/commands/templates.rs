@@ -4,13 +4,13 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::Json;
-use uuid::Uuid;
 
 use super::CommandError;
 use crate::domain::events::{
     Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
     TemplateUpdated,
 };
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::TemplateSn;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::reminder::RemindDays;
@@ -255,7 +255,7 @@ pub async fn raise_quota(
 pub async fn allow_channel(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
-    channel_id: Uuid,
+    channel_id: ChannelId,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::domain::coupon_state::UnlockReason;
+use crate::domain::ids::ChannelId;
 use crate::domain::money::Money;
 use crate::domain::package::PackageStatus;
 use crate::domain::patch_field::present;
@@ -22,7 +23,7 @@ pub struct Metadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     pub correlation_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub causation_id: Option<String>,
@@ -81,7 +82,7 @@ pub struct TemplateQuotaRaised {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateChannelAllowed {
     pub sn: String,
-    pub channel_id: Uuid,
+    pub channel_id: ChannelId,
 }
 
 /// A batch of redemption codes: serials `[first_serial, first_serial +
@@ -157,12 +158,12 @@ pub struct PackageClaimed {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageChannelAllowed {
     pub sn: String,
-    pub channel_id: Uuid,
+    pub channel_id: ChannelId,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChannelCreated {
-    pub channel_id: Uuid,
+    pub channel_id: ChannelId,
     pub name: String,
 }
 
@@ -177,7 +178,7 @@ pub struct CouponIssued {
     pub face_value: Money,
     pub currency: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund_from: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]

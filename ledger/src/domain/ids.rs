@@ -141,9 +141,23 @@ impl fmt::Display for CouponId {
     }
 }
 
-/// A distribution channel (发放渠道).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A distribution channel (发放渠道). In JSON and JSON Schema the bare
+/// UUID; in SQL a `uuid` (its `ToSql`/`FromSql` live in `db.rs`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(transparent)]
+#[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
 pub struct ChannelId(pub Uuid);
 
 impl ChannelId {

@@ -16,6 +16,8 @@ use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
+use crate::domain::ids::ChannelId;
+
 use crate::domain::coupon_state::{CouponChange, CouponStatus};
 use crate::domain::events::CouponIssued;
 use crate::domain::ledger_event::LedgerEvent;
@@ -27,7 +29,7 @@ use crate::domain::stream::Stream;
 pub struct GroupKey {
     pub template_sn: String,
     /// None for coupons no channel asked for (operators, bulk issuance).
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// The business day (`LEDGER_TZ`) the coupon was issued.
     pub day: NaiveDate,
 }

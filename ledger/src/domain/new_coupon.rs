@@ -4,6 +4,7 @@
 //! and currency, and the reminder offsets it has then; each coupon adds
 //! its holder, a fresh id and where it came from.
 
+use crate::domain::ids::ChannelId;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use uuid::Uuid;
@@ -19,7 +20,7 @@ use super::validity::ValidityOutOfRange;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Origin {
     /// The channel that claimed it.
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
     /// The coupon a refund returned, which this one replaces.
     pub refund_from: Option<Uuid>,
     /// The bulk-issuance job and the line of its file.

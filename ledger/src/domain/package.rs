@@ -2,11 +2,11 @@
 //! package gives, whether its claims are answered at once or run as jobs,
 //! each template's share of one claim, and who gives it out.
 
+use crate::domain::ids::ChannelId;
 use crate::domain::names::name_list;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 use crate::domain::events::PackageItem;
 
@@ -40,16 +40,16 @@ pub const MAX_CHANNELS: usize = 100;
 pub enum Giver {
     /// A channel's signed claim: the package must list the channel (403
     /// otherwise; an empty list lets no channel claim, as a template's).
-    Channel(Uuid),
+    Channel(ChannelId),
     /// One of the package's codes, redeemed by a channel or (None) the
     /// service. The code is the grant, as a template's code is, so no list
     /// is checked; the channel that redeemed it is recorded all the same.
-    Code(Option<Uuid>),
+    Code(Option<ChannelId>),
 }
 
 impl Giver {
     /// The channel the package's list must hold, if any.
-    pub fn checked(self) -> Option<Uuid> {
+    pub fn checked(self) -> Option<ChannelId> {
         match self {
             Self::Channel(id) => Some(id),
             Self::Code(_) => None,
@@ -57,7 +57,7 @@ impl Giver {
     }
 
     /// The channel the coupons are attributed to (finance's cost by channel).
-    pub fn channel(self) -> Option<Uuid> {
+    pub fn channel(self) -> Option<ChannelId> {
         match self {
             Self::Channel(id) => Some(id),
             Self::Code(by) => by,
@@ -65,7 +65,7 @@ impl Giver {
     }
 
     /// Whether a package listing `channels` may be given out this way.
-    pub fn allowed(self, channels: &[Uuid]) -> bool {
+    pub fn allowed(self, channels: &[ChannelId]) -> bool {
         self.checked().is_none_or(|id| channels.contains(&id))
     }
 }
@@ -103,6 +103,7 @@ pub fn shares(items: &[PackageItem]) -> Vec<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     fn item(sn: &str, count: i32) -> PackageItem {
         PackageItem {
@@ -122,7 +123,7 @@ mod tests {
 
     #[test]
     fn a_claim_needs_its_channel_listed_and_a_code_needs_none() {
-        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let (a, b) = (ChannelId(Uuid::from_u128(1)), ChannelId(Uuid::from_u128(2)));
         assert!(Giver::Channel(a).allowed(&[b, a]));
         assert!(!Giver::Channel(a).allowed(&[b]));
         assert!(!Giver::Channel(a).allowed(&[]), "an empty list: no channel");

@@ -2,6 +2,7 @@
 //! the message that asks the issuance worker to run it, and the refusal a
 //! refused job keeps (the answer the synchronous path would have given).
 
+use crate::domain::ids::ChannelId;
 use crate::domain::names::name_list;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -54,7 +55,7 @@ pub struct PackageJob {
     /// in messages from before packages had channels (the worker then takes
     /// the job row's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel_id: Option<Uuid>,
+    pub channel_id: Option<ChannelId>,
 }
 
 impl PackageJob {

@@ -69,7 +69,7 @@ impl Keys {
 pub struct Claimant<'a> {
     pub sn: &'a str,
     pub user: &'a str,
-    pub channel: Option<uuid::Uuid>,
+    pub channel: Option<crate::domain::ids::ChannelId>,
     pub per_user_limit: i32,
     pub rate_limit: RateLimit,
     /// Only the rate limits: a request with an Idempotency-Key, whose stored

@@ -33,7 +33,7 @@ impl LocalLimit {
         &self,
         limit: &RateLimit,
         sn: &str,
-        channel: Option<uuid::Uuid>,
+        channel: Option<crate::domain::ids::ChannelId>,
         user: &str,
     ) -> Option<Duration> {
         let now_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -71,6 +71,7 @@ impl LocalLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ids::ChannelId;
 
     #[test]
     fn a_channel_over_its_burst_waits_and_another_channel_does_not() {
@@ -83,8 +84,8 @@ mod tests {
         };
         let local = LocalLimit::default();
         let (a, b) = (
-            Some(uuid::Uuid::from_u128(1)),
-            Some(uuid::Uuid::from_u128(2)),
+            Some(ChannelId(uuid::Uuid::from_u128(1))),
+            Some(ChannelId(uuid::Uuid::from_u128(2))),
         );
         assert_eq!(local.take(&limit, "T", a, "u1"), None);
         assert_eq!(local.take(&limit, "T", a, "u2"), None);

@@ -67,7 +67,7 @@ mod tests {
                 batch_id: uuid::Uuid::now_v7(),
                 serial: 7,
             }),
-            channel_id: Some(uuid::Uuid::now_v7()),
+            channel_id: Some(crate::domain::ids::ChannelId(uuid::Uuid::now_v7())),
         };
         let message = encode(&job).unwrap();
         assert!(is_package_job(&message.properties));

@@ -8,6 +8,7 @@ use uuid::Uuid;
 use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
+use crate::domain::ids::ChannelId;
 use crate::domain::stream::StreamKind;
 use crate::queries::page::{self, Bounds, List, Page, page_of};
 use crate::store::{self, RecordedEvent};
@@ -29,7 +30,8 @@ pub struct CouponView {
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
-    pub channel_id: Option<Uuid>,
+    #[schema(value_type = Option<Uuid>)]
+    pub channel_id: Option<ChannelId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund_from: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,7 +135,8 @@ pub struct HistoryEvent {
 pub struct EventMetadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,
-    pub channel_id: Option<Uuid>,
+    #[schema(value_type = Option<Uuid>)]
+    pub channel_id: Option<ChannelId>,
     pub correlation_id: String,
     pub causation_id: Option<String>,
     pub idempotency_key: Option<String>,

@@ -14,9 +14,9 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use rust_decimal::Decimal;
 use tokio_postgres::{Client, GenericClient, Transaction};
-use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
+use crate::domain::ids::ChannelId;
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent};
 use crate::domain::liability::{GroupKey, Liability, LiabilityFold, Needs, Totals};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
@@ -400,7 +400,7 @@ async fn store_rows(
             .collect::<Vec<Decimal>>()
     };
     let sns: Vec<&str> = rows.iter().map(|(k, _)| k.template_sn.as_str()).collect();
-    let channels: Vec<Option<Uuid>> = rows.iter().map(|(k, _)| k.channel_id).collect();
+    let channels: Vec<Option<ChannelId>> = rows.iter().map(|(k, _)| k.channel_id).collect();
     let days: Vec<chrono::NaiveDate> = rows.iter().map(|(k, _)| k.day).collect();
     tx.execute(
         "INSERT INTO liability_snapshot_rows

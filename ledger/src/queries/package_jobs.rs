@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::db::Named;
+use crate::domain::ids::ChannelId;
 use crate::domain::package_job::JobStatus;
 use crate::queries::page::Bounds;
 
@@ -19,7 +20,8 @@ pub struct PackageJobView {
     pub user_id: String,
     /// The channel that asked; absent for the service.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub channel_id: Option<Uuid>,
+    #[schema(value_type = Option<Uuid>)]
+    pub channel_id: Option<ChannelId>,
     /// The redemption code that asked (its batch and serial), for a package's code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code_batch_id: Option<Uuid>,

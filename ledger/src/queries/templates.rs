@@ -7,10 +7,10 @@ use serde_json::Value;
 use tokio_postgres::types::Json;
 use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::db::Named;
 use crate::domain::events::IssueWindow;
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
@@ -41,7 +41,8 @@ pub struct TemplateView {
     pub remind_days_before: Option<crate::domain::reminder::RemindDays>,
     /// Claim rate limits per channel and per user; null: none.
     pub rate_limit: Option<RateLimit>,
-    pub channels: Vec<Uuid>,
+    #[schema(value_type = Vec<Uuid>)]
+    pub channels: Vec<ChannelId>,
     pub created_at: DateTime<Utc>,
 }
 

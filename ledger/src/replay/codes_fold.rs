@@ -67,7 +67,7 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             t.package_claims.entry(key).or_default().claimed += 1;
         }
         LedgerEvent::PackageChannelAllowed(c) => {
-            let key = (sn.to_owned(), c.channel_id);
+            let key = (sn.to_owned(), c.channel_id.0);
             t.package_channels.insert(key, Present {});
         }
         _ => {}

@@ -366,7 +366,7 @@ impl Replay {
         let payload = parse_json::<Value>(e)?;
         let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
         if let LedgerEvent::TemplateChannelAllowed(allowed) = &event {
-            let key = (sn.to_owned(), allowed.channel_id);
+            let key = (sn.to_owned(), allowed.channel_id.0);
             self.tables.template_channels.insert(key, Present {});
         }
         let row = by_name(&mut self.tables.templates, sn);
@@ -401,7 +401,7 @@ impl Replay {
                 name: created.name.clone(),
                 created_at: e.occurred_at,
             };
-            self.tables.channels.insert(created.channel_id, row);
+            self.tables.channels.insert(created.channel_id.0, row);
         }
         Ok(())
     }

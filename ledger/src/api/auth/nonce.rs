@@ -4,15 +4,14 @@
 //! or was flushed. The lifetime is `domain::nonce`'s, which the flash
 //! gate's admission script uses too.
 
-use uuid::Uuid;
-
 use crate::api::Shared;
 use crate::api::http::error::ApiError;
 use crate::commands::channels;
+use crate::domain::ids::ChannelId;
 use crate::domain::nonce;
 
 /// Spends the nonce in Redis, then in Postgres; 401 when either saw it.
-pub async fn spend(state: &Shared, channel: Uuid, value: &str) -> Result<(), ApiError> {
+pub async fn spend(state: &Shared, channel: ChannelId, value: &str) -> Result<(), ApiError> {
     if seen_in_redis(state, channel, value).await {
         return Err(replay());
     }
@@ -21,7 +20,7 @@ pub async fn spend(state: &Shared, channel: Uuid, value: &str) -> Result<(), Api
 
 /// Spends the nonce in Redis; true when Redis says it was spent before.
 /// False when Redis cannot tell (down): Postgres decides then.
-pub async fn seen_in_redis(state: &Shared, channel: Uuid, value: &str) -> bool {
+pub async fn seen_in_redis(state: &Shared, channel: ChannelId, value: &str) -> bool {
     let Some(mut conn) = state.redis.connection().await else {
         return false;
     };
@@ -44,7 +43,11 @@ pub async fn seen_in_redis(state: &Shared, channel: Uuid, value: &str) -> bool {
 
 /// Records the nonce in Postgres, for a request whose nonce Redis has
 /// already seen spent by this request (the flash gate's script).
-pub async fn spend_in_postgres(state: &Shared, channel: Uuid, value: &str) -> Result<(), ApiError> {
+pub async fn spend_in_postgres(
+    state: &Shared,
+    channel: ChannelId,
+    value: &str,
+) -> Result<(), ApiError> {
     let client = state.pool.get().await?;
     if !channels::record_nonce(&**client, channel, value).await? {
         return Err(replay());

@@ -7,17 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use deadpool_postgres::Pool;
-use uuid::Uuid;
 
 use crate::api::http::error::ApiError;
 use crate::commands::channels;
+use crate::domain::ids::ChannelId;
 use crate::secret_box::Keyring;
 
 const MAX_CACHED: usize = 10_000;
 
 pub struct SecretCache {
     keys: Keyring,
-    opened: Mutex<HashMap<Uuid, Arc<str>>>,
+    opened: Mutex<HashMap<ChannelId, Arc<str>>>,
     /// Set once `serve` has opened every stored secret with these keys.
     proven: AtomicBool,
 }
@@ -44,7 +44,7 @@ impl SecretCache {
     pub async fn secret(
         &self,
         pool: &Pool,
-        channel_id: Uuid,
+        channel_id: ChannelId,
     ) -> Result<Option<Arc<str>>, ApiError> {
         if !self.proven.load(Ordering::Acquire) {
             // Postgres was down at start: the keys are not proven yet.
@@ -64,7 +64,7 @@ impl SecretCache {
         // written since by a process with other keys: an operator's error.
         let secret: Arc<str> = self
             .keys
-            .open(channel_id, &sealed)
+            .open(channel_id.0, &sealed)
             .map_err(|e| ApiError::Internal(anyhow::anyhow!("channel {channel_id}: {e}")))?
             .into();
         let mut opened = self.lock();
@@ -75,7 +75,7 @@ impl SecretCache {
         Ok(Some(secret))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Arc<str>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ChannelId, Arc<str>>> {
         // A panic while holding the lock cannot leave the map inconsistent.
         self.opened.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -6,9 +6,9 @@ use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
-use uuid::Uuid;
 
 use crate::api::http::error::ApiError;
+use crate::domain::ids::ChannelId;
 
 pub use crate::domain::nonce::WINDOW_SECS;
 const MAX_NONCE_LEN: usize = 128;
@@ -16,7 +16,7 @@ const MAX_NONCE_LEN: usize = 128;
 /// The signature headers of a channel request, parsed.
 #[derive(Debug)]
 pub struct SignedHeaders {
-    pub channel_id: Uuid,
+    pub channel_id: ChannelId,
     pub timestamp: i64,
     pub nonce: String,
     signature: Vec<u8>,
@@ -33,6 +33,7 @@ impl SignedHeaders {
         let bad = |name: &str| ApiError::Unauthorized(format!("malformed {name} header"));
         let channel_id = get("X-Channel-Id")?
             .parse()
+            .map(ChannelId)
             .map_err(|_| bad("X-Channel-Id"))?;
         let timestamp = get("X-Timestamp")?
             .parse()
@@ -125,6 +126,7 @@ fn mac(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     fn headers(channel: Uuid, ts: i64, nonce: &str, sig: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

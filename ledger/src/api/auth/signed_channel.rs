@@ -23,12 +23,13 @@ use super::signature::SignedHeaders;
 use crate::api::AppState;
 use crate::api::http::error::ApiError;
 use crate::api::http::extract::{read_body, require_json};
+use crate::domain::ids::ChannelId;
 use crate::idempotency::request_hash;
 
 /// A request whose channel signature held; its nonce spent unless
 /// `SPEND_NONCE` is false (then the caller spends it: see the module doc).
 pub struct SignedChannel<const SPEND_NONCE: bool = true> {
-    pub channel_id: Uuid,
+    pub channel_id: ChannelId,
     pub nonce: String,
     /// The connection's peer (a channel's own address is its server's).
     pub peer: Option<IpAddr>,

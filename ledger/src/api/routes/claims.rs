@@ -71,7 +71,7 @@ pub async fn claim(
     let sn = claim.template_sn.as_str();
     match state.flash.info(sn).await?.filter(|i| i.active) {
         Some(info) if state.flash.has_room(sn) => {
-            let (channel, peer) = (Some(claim.signed.channel_id), claim.signed.peer);
+            let (channel, peer) = (Some(claim.signed.channel_id.0), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
             if matches!(&answer, Err(e) if e.status() == StatusCode::UNAUTHORIZED) {
                 state.auth_limit.failed(channel, peer, Instant::now());

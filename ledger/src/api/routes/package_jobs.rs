@@ -29,6 +29,7 @@ use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages::{self, Giver};
 use crate::domain::events::Metadata;
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::UserId;
 use crate::domain::package_job::{PackageJob, Refusal};
 use crate::idempotency;
@@ -200,7 +201,7 @@ pub async fn read(State(state): State<AppState>, request: Request) -> Result<Res
 
 /// None for the service or an operator, else the channel whose signature
 /// held (its nonce spent, as a claim's).
-async fn caller(state: &AppState, parts: &mut Parts) -> Result<Option<Uuid>, Response> {
+async fn caller(state: &AppState, parts: &mut Parts) -> Result<Option<ChannelId>, Response> {
     crate::api::auth::signature::one_credential(&parts.headers)
         .map_err(IntoResponse::into_response)?;
     if parts.headers.contains_key(AUTHORIZATION) {

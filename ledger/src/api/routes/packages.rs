@@ -14,7 +14,6 @@ use axum::response::Response;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::api::auth::signed_channel::SignedChannel;
@@ -27,6 +26,7 @@ use crate::api::http::extract::{
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::package::PackageStatus;
 use crate::idempotency::request_hash;
@@ -53,7 +53,8 @@ pub struct CreatePackage {
     /// `POST /v1/packages/{sn}/channels`). None: no channel may, until one
     /// is allowed, as for a template.
     #[serde(default)]
-    pub channels: Vec<Uuid>,
+    #[schema(value_type = Vec<Uuid>)]
+    pub channels: Vec<ChannelId>,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -68,7 +69,8 @@ pub struct PackageView {
     pub status: PackageStatus,
     pub created_at: DateTime<Utc>,
     /// The channels that may claim it, in id order (empty: none may).
-    pub channels: Vec<Uuid>,
+    #[schema(value_type = Vec<Uuid>)]
+    pub channels: Vec<ChannelId>,
 }
 
 impl PackageView {
@@ -282,7 +284,8 @@ pub async fn stop(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AllowChannel {
-    pub channel_id: Uuid,
+    #[schema(value_type = Uuid)]
+    pub channel_id: ChannelId,
 }
 
 /// Allow a channel to claim this package (its claims, signed by the

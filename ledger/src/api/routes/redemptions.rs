@@ -41,6 +41,7 @@ use crate::commands::code_batches::{self, Batch};
 use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::UserId;
 use crate::flash::used_up;
 use crate::idempotency::request_hash;
@@ -128,7 +129,7 @@ pub async fn redeem(
 /// Who asks: the service or a channel whose signature held, with the body
 /// read and the address failed guesses count against.
 struct Caller {
-    channel: Option<Uuid>,
+    channel: Option<ChannelId>,
     address: Option<IpAddr>,
     body: Bytes,
 }
@@ -300,7 +301,7 @@ async fn alone(
     ctx: &Ctx,
     (scope, hash): (&str, &[u8; 32]),
     (batch, serial, user): (&Batch, i64, UserId),
-    channel_id: Option<Uuid>,
+    channel_id: Option<ChannelId>,
     metadata: crate::domain::events::Metadata,
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {

@@ -8,7 +8,6 @@ use deadpool_postgres::Transaction;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
@@ -17,6 +16,7 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
+use crate::domain::ids::ChannelId;
 use crate::domain::ids::TemplateSn;
 use crate::domain::names;
 use crate::domain::patch_field::present;
@@ -460,7 +460,8 @@ pub async fn quota(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AllowChannel {
-    pub channel_id: Uuid,
+    #[schema(value_type = Uuid)]
+    pub channel_id: ChannelId,
 }
 
 /// Allow a channel to issue this template.
