@@ -25,7 +25,7 @@ async fn issued(db: &TestDb, n: u64) -> Vec<RecordedEvent> {
         .map(|i| {
             let c = CouponIssued {
                 coupon_id: Uuid::now_v7(),
-                template_sn: "T1".into(),
+                template_sn: ledger::domain::ids::TemplateSn::stored("T1".into()),
                 user_id: format!("u{}", i / 2),
                 issued_at: now,
                 effective_at: now,

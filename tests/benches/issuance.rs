@@ -58,7 +58,7 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
     let coupons: Vec<CouponIssued> = (0..n)
         .map(|i| CouponIssued {
             coupon_id: Uuid::now_v7(),
-            template_sn: sn.to_owned(),
+            template_sn: ledger::domain::ids::TemplateSn::stored(sn.to_owned()),
             user_id: format!("base-{i}"),
             issued_at: now,
             effective_at: now,

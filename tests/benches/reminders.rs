@@ -86,7 +86,7 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
         let coupon_id = Uuid::now_v7();
         let issued = CouponIssued {
             coupon_id,
-            template_sn: format!("BENCH{}", i % TEMPLATES),
+            template_sn: ledger::domain::ids::TemplateSn::stored(format!("BENCH{}", i % TEMPLATES)),
             user_id: format!("b{}", i / TEMPLATES),
             issued_at: now,
             effective_at: now,

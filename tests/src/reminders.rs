@@ -162,7 +162,7 @@ pub async fn issue_for(pool: &Pool, sn: &str, users: &[String]) -> anyhow::Resul
         .map(|(n, part)| IssuanceChunk {
             job_id: job,
             chunk_no: i32::try_from(n).expect("a test's chunks fit i32"),
-            template_sn: sn.to_owned(),
+            template_sn: ledger::domain::ids::TemplateSn::stored(sn.to_owned()),
             lines: part
                 .iter()
                 .enumerate()

@@ -75,7 +75,7 @@ fn chunk(
     IssuanceChunk {
         job_id,
         chunk_no,
-        template_sn: sn.to_owned(),
+        template_sn: ledger::domain::ids::TemplateSn::stored(sn.to_owned()),
         lines,
     }
 }

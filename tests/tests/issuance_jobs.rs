@@ -296,7 +296,7 @@ fn an_issuance_chunk_message_is_valid_against_its_schema() {
     let chunk = IssuanceChunk {
         job_id: uuid::Uuid::now_v7(),
         chunk_no: 3,
-        template_sn: "SN".into(),
+        template_sn: ledger::domain::ids::TemplateSn::stored("SN".into()),
         lines: vec![ChunkLine {
             line: 7,
             user_id: "42".into(),

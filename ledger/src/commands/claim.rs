@@ -211,7 +211,7 @@ async fn issue(
     metadata: &Metadata,
 ) -> Result<CouponIssued, CommandError> {
     let new = NewCoupon {
-        template_sn: req.template_sn.as_str(),
+        template_sn: req.template_sn,
         user_id: req.user_id.as_str(),
         channel_id: req.channel_id,
         refund_from: None,
@@ -222,7 +222,7 @@ async fn issue(
 
 /// Who gets a new coupon, and why.
 pub struct NewCoupon<'a> {
-    pub template_sn: &'a str,
+    pub template_sn: &'a TemplateSn,
     pub user_id: &'a str,
     pub channel_id: Option<ChannelId>,
     /// Set when the coupon replaces a refunded one (`reissue` policy).

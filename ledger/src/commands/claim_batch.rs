@@ -17,7 +17,7 @@ use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::CouponId;
+use crate::domain::ids::{CouponId, TemplateSn};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::store::{self, NewEvent, StreamEvent};
@@ -251,7 +251,9 @@ async fn write_coupons(
     tz: Tz,
 ) -> Result<Outcomes, CommandError> {
     let remind = view.remind_days_before.clone();
-    let issue = Issue::at(sn, &view.terms, remind, (now, tz))?;
+    // The batcher keys templates by the sn the API parsed.
+    let sn = TemplateSn::stored(sn.to_owned());
+    let issue = Issue::at(&sn, &view.terms, remind, (now, tz))?;
     let mut results = Vec::with_capacity(claims.len());
     let (mut coupons, mut events) = (Vec::new(), Vec::new());
     for (c, outcome) in claims.iter().zip(outcomes) {

@@ -71,7 +71,7 @@ pub async fn apply_chunk(
     let Some(job_status) = job_status(tx, chunk).await? else {
         return Ok(ChunkOutcome::default()); // done before: a late duplicate
     };
-    let template = read_template(tx, &chunk.template_sn).await?;
+    let template = read_template(tx, chunk.template_sn.as_str()).await?;
     let closed = why_closed(job_status, &template, now);
     let all: Vec<usize> = (0..chunk.lines.len()).collect();
     let outcome = match closed {
@@ -209,7 +209,7 @@ async fn job_status(
             let id = format!("{} chunk {}", chunk.job_id, chunk.chunk_no);
             CommandError::not_found("issuance job", id)
         })?;
-    if row.get::<_, &str>(1) != chunk.template_sn {
+    if row.get::<_, &str>(1) != chunk.template_sn.as_str() {
         return Err(internal("the chunk names another template than its job"));
     }
     if row.get::<_, bool>(2) {

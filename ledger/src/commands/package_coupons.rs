@@ -23,7 +23,7 @@ use super::CommandError;
 use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{CouponId, UserId};
+use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
@@ -127,7 +127,8 @@ fn build(
     for item in items {
         let view = &templates[&item.template_sn];
         let remind = view.remind_days_before.clone();
-        let issue = Issue::at(&item.template_sn, &view.terms, remind, (now, tz))?;
+        let sn = TemplateSn::stored(item.template_sn.clone());
+        let issue = Issue::at(&sn, &view.terms, remind, (now, tz))?;
         let origin = Origin {
             channel_id,
             ..Origin::default()

@@ -271,7 +271,7 @@ async fn reissue(
         user_id: &old.user_id,
         channel_id: None,
         refund_from: Some(old.id),
-        remind_days_before: template_reminders(tx, &old.template_sn).await?,
+        remind_days_before: template_reminders(tx, old.template_sn.as_str()).await?,
     };
     let issued = issue_coupon(tx, &new, &terms, metadata, req.now, req.tz).await?;
     Ok(issued.coupon_id)

@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::commands::CommandError;
 use crate::commands::issuance_job::{self, UploadCounts};
+use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{ChunkLine, IssuanceChunk};
 use crate::domain::user_file::{FileError, FileFormat, Line, LineKind, UserFile};
 use crate::messaging::chunk_message;
@@ -65,7 +66,7 @@ impl From<tokio_postgres::Error> for UploadError {
 /// Where the file goes.
 pub struct Target {
     pub job_id: Uuid,
-    pub template_sn: String,
+    pub template_sn: TemplateSn,
     pub format: FileFormat,
     pub chunk_lines: usize,
     pub max_bytes: u64,

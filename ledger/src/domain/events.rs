@@ -170,7 +170,7 @@ pub struct ChannelCreated {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CouponIssued {
     pub coupon_id: Uuid,
-    pub template_sn: String,
+    pub template_sn: crate::domain::ids::TemplateSn,
     pub user_id: String,
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,

@@ -13,8 +13,14 @@ const SN_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 pub const SN_LEN: usize = 20;
 
 /// A template's public serial number: random, never sequential (docs/design.md §6).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// In JSON and JSON Schema a plain string; read back from stored events and
+/// rows as it was written (checked once, when the template was created).
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
+#[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
 pub struct TemplateSn(String);
 
 impl TemplateSn {
@@ -35,6 +41,11 @@ impl TemplateSn {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// An sn as stored (a row or an event): written only after [`Self::parse`].
+    pub fn stored(s: String) -> Self {
+        Self(s)
     }
 
     pub fn stream_id(&self) -> String {

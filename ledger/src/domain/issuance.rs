@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::domain::ids::TemplateSn;
+
 /// Lines per chunk message by default, and at most.
 pub const DEFAULT_CHUNK_LINES: usize = 1_000;
 pub const MAX_CHUNK_LINES: usize = 10_000;
@@ -109,7 +111,7 @@ pub struct IssuanceChunk {
     pub job_id: Uuid,
     /// 0-based, in file order.
     pub chunk_no: i32,
-    pub template_sn: String,
+    pub template_sn: TemplateSn,
     pub lines: Vec<ChunkLine>,
 }
 

@@ -8,6 +8,7 @@
 //! (`projection::status_after`), costs come from `projection::order_effect`
 //! (the live `template_stats` worker's own rules), so "now" equals the stats.
 
+use crate::domain::ids::TemplateSn;
 use crate::domain::names::name_list;
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,7 +28,7 @@ use crate::domain::stream::Stream;
 /// Where a coupon is counted.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupKey {
-    pub template_sn: String,
+    pub template_sn: TemplateSn,
     /// None for coupons no channel asked for (operators, bulk issuance).
     pub channel_id: Option<ChannelId>,
     /// The business day (`LEDGER_TZ`) the coupon was issued.
@@ -46,7 +47,7 @@ impl GroupKey {
     /// The group's label when rows are grouped `by`.
     pub fn label(&self, by: By) -> String {
         match by {
-            By::Template => self.template_sn.clone(),
+            By::Template => self.template_sn.to_string(),
             By::Channel => self
                 .channel_id
                 .map_or_else(|| NO_CHANNEL.to_owned(), |c| c.to_string()),

@@ -10,7 +10,7 @@ use chrono_tz::Tz;
 use uuid::Uuid;
 
 use super::events::CouponIssued;
-use super::ids::CouponId;
+use super::ids::{CouponId, TemplateSn};
 use super::reminder::RemindDays;
 use super::terms::Terms;
 use super::validity::ValidityOutOfRange;
@@ -36,7 +36,7 @@ impl Issue {
     /// The template `sn`'s issue at `now` (validity computed once, with the
     /// business zone `tz` for day boundaries).
     pub fn at(
-        template_sn: &str,
+        template_sn: &TemplateSn,
         terms: &Terms,
         remind_days_before: Option<RemindDays>,
         (now, tz): (DateTime<Utc>, Tz),
@@ -44,7 +44,7 @@ impl Issue {
         let validity = terms.validity().validity_for(now, tz)?;
         let shared = CouponIssued {
             coupon_id: Uuid::nil(),
-            template_sn: template_sn.to_owned(),
+            template_sn: template_sn.clone(),
             user_id: String::new(),
             issued_at: now,
             effective_at: validity.effective_at,
@@ -90,7 +90,13 @@ mod tests {
         .unwrap();
         let terms = Terms::parse(&raw).unwrap();
         let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
-        let issue = Issue::at("SN1", &terms, None, (now, chrono_tz::UTC)).unwrap();
+        let issue = Issue::at(
+            &TemplateSn::stored("SN1".into()),
+            &terms,
+            None,
+            (now, chrono_tz::UTC),
+        )
+        .unwrap();
         let job = Uuid::new_v4();
         let a = issue.coupon("u1", Origin::default());
         let b = issue.coupon(

@@ -11,6 +11,7 @@
 //!   `OrderRefunded` reverses part of it. Orders keep their own stream
 //!   order, so the lock is always known before the confirm.
 
+use crate::domain::ids::TemplateSn;
 use crate::domain::names::name_list;
 use strum::VariantArray;
 use uuid::Uuid;
@@ -53,7 +54,7 @@ pub const PROJECTIONS: [&str; <Projection as VariantArray>::VARIANTS.len()] = {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CouponView {
     pub user_id: String,
-    pub template_sn: String,
+    pub template_sn: TemplateSn,
     /// Face value in cents.
     pub face_value: i64,
     pub status: CouponStatus,

@@ -61,7 +61,7 @@ async fn step(
             insert(tx, projection, coupon_id, new).await?;
             move_bucket(tx, projection, new, None).await?;
             if projection != Projection::Balances {
-                count_issued(tx, &new.template_sn).await?;
+                count_issued(tx, new.template_sn.as_str()).await?;
             }
             Ok(Some(new.clone()))
         }
@@ -154,8 +154,8 @@ async fn move_bucket(
     // Each projection's buckets are in the table of its name.
     let table = projection.as_str();
     let (owner_column, owner) = match projection {
-        Projection::Balances => ("user_id", &v.user_id),
-        Projection::TemplateStats => ("template_sn", &v.template_sn),
+        Projection::Balances => ("user_id", v.user_id.as_str()),
+        Projection::TemplateStats => ("template_sn", v.template_sn.as_str()),
     };
     let sql = format!(
         "INSERT INTO {table} ({owner_column}, status, count, face_value)
@@ -171,7 +171,7 @@ async fn move_bucket(
         counts.push(-1);
     }
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-        [owner, &decimal(v.face_value), &statuses, &counts];
+        [&owner, &decimal(v.face_value), &statuses, &counts];
     tx.execute(&tx.prepare_cached(&sql).await?, &params).await?;
     Ok(())
 }

@@ -121,10 +121,10 @@ async fn count_unused(
     let mut per_owner: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for v in fresh {
         let owner = match projection {
-            Projection::Balances => &v.user_id,
-            Projection::TemplateStats => &v.template_sn,
+            Projection::Balances => v.user_id.as_str(),
+            Projection::TemplateStats => v.template_sn.as_str(),
         };
-        let entry = per_owner.entry(owner.as_str()).or_default();
+        let entry = per_owner.entry(owner).or_default();
         entry.0 += 1;
         entry.1 += v.face_value;
     }

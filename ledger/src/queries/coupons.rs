@@ -9,6 +9,7 @@ use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::ChannelId;
+use crate::domain::ids::TemplateSn;
 use crate::domain::stream::StreamKind;
 use crate::queries::page::{self, Bounds, List, Page, page_of};
 use crate::store::{self, RecordedEvent};
@@ -24,7 +25,8 @@ const MAX_HISTORY: i64 = 1_000;
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct CouponView {
     pub id: Uuid,
-    pub template_sn: String,
+    #[schema(value_type = String)]
+    pub template_sn: TemplateSn,
     pub user_id: String,
     pub status: CouponStatus,
     pub issued_at: DateTime<Utc>,

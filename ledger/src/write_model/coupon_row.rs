@@ -8,6 +8,7 @@ use uuid::Uuid;
 use super::RowError;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{CouponState, CouponStatus};
+use crate::domain::ids::TemplateSn;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::Validity;
@@ -16,7 +17,7 @@ use crate::domain::validity::Validity;
 #[derive(Clone, Debug)]
 pub struct CouponRow {
     pub id: Uuid,
-    pub template_sn: String,
+    pub template_sn: TemplateSn,
     pub user_id: String,
     pub status: CouponStatus,
     pub order_id: Option<String>,
@@ -74,7 +75,7 @@ impl CouponRow {
         let terms = Terms::parse(&self.terms).map_err(|e| RowError::Unreadable(e.to_string()))?;
         Ok(Coupon {
             id: self.id,
-            template_sn: self.template_sn.clone(),
+            template_sn: self.template_sn.to_string(),
             terms,
             validity: Validity {
                 effective_at: self.effective_at,

@@ -77,7 +77,7 @@ pub async fn upload(
     };
     let target = Target {
         job_id: opening.opened.id(),
-        template_sn: opening.sn.as_str().to_owned(),
+        template_sn: opening.sn.clone(),
         format: opening.format,
         chunk_lines: DEFAULT_CHUNK_LINES,
         max_bytes: state.upload_max_bytes,
