@@ -40,7 +40,7 @@ pub(crate) struct TemplateView {
 }
 
 impl TemplateView {
-    /// The template's columns [`TEMPLATE_VIEW_COLUMNS`], from `row[at]` on.
+    /// The template's columns [`template_view_columns`], from `row[at]` on.
     pub(crate) fn read(
         row: &tokio_postgres::Row,
         at: usize,
@@ -58,9 +58,14 @@ impl TemplateView {
     }
 }
 
-/// The columns [`TemplateView::read`] reads, in its order.
-pub(crate) const TEMPLATE_VIEW_COLUMNS: &str =
-    "status, issue_begin, issue_end, per_user_limit, terms, remind_days_before";
+/// The columns [`TemplateView::read`] reads, in its order: a macro, so the
+/// statements that read them are `concat!`-ed once, at compile time.
+macro_rules! template_view_columns {
+    () => {
+        "status, issue_begin, issue_end, per_user_limit, terms, remind_days_before"
+    };
+}
+pub(crate) use template_view_columns;
 
 pub async fn claim(
     tx: &Transaction<'_>,
@@ -123,15 +128,16 @@ async fn read_template(
     tx: &Transaction<'_>,
     req: &ClaimRequest<'_>,
 ) -> Result<TemplateView, CommandError> {
-    let sql = format!(
-        "SELECT {TEMPLATE_VIEW_COLUMNS},
-                $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
-                    WHERE template_sn = $1 AND channel_id = $2)
+    const SQL: &str = concat!(
+        "SELECT ",
+        template_view_columns!(),
+        ", $2::uuid IS NULL OR EXISTS (SELECT 1 FROM template_channels
+               WHERE template_sn = $1 AND channel_id = $2)
            FROM templates WHERE sn = $1"
     );
     let row = tx
         .query_opt(
-            &tx.prepare_cached(&sql).await?,
+            &tx.prepare_cached(SQL).await?,
             &[&req.template_sn.as_str(), &req.channel_id],
         )
         .await?

@@ -13,7 +13,7 @@ use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 
 use super::CommandError;
-use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
+use super::claim::{self, TemplateView, template_view_columns};
 use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
@@ -88,14 +88,15 @@ pub(crate) async fn read_template(
     claims: &[BatchClaim],
 ) -> Result<(TemplateView, Vec<ChannelId>), CommandError> {
     let channels: Vec<ChannelId> = claims.iter().filter_map(|c| c.channel_id).collect();
-    let sql = format!(
-        "SELECT {TEMPLATE_VIEW_COLUMNS},
-                ARRAY(SELECT channel_id FROM template_channels
-                       WHERE template_sn = $1 AND channel_id = ANY($2))
+    const SQL: &str = concat!(
+        "SELECT ",
+        template_view_columns!(),
+        ", ARRAY(SELECT channel_id FROM template_channels
+                  WHERE template_sn = $1 AND channel_id = ANY($2))
            FROM templates WHERE sn = $1"
     );
     let row = tx
-        .query_opt(&tx.prepare_cached(&sql).await?, &[&sn, &channels])
+        .query_opt(&tx.prepare_cached(SQL).await?, &[&sn, &channels])
         .await?
         .ok_or_else(|| CommandError::not_found("template", sn))?;
     let view = TemplateView::read(&row, 0, true)?;

@@ -68,16 +68,9 @@ impl CommandError {
     /// A refusal answers the request (404, 409, 410, 422, ...) and changes
     /// nothing; anything else is a failure (the store, the database, a bug)
     /// that a retry may get past.
+    /// The one list of which variants refuse is [`Self::answer`]'s.
     pub fn is_refusal(&self) -> bool {
-        match self {
-            Self::NotFound(..)
-            | Self::Conflict(..)
-            | Self::Unprocessable(..)
-            | Self::Forbidden(_)
-            | Self::SoldOut(_)
-            | Self::Refused(_) => true,
-            Self::Store(_) | Self::Db(_) | Self::Internal(_) => false,
-        }
+        self.answer().is_some()
     }
 }
 

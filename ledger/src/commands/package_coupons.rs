@@ -20,7 +20,7 @@ use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 
 use super::CommandError;
-use super::claim::{self, TEMPLATE_VIEW_COLUMNS, TemplateView};
+use super::claim::{self, TemplateView, template_view_columns};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
@@ -59,8 +59,12 @@ async fn read_templates(
     now: DateTime<Utc>,
 ) -> Result<HashMap<String, TemplateView>, CommandError> {
     let sns: Vec<&str> = items.iter().map(|i| i.template_sn.as_str()).collect();
-    let sql = format!("SELECT sn, {TEMPLATE_VIEW_COLUMNS} FROM templates WHERE sn = ANY($1)");
-    let rows = tx.query(&tx.prepare_cached(&sql).await?, &[&sns]).await?;
+    const SQL: &str = concat!(
+        "SELECT sn, ",
+        template_view_columns!(),
+        " FROM templates WHERE sn = ANY($1)"
+    );
+    let rows = tx.query(&tx.prepare_cached(SQL).await?, &[&sns]).await?;
     let mut templates = HashMap::with_capacity(rows.len());
     for row in rows {
         // The package's channel list decided (`packages::take`), not each

@@ -237,14 +237,15 @@ impl From<crate::idempotency::IdempotencyError> for ApiError {
 
 impl From<CommandError> for ApiError {
     fn from(e: CommandError) -> Self {
-        if let Some(answer) = e.answer() {
-            return Self::Refused(answer);
-        }
-        match e {
-            CommandError::Store(e) => e.into(),
-            CommandError::Db(e) => e.into(),
-            CommandError::Internal(e) => Self::Internal(e),
-            refused => Self::Internal(anyhow::anyhow!("unmapped refusal: {refused}")),
+        match e.answer() {
+            Some(answer) => Self::Refused(answer),
+            None => match e {
+                CommandError::Store(e) => e.into(),
+                CommandError::Db(e) => e.into(),
+                CommandError::Internal(e) => Self::Internal(e),
+                // Only the three failures above have no answer.
+                other => Self::Internal(anyhow::Error::new(other)),
+            },
         }
     }
 }
