@@ -200,32 +200,44 @@ impl<'a> tokio_postgres::types::FromSql<'a> for crate::domain::ids::ChannelId {
     }
 }
 
-/// A template sn binds as its text and reads back as stored.
-impl tokio_postgres::types::ToSql for crate::domain::ids::TemplateSn {
-    fn to_sql(
-        &self,
-        ty: &tokio_postgres::types::Type,
-        out: &mut bytes::BytesMut,
-    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        self.as_str().to_sql(ty, out)
-    }
+/// Text ids bind as their text and read back as stored (checked once, at
+/// the edge, before they were written).
+macro_rules! text_id_sql {
+    ($($name:ty),*) => {$(
+        impl tokio_postgres::types::ToSql for $name {
+            fn to_sql(
+                &self,
+                ty: &tokio_postgres::types::Type,
+                out: &mut bytes::BytesMut,
+            ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
+            {
+                self.as_str().to_sql(ty, out)
+            }
 
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <&str as tokio_postgres::types::ToSql>::accepts(ty)
-    }
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <&str as tokio_postgres::types::ToSql>::accepts(ty)
+            }
 
-    tokio_postgres::types::to_sql_checked!();
+            tokio_postgres::types::to_sql_checked!();
+        }
+
+        impl<'a> tokio_postgres::types::FromSql<'a> for $name {
+            fn from_sql(
+                ty: &tokio_postgres::types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                String::from_sql(ty, raw).map(<$name>::stored)
+            }
+
+            fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+                <String as tokio_postgres::types::FromSql>::accepts(ty)
+            }
+        }
+    )*};
 }
 
-impl<'a> tokio_postgres::types::FromSql<'a> for crate::domain::ids::TemplateSn {
-    fn from_sql(
-        ty: &tokio_postgres::types::Type,
-        raw: &'a [u8],
-    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
-        String::from_sql(ty, raw).map(Self::stored)
-    }
-
-    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
-        <String as tokio_postgres::types::FromSql>::accepts(ty)
-    }
-}
+text_id_sql!(
+    crate::domain::ids::TemplateSn,
+    crate::domain::ids::PackageSn,
+    crate::domain::ids::UserId
+);

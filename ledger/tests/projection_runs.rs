@@ -26,7 +26,8 @@ async fn issued(db: &TestDb, n: u64) -> Vec<RecordedEvent> {
             let c = CouponIssued {
                 coupon_id: Uuid::now_v7(),
                 template_sn: ledger::domain::ids::TemplateSn::stored("T1".into()),
-                user_id: format!("u{}", i / 2),
+                user_id: ledger::domain::ids::UserId::parse(&format!("u{}", i / 2))
+                    .expect("a user id"),
                 issued_at: now,
                 effective_at: now,
                 expires_at: now + chrono::Duration::days(7),

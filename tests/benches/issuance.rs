@@ -59,7 +59,7 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
         .map(|i| CouponIssued {
             coupon_id: Uuid::now_v7(),
             template_sn: ledger::domain::ids::TemplateSn::stored(sn.to_owned()),
-            user_id: format!("base-{i}"),
+            user_id: ledger::domain::ids::UserId::parse(&format!("base-{i}")).expect("a user id"),
             issued_at: now,
             effective_at: now,
             expires_at: now + chrono::Duration::days(7),

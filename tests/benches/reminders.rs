@@ -87,7 +87,8 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
         let issued = CouponIssued {
             coupon_id,
             template_sn: ledger::domain::ids::TemplateSn::stored(format!("BENCH{}", i % TEMPLATES)),
-            user_id: format!("b{}", i / TEMPLATES),
+            user_id: ledger::domain::ids::UserId::parse(&format!("b{}", i / TEMPLATES))
+                .expect("a user id"),
             issued_at: now,
             effective_at: now,
             expires_at,

@@ -24,7 +24,7 @@ async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
     .unwrap();
     let face_value = Terms::parse(&terms).unwrap().face_value().as_decimal();
     let created = TemplateCreated {
-        sn: sn.into(),
+        sn: ledger::domain::ids::TemplateSn::stored(sn.into()),
         name: "bench: 20 off 100".into(),
         terms,
         issue_window: IssueWindow {

@@ -168,7 +168,7 @@ pub async fn issue_for(pool: &Pool, sn: &str, users: &[String]) -> anyhow::Resul
                 .enumerate()
                 .map(|(i, u)| ChunkLine {
                     line: (n * 1_000 + i + 1) as u64,
-                    user_id: u.clone(),
+                    user_id: UserId::parse(u).expect("a test user id"),
                 })
                 .collect(),
         })

@@ -69,7 +69,7 @@ fn chunk(
         .enumerate()
         .map(|(i, u)| ChunkLine {
             line: first_line + i as u64,
-            user_id: u.clone(),
+            user_id: ledger::domain::ids::UserId::parse(u).expect("a user id"),
         })
         .collect();
     IssuanceChunk {

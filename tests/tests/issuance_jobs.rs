@@ -299,7 +299,7 @@ fn an_issuance_chunk_message_is_valid_against_its_schema() {
         template_sn: ledger::domain::ids::TemplateSn::stored("SN".into()),
         lines: vec![ChunkLine {
             line: 7,
-            user_id: "42".into(),
+            user_id: ledger::domain::ids::UserId::parse("42").expect("a user id"),
         }],
     };
     let message = ledger::messaging::chunk_message::encode(&chunk).unwrap();

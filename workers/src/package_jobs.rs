@@ -27,9 +27,7 @@ pub async fn handle(
     // A message from before jobs carried a channel names none: the row's holds.
     let same_channel = message.channel_id.is_none_or(|c| job.channel_id == Some(c));
     anyhow::ensure!(
-        job.package_sn == message.package_sn
-            && job.user_id.as_str() == message.user_id
-            && same_channel,
+        job.package_sn == message.package_sn && job.user_id == message.user_id && same_channel,
         "package job {}: the message names another claim than its row",
         job.id
     );

@@ -218,7 +218,7 @@ async fn issue(
 ) -> Result<CouponIssued, CommandError> {
     let new = NewCoupon {
         template_sn: req.template_sn,
-        user_id: req.user_id.as_str(),
+        user_id: req.user_id,
         channel_id: req.channel_id,
         refund_from: None,
         remind_days_before: view.remind_days_before.clone(),
@@ -229,7 +229,7 @@ async fn issue(
 /// Who gets a new coupon, and why.
 pub struct NewCoupon<'a> {
     pub template_sn: &'a TemplateSn,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub channel_id: Option<ChannelId>,
     /// Set when the coupon replaces a refunded one (`reissue` policy).
     pub refund_from: Option<Uuid>,

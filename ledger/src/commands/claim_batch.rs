@@ -17,7 +17,7 @@ use super::claim::{self, TemplateView, template_view_columns};
 use crate::domain::claim_batch::{self, Refusal};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{CouponId, TemplateSn};
+use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::store::{self, NewEvent, StreamEvent};
@@ -28,7 +28,7 @@ pub const MAX_BATCH: usize = 200;
 /// One request of a batch.
 #[derive(Clone)]
 pub struct BatchClaim {
-    pub user_id: String,
+    pub user_id: UserId,
     pub channel_id: Option<ChannelId>,
     /// The signed request's nonce, spent in the batch's transaction.
     pub nonce: Option<String>,
@@ -43,7 +43,7 @@ pub type Outcomes = Vec<Result<CouponIssued, Refusal>>;
 
 pub async fn claim_batch(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
     now: DateTime<Utc>,
     tz: Tz,
@@ -67,7 +67,7 @@ pub async fn claim_batch(
 /// caller's (`refused`): the users' limits, the quota, then the coupons.
 pub(crate) async fn claim_standing(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
     mut refused: Vec<Option<Refusal>>,
     view: &TemplateView,
@@ -84,7 +84,7 @@ pub(crate) async fn claim_standing(
 
 pub(crate) async fn read_template(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
 ) -> Result<(TemplateView, Vec<ChannelId>), CommandError> {
     let channels: Vec<ChannelId> = claims.iter().filter_map(|c| c.channel_id).collect();
@@ -145,7 +145,7 @@ async fn spend_nonces(
 /// `serve`) cannot deadlock on them.
 async fn limit_users(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
     limit: i32,
     refused: &mut [Option<Refusal>],
@@ -164,7 +164,7 @@ async fn limit_users(
         .await?;
     let admitted: std::collections::HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
     for (c, r) in claims.iter().zip(refused.iter_mut()) {
-        if r.is_none() && !admitted.contains(&c.user_id) {
+        if r.is_none() && !admitted.contains(c.user_id.as_str()) {
             *r = Some(Refusal::AtLimit);
         }
     }
@@ -183,7 +183,11 @@ fn standing_users<'a>(claims: &'a [BatchClaim], refused: &[Option<Refusal>]) -> 
 /// Takes up to `n` units of the quota in one guarded update of the hot row,
 /// and returns how many it got. The row is locked first (FOR UPDATE in the
 /// CTE), so the units granted are computed from the latest committed count.
-async fn take_quota(tx: &Transaction<'_>, sn: &str, n: usize) -> Result<usize, CommandError> {
+async fn take_quota(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    n: usize,
+) -> Result<usize, CommandError> {
     if n == 0 {
         return Ok(0);
     }
@@ -203,7 +207,7 @@ async fn take_quota(tx: &Transaction<'_>, sn: &str, n: usize) -> Result<usize, C
 }
 
 /// No unit: sold out, or the template left `active` since the batch read it.
-async fn not_granted(tx: &Transaction<'_>, sn: &str) -> Result<usize, CommandError> {
+async fn not_granted(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<usize, CommandError> {
     let row = tx
         .query_one("SELECT status FROM templates WHERE sn = $1", &[&sn])
         .await?;
@@ -220,7 +224,7 @@ async fn not_granted(tx: &Transaction<'_>, sn: &str) -> Result<usize, CommandErr
 /// The users whose unit the quota could not give take their limit back.
 async fn give_back_limits(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
     before: &[Option<Refusal>],
     after: &[Option<Refusal>],
@@ -244,7 +248,7 @@ async fn give_back_limits(
 /// The granted requests' coupons: rows and `CouponIssued` events by COPY.
 async fn write_coupons(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     claims: &[BatchClaim],
     outcomes: &[Option<Refusal>],
     view: &TemplateView,
@@ -252,9 +256,7 @@ async fn write_coupons(
     tz: Tz,
 ) -> Result<Outcomes, CommandError> {
     let remind = view.remind_days_before.clone();
-    // The batcher keys templates by the sn the API parsed.
-    let sn = TemplateSn::stored(sn.to_owned());
-    let issue = Issue::at(&sn, &view.terms, remind, (now, tz))?;
+    let issue = Issue::at(sn, &view.terms, remind, (now, tz))?;
     let mut results = Vec::with_capacity(claims.len());
     let (mut coupons, mut events) = (Vec::new(), Vec::new());
     for (c, outcome) in claims.iter().zip(outcomes) {

@@ -11,6 +11,7 @@ use super::CommandError;
 use crate::codes::MAX_SERIALS;
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
+use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
@@ -20,15 +21,15 @@ use crate::store::{self, NewEvent};
 use tokio_postgres::types::ToSql;
 
 /// What a batch's codes give.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target<'a> {
-    Template(&'a str),
-    Package(&'a str),
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Template(TemplateSn),
+    Package(PackageSn),
 }
 
 /// What a new batch is asked to be.
-pub struct NewBatch<'a> {
-    pub target: Target<'a>,
+pub struct NewBatch {
+    pub target: Target,
     pub count: i64,
     pub uses_per_code: i32,
     pub per_user: i32,
@@ -40,8 +41,8 @@ pub struct NewBatch<'a> {
 pub struct Batch {
     pub id: Uuid,
     /// The template whose coupon a code gives, or the package.
-    pub template_sn: Option<String>,
-    pub package_sn: Option<String>,
+    pub template_sn: Option<TemplateSn>,
+    pub package_sn: Option<PackageSn>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -64,12 +65,12 @@ impl Batch {
 pub async fn create(
     tx: &Transaction<'_>,
     key_id: &str,
-    new: &NewBatch<'_>,
+    new: &NewBatch,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Batch, CommandError> {
-    check_target(tx, new.target).await?;
-    let (template_sn, package_sn) = match new.target {
+    check_target(tx, &new.target).await?;
+    let (template_sn, package_sn) = match &new.target {
         Target::Template(sn) => (Some(sn), None),
         Target::Package(sn) => (None, Some(sn)),
     };
@@ -95,8 +96,8 @@ pub async fn create(
     .await?;
     let event = LedgerEvent::CodeBatchCreated(CodeBatchCreated {
         batch_id: id,
-        template_sn: template_sn.map(str::to_owned),
-        package_sn: package_sn.map(str::to_owned),
+        template_sn: template_sn.cloned(),
+        package_sn: package_sn.cloned(),
         key_id: key_id.to_owned(),
         first_serial,
         count: new.count,
@@ -112,10 +113,18 @@ pub async fn create(
 }
 
 /// The template (not void) or the package (not stopped) exists.
-async fn check_target(tx: &Transaction<'_>, target: Target<'_>) -> Result<(), CommandError> {
+async fn check_target(tx: &Transaction<'_>, target: &Target) -> Result<(), CommandError> {
     let (sql, sn, what) = match target {
-        Target::Template(sn) => ("SELECT status FROM templates WHERE sn = $1", sn, "template"),
-        Target::Package(sn) => ("SELECT status FROM packages WHERE sn = $1", sn, "package"),
+        Target::Template(sn) => (
+            "SELECT status FROM templates WHERE sn = $1",
+            sn.as_str(),
+            "template",
+        ),
+        Target::Package(sn) => (
+            "SELECT status FROM packages WHERE sn = $1",
+            sn.as_str(),
+            "package",
+        ),
     };
     let status: String = tx
         .query_opt(sql, &[&sn])

@@ -16,6 +16,7 @@ use super::coupons::{self, CouponRow};
 use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
+use crate::domain::ids::UserId;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::money::Money;
 use crate::domain::order::Order;
@@ -98,7 +99,9 @@ pub async fn lock(
     let pricing = price_in_request_order(&rows, req)?;
     let locked = OrderLocked {
         order_id: order_id.to_owned(),
-        user_id: req.order.user_id().to_owned(),
+        // The order names its user as text; `check_owned` made it the
+        // coupons' owner, whose id was parsed when they were issued.
+        user_id: UserId::stored(req.order.user_id().to_owned()),
         order: req.order.to_raw(),
         coupon_ids: req.coupon_ids.to_vec(),
         discount: pricing.discount,
@@ -222,12 +225,14 @@ async fn claim_order(
 /// Every listed coupon must exist and belong to the order's user: another
 /// user's coupon is reported exactly like a missing one.
 fn check_owned(rows: &[CouponRow], req: &LockRequest<'_>) -> Result<(), CommandError> {
-    let all_owned =
-        rows.len() == req.coupon_ids.len() && rows.iter().all(|r| r.user_id == req.order.user_id());
+    let all_owned = rows.len() == req.coupon_ids.len()
+        && rows
+            .iter()
+            .all(|r| r.user_id.as_str() == req.order.user_id());
     if !all_owned {
         let owned = |id: &&Uuid| {
             rows.iter()
-                .any(|r| r.id == **id && r.user_id == req.order.user_id())
+                .any(|r| r.id == **id && r.user_id.as_str() == req.order.user_id())
         };
         let missing = req.coupon_ids.iter().find(|id| !owned(id));
         // None only for an id listed twice, which the API refuses before.

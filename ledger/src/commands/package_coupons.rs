@@ -57,7 +57,7 @@ async fn read_templates(
     tx: &Transaction<'_>,
     items: &[PackageItem],
     now: DateTime<Utc>,
-) -> Result<HashMap<String, TemplateView>, CommandError> {
+) -> Result<HashMap<TemplateSn, TemplateView>, CommandError> {
     let sns: Vec<&str> = items.iter().map(|i| i.template_sn.as_str()).collect();
     const SQL: &str = concat!(
         "SELECT sn, ",
@@ -72,7 +72,7 @@ async fn read_templates(
         let view = TemplateView::read(&row, 1, true)?;
         templates.insert(row.get(0), view);
     }
-    for sn in sns {
+    for sn in items.iter().map(|i| &i.template_sn) {
         let view = templates
             .get(sn)
             .ok_or_else(|| CommandError::not_found("template", sn))?;
@@ -85,7 +85,7 @@ async fn read_templates(
 /// template's per-user limit (409).
 async fn limit_user(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &TemplateSn,
     user: &UserId,
     n: i64,
     limit: i32,
@@ -96,7 +96,7 @@ async fn limit_user(
                ON CONFLICT (template_sn, user_id)
                DO UPDATE SET claimed = c.claimed + $3::int WHERE c.claimed + $3::int <= $4::int
                RETURNING claimed";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&sn, &user.as_str(), &n, &limit];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [sn, user, &n, &limit];
     match tx
         .query_opt(&tx.prepare_cached(sql).await?, &params)
         .await?
@@ -108,7 +108,7 @@ async fn limit_user(
 
 /// Takes `n` of the template's quota unless fewer are left (410). The hot
 /// row is locked here, after everything else the claim writes.
-async fn take_quota(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<(), CommandError> {
+async fn take_quota(tx: &Transaction<'_>, sn: &TemplateSn, n: i64) -> Result<(), CommandError> {
     let sql = "UPDATE templates SET issued = issued + $2
                 WHERE sn = $1 AND status = 'active' AND issued + $2 <= total";
     match tx
@@ -123,7 +123,7 @@ async fn take_quota(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<(), Comman
 /// Every item's coupons, validity fixed now from each template's terms.
 fn build(
     items: &[PackageItem],
-    templates: &HashMap<String, TemplateView>,
+    templates: &HashMap<TemplateSn, TemplateView>,
     (user, channel_id): (&UserId, Option<ChannelId>),
     (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<Vec<CouponIssued>, CommandError> {
@@ -131,14 +131,14 @@ fn build(
     for item in items {
         let view = &templates[&item.template_sn];
         let remind = view.remind_days_before.clone();
-        let sn = TemplateSn::stored(item.template_sn.clone());
-        let issue = Issue::at(&sn, &view.terms, remind, (now, tz))?;
+        let sn = &item.template_sn;
+        let issue = Issue::at(sn, &view.terms, remind, (now, tz))?;
         let origin = Origin {
             channel_id,
             ..Origin::default()
         };
         for _ in 0..item.count {
-            coupons.push(issue.coupon(user.as_str(), origin));
+            coupons.push(issue.coupon(user, origin));
         }
     }
     Ok(coupons)

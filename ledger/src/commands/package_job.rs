@@ -20,12 +20,12 @@ use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
 use crate::domain::events::{CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::UserId;
+use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
 
 /// A claim the request asks to be queued.
 pub struct NewJob<'a> {
-    pub package_sn: &'a str,
+    pub package_sn: &'a PackageSn,
     pub user_id: &'a UserId,
     /// The code that asked (its batch and serial), for a package's code.
     pub code: Option<(&'a Batch, i64)>,
@@ -59,8 +59,8 @@ pub async fn open(
     }
     let job = PackageJob {
         job_id: Uuid::now_v7(),
-        package_sn: new.package_sn.to_owned(),
-        user_id: new.user_id.as_str().to_owned(),
+        package_sn: new.package_sn.clone(),
+        user_id: new.user_id.clone(),
         code: new.code.map(|(batch, serial)| CodeRef {
             batch_id: batch.id,
             serial,
@@ -99,7 +99,7 @@ async fn insert(
 /// A queued job, its row locked for the claim.
 pub struct Job {
     pub id: Uuid,
-    pub package_sn: String,
+    pub package_sn: PackageSn,
     pub user_id: UserId,
     pub code: Option<CodeRef>,
     /// The channel that asked; its coupons record it.
@@ -205,7 +205,7 @@ async fn claim(
     let batch = code_batches::read(&**tx, code.batch_id)
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", code.batch_id))?;
-    if batch.package_sn.as_deref() != Some(job.package_sn.as_str()) {
+    if batch.package_sn.as_ref() != Some(&job.package_sn) {
         let bad = anyhow::anyhow!("package job {}: its code gives another package", job.id);
         return Err(CommandError::Internal(bad));
     }

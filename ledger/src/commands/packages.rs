@@ -21,7 +21,7 @@ use crate::domain::events::{
     PackageItem, PackageStatusChanged,
 };
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::{self, PackageStatus};
 use crate::domain::stream::StreamKind;
@@ -34,7 +34,7 @@ pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
 /// A package as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Package {
-    pub sn: String,
+    pub sn: PackageSn,
     pub name: String,
     pub items: Vec<PackageItem>,
     pub total: i64,
@@ -77,7 +77,7 @@ pub async fn create(
     for item in new.items {
         check_item(tx, item).await?;
     }
-    let sn = TemplateSn::generate().to_string();
+    let sn = PackageSn::generate();
     let items = serde_json::to_value(new.items).map_err(|e| CommandError::Internal(e.into()))?;
     let (begin, end) = new.issue_window;
     tx.execute(
@@ -137,7 +137,7 @@ fn unknown_channel(e: CommandError, channel_id: ChannelId) -> CommandError {
 /// nothing. 404 for an unknown package or channel.
 pub async fn allow_channel(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     channel_id: ChannelId,
     metadata: &Metadata,
     now: DateTime<Utc>,
@@ -162,7 +162,7 @@ pub async fn allow_channel(
 /// The caller records the package row's new version.
 async fn add_channel(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     version: i32,
     channel_id: ChannelId,
     metadata: &Metadata,
@@ -178,7 +178,7 @@ async fn add_channel(
         return Ok(false);
     }
     let event = LedgerEvent::PackageChannelAllowed(PackageChannelAllowed {
-        sn: sn.to_owned(),
+        sn: sn.clone(),
         channel_id,
     });
     append(tx, sn, version, &event, metadata, now).await?;
@@ -209,7 +209,7 @@ async fn check_item(tx: &Transaction<'_>, item: &PackageItem) -> Result<(), Comm
 
 async fn append(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     expected: i32,
     event: &LedgerEvent,
     metadata: &Metadata,
@@ -230,7 +230,7 @@ async fn append(
 /// again changes nothing.
 pub async fn set_status(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     to: PackageStatus,
     metadata: &Metadata,
     now: DateTime<Utc>,
@@ -253,7 +253,7 @@ pub async fn set_status(
         )
         .await?;
         let changed = PackageStatusChanged {
-            sn: sn.to_owned(),
+            sn: sn.clone(),
             from,
             to,
         };
@@ -271,7 +271,7 @@ pub async fn set_status(
 
 /// A package's claim: the counters taken, ready for its coupons.
 pub struct Taken {
-    pub sn: String,
+    pub sn: PackageSn,
     pub items: Vec<PackageItem>,
     /// The channel its coupons record ([`Giver::channel`]).
     pub channel_id: Option<ChannelId>,
@@ -283,7 +283,7 @@ pub struct Taken {
 /// package's list) and the user's count, both guarded.
 pub async fn take(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     user: &UserId,
     giver: Giver,
     now: DateTime<Utc>,
@@ -318,7 +318,7 @@ pub async fn take(
         return Err(at_user_limit());
     }
     Ok(Taken {
-        sn: sn.to_owned(),
+        sn: sn.clone(),
         items,
         channel_id: giver.channel(),
         version: row.get(1),
@@ -328,7 +328,7 @@ pub async fn take(
 /// Why a package's counter was not taken: 404, 403, 422 or 410.
 async fn why_not(
     tx: &Transaction<'_>,
-    sn: &str,
+    sn: &PackageSn,
     giver: Giver,
     now: DateTime<Utc>,
 ) -> Result<CommandError, CommandError> {
@@ -396,7 +396,7 @@ pub async fn issue(
     let coupons = package_coupons::issue(tx, items, user, channel, at, metadata).await?;
     let event = LedgerEvent::PackageClaimed(PackageClaimed {
         sn: taken.sn.clone(),
-        user_id: user.as_str().to_owned(),
+        user_id: user.clone(),
         coupon_ids: coupons.iter().map(|c| c.coupon_id).collect(),
     });
     append(tx, &taken.sn, taken.version - 1, &event, metadata, at.0).await?;
@@ -408,7 +408,10 @@ const COLUMNS: &str = "sn, name, items, total, claimed, per_user_limit, issue_be
                        ARRAY(SELECT channel_id FROM package_channels c
                               WHERE c.package_sn = p.sn ORDER BY channel_id)";
 
-pub async fn read(client: &impl GenericClient, sn: &str) -> Result<Option<Package>, CommandError> {
+pub async fn read(
+    client: &impl GenericClient,
+    sn: &PackageSn,
+) -> Result<Option<Package>, CommandError> {
     let sql = format!("SELECT {COLUMNS} FROM packages p WHERE sn = $1");
     let row = client.query_opt(&sql, &[&sn]).await?;
     row.as_ref().map(package_from).transpose()

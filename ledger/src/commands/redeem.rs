@@ -86,13 +86,11 @@ pub async fn redeem(
 async fn template_coupon(
     tx: &Transaction<'_>,
     req: &RedeemRequest<'_>,
-    sn: &str,
+    template_sn: &TemplateSn,
     metadata: &Metadata,
 ) -> Result<CouponIssued, CommandError> {
-    let template_sn = TemplateSn::parse(sn)
-        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("stored sn does not parse")))?;
     let claim = ClaimRequest {
-        template_sn: &template_sn,
+        template_sn,
         user_id: req.user_id,
         channel_id: None,
         now: req.now,
@@ -214,7 +212,7 @@ async fn record(
     let event = LedgerEvent::CodeRedeemed(CodeRedeemed {
         batch_id: req.batch.id,
         serial: req.serial,
-        user_id: req.user_id.as_str().to_owned(),
+        user_id: req.user_id.clone(),
         coupon_ids: ids.clone(),
     });
     let stream = Stream::Code(req.batch.id, req.serial).to_string();

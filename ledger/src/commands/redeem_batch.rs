@@ -48,7 +48,7 @@ pub async fn redeem_batch(
 ) -> Result<(Vec<Outcome>, i32), CommandError> {
     debug_assert!(!items.is_empty() && items.len() <= claim_batch::MAX_BATCH);
     debug_assert!(distinct(items), "one request per user and per code");
-    let sn = batch.template_sn.as_deref().ok_or_else(|| {
+    let sn = batch.template_sn.as_ref().ok_or_else(|| {
         CommandError::Internal(anyhow::anyhow!("a package's code is redeemed alone"))
     })?;
     redeem::open(batch, now)?;
@@ -142,7 +142,7 @@ async fn refuse_pairs(
         .await?;
     let pairs: HashSet<(i64, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
     for (item, r) in items.iter().zip(refused.iter_mut()) {
-        if r.is_none() && pairs.contains(&(item.serial, item.claim.user_id.clone())) {
+        if r.is_none() && pairs.contains(&(item.serial, item.claim.user_id.as_str().to_owned())) {
             *r = Some(Refusal::AlreadyRedeemed);
         }
     }
@@ -155,7 +155,7 @@ fn standing(items: &[BatchRedemption], refused: &[Option<Refusal>]) -> (Vec<i64>
         .iter()
         .zip(refused)
         .filter(|(_, r)| r.is_none())
-        .map(|(i, _)| (i.serial, i.claim.user_id.clone()))
+        .map(|(i, _)| (i.serial, i.claim.user_id.as_str().to_owned()))
         .unzip()
 }
 
@@ -183,7 +183,7 @@ async fn count_users(
         .await?;
     let counted: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
     for (item, r) in items.iter().zip(refused.iter_mut()) {
-        if r.is_none() && !counted.contains(&item.claim.user_id) {
+        if r.is_none() && !counted.contains(item.claim.user_id.as_str()) {
             *r = Some(Refusal::AlreadyRedeemed);
         }
     }

@@ -58,7 +58,7 @@ pub async fn create(
         ],
     )
     .await?;
-    let sn = TemplateSn::parse(&c.sn).ok_or_else(|| CommandError::not_found("template", &c.sn))?;
+    let sn = &c.sn;
     store::append(
         tx,
         &sn.stream_id(),
@@ -116,7 +116,7 @@ pub async fn change_status(
         .apply(action)
         .map_err(|refused| CommandError::Conflict("template_status", refused.to_string()))?;
     let change = TemplateStatusChanged {
-        sn: sn.to_string(),
+        sn: sn.clone(),
         from: current.status,
         to,
     };
@@ -173,13 +173,12 @@ pub async fn update(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
-    let sn = TemplateSn::parse(&change.sn)
-        .ok_or_else(|| CommandError::not_found("template", &change.sn))?;
-    let current = lock(tx, &sn).await?;
+    let sn = &change.sn;
+    let current = lock(tx, sn).await?;
     let event = LedgerEvent::TemplateUpdated(change.clone());
     bump(
         tx,
-        &sn,
+        sn,
         current.version,
         NewEvent::of(&event, metadata, now)?,
     )
@@ -230,7 +229,7 @@ pub async fn raise_quota(
         ));
     }
     let raised = TemplateQuotaRaised {
-        sn: sn.to_string(),
+        sn: sn.clone(),
         from: current.total,
         total,
     };
@@ -282,7 +281,7 @@ pub async fn allow_channel(
         .await?;
     if inserted == 1 {
         let allowed = TemplateChannelAllowed {
-            sn: sn.to_string(),
+            sn: sn.clone(),
             channel_id,
         };
         let event = LedgerEvent::TemplateChannelAllowed(allowed);

@@ -234,7 +234,7 @@ impl Gathered {
                     self.counts.valid += 1;
                     self.chunk.push(ChunkLine {
                         line: line.number,
-                        user_id: user.as_str().to_owned(),
+                        user_id: user.clone(),
                     });
                     if self.chunk.len() == self.chunk_lines {
                         self.ready.push(std::mem::take(&mut self.chunk));

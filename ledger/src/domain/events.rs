@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::domain::coupon_state::UnlockReason;
-use crate::domain::ids::ChannelId;
+use crate::domain::ids::{ChannelId, PackageSn, TemplateSn, UserId};
 use crate::domain::money::Money;
 use crate::domain::package::PackageStatus;
 use crate::domain::patch_field::present;
@@ -49,7 +49,7 @@ pub struct IssueWindow {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateCreated {
-    pub sn: String,
+    pub sn: TemplateSn,
     pub name: String,
     pub terms: RawTerms,
     pub issue_window: IssueWindow,
@@ -67,21 +67,21 @@ pub struct TemplateCreated {
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateStatusChanged {
-    pub sn: String,
+    pub sn: TemplateSn,
     pub from: TemplateStatus,
     pub to: TemplateStatus,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateQuotaRaised {
-    pub sn: String,
+    pub sn: TemplateSn,
     pub from: i64,
     pub total: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateChannelAllowed {
-    pub sn: String,
+    pub sn: TemplateSn,
     pub channel_id: ChannelId,
 }
 
@@ -92,8 +92,8 @@ pub struct TemplateChannelAllowed {
 pub struct CodeBatchCreated {
     pub batch_id: Uuid,
     /// The template whose coupon a code gives, or (`package_sn`) the package.
-    pub template_sn: Option<String>,
-    pub package_sn: Option<String>,
+    pub template_sn: Option<TemplateSn>,
+    pub package_sn: Option<PackageSn>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -112,7 +112,8 @@ pub struct CodeBatchStopped {
 pub struct CodeRedeemed {
     pub batch_id: Uuid,
     pub serial: i64,
-    pub user_id: String,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
     /// The template's coupon, or the package's coupons.
     pub coupon_ids: Vec<Uuid>,
 }
@@ -123,13 +124,14 @@ pub struct CodeRedeemed {
 )]
 #[serde(deny_unknown_fields)]
 pub struct PackageItem {
-    pub template_sn: String,
+    #[schema(value_type = String)]
+    pub template_sn: TemplateSn,
     pub count: i32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageCreated {
-    pub sn: String,
+    pub sn: PackageSn,
     pub name: String,
     pub items: Vec<PackageItem>,
     pub total: i64,
@@ -139,7 +141,7 @@ pub struct PackageCreated {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageStatusChanged {
-    pub sn: String,
+    pub sn: PackageSn,
     pub from: PackageStatus,
     pub to: PackageStatus,
 }
@@ -148,8 +150,9 @@ pub struct PackageStatusChanged {
 /// metadata's `code`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageClaimed {
-    pub sn: String,
-    pub user_id: String,
+    pub sn: PackageSn,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
     pub coupon_ids: Vec<Uuid>,
 }
 
@@ -157,7 +160,7 @@ pub struct PackageClaimed {
 /// as `TemplateChannelAllowed` for a template.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PackageChannelAllowed {
-    pub sn: String,
+    pub sn: PackageSn,
     pub channel_id: ChannelId,
 }
 
@@ -170,8 +173,9 @@ pub struct ChannelCreated {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CouponIssued {
     pub coupon_id: Uuid,
-    pub template_sn: crate::domain::ids::TemplateSn,
-    pub user_id: String,
+    pub template_sn: TemplateSn,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -212,7 +216,8 @@ pub struct CouponChanged {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderLocked {
     pub order_id: String,
-    pub user_id: String,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
     pub order: crate::domain::order::RawOrder,
     pub coupon_ids: Vec<Uuid>,
     pub discount: Money,
@@ -241,7 +246,7 @@ pub struct OrderRefunded {
 /// The mutable attributes of a template changed (terms never do).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateUpdated {
-    pub sn: String,
+    pub sn: TemplateSn,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Some(None) clears the reminder.

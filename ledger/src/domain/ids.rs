@@ -12,58 +12,91 @@ use crate::domain::stream::StreamKind;
 const SN_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 pub const SN_LEN: usize = 20;
 
-/// A template's public serial number: random, never sequential (docs/design.md §6).
-///
-/// In JSON and JSON Schema a plain string; read back from stored events and
-/// rows as it was written (checked once, when the template was created).
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(transparent)]
-#[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
-pub struct TemplateSn(String);
+/// Declares a public serial number: random, never sequential, made of
+/// [`SN_ALPHABET`], and read back from stored events and rows as it was
+/// written (checked once, when its template or package was created).
+/// In JSON and JSON Schema a plain string.
+macro_rules! serial_number {
+    ($(#[$doc:meta])* $name:ident, $kind:expr) => {
+        $(#[$doc])*
+        #[derive(
+            Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            schemars::JsonSchema,
+        )]
+        #[serde(transparent)]
+        #[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
+        pub struct $name(String);
 
-impl TemplateSn {
-    /// A fresh random sn (~99 bits).
-    pub fn generate() -> Self {
-        let mut rng = rand::rng();
-        let sn = (0..SN_LEN)
-            .map(|_| SN_ALPHABET[rng.random_range(0..SN_ALPHABET.len())] as char)
-            .collect();
-        Self(sn)
-    }
+        impl $name {
+            /// A fresh random sn (~99 bits).
+            pub fn generate() -> Self {
+                Self(random_sn())
+            }
 
-    /// Accepts what `generate` makes (16 or more characters of the alphabet).
-    pub fn parse(s: &str) -> Option<Self> {
-        let ok = (16..=64).contains(&s.len()) && s.bytes().all(|b| SN_ALPHABET.contains(&b));
-        ok.then(|| Self(s.to_owned()))
-    }
+            /// Accepts what `generate` makes (16 to 64 characters of the alphabet).
+            pub fn parse(s: &str) -> Option<Self> {
+                let ok = (16..=64).contains(&s.len()) && s.bytes().all(|b| SN_ALPHABET.contains(&b));
+                ok.then(|| Self(s.to_owned()))
+            }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
 
-    /// An sn as stored (a row or an event): written only after [`Self::parse`].
-    pub fn stored(s: String) -> Self {
-        Self(s)
-    }
+            /// An sn as stored (a row or an event): written only after `parse`.
+            pub fn stored(s: String) -> Self {
+                Self(s)
+            }
 
-    pub fn stream_id(&self) -> String {
-        StreamKind::Template.id(&self.0)
-    }
+            pub fn stream_id(&self) -> String {
+                $kind.id(&self.0)
+            }
+        }
+
+        /// Unit tests name ids by literals.
+        #[cfg(test)]
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(s.to_owned())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
 }
 
-impl fmt::Display for TemplateSn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+serial_number!(
+    /// A template's public serial number (docs/design.md §6).
+    TemplateSn,
+    StreamKind::Template
+);
+
+serial_number!(
+    /// A package's public serial number, made as a template's is.
+    PackageSn,
+    StreamKind::Package
+);
+
+fn random_sn() -> String {
+    let mut rng = rand::rng();
+    (0..SN_LEN)
+        .map(|_| SN_ALPHABET[rng.random_range(0..SN_ALPHABET.len())] as char)
+        .collect()
 }
 
 /// A user id as the caller's systems know it: in JSON a string, or an
 /// integer from 0 to 2^63−1 (many systems key users by a 64-bit integer),
 /// kept as its decimal text, so `42` and `"42"` are the same user.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+///
+/// In stored events and rows a plain string, read back as it was written
+/// ([`UserId::read_stored`]): it was checked once, at the edge.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
+#[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
 pub struct UserId(String);
 
 pub const MAX_USER_ID_LEN: usize = 64;
@@ -81,6 +114,25 @@ impl UserId {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// A user id as stored (a row or an event): written only after [`Self::parse`].
+    pub fn stored(s: String) -> Self {
+        Self(s)
+    }
+
+    /// Serde's reader for stored payloads: the text as written, not checked
+    /// again, so an id accepted once stays readable whatever the rule becomes.
+    pub fn read_stored<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        user_id_text(deserializer).map(Self)
+    }
+}
+
+/// Unit tests name users by literals.
+#[cfg(test)]
+impl From<&str> for UserId {
+    fn from(s: &str) -> Self {
+        Self(s.to_owned())
     }
 }
 

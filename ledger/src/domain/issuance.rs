@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{TemplateSn, UserId};
 
 /// Lines per chunk message by default, and at most.
 pub const DEFAULT_CHUNK_LINES: usize = 1_000;
@@ -102,7 +102,8 @@ impl Outcome {
 pub struct ChunkLine {
     /// 1-based line number in the uploaded file.
     pub line: u64,
-    pub user_id: String,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
 }
 
 /// The body of a `coupon.issuance` message (schema in `schemas/`).
@@ -139,8 +140,8 @@ pub fn per_user(lines: &[ChunkLine], claimed: &HashMap<String, i32>, limit: i32)
     let mut decided = PerUser::default();
     for (i, line) in lines.iter().enumerate() {
         let held = so_far
-            .entry(&line.user_id)
-            .or_insert_with(|| claimed.get(&line.user_id).copied().unwrap_or(0));
+            .entry(line.user_id.as_str())
+            .or_insert_with(|| claimed.get(line.user_id.as_str()).copied().unwrap_or(0));
         if *held < limit {
             *held += 1;
             decided.passing.push(i);
@@ -169,7 +170,7 @@ pub fn claims_after(
 ) -> Vec<(String, i32)> {
     let mut counts: HashMap<&str, i32> = HashMap::new();
     for &i in issued {
-        *counts.entry(&lines[i].user_id).or_default() += 1;
+        *counts.entry(lines[i].user_id.as_str()).or_default() += 1;
     }
     let mut after: Vec<(String, i32)> = counts
         .into_iter()
@@ -190,7 +191,7 @@ mod tests {
             .enumerate()
             .map(|(i, u)| ChunkLine {
                 line: i as u64 + 1,
-                user_id: (*u).to_owned(),
+                user_id: UserId::parse(u).unwrap(),
             })
             .collect()
     }

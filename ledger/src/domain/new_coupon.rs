@@ -4,7 +4,7 @@
 //! and currency, and the reminder offsets it has then; each coupon adds
 //! its holder, a fresh id and where it came from.
 
-use crate::domain::ids::ChannelId;
+use crate::domain::ids::{ChannelId, UserId};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use uuid::Uuid;
@@ -45,7 +45,7 @@ impl Issue {
         let shared = CouponIssued {
             coupon_id: Uuid::nil(),
             template_sn: template_sn.clone(),
-            user_id: String::new(),
+            user_id: UserId::stored(String::new()),
             issued_at: now,
             effective_at: validity.effective_at,
             expires_at: validity.expires_at,
@@ -61,10 +61,10 @@ impl Issue {
     }
 
     /// A new coupon for `user_id`, with a fresh id.
-    pub fn coupon(&self, user_id: &str, origin: Origin) -> CouponIssued {
+    pub fn coupon(&self, user_id: &UserId, origin: Origin) -> CouponIssued {
         CouponIssued {
             coupon_id: CouponId::generate().0,
-            user_id: user_id.to_owned(),
+            user_id: user_id.clone(),
             channel_id: origin.channel_id,
             refund_from: origin.refund_from,
             job_id: origin.job.map(|(id, _)| id),
@@ -98,9 +98,10 @@ mod tests {
         )
         .unwrap();
         let job = Uuid::new_v4();
-        let a = issue.coupon("u1", Origin::default());
+        let user = |u| UserId::parse(u).unwrap();
+        let a = issue.coupon(&user("u1"), Origin::default());
         let b = issue.coupon(
-            "u2",
+            &user("u2"),
             Origin {
                 job: Some((job, 7)),
                 ..Origin::default()

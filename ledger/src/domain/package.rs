@@ -2,7 +2,7 @@
 //! package gives, whether its claims are answered at once or run as jobs,
 //! each template's share of one claim, and who gives it out.
 
-use crate::domain::ids::ChannelId;
+use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::names::name_list;
 use std::collections::BTreeMap;
 
@@ -92,10 +92,10 @@ pub fn runs_as_job(items: &[PackageItem]) -> bool {
 /// in sn order: every claim takes its templates' rows in that one order,
 /// so two claims of packages listing the same templates in other orders
 /// cannot deadlock.
-pub fn shares(items: &[PackageItem]) -> Vec<(&str, i64)> {
-    let mut by_sn: BTreeMap<&str, i64> = BTreeMap::new();
+pub fn shares(items: &[PackageItem]) -> Vec<(&TemplateSn, i64)> {
+    let mut by_sn: BTreeMap<&TemplateSn, i64> = BTreeMap::new();
     for item in items {
-        *by_sn.entry(item.template_sn.as_str()).or_default() += i64::from(item.count);
+        *by_sn.entry(&item.template_sn).or_default() += i64::from(item.count);
     }
     by_sn.into_iter().collect()
 }
@@ -107,7 +107,7 @@ mod tests {
 
     fn item(sn: &str, count: i32) -> PackageItem {
         PackageItem {
-            template_sn: sn.into(),
+            template_sn: TemplateSn::stored(sn.into()),
             count,
         }
     }
@@ -136,7 +136,11 @@ mod tests {
     #[test]
     fn shares_are_summed_per_template_in_sn_order() {
         let items = [item("c", 2), item("a", 1), item("c", 3), item("b", 4)];
-        assert_eq!(shares(&items), [("a", 1), ("b", 4), ("c", 5)]);
+        let sns: Vec<(&str, i64)> = shares(&items)
+            .iter()
+            .map(|(sn, n)| (sn.as_str(), *n))
+            .collect();
+        assert_eq!(sns, [("a", 1), ("b", 4), ("c", 5)]);
         assert!(shares(&[]).is_empty());
     }
 }

@@ -2,7 +2,7 @@
 //! the message that asks the issuance worker to run it, and the refusal a
 //! refused job keeps (the answer the synchronous path would have given).
 
-use crate::domain::ids::ChannelId;
+use crate::domain::ids::{ChannelId, PackageSn, UserId};
 use crate::domain::names::name_list;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -45,8 +45,9 @@ impl JobStatus {
 #[serde(deny_unknown_fields)]
 pub struct PackageJob {
     pub job_id: Uuid,
-    pub package_sn: String,
-    pub user_id: String,
+    pub package_sn: PackageSn,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
     /// The redemption code that asked, for a package's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeRef>,

@@ -11,7 +11,7 @@
 //!   `OrderRefunded` reverses part of it. Orders keep their own stream
 //!   order, so the lock is always known before the confirm.
 
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::names::name_list;
 use strum::VariantArray;
 use uuid::Uuid;
@@ -53,7 +53,7 @@ pub const PROJECTIONS: [&str; <Projection as VariantArray>::VARIANTS.len()] = {
 /// What a projection knows of one coupon.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CouponView {
-    pub user_id: String,
+    pub user_id: UserId,
     pub template_sn: TemplateSn,
     /// Face value in cents.
     pub face_value: i64,
@@ -242,7 +242,7 @@ mod tests {
         else {
             unreachable!()
         };
-        again.user_id = "u2".into();
+        again.user_id = UserId::parse("u2").unwrap();
         let again = LedgerEvent::CouponIssued(again);
         assert_eq!(
             coupon_effect(Some(&view), &again, 2),

@@ -15,6 +15,7 @@ use crate::commands::claim_batch::{self, BatchClaim, MAX_BATCH};
 pub use crate::commands::refusal::ClaimRefused;
 use crate::domain::claim_batch::one_per_user;
 use crate::domain::events::CouponIssued;
+use crate::domain::ids::TemplateSn;
 
 /// Claims waiting per template and process; beyond it: 429.
 pub const MAX_QUEUE: usize = 4_096;
@@ -33,7 +34,7 @@ pub struct Pending {
 /// Runs one template's batches until it has been idle.
 pub async fn run(
     flash: Arc<Flash>,
-    sn: String,
+    sn: TemplateSn,
     me: mpsc::Sender<Pending>,
     rx: mpsc::Receiver<Pending>,
 ) {
@@ -54,7 +55,7 @@ pub async fn run(
 }
 
 /// Writes one batch and answers every request of it.
-async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
+async fn write(flash: &Arc<Flash>, sn: &TemplateSn, batch: Vec<Pending>) {
     let started = Instant::now();
     let (claims, waiting): (Vec<BatchClaim>, Vec<_>) = batch
         .into_iter()
@@ -72,7 +73,7 @@ async fn write(flash: &Arc<Flash>, sn: &str, batch: Vec<Pending>) {
             .into_iter()
             .map(|o| o.map_err(|r| ClaimRefused::from_refusal(r, limit)))
             .collect(),
-        Err(e) => vec![Err(ClaimRefused::from_batch_error(&e, sn, "claim")); claims.len()],
+        Err(e) => vec![Err(ClaimRefused::from_batch_error(&e, sn.as_str(), "claim")); claims.len()],
     };
     let mut back = GiveBack::default();
     for ((c, (reserved, _)), answer) in claims.iter().zip(&waiting).zip(&answers) {

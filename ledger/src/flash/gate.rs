@@ -18,6 +18,7 @@ use redis::Script;
 use redis::aio::ConnectionManager;
 use tokio_postgres::GenericClient;
 
+use crate::domain::ids::TemplateSn;
 use crate::domain::nonce;
 use crate::domain::rate_limit::{Bucket, RateLimit};
 use crate::redis_handle::RedisHandle;
@@ -57,17 +58,17 @@ pub struct Keys {
 }
 
 impl Keys {
-    pub fn of(redis: &RedisHandle, sn: &str) -> Self {
+    pub fn of(redis: &RedisHandle, sn: &TemplateSn) -> Self {
         Self {
-            stock: redis.key(&["flash", sn, "stock"]),
-            claimers: redis.key(&["flash", sn, "claimers"]),
+            stock: redis.key(&["flash", sn.as_str(), "stock"]),
+            claimers: redis.key(&["flash", sn.as_str(), "claimers"]),
         }
     }
 }
 
 /// Who claims, and under which limits.
 pub struct Claimant<'a> {
-    pub sn: &'a str,
+    pub sn: &'a TemplateSn,
     pub user: &'a str,
     pub channel: Option<crate::domain::ids::ChannelId>,
     pub per_user_limit: i32,
@@ -98,8 +99,8 @@ pub async fn admit(
     let (code, wait): (i64, i64) = ADMIT
         .key(&keys.stock)
         .key(&keys.claimers)
-        .key(redis.key(&["rl", c.sn, "ch", &channel]))
-        .key(redis.key(&["rl", c.sn, "u", c.user]))
+        .key(redis.key(&["rl", c.sn.as_str(), "ch", &channel]))
+        .key(redis.key(&["rl", c.sn.as_str(), "u", c.user]))
         .key(redis.key(&nonce::key_parts(&channel, c.nonce)))
         .arg(c.user)
         .arg(c.per_user_limit)
@@ -142,7 +143,7 @@ impl GiveBack<'_> {
 pub async fn release(
     redis: &RedisHandle,
     conn: &mut ConnectionManager,
-    sn: &str,
+    sn: &TemplateSn,
     back: &GiveBack<'_>,
 ) -> redis::RedisResult<()> {
     let keys = Keys::of(redis, sn);
@@ -169,7 +170,7 @@ pub async fn warm(
     client: &impl GenericClient,
     redis: &RedisHandle,
     conn: &mut ConnectionManager,
-    sn: &str,
+    sn: &TemplateSn,
     claimers: bool,
 ) -> anyhow::Result<Option<Reset>> {
     let keys = Keys::of(redis, sn);
@@ -188,7 +189,12 @@ pub async fn warm(
         return Ok(None);
     };
     let remaining: i64 = row.get(0);
-    let loaded = redis.key(&["flash", sn, "loading", &uuid::Uuid::now_v7().to_string()]);
+    let loaded = redis.key(&[
+        "flash",
+        sn.as_str(),
+        "loading",
+        &uuid::Uuid::now_v7().to_string(),
+    ]);
     if claimers {
         load_claimers(client, conn, sn, &loaded).await?;
     }
@@ -211,7 +217,7 @@ pub async fn warm(
 async fn load_claimers(
     client: &impl GenericClient,
     conn: &mut ConnectionManager,
-    sn: &str,
+    sn: &TemplateSn,
     into: &str,
 ) -> anyhow::Result<()> {
     let rows = client

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::{Bucket, Level, RateLimit};
 
 /// Buckets tracked at most; when full, buckets that refilled are dropped
@@ -32,7 +33,7 @@ impl LocalLimit {
     pub fn take(
         &self,
         limit: &RateLimit,
-        sn: &str,
+        sn: &TemplateSn,
         channel: Option<crate::domain::ids::ChannelId>,
         user: &str,
     ) -> Option<Duration> {
@@ -87,9 +88,9 @@ mod tests {
             Some(ChannelId(uuid::Uuid::from_u128(1))),
             Some(ChannelId(uuid::Uuid::from_u128(2))),
         );
-        assert_eq!(local.take(&limit, "T", a, "u1"), None);
-        assert_eq!(local.take(&limit, "T", a, "u2"), None);
-        assert!(local.take(&limit, "T", a, "u3").is_some());
-        assert_eq!(local.take(&limit, "T", b, "u4"), None);
+        assert_eq!(local.take(&limit, &"T".into(), a, "u1"), None);
+        assert_eq!(local.take(&limit, &"T".into(), a, "u2"), None);
+        assert!(local.take(&limit, &"T".into(), a, "u3").is_some());
+        assert_eq!(local.take(&limit, &"T".into(), b, "u4"), None);
     }
 }

@@ -35,6 +35,7 @@ use deadpool_postgres::Pool;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::commands::claim_batch::BatchClaim;
+use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 use crate::redis_handle::RedisHandle;
 use batcher::{Answer, ClaimRefused, Pending};
@@ -82,9 +83,9 @@ pub struct Flash {
     /// Group commit of redemptions of a template's codes.
     pub redemptions: Arc<redemptions::Redemptions>,
     local: local_limit::LocalLimit,
-    templates: Mutex<HashMap<String, (Instant, Option<GateInfo>)>>,
-    batchers: Mutex<HashMap<String, mpsc::Sender<Pending>>>,
-    resets: Mutex<HashMap<String, Instant>>,
+    templates: Mutex<HashMap<TemplateSn, (Instant, Option<GateInfo>)>>,
+    batchers: Mutex<HashMap<TemplateSn, mpsc::Sender<Pending>>>,
+    resets: Mutex<HashMap<TemplateSn, Instant>>,
 }
 
 impl Flash {
@@ -112,7 +113,7 @@ impl Flash {
     }
 
     /// The template's limits (cached); None when it does not exist.
-    pub async fn info(&self, sn: &str) -> Result<Option<GateInfo>, FlashError> {
+    pub async fn info(&self, sn: &TemplateSn) -> Result<Option<GateInfo>, FlashError> {
         if let Some((at, info)) = lock(&self.templates).get(sn)
             && at.elapsed() < TEMPLATE_TTL
         {
@@ -124,19 +125,19 @@ impl Flash {
         if cache.len() >= MAX_TEMPLATES {
             cache.clear();
         }
-        cache.insert(sn.to_owned(), (Instant::now(), info));
+        cache.insert(sn.clone(), (Instant::now(), info));
         Ok(info)
     }
 
     /// An admin changed the template here (status, quota, limits): forget
     /// its cached limits and reset its gate from Postgres now. Other
     /// processes follow within [`TEMPLATE_TTL`] and their next reset.
-    pub async fn template_changed(&self, sn: &str) {
+    pub async fn template_changed(&self, sn: &TemplateSn) {
         lock(&self.templates).remove(sn);
         if let Err(e) = reconcile::reset(self, sn, true).await {
             tracing::warn!(
                 error = crate::logging::chain(e.as_ref()),
-                template = sn,
+                template = %sn,
                 "gate reset failed"
             );
         }
@@ -200,7 +201,7 @@ impl Flash {
     /// None when the template's queue is full (the caller answers 429).
     pub async fn submit(
         self: &Arc<Self>,
-        sn: &str,
+        sn: &TemplateSn,
         claim: BatchClaim,
         reserved: bool,
     ) -> Option<Answer> {
@@ -230,19 +231,19 @@ impl Flash {
     }
 
     /// The template's batcher queue, starting its task when there is none.
-    fn queue(self: &Arc<Self>, sn: &str) -> mpsc::Sender<Pending> {
+    fn queue(self: &Arc<Self>, sn: &TemplateSn) -> mpsc::Sender<Pending> {
         let mut batchers = lock(&self.batchers);
         if let Some(tx) = batchers.get(sn).filter(|tx| !tx.is_closed()) {
             return tx.clone();
         }
         let (tx, rx) = mpsc::channel(batcher::MAX_QUEUE);
-        batchers.insert(sn.to_owned(), tx.clone());
-        tokio::spawn(batcher::run(self.clone(), sn.to_owned(), tx.clone(), rx));
+        batchers.insert(sn.clone(), tx.clone());
+        tokio::spawn(batcher::run(self.clone(), sn.clone(), tx.clone(), rx));
         tx
     }
 
     /// A batcher that went idle leaves the map (unless a new one replaced it).
-    fn batcher_done(&self, sn: &str, me: &mpsc::Sender<Pending>) {
+    fn batcher_done(&self, sn: &TemplateSn, me: &mpsc::Sender<Pending>) {
         let mut batchers = lock(&self.batchers);
         if batchers.get(sn).is_some_and(|tx| tx.same_channel(me)) {
             batchers.remove(sn);
@@ -250,13 +251,13 @@ impl Flash {
     }
 
     /// Whether a new hot template may get a batcher (bounded).
-    pub fn has_room(&self, sn: &str) -> bool {
+    pub fn has_room(&self, sn: &TemplateSn) -> bool {
         let batchers = lock(&self.batchers);
         batchers.contains_key(sn) || batchers.len() < MAX_TEMPLATES
     }
 
     /// Gives back reservations; a failure is logged (the reconciler repairs).
-    pub async fn release(&self, sn: &str, back: &gate::GiveBack<'_>) {
+    pub async fn release(&self, sn: &TemplateSn, back: &gate::GiveBack<'_>) {
         if back.is_empty() {
             return;
         }
@@ -264,14 +265,14 @@ impl Flash {
             return;
         };
         if let Err(e) = gate::release(&self.redis, &mut conn, sn, back).await {
-            tracing::warn!(error = %e, template = sn, "cannot give reservations back");
+            tracing::warn!(error = %e, template = %sn, "cannot give reservations back");
             self.redis.report_failure();
         }
     }
 
     /// Resets the template's gate from Postgres on a task of its own, at
     /// most once per [`RESET_EVERY`].
-    pub fn reset_soon(self: &Arc<Self>, sn: &str, claimers: bool) {
+    pub fn reset_soon(self: &Arc<Self>, sn: &TemplateSn, claimers: bool) {
         {
             let mut resets = lock(&self.resets);
             if resets.get(sn).is_some_and(|at| at.elapsed() < RESET_EVERY) {
@@ -280,14 +281,14 @@ impl Flash {
             if resets.len() >= MAX_TEMPLATES {
                 resets.clear();
             }
-            resets.insert(sn.to_owned(), Instant::now());
+            resets.insert(sn.clone(), Instant::now());
         }
-        let (flash, sn) = (self.clone(), sn.to_owned());
+        let (flash, sn) = (self.clone(), sn.clone());
         tokio::spawn(async move {
             if let Err(e) = reconcile::reset(&flash, &sn, claimers).await {
                 tracing::warn!(
                     error = crate::logging::chain(e.as_ref()),
-                    template = sn,
+                    template = %sn,
                     "gate reset failed"
                 );
             }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio_postgres::GenericClient;
 
 use super::{Flash, GateInfo};
+use crate::domain::ids::TemplateSn;
 use crate::domain::rate_limit::RateLimit;
 
 /// Active templates reset per pass, at most (the newest first).
@@ -22,7 +23,7 @@ const CLAIMERS_EVERY: u64 = 12;
 /// A template's limits, or None when there is no such template.
 pub async fn read_info(
     client: &impl GenericClient,
-    sn: &str,
+    sn: &TemplateSn,
 ) -> Result<Option<GateInfo>, tokio_postgres::Error> {
     let sql = "SELECT status = 'active', per_user_limit, rate_limit FROM templates WHERE sn = $1";
     let row = client.query_opt(sql, &[&sn]).await?;
@@ -37,7 +38,7 @@ pub async fn read_info(
 }
 
 /// Resets one template's gate (with its claimers when `claimers`).
-pub async fn reset(flash: &Flash, sn: &str, claimers: bool) -> anyhow::Result<()> {
+pub async fn reset(flash: &Flash, sn: &TemplateSn, claimers: bool) -> anyhow::Result<()> {
     let Some(mut conn) = flash.redis.connection().await else {
         return Ok(());
     };
@@ -50,7 +51,7 @@ pub async fn reset(flash: &Flash, sn: &str, claimers: bool) -> anyhow::Result<()
     {
         flash.metrics.corrections.inc_by(before.abs_diff(r.after));
         tracing::info!(
-            template = sn,
+            template = %sn,
             before,
             after = r.after,
             "gate stock corrected"
@@ -59,7 +60,7 @@ pub async fn reset(flash: &Flash, sn: &str, claimers: bool) -> anyhow::Result<()
     Ok(())
 }
 
-async fn active_templates(flash: &Flash) -> anyhow::Result<Vec<String>> {
+async fn active_templates(flash: &Flash) -> anyhow::Result<Vec<TemplateSn>> {
     let client = flash.pool.get().await?;
     let rows = client
         .query(

@@ -20,6 +20,7 @@ use crate::commands::code_batches::Batch;
 use crate::commands::redeem_batch::{self, BatchRedemption};
 use crate::domain::claim_batch::one_per_key;
 use crate::domain::events::CouponIssued;
+use crate::domain::ids::TemplateSn;
 
 /// Code batches with a task at once, per process; beyond it a redemption is
 /// written alone.
@@ -121,7 +122,7 @@ async fn write(all: &Redemptions, pending: Vec<Pending>) {
             .map(|o| o.map_err(|r| ClaimRefused::from_refusal(r, limit)))
             .collect(),
         Err(e) => {
-            let sn = batch.template_sn.as_deref().unwrap_or_default();
+            let sn = batch.template_sn.as_ref().map_or("", TemplateSn::as_str);
             vec![Err(ClaimRefused::from_batch_error(&e, sn, "redemption")); items.len()]
         }
     };

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::{Applied, ApplyError, decimal, record_position};
 use crate::domain::coupon_state::CouponStatus;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::projection::{CouponView, Effect, coupon_effect};
 use crate::domain::reminder::{
@@ -117,7 +117,7 @@ fn wrong_type(e: &RecordedEvent) -> crate::domain::projection::ProjectionError {
 /// A new coupon's reminders, for [`add_many`].
 struct NewReminders {
     coupon_id: Uuid,
-    user_id: String,
+    user_id: UserId,
     template_sn: TemplateSn,
     due: Vec<Reminder>,
 }

@@ -9,7 +9,7 @@ use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::stream::StreamKind;
 use crate::queries::page::{self, Bounds, List, Page, page_of};
 use crate::store::{self, RecordedEvent};
@@ -27,7 +27,8 @@ pub struct CouponView {
     pub id: Uuid,
     #[schema(value_type = String)]
     pub template_sn: TemplateSn,
-    pub user_id: String,
+    #[schema(value_type = String)]
+    pub user_id: UserId,
     pub status: CouponStatus,
     pub issued_at: DateTime<Utc>,
     pub effective_at: DateTime<Utc>,

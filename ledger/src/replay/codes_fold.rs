@@ -31,8 +31,8 @@ fn batch(t: &mut Tables, id: Uuid, e: &Event<'_>, event: &LedgerEvent) {
     row.version = e.version;
     match event {
         LedgerEvent::CodeBatchCreated(c) => {
-            row.template_sn.clone_from(&c.template_sn);
-            row.package_sn.clone_from(&c.package_sn);
+            row.template_sn = c.template_sn.as_ref().map(|sn| sn.as_str().to_owned());
+            row.package_sn = c.package_sn.as_ref().map(|sn| sn.as_str().to_owned());
             row.key_id.clone_from(&c.key_id);
             (row.first_serial, row.count) = (c.first_serial, c.count);
             (row.uses_per_code, row.per_user) = (c.uses_per_code, c.per_user);
@@ -63,7 +63,7 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
         }
         LedgerEvent::PackageClaimed(c) => {
             row.claimed += 1;
-            let key = (sn.to_owned(), c.user_id.clone());
+            let key = (sn.to_owned(), c.user_id.as_str().to_owned());
             t.package_claims.entry(key).or_default().claimed += 1;
         }
         LedgerEvent::PackageChannelAllowed(c) => {
@@ -85,9 +85,9 @@ fn used(t: &mut Tables, (batch, serial): (Uuid, i64), e: &Event<'_>, event: &Led
         redeemed_at: e.occurred_at,
     };
     t.code_redemptions
-        .insert((batch, serial, r.user_id.clone()), row);
+        .insert((batch, serial, r.user_id.as_str().to_owned()), row);
     t.code_batch_users
-        .entry((batch, r.user_id.clone()))
+        .entry((batch, r.user_id.as_str().to_owned()))
         .or_default()
         .redeemed += 1;
 }

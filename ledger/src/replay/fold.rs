@@ -432,7 +432,7 @@ fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
     let LedgerEvent::OrderLocked(locked) = event else {
         return;
     };
-    row.user_id = Some(locked.user_id.clone());
+    row.user_id = Some(locked.user_id.as_str().to_owned());
     row.order_body = payload.get("order").cloned();
     row.allocations = payload.get("allocations").cloned();
     row.coupon_ids = locked.coupon_ids.clone();

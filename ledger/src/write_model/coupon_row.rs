@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::RowError;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{CouponState, CouponStatus};
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::Validity;
@@ -18,7 +18,7 @@ use crate::domain::validity::Validity;
 pub struct CouponRow {
     pub id: Uuid,
     pub template_sn: TemplateSn,
-    pub user_id: String,
+    pub user_id: UserId,
     pub status: CouponStatus,
     pub order_id: Option<String>,
     pub issued_at: DateTime<Utc>,

@@ -68,7 +68,7 @@ pub async fn claim(
         hash: signed.request_hash(),
         signed,
     };
-    let sn = claim.template_sn.as_str();
+    let sn = &claim.template_sn;
     match state.flash.info(sn).await?.filter(|i| i.active) {
         Some(info) if state.flash.has_room(sn) => {
             let (channel, peer) = (Some(claim.signed.channel_id.0), claim.signed.peer);
@@ -100,7 +100,7 @@ async fn through_gate(
 ) -> Result<Response, ApiError> {
     let channel_id = claim.signed.channel_id;
     let claimant = Claimant {
-        sn: claim.template_sn.as_str(),
+        sn: &claim.template_sn,
         user: claim.user_id.as_str(),
         channel: Some(channel_id),
         per_user_limit: info.per_user_limit,
@@ -119,13 +119,13 @@ async fn through_gate(
     let mut metadata = ctx.metadata(format!("channel:{channel_id}"));
     metadata.channel_id = Some(channel_id);
     let batch_claim = BatchClaim {
-        user_id: claim.user_id.as_str().to_owned(),
+        user_id: claim.user_id.clone(),
         channel_id: Some(channel_id),
         nonce: Some(claim.signed.nonce),
         metadata,
         appended: crate::store::appended::current(),
     };
-    let sn = claim.template_sn.as_str();
+    let sn = &claim.template_sn;
     match state.flash.submit(sn, batch_claim, reserved).await {
         None => Ok(too_many(
             Duration::from_secs(1),

@@ -21,7 +21,7 @@ use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
 use crate::codes::CodeKey;
 use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::names;
 use crate::queries::page::page_of;
 use crate::queries::templates::MAX_PAGE;
@@ -53,8 +53,10 @@ pub struct CreateBatch {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct BatchView {
     pub id: Uuid,
-    pub template_sn: Option<String>,
-    pub package_sn: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub template_sn: Option<TemplateSn>,
+    #[schema(value_type = Option<String>)]
+    pub package_sn: Option<PackageSn>,
     pub key_id: String,
     pub first_serial: i64,
     pub count: i64,
@@ -93,6 +95,22 @@ fn invalid(message: String) -> ApiError {
     }
 }
 
+/// What the batch's codes give: exactly one of the two; text that cannot be
+/// an sn names nothing (404, as an unknown one).
+fn target(b: &CreateBatch) -> Result<Target, ApiError> {
+    match (&b.template_sn, &b.package_sn) {
+        (Some(sn), None) => TemplateSn::parse(sn)
+            .map(Target::Template)
+            .ok_or_else(|| ApiError::not_found("template", sn)),
+        (None, Some(sn)) => PackageSn::parse(sn)
+            .map(Target::Package)
+            .ok_or_else(|| ApiError::not_found("package", sn)),
+        _ => Err(invalid(
+            "template_sn or package_sn: give exactly one".into(),
+        )),
+    }
+}
+
 /// Create a batch of codes for a template or a package.
 #[utoipa::path(post, path = "/v1/code-batches", tag = "codes", request_body = CreateBatch,
     security(("admin" = [])),
@@ -126,23 +144,10 @@ pub async fn create(
     let expires_at = b
         .expires_at
         .map(|t| chrono::SubsecRound::trunc_subsecs(t, 6));
-    let (sn, is_package) = match (&b.template_sn, &b.package_sn) {
-        (Some(sn), None) => (sn.clone(), false),
-        (None, Some(sn)) => (sn.clone(), true),
-        _ => {
-            return Err(invalid(
-                "template_sn or package_sn: give exactly one".into(),
-            ));
-        }
-    };
+    let target = target(b)?;
     let count = b.count;
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
-            let target = if is_package {
-                Target::Package(&sn)
-            } else {
-                Target::Template(&sn)
-            };
             let new = NewBatch {
                 target,
                 count,

@@ -60,7 +60,7 @@ async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView
         .await?
         .ok_or_else(|| not_found(id))?;
     match &owner.user_id {
-        Some(user) if *user != coupon.user_id => Err(not_found(id)),
+        Some(user) if user != coupon.user_id.as_str() => Err(not_found(id)),
         _ => Ok(coupon),
     }
 }

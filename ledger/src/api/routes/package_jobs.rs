@@ -30,7 +30,7 @@ use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages::{self, Giver};
 use crate::domain::events::Metadata;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::UserId;
+use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::package_job::{PackageJob, Refusal};
 use crate::idempotency;
 use crate::messaging::package_job_message;
@@ -40,7 +40,7 @@ use crate::queries::package_jobs::{self as jobs, PackageJobView};
 
 /// Whether the package's claims run as jobs; false for an unknown package
 /// (the synchronous path answers its 404).
-pub(crate) async fn runs_as_job(state: &AppState, sn: &str) -> Result<bool, ApiError> {
+pub(crate) async fn runs_as_job(state: &AppState, sn: &PackageSn) -> Result<bool, ApiError> {
     let client = state.pool.get().await?;
     let package = packages::read(&**client, sn).await?;
     Ok(package.is_some_and(|p| p.runs_as_job()))
@@ -51,7 +51,7 @@ pub(crate) struct Queued<'a> {
     /// The Idempotency-Key's scope (the caller) and the request's hash.
     pub scope: &'a str,
     pub hash: &'a [u8; 32],
-    pub package_sn: &'a str,
+    pub package_sn: &'a PackageSn,
     pub user: &'a UserId,
     /// A package code's batch and serial.
     pub code: Option<(&'a Batch, i64)>,

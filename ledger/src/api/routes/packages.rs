@@ -27,7 +27,7 @@ use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
 use crate::domain::events::PackageItem;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ids::{PackageSn, TemplateSn, UserId};
 use crate::domain::package::PackageStatus;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
@@ -59,7 +59,8 @@ pub struct CreatePackage {
 
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct PackageView {
-    pub sn: String,
+    #[schema(value_type = String)]
+    pub sn: PackageSn,
     pub name: String,
     pub items: Vec<PackageItem>,
     pub total: i64,
@@ -110,7 +111,7 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
         return Err(invalid(format!("items: must be 1 to {MAX_ITEMS}")));
     }
     for (i, item) in p.items.iter().enumerate() {
-        if TemplateSn::parse(&item.template_sn).is_none() {
+        if TemplateSn::parse(item.template_sn.as_str()).is_none() {
             return Err(invalid(format!(
                 "items[{i}].template_sn: not a template sn"
             )));
@@ -219,12 +220,17 @@ pub async fn list(
 /// The package's sn, in the path.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
-pub struct PackageSn {
+pub struct PackagePath {
     pub sn: String,
 }
 
+/// A package's sn from the path: text that cannot be an sn names no package.
+fn parse_sn(sn: &str) -> Result<PackageSn, ApiError> {
+    PackageSn::parse(sn).ok_or_else(|| ApiError::not_found("package", sn))
+}
+
 /// Read a package.
-#[utoipa::path(get, path = "/v1/packages/{sn}", tag = "packages", params(PackageSn),
+#[utoipa::path(get, path = "/v1/packages/{sn}", tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn read(
@@ -232,6 +238,7 @@ pub async fn read(
     _: Admin,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Json<PackageView>, ApiError> {
+    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let found = packages::read(&**client, &sn).await?;
     let package = found.ok_or_else(|| ApiError::not_found("package", &sn))?;
@@ -245,6 +252,7 @@ async fn set_status(
     to: PackageStatus,
 ) -> Result<Response, ApiError> {
     let hash = request_hash(&[sn.as_bytes(), to.as_str().as_bytes()]);
+    let sn = parse_sn(&sn)?;
     let (metadata, now) = (ctx.metadata("admin"), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
@@ -256,7 +264,7 @@ async fn set_status(
 }
 
 /// Activate a package: it can be claimed in its issue window.
-#[utoipa::path(post, path = "/v1/packages/{sn}/activate", tag = "packages", params(PackageSn),
+#[utoipa::path(post, path = "/v1/packages/{sn}/activate", tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn activate(
@@ -269,7 +277,7 @@ pub async fn activate(
 }
 
 /// Stop a package: claims and its codes are refused (422).
-#[utoipa::path(post, path = "/v1/packages/{sn}/stop", tag = "packages", params(PackageSn),
+#[utoipa::path(post, path = "/v1/packages/{sn}/stop", tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
@@ -290,7 +298,7 @@ pub struct AllowChannel {
 
 /// Allow a channel to claim this package (its claims, signed by the
 /// channel; its coupons record it). Allowing it again changes nothing.
-#[utoipa::path(post, path = "/v1/packages/{sn}/channels", tag = "packages", params(PackageSn),
+#[utoipa::path(post, path = "/v1/packages/{sn}/channels", tag = "packages", params(PackagePath),
     request_body = AllowChannel, security(("admin" = [])),
     responses((status = 200, body = PackageView),
         (status = 404, body = ErrorBody, description = "no such package or channel")))]
@@ -301,6 +309,7 @@ pub async fn allow_channel(
     ApiPath(sn): ApiPath<String>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
     let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
     ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
@@ -320,7 +329,8 @@ pub struct ClaimPackage {
 
 #[derive(Serialize, ToSchema)]
 pub struct PackageClaimView {
-    pub package_sn: String,
+    #[schema(value_type = String)]
+    pub package_sn: PackageSn,
     pub coupons: Vec<CouponView>,
 }
 
@@ -331,7 +341,7 @@ pub struct PackageClaimView {
 /// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
 /// status this route would have answered).
 #[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages",
-    params(PackageSn, ("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
+    params(PackagePath, ("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     request_body = ClaimPackage,
     responses((status = 201, body = PackageClaimView),
@@ -351,6 +361,7 @@ pub async fn claim(
     signed: SignedChannel,
 ) -> Result<Response, ApiError> {
     let input: ClaimPackage = parse_json(&signed.body)?;
+    let sn = parse_sn(&sn)?;
     let now = signed.now;
     let scope = format!("channel:{}", signed.channel_id);
     let mut metadata = ctx.metadata(scope.clone());

@@ -272,7 +272,7 @@ async fn batched(
     let item = BatchRedemption {
         serial,
         claim: BatchClaim {
-            user_id: user.as_str().to_owned(),
+            user_id: user.clone(),
             channel_id: None,
             nonce: None,
             metadata,

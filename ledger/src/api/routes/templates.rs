@@ -129,7 +129,7 @@ impl CreateTemplate {
             None => None,
         };
         let created = TemplateCreated {
-            sn: TemplateSn::generate().to_string(),
+            sn: TemplateSn::generate(),
             name: name.to_owned(),
             terms: terms.to_raw(),
             issue_window,
@@ -178,7 +178,7 @@ pub async fn create(
     body: ApiJson<CreateTemplate>,
 ) -> Result<Response, ApiError> {
     let template = body.value.parse()?;
-    let sn = parse_sn(&template.created.sn)?;
+    let sn = template.created.sn.clone();
     let (metadata, now) = (ctx.metadata("admin"), state.now());
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
@@ -251,7 +251,7 @@ async fn change_status(
         format!("{action:?}").as_bytes(),
     ]);
     let (metadata, now) = (ctx.metadata("admin"), state.now());
-    let changed = sn.to_string();
+    let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
             Box::pin(async move {
@@ -373,7 +373,7 @@ pub async fn update(
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
     let (metadata, now) = (ctx.metadata("admin"), state.now());
-    let changed = sn.to_string();
+    let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
             Box::pin(async move {
@@ -416,7 +416,7 @@ fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpd
         ));
     }
     Ok(TemplateUpdated {
-        sn: sn.to_string(),
+        sn: sn.clone(),
         name,
         remind_days_before,
         rate_limit,
@@ -443,7 +443,7 @@ pub async fn quota(
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
     let (metadata, now, total) = (ctx.metadata("admin"), state.now(), body.value.total);
-    let changed = sn.to_string();
+    let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
             Box::pin(async move {
