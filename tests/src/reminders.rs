@@ -148,6 +148,35 @@ pub async fn claim_for(
     Ok(ids)
 }
 
+/// Claims one coupon of `sn` for `user` as if at `now` (inside the
+/// template's issue window): for a reminder whose hour has passed at issue.
+pub async fn claim_at(
+    pool: &Pool,
+    sn: &str,
+    user: &str,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Uuid> {
+    let mut client = pool.get().await?;
+    let sn = TemplateSn::parse(sn).context("template sn")?;
+    let user = UserId::parse(user).map_err(anyhow::Error::msg)?;
+    let metadata = Metadata {
+        actor: "test".into(),
+        correlation_id: Uuid::now_v7().to_string(),
+        ..Default::default()
+    };
+    let req = ClaimRequest {
+        template_sn: &sn,
+        user_id: &user,
+        channel_id: None,
+        now: chrono::SubsecRound::trunc_subsecs(now, 6),
+        tz: chrono_tz::Asia::Shanghai,
+    };
+    let tx = client.transaction().await?;
+    let id = claim(&tx, &req, &metadata).await?.coupon_id;
+    tx.commit().await?;
+    Ok(id)
+}
+
 /// Issues one coupon of `sn` per entry of `users` (repeats allowed up to the
 /// per-user limit) the way bulk issuance does — a job whose 1,000-line
 /// chunks go through `commands::issuance::apply_chunk` — for tests that

@@ -512,3 +512,45 @@ async fn a_quota_smaller_than_the_file_is_shared_exactly_with_concurrent_claims(
     one.terminate().await.unwrap();
     two.terminate().await.unwrap();
 }
+
+/// A spreadsheet's export: a byte-order mark before the first id, and a
+/// line of spaces. The first user is issued; the spaces are a blank line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spreadsheets_byte_order_mark_and_spaces_only_lines_lose_no_user() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server
+        .activate_template(&template_body(1_000, 1))
+        .await
+        .unwrap();
+    let workers = Workers::start(&env, "issuance").unwrap();
+    for (format, body, first) in [
+        ("text/plain", "\u{feff}bom-a1\n   \t \nbom-a2\n", "bom-a1"),
+        (
+            "text/csv",
+            "\u{feff}user_id\r\nbom-b1\r\n  \r\nbom-b2\r\n",
+            "bom-b1",
+        ),
+    ] {
+        let headers = [("Content-Type", format)];
+        let (status, answer) = upload(&server, &sn, body.as_bytes().to_vec(), &headers).await;
+        assert_eq!(status, 202, "{answer}");
+        let done = wait_done(&server, answer["job_id"].as_str().unwrap()).await;
+        let counts = ["lines_read", "blank", "invalid", "issued"].map(|k| done[k].as_i64());
+        assert_eq!(
+            counts,
+            [Some(3), Some(1), Some(0), Some(2)],
+            "{format}: {done}"
+        );
+        let (status, wallet) = server
+            .service_get(&format!("/v1/users/{first}/coupons"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, wallet["total"].as_i64()),
+            (200, Some(1)),
+            "{format}"
+        );
+    }
+    workers.terminate().await.unwrap();
+}

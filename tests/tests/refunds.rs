@@ -176,3 +176,56 @@ async fn a_stacked_order_refunds_line_by_line_to_exactly_what_was_paid() {
         shop.assert_history_replays(c).await;
     }
 }
+
+/// A reissue replaces a refunded coupon as it was: its validity and its
+/// channel (finance files the new coupon's cost where the first was given).
+/// One that expired before the refund is refunded, not replaced, and the
+/// answer says so.
+#[tokio::test]
+async fn a_reissued_coupon_keeps_its_validity_and_channel_and_an_expired_one_is_not_reissued() {
+    let shop = Shop::new().await;
+    let now = chrono::Utc::now();
+    let lapse_at = now + chrono::Duration::seconds(8);
+    let mut body = template("goods", fixed_off("5.00", "1.00"), "stackable", "reissue");
+    body["validity"] = json!({"type": "absolute",
+        "begin": now - chrono::Duration::hours(1), "end": lapse_at});
+    let t = shop.template(&body).await;
+    let keeps = shop.coupon(&t, "kim").await;
+    let lapses = shop.coupon(&t, "lee").await;
+    for (coupon, user) in [(&keeps, "kim"), (&lapses, "lee")] {
+        let o = order(user, user, &[("l1", 5, "2.00")], "0.00");
+        assert_eq!(shop.lock(&o, &[coupon], "9.00").await.0, 200);
+        let confirm = format!("/v1/orders/{user}/confirm");
+        assert_eq!(shop.post(&confirm, &json!({})).await.0, 200);
+    }
+    let all = json!({"refund_id": "r1", "lines": [{"line_id": "l1", "quantity": 5}]});
+    let (status, answer) = shop.post("/v1/orders/kim/refunds", &all).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["coupons_not_reissued"], json!([]));
+    let new = answer["coupons_reissued"][0]["to"].as_str().unwrap();
+    let server = &shop.server;
+    let view = |id: String| async move {
+        server
+            .service_get(&format!("/v1/coupons/{id}"))
+            .await
+            .unwrap()
+            .1
+    };
+    let (old, new) = (view(keeps.clone()).await, view(new.to_owned()).await);
+    for field in ["effective_at", "expires_at", "channel_id"] {
+        assert_eq!(new[field], old[field], "{field}: {new}");
+    }
+    assert_eq!(new["channel_id"], json!(t.1.id));
+
+    tokio::time::sleep((lapse_at - chrono::Utc::now()).to_std().unwrap_or_default()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (status, answer) = shop.post("/v1/orders/lee/refunds", &all).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["coupons_reissued"], json!([]));
+    assert_eq!(
+        answer["coupons_not_reissued"],
+        json!([{"coupon_id": lapses, "reason": "expired"}])
+    );
+    assert_eq!(shop.status(&lapses).await, "refunded");
+    shop.assert_history_replays(&lapses).await;
+}

@@ -13,7 +13,7 @@ use tests::reminder_days::{
     CANCELLED, CATCH_UP, FAILED, PENDING, QUIET, SENT, at, due, expiry_day, listed, lock, template,
     users,
 };
-use tests::reminders::{TouchQueue, claim_for, notify_caught_up, pool, rows, send_at};
+use tests::reminders::{TouchQueue, claim_at, claim_for, notify_caught_up, pool, rows, send_at};
 use tests::scenario::checkout;
 use tests::workers::{Workers, replay_both_ways};
 use tests::{Env, Server};
@@ -267,5 +267,48 @@ async fn a_broker_that_is_down_leaves_rows_pending_with_attempts_then_all_go_onc
     let state = rows(&env).await.unwrap();
     assert_eq!(state.len(), 50);
     assert!(state.iter().all(|(k, v)| k.2 == d2 && *v == (FAILED, 1)));
+    workers.terminate().await.unwrap();
+}
+
+/// docs/design.md §10: a reminder gets no row only when its day has passed at
+/// issue. A coupon issued after the notify hour of its reminder's day (15:00,
+/// expiring tomorrow, reminded one day before) is still reminded: its row is
+/// due at once and goes out at the sender's next run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reminder_whose_hour_has_passed_at_issue_goes_out_at_the_next_run() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start(&env, "relay,notify").unwrap();
+    let pool = pool(&env, 2).unwrap();
+    let mut touch = TouchQueue::new(&env, "test.touch").await.unwrap();
+    let today = chrono::Utc::now()
+        .with_timezone(&tests::reminder_days::TZ)
+        .date_naive();
+    // 15:00 business time today, or now if later: past today's 10:00.
+    let issued_at = at(today, 15, 0, 0).max(chrono::Utc::now());
+    let tomorrow = today + Days::new(1);
+    let sn = template(&server, at(tomorrow, 23, 59, 59), json!([1, 3]), 1).await;
+    claim_at(&pool, &sn, "late", issued_at).await.unwrap();
+    notify_caught_up(&env, CATCH_UP).await.unwrap();
+
+    let state = rows(&env).await.unwrap();
+    let key = |d| ("late".to_owned(), sn.clone(), d);
+    assert_eq!(state.get(&key(today)), Some(&(PENDING, 0)), "{state:?}");
+    assert_eq!(
+        state.len(),
+        1,
+        "the 3-day reminder's day had passed: {state:?}"
+    );
+    assert!(due(tomorrow, 1) < issued_at, "its hour had passed at issue");
+
+    let report = send_at(&env, &pool, issued_at).await.unwrap();
+    assert_eq!((report.messages, report.rows_sent), (1, 1), "{report:?}");
+    let sent = touch.drain(QUIET).await.unwrap();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        (sent[0].body.user_id.as_str(), sent[0].body.notify_day),
+        ("late", today)
+    );
+    assert_eq!(rows(&env).await.unwrap()[&key(today)].0, SENT);
     workers.terminate().await.unwrap();
 }

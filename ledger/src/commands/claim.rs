@@ -16,6 +16,7 @@ use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, Terms};
+use crate::domain::validity::Validity;
 use crate::store;
 use crate::store::NewEvent;
 
@@ -222,6 +223,7 @@ async fn issue(
         channel_id: req.channel_id,
         refund_from: None,
         remind_days_before: view.remind_days_before.clone(),
+        validity: None,
     };
     issue_coupon(tx, &new, &view.terms, metadata, req.now, req.tz).await
 }
@@ -236,6 +238,9 @@ pub struct NewCoupon<'a> {
     /// The template's reminder offsets now (carried by the event, so that a
     /// later PATCH leaves this coupon's reminders as they were).
     pub remind_days_before: Option<RemindDays>,
+    /// The validity of the coupon a reissue replaces; None: fixed now from
+    /// the template's terms.
+    pub validity: Option<Validity>,
 }
 
 /// Issues one coupon: validity fixed now from the template's terms, the row,
@@ -254,7 +259,10 @@ pub async fn issue_coupon(
         "instants are stored to the microsecond"
     );
     let remind = new.remind_days_before.clone();
-    let issue = Issue::at(new.template_sn, terms, remind, (now, tz))?;
+    let issue = match new.validity {
+        Some(kept) => Issue::within(new.template_sn, terms, remind, now, kept),
+        None => Issue::at(new.template_sn, terms, remind, (now, tz))?,
+    };
     let origin = Origin {
         channel_id: new.channel_id,
         refund_from: new.refund_from,

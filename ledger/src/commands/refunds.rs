@@ -24,6 +24,7 @@ use crate::domain::order_status::OrderStatus;
 use crate::domain::refund::{Refund, RefundLine, Settlement};
 use crate::domain::stream::StreamKind;
 use crate::domain::terms::RefundPolicy;
+use crate::domain::validity::Validity;
 use crate::store;
 use crate::store::NewEvent;
 
@@ -53,6 +54,10 @@ pub struct RefundAnswer {
     /// Coupons given back under the `restore` policy or reissued.
     pub coupons_returned: Vec<Uuid>,
     pub coupons_reissued: Vec<Reissued>,
+    /// Coupons of the `reissue` policy that expired before the refund: they
+    /// are refunded and nothing replaces them.
+    #[serde(default)]
+    pub coupons_not_reissued: Vec<NotReissued>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -60,6 +65,14 @@ pub struct RefundedLineView {
     pub line_id: String,
     pub quantity: u32,
     pub amount: Money,
+}
+
+/// A `reissue` coupon the refund did not replace, and why.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct NotReissued {
+    pub coupon_id: Uuid,
+    /// `expired`: its validity ended before the refund.
+    pub reason: String,
 }
 
 /// A coupon refunded under the `reissue` policy and the new one replacing it.
@@ -107,7 +120,7 @@ pub async fn refund(
     let refund = settlement
         .refund(&past, req.lines)
         .map_err(|e| CommandError::Unprocessable(e.code(), e.to_string()))?;
-    let reissued = return_coupons(tx, req, &refund.coupons_returned, metadata).await?;
+    let returned = return_coupons(tx, req, &refund.coupons_returned, metadata).await?;
     let event = OrderRefunded {
         order_id: req.order_id.to_owned(),
         refund_id: req.refund_id.to_owned(),
@@ -132,7 +145,7 @@ pub async fn refund(
         &[&req.order_id, &out.version, &req.now],
     )
     .await?;
-    let answer = answer(req.refund_id, &refund, &reissued);
+    let answer = answer(req.refund_id, &refund, &returned);
     record(tx, req, &refund, &answer, past.len()).await?;
     Ok(answer)
 }
@@ -204,7 +217,7 @@ async fn record(
     Ok(())
 }
 
-fn answer(refund_id: &str, refund: &Refund<Uuid>, reissued: &[(Uuid, Uuid)]) -> RefundAnswer {
+fn answer(refund_id: &str, refund: &Refund<Uuid>, returned: &Returned) -> RefundAnswer {
     RefundAnswer {
         refund_id: refund_id.to_owned(),
         amount: refund.amount,
@@ -220,32 +233,58 @@ fn answer(refund_id: &str, refund: &Refund<Uuid>, reissued: &[(Uuid, Uuid)]) -> 
         shipping_amount: refund.shipping.as_ref().map(|s| s.amount),
         coupon_cost_reversed: refund.coupon_cost_reversed,
         coupons_returned: refund.coupons_returned.clone(),
-        coupons_reissued: reissued
+        coupons_reissued: returned
+            .reissued
             .iter()
             .map(|&(from, to)| Reissued { from, to })
+            .collect(),
+        coupons_not_reissued: returned
+            .expired
+            .iter()
+            .map(|&coupon_id| NotReissued {
+                coupon_id,
+                reason: "expired".to_owned(),
+            })
             .collect(),
     }
 }
 
-/// Gives released coupons back by their template's policy; returns the
-/// (old, new) pairs of reissued ones.
+/// What a refund did with the `reissue` coupons it released.
+#[derive(Default)]
+struct Returned {
+    /// (old, new) pairs.
+    reissued: Vec<(Uuid, Uuid)>,
+    /// Refunded without a replacement: expired before the refund.
+    expired: Vec<Uuid>,
+}
+
+/// Gives released coupons back by their template's policy.
 async fn return_coupons(
     tx: &Transaction<'_>,
     req: &RefundRequest<'_>,
     released: &[Uuid],
     metadata: &Metadata,
-) -> Result<Vec<(Uuid, Uuid)>, CommandError> {
-    let mut reissued = Vec::new();
+) -> Result<Returned, CommandError> {
+    let mut returned = Returned::default();
     for coupon in coupons::lock_rows(tx, released).await? {
         let (order_id, refund_id) = (req.order_id.to_owned(), req.refund_id.to_owned());
         if coupon.refund_policy == RefundPolicy::Reissue {
-            let new_id = reissue(tx, &coupon, req, metadata).await?;
+            // A replacement keeps the old validity: an expired coupon has
+            // nothing left to give (docs/design.md §15).
+            let new_id = if coupon.expires_at > req.now {
+                Some(reissue(tx, &coupon, req, metadata).await?)
+            } else {
+                None
+            };
             let command = CouponCommand::MarkRefunded {
                 order_id,
                 refund_id,
             };
-            coupons::change(tx, &coupon, &command, Some(new_id), metadata, req.now).await?;
-            reissued.push((coupon.id, new_id));
+            coupons::change(tx, &coupon, &command, new_id, metadata, req.now).await?;
+            match new_id {
+                Some(new_id) => returned.reissued.push((coupon.id, new_id)),
+                None => returned.expired.push(coupon.id),
+            }
         } else {
             let command = CouponCommand::Restore {
                 order_id,
@@ -254,11 +293,12 @@ async fn return_coupons(
             coupons::change(tx, &coupon, &command, None, metadata, req.now).await?;
         }
     }
-    Ok(reissued)
+    Ok(returned)
 }
 
-/// A new coupon of the same template for the same user, valid from now.
-/// It replaces a refunded one, so it takes no quota and no per-user count.
+/// A new coupon of the same template for the same user, with the validity
+/// and the channel of the one it replaces: finance files its cost where the
+/// first was given. It takes no quota and no per-user count.
 async fn reissue(
     tx: &Transaction<'_>,
     old: &CouponRow,
@@ -269,9 +309,13 @@ async fn reissue(
     let new = NewCoupon {
         template_sn: &old.template_sn,
         user_id: &old.user_id,
-        channel_id: None,
+        channel_id: old.channel_id,
         refund_from: Some(old.id),
         remind_days_before: template_reminders(tx, old.template_sn.as_str()).await?,
+        validity: Some(Validity {
+            effective_at: old.effective_at,
+            expires_at: old.expires_at,
+        }),
     };
     let issued = issue_coupon(tx, &new, &terms, metadata, req.now, req.tz).await?;
     Ok(issued.coupon_id)

@@ -13,7 +13,7 @@ use super::events::CouponIssued;
 use super::ids::{CouponId, TemplateSn};
 use super::reminder::RemindDays;
 use super::terms::Terms;
-use super::validity::ValidityOutOfRange;
+use super::validity::{Validity, ValidityOutOfRange};
 
 /// Where a coupon came from, beyond its template: all `None` for an
 /// operator's or the service's claim.
@@ -42,6 +42,24 @@ impl Issue {
         (now, tz): (DateTime<Utc>, Tz),
     ) -> Result<Self, ValidityOutOfRange> {
         let validity = terms.validity().validity_for(now, tz)?;
+        Ok(Self::within(
+            template_sn,
+            terms,
+            remind_days_before,
+            now,
+            validity,
+        ))
+    }
+
+    /// The issue at `now` of coupons valid over `validity`, given: a
+    /// reissue keeps the validity of the coupon it replaces (docs/design.md §15).
+    pub fn within(
+        template_sn: &TemplateSn,
+        terms: &Terms,
+        remind_days_before: Option<RemindDays>,
+        now: DateTime<Utc>,
+        validity: Validity,
+    ) -> Self {
         let shared = CouponIssued {
             coupon_id: Uuid::nil(),
             template_sn: template_sn.clone(),
@@ -57,7 +75,7 @@ impl Issue {
             job_line: None,
             remind_days_before,
         };
-        Ok(Self { shared })
+        Self { shared }
     }
 
     /// A new coupon for `user_id`, with a fresh id.

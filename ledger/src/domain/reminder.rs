@@ -167,7 +167,11 @@ pub struct Reminder {
 }
 
 /// The reminders of a coupon expiring at `expires_at`, issued at
-/// `issued_at`: one per offset whose instant is still to come, earliest first.
+/// `issued_at`: one per offset whose day (business time) has not passed,
+/// earliest first. A reminder of the issue day whose hour has passed is
+/// kept: it is due at once and goes out at the sender's next run, so a
+/// coupon issued at 15:00 that expires tomorrow is still reminded
+/// (docs/design.md §10).
 pub fn reminders(
     expires_at: DateTime<Utc>,
     issued_at: DateTime<Utc>,
@@ -176,6 +180,7 @@ pub fn reminders(
     at: NotifyAt,
 ) -> Vec<Reminder> {
     let expiry_day = expires_at.with_timezone(&tz).date_naive();
+    let issue_day = issued_at.with_timezone(&tz).date_naive();
     let mut out: Vec<Reminder> = offsets
         .days()
         .iter()
@@ -186,7 +191,7 @@ pub fn reminders(
                 at: instant(day, tz, at)?,
             })
         })
-        .filter(|r| r.at > issued_at)
+        .filter(|r| r.day >= issue_day)
         .collect();
     out.sort_unstable();
     out
@@ -388,15 +393,21 @@ mod tests {
     }
 
     #[test]
-    fn a_reminder_already_past_at_issue_is_dropped() {
+    fn only_a_reminder_whose_day_has_passed_at_issue_is_dropped() {
         let tz = chrono_tz::Asia::Shanghai;
         let expires = utc("2026-11-20T15:59:59Z");
-        // Issued on the 19th at 11:00 Shanghai: the 10:00 reminder of the 19th has passed.
+        // Issued on the 19th at 11:00 Shanghai: the 7-day reminder's day
+        // (the 13th) has passed; the 10:00 reminder of the 19th has passed
+        // its hour only, so it stays, due at once.
         let issued = utc("2026-11-19T03:00:00Z");
         let offsets = days(RawRemindDays::Many(vec![0, 1, 7]));
         let got = reminders(expires, issued, &offsets, tz, NotifyAt::default());
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].day, "2026-11-20".parse::<NaiveDate>().unwrap());
+        let got_days: Vec<String> = got.iter().map(|r| r.day.to_string()).collect();
+        assert_eq!(got_days, ["2026-11-19", "2026-11-20"]);
+        assert!(
+            got[0].at < issued,
+            "the issue day's reminder is already due"
+        );
     }
 
     #[test]
@@ -474,7 +485,7 @@ mod tests {
                 prop_assert!(w[0].day < w[1].day);
             }
             for r in &got {
-                prop_assert!(r.at > issued);
+                prop_assert!(r.day >= issued.with_timezone(&tz).date_naive());
                 prop_assert_eq!(r.at.with_timezone(&tz).date_naive(), r.day);
                 let before = (expiry_day - r.day).num_days();
                 prop_assert!(offsets.days().contains(&u16::try_from(before).unwrap()));

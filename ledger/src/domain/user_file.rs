@@ -9,9 +9,12 @@
 //!   lines: user-id files never need that, and line numbers stay exact).
 //!
 //! A line ends at `\n`; a `\r` before it and spaces or tabs around the id
-//! are dropped. A line with nothing on it is blank (skipped, counted); one
-//! with only spaces is invalid ("empty after trim"), so a stray character
-//! never vanishes silently. Line numbers are 1-based, the CSV header included,
+//! are dropped. A line with nothing but spaces or tabs on it is blank
+//! (skipped, counted), as docs/design.md §9 says; a CSV record whose user
+//! field alone is empty is invalid ("empty after trim"), so a stray
+//! character never vanishes silently. A UTF-8 byte-order mark opening the
+//! file (spreadsheets write one) is not part of line 1. Line numbers are
+//! 1-based, the CSV header included,
 //! but the header is not a line of data: it is counted apart, so that
 //! `lines_read = blank + invalid + valid` holds for both formats. A file
 //! without a line of data (no bytes, only blank lines, only a CSV header)
@@ -22,6 +25,8 @@ use crate::domain::ids::{MAX_USER_ID_LEN, UserId};
 /// Longest line kept whole; the rest of a longer one is skipped, and the
 /// line reported invalid (user ids are at most 64 characters).
 pub const MAX_LINE_BYTES: usize = 4096;
+/// The UTF-8 byte-order mark a spreadsheet may write before line 1.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Most fields a CSV record may have.
 const MAX_CSV_FIELDS: usize = 256;
 
@@ -155,6 +160,9 @@ impl UserFile {
         if raw.last() == Some(&b'\r') {
             raw.pop();
         }
+        if self.lines == 1 && raw.starts_with(BOM) {
+            raw.drain(..BOM.len());
+        }
         let kind = if std::mem::take(&mut self.overlong) {
             Some(invalid(Invalid::TooLong, &raw))
         } else {
@@ -180,9 +188,9 @@ impl UserFile {
         let Some(column) = self.column else {
             // Blank lines before any header: an empty file so far (refused
             // at its end), or one whose header is missing (refused here).
-            self.headless |= raw.is_empty() && self.lines == 1;
+            self.headless |= trim(raw).is_empty() && self.lines == 1;
             if self.headless {
-                if raw.is_empty() {
+                if trim(raw).is_empty() {
                     return Ok(Some(LineKind::Blank));
                 }
                 return Err(FileError::NoHeader);
@@ -194,7 +202,7 @@ impl UserFile {
             self.column = Some(column.ok_or(FileError::NoUserIdColumn)?);
             return Ok(None);
         };
-        if raw.is_empty() {
+        if trim(raw).is_empty() {
             return Ok(Some(LineKind::Blank));
         }
         Ok(Some(match csv_fields(raw) {
@@ -208,7 +216,7 @@ impl UserFile {
 }
 
 fn plain_line(raw: &[u8]) -> LineKind {
-    if raw.is_empty() {
+    if trim(raw).is_empty() {
         return LineKind::Blank;
     }
     user(trim(raw))
@@ -324,7 +332,7 @@ mod tests {
             (1, "user u1".to_owned()),
             (2, "user u2".into()),
             (3, "blank".into()),
-            (4, "invalid: empty after trim".into()),
+            (4, "blank".into()),
             (
                 5,
                 "invalid: contains a control, space or non-ASCII character at column 2".into(),
@@ -404,15 +412,35 @@ mod tests {
             (FileFormat::Csv, b"\n\n"),
             (FileFormat::Csv, b"user_id\n"),
             (FileFormat::Csv, b"name,user_id\r\n\n\n"),
+            (FileFormat::Plain, b"\n \t\n  \n"),
+            (FileFormat::Csv, b"user_id\n  \n"),
         ] {
             let shown = String::from_utf8_lossy(text);
             assert_eq!(finished(format, text).0, Err(FileError::Empty), "{shown:?}");
         }
         assert_eq!(
-            finished(FileFormat::Plain, b"\n \n").0,
+            finished(FileFormat::Plain, b"\n\x01\n").0,
             Ok(()),
             "an invalid line is data"
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_file_is_not_part_of_line_one() {
+        let bom = "\u{feff}";
+        for (format, text, first) in [
+            (FileFormat::Plain, format!("{bom}u1\nu2\n"), 1),
+            (FileFormat::Csv, format!("{bom}user_id\r\nu1\nu2\n"), 2),
+        ] {
+            for piece in [1, 2, 4, 1000] {
+                let lines = parse_in_pieces(format, text.as_bytes(), piece);
+                let want = vec![(first, "user u1".to_owned()), (first + 1, "user u2".into())];
+                assert_eq!(kinds(&lines), want, "{format:?} in pieces of {piece}");
+            }
+        }
+        // Only the file's first bytes: a mark inside a later line stays in it.
+        let lines = parse_in_pieces(FileFormat::Plain, "u1\n\u{feff}u2\n".as_bytes(), 3);
+        assert!(matches!(lines[1].kind, LineKind::Invalid(..)));
     }
 
     #[test]

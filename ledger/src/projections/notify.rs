@@ -278,7 +278,7 @@ async fn step(
                 days: due.iter().map(|r| r.day).collect(),
             };
             insert(tx, coupon_id, &followed, issued.expires_at).await?;
-            add_reminders(tx, coupon_id, &followed.view, &due, issued.issued_at).await?;
+            add_reminders(tx, coupon_id, &followed.view, &due).await?;
             Ok(Some(followed))
         }
         (Effect::Moved { from, view }, Some(known)) => {
@@ -357,14 +357,14 @@ async fn save(
 }
 
 /// One row per reminder; an existing row (another coupon of the same user,
-/// template and day) stays as it is, except that a cancelled one whose time
-/// is still to come is pending again: the user holds a live coupon for it.
+/// template and day) stays as it is, except that a cancelled one is pending
+/// again: the user holds a live coupon for it, and its day has not passed
+/// (docs/design.md §10).
 async fn add_reminders(
     tx: &Transaction<'_>,
     coupon_id: Uuid,
     v: &CouponView,
     due: &[Reminder],
-    issued_at: DateTime<Utc>,
 ) -> Result<(), tokio_postgres::Error> {
     if due.is_empty() {
         return Ok(());
@@ -374,10 +374,10 @@ async fn add_reminders(
                SELECT $1, $2, $3, d, $4, t, $5 FROM unnest($6::date[], $7::timestamptz[]) AS r (d, t)
                ON CONFLICT (user_id, template_sn, notify_day, notify_type) DO UPDATE
                  SET status = $5
-               WHERE notify_msg.status = $8 AND notify_msg.notify_time > $9";
+               WHERE notify_msg.status = $8";
     let days: Vec<NaiveDate> = due.iter().map(|r| r.day).collect();
     let times: Vec<DateTime<Utc>> = due.iter().map(|r| r.at).collect();
-    let params: [&(dyn ToSql + Sync); 9] = [
+    let params: [&(dyn ToSql + Sync); 8] = [
         &coupon_id,
         &v.user_id,
         &v.template_sn,
@@ -386,7 +386,6 @@ async fn add_reminders(
         &days,
         &times,
         &NotifyStatus::Cancelled.code(),
-        &issued_at,
     ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())

@@ -240,7 +240,6 @@ impl Replay {
             let change = StepChange::Issued {
                 user: issued.user_id.clone().into_owned(),
                 template: issued.template_sn.clone().into_owned(),
-                issued_at: issued.issued_at,
                 due,
             };
             self.step(e, id, e.bucket, change);

@@ -40,13 +40,11 @@ impl Record for Step {
             StepChange::Issued {
                 user,
                 template,
-                issued_at,
                 due,
             } => {
                 w.write_all(&[0])?;
                 put::str(w, user)?;
                 put::str(w, template)?;
-                put::time(w, *issued_at)?;
                 let n = u32::try_from(due.len()).map_err(io::Error::other)?;
                 w.write_all(&n.to_le_bytes())?;
                 due.iter().try_for_each(|r| {
@@ -67,7 +65,7 @@ impl Record for Step {
         let coupon = r.uuid()?;
         let change = match r.u8()? {
             0 => {
-                let (user, template, issued_at) = (r.string()?, r.string()?, r.time()?);
+                let (user, template) = (r.string()?, r.string()?);
                 let due = (0..r.u32()?)
                     .map(|_| {
                         Ok(Reminder {
@@ -79,7 +77,6 @@ impl Record for Step {
                 StepChange::Issued {
                     user,
                     template,
-                    issued_at,
                     due,
                 }
             }
@@ -139,24 +136,23 @@ impl<'a> NotifyRows<'a> {
             StepChange::Issued {
                 user,
                 template,
-                issued_at,
                 due,
             } => {
                 let holder = (self.names.intern(&user), self.names.intern(&template));
-                self.issued(step.coupon, holder, issued_at, &due);
+                self.issued(step.coupon, holder, &due);
             }
             StepChange::Left => self.left(step.coupon),
             StepChange::Returned { at } => self.returned(step.coupon, at),
         }
     }
 
-    fn issued(&mut self, id: Uuid, holder: (Sym, Sym), issued_at: DateTime<Utc>, due: &[Reminder]) {
+    fn issued(&mut self, id: Uuid, holder: (Sym, Sym), due: &[Reminder]) {
         for r in due {
             let row = self.rows.entry((holder.0, holder.1, r.day)).or_insert(Row {
                 status: NotifyStatus::Pending,
                 at: r.at,
             });
-            if row.status == NotifyStatus::Cancelled && row.at > issued_at {
+            if row.status == NotifyStatus::Cancelled {
                 row.status = NotifyStatus::Pending;
             }
         }
@@ -293,7 +289,6 @@ mod tests {
                 change: StepChange::Issued {
                     user: "u-1".into(),
                     template: "T1".into(),
-                    issued_at: at(0),
                     due: vec![Reminder { day, at: at(5) }],
                 },
             },

@@ -24,7 +24,6 @@ pub enum StepChange {
     Issued {
         user: String,
         template: String,
-        issued_at: DateTime<Utc>,
         due: Vec<Reminder>,
     },
     /// No longer live: its pending rows are cancelled unless another live

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::RowError;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{CouponState, CouponStatus};
-use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ids::{ChannelId, TemplateSn, UserId};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
 use crate::domain::validity::Validity;
@@ -28,10 +28,12 @@ pub struct CouponRow {
     pub template_status: TemplateStatus,
     pub refund_policy: RefundPolicy,
     pub terms: RawTerms,
+    /// The channel that gave it; a reissue keeps it (docs/design.md §15).
+    pub channel_id: Option<ChannelId>,
 }
 
 pub const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
-        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms
+        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms, c.channel_id
    FROM coupons c JOIN templates t ON t.sn = c.template_sn";
 
 impl CouponRow {
@@ -59,6 +61,7 @@ impl CouponRow {
             template_status,
             refund_policy,
             terms,
+            channel_id: row.get(12),
         })
     }
 
