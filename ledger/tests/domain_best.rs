@@ -117,7 +117,7 @@ fn the_quote_lists_every_coupon_with_its_own_discount() {
         coupon("A", "tA", goods(fixed_off("0", "10"))),
         coupon("B", "tB", goods(fixed_off("200", "50"))),
     ];
-    let q = quote(&o, &coupons, now());
+    let q = quote(&o, &coupons, now(), false);
     assert_eq!(
         (q.coupons[0].usable, q.coupons[0].discount),
         (true, m("10"))
@@ -128,6 +128,36 @@ fn the_quote_lists_every_coupon_with_its_own_discount() {
         Some("below_threshold")
     );
     assert_eq!(ids(&q.best), vec!["A"]);
+    assert!(!q.truncated);
+}
+
+/// More candidates than one quote searches: the highest single discounts
+/// are searched, listed first, and the quote says it was truncated.
+#[test]
+fn a_wallet_past_the_search_bound_searches_the_highest_discounts_first() {
+    let o = order(&[("a", "c", 1, "1000")], "0");
+    let n = ledger::domain::quote::SEARCH_BOUND + 50;
+    let coupons: Vec<Coupon<String>> = (0..n)
+        .map(|i| {
+            exclusive(
+                &format!("C{i}"),
+                &format!("t{i}"),
+                &format!("{}", 1 + i % 97),
+            )
+        })
+        .collect();
+    let q = quote(&o, &coupons, now(), false);
+    assert!(q.truncated);
+    assert_eq!(q.coupons.len(), ledger::domain::quote::SEARCH_BOUND);
+    assert_eq!(
+        q.coupons[0].discount,
+        m("97"),
+        "the highest single discount first"
+    );
+    assert!(q.coupons.windows(2).all(|w| w[0].discount >= w[1].discount));
+    assert_eq!(q.best.discount, m("97"));
+    let small = quote(&o, &coupons[..3], now(), true);
+    assert!(small.truncated, "the caller left some out");
 }
 
 /// 12 distinct whole-order templates mixing rates and thresholds: every

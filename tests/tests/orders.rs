@@ -2,6 +2,7 @@
 //! queries, lock timeouts, and every touched coupon's history replaying to
 //! its state. Refunds: `refunds.rs`.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -367,4 +368,54 @@ async fn timed_out_locks_are_released_and_due_coupons_expire() {
         assert_eq!(shop.status(c).await, status);
         shop.assert_history_replays(c).await;
     }
+}
+
+/// A large wallet: 995 coupons that can never apply to the order (another
+/// currency, or shipping coupons for an order without shipping), issued
+/// first, and 5 that do, of five templates. The quote leaves the 995 out
+/// before any bound and finds the best combination among the 5.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quote_over_a_wallet_of_a_thousand_finds_the_five_that_apply() {
+    let shop = Shop::new().await;
+    let pool = tests::reminders::pool(&shop.env, 2).unwrap();
+    let make = |kind: &str, currency: &str, limit: i64, amount: &str| {
+        let mut body = template(kind, fixed_off("5.00", amount), "stackable", "restore");
+        body["currency"] = json!(currency);
+        body["per_user_limit"] = json!(limit);
+        body
+    };
+    let wal = |n: usize| vec!["wal".to_owned(); n];
+    for (kind, currency, n) in [("goods", "USD", 600), ("shipping", "CNY", 395)] {
+        let t = shop.template(&make(kind, currency, 600, "1.00")).await;
+        let users = wal(n);
+        tests::reminders::claim_for(&pool, &t.0, &users, 200)
+            .await
+            .unwrap();
+    }
+    let mut five = BTreeSet::new();
+    for amount in ["1.00", "2.00", "3.00", "4.00", "5.00"] {
+        let t = shop.template(&make("goods", "CNY", 1, amount)).await;
+        let users = wal(1);
+        let ids = tests::reminders::claim_for(&pool, &t.0, &users, 1).await;
+        five.insert(ids.unwrap()[0].to_string());
+    }
+
+    let o = order("big-wallet", "wal", &[("l1", 10, "5.00")], "0.00");
+    let quote = json!({"user_id": "wal", "order": o});
+    let (status, q) = shop.post("/v1/orders/quote", &quote).await;
+    assert_eq!(status, 200, "{q}");
+    let ids = |list: &serde_json::Value, field: &str| -> BTreeSet<String> {
+        let items = list.as_array().unwrap().iter();
+        items
+            .map(|c| c.get(field).unwrap_or(c).as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        ids(&q["coupons"], "coupon_id"),
+        five,
+        "only the five that can apply"
+    );
+    assert_eq!(ids(&q["best"]["coupon_ids"], "-"), five, "{q}");
+    let (discount, truncated) = (q["best"]["discount"].as_str(), q["truncated"].as_bool());
+    assert_eq!((discount, truncated), (Some("15.00"), Some(false)));
 }

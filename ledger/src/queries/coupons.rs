@@ -1,6 +1,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -10,7 +11,11 @@ use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::money::Money;
+use crate::domain::order::Order;
 use crate::domain::stream::StreamKind;
+use crate::domain::template_status::TemplateStatus;
+use crate::domain::terms::Kind;
 use crate::queries::page::{self, Bounds, List, Page, page_of};
 use crate::store::{self, RecordedEvent};
 use crate::write_model::RowError;
@@ -165,20 +170,44 @@ pub async fn history(
         .collect())
 }
 
-/// A user's unused coupons as the pricing engine sees them, oldest first
-/// (at most `limit`): the candidates of a quote.
-pub async fn unused_for_pricing(
+/// Most candidates one quote reads: each one's discount alone is computed
+/// before the search keeps the best [`crate::domain::quote::SEARCH_BOUND`].
+pub const MAX_CANDIDATES: i64 = 5_000;
+
+/// A user's unused coupons that could apply to `order` at `now`, the
+/// largest face values first (at most [`MAX_CANDIDATES`]), and whether
+/// more could. What never can is left out here, before any bound
+/// (docs/design.md §15): another currency, a void template, outside its
+/// validity at `now`, a shipping coupon for an order without shipping.
+pub async fn candidates_for(
     client: &impl GenericClient,
-    user_id: &str,
-    limit: i64,
-) -> Result<Vec<Coupon<Uuid>>, RowError> {
+    user_id: &UserId,
+    order: &Order,
+    now: DateTime<Utc>,
+) -> Result<(Vec<Coupon<Uuid>>, bool), RowError> {
     let sql = format!(
-        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 ORDER BY c.issued_at, c.id LIMIT $3"
+        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 AND t.currency = $3
+            AND t.status <> $4 AND c.effective_at <= $5 AND c.expires_at > $5
+            AND ($6 OR t.kind <> $7)
+          ORDER BY t.face_value DESC, c.expires_at, c.id LIMIT $8"
     );
-    let rows = client
-        .query(&sql, &[&user_id, &CouponStatus::Unused.as_str(), &limit])
-        .await?;
-    rows.iter()
+    let has_shipping = order.shipping_fee() > Money::ZERO;
+    let params: [&(dyn ToSql + Sync); 8] = [
+        user_id,
+        &CouponStatus::Unused.as_str(),
+        &order.currency().as_str(),
+        &TemplateStatus::Void.as_str(),
+        &now,
+        &has_shipping,
+        &Kind::Shipping.as_str(),
+        &(MAX_CANDIDATES + 1),
+    ];
+    let rows = client.query(&sql, &params).await?;
+    let more = rows.len() as i64 > MAX_CANDIDATES;
+    let coupons = rows
+        .iter()
+        .take(MAX_CANDIDATES as usize)
         .map(|r| CouponRow::from_row(r)?.pricing_coupon())
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((coupons, more))
 }

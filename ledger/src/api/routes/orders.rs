@@ -24,8 +24,6 @@ use crate::domain::refund::RefundLine;
 use crate::idempotency::request_hash;
 use crate::queries::coupons as queries;
 
-/// Most coupons a quote considers (a user's unused coupons, oldest first).
-const MAX_QUOTE_COUPONS: i64 = 200;
 const MAX_ID_LEN: usize = 128;
 const MAX_LOCK_TTL_SECS: i64 = 24 * 3600;
 
@@ -58,8 +56,13 @@ pub struct QuoteRequest {
 /// A quote: each of the user's unused coupons alone, and the best combination.
 #[derive(Serialize, ToSchema)]
 pub struct QuoteAnswer {
+    /// The coupons that could apply, each alone; when truncated, the
+    /// highest single discounts searched.
     pub coupons: Vec<CouponQuoteView>,
     pub best: BestView,
+    /// More of the user's coupons could apply than one quote searches
+    /// (200): the highest single discounts were searched.
+    pub truncated: bool,
 }
 
 /// One coupon alone: its discount, or why it does not apply.
@@ -104,7 +107,11 @@ impl From<Quote<Uuid>> for QuoteAnswer {
             discount: q.best.discount,
             payable: q.best.payable,
         };
-        Self { coupons, best }
+        Self {
+            coupons,
+            best,
+            truncated: q.truncated,
+        }
     }
 }
 
@@ -122,9 +129,9 @@ pub async fn quote(
         return Err(bad("user_id: must be the order's user_id"));
     }
     let client = state.pool.get().await?;
-    let candidates =
-        queries::unused_for_pricing(&**client, user_id.as_str(), MAX_QUOTE_COUPONS).await?;
-    let q = quote_order(&order, &candidates, state.now());
+    let now = state.now();
+    let (candidates, more) = queries::candidates_for(&**client, &user_id, &order, now).await?;
+    let q = quote_order(&order, &candidates, now, more);
     Ok(axum::Json(q.into()))
 }
 
