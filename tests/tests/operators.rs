@@ -188,6 +188,7 @@ async fn every_admin_route_records_the_operator_who_called_it() {
     let job: Value = r.json().await.unwrap();
     let job_id = job["job_id"].as_str().unwrap();
     let coupons = issued_by_job(&env, job_id, 3).await;
+    assert_eq!(issue_as(&env, &server, "bob", &sn).await, "bob");
     let void = format!("/v1/coupons/{}/void", coupons[0]);
     step(admin, "void coupon", post.clone(), &void, None).await;
     assert_eq!(done.len(), 13, "{done:?}");
@@ -239,6 +240,38 @@ async fn issued_by_job(env: &Env, job_id: &str, n: usize) -> Vec<String> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("job {job_id} did not issue {n} coupons");
+}
+
+/// Runs `ledger issue --operator <operator> --no-wait` for `sn`, the
+/// operators in its environment: the operator its job records.
+async fn issue_as(env: &Env, server: &Server, operator: &str, sn: &str) -> String {
+    let file = std::env::temp_dir().join(format!("operators-{}.txt", uuid::Uuid::new_v4()));
+    std::fs::write(&file, "user-7\nuser-8\n").unwrap();
+    let out = Command::new(bin("ledger"))
+        .args([
+            "issue",
+            "--template",
+            sn,
+            "--no-wait",
+            "--operator",
+            operator,
+        ])
+        .arg("--file")
+        .arg(&file)
+        .envs(env.vars())
+        .env("LEDGER_ADMIN_TOKENS", OPERATORS)
+        .env("LEDGER_URL", &server.base)
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let job = uuid::Uuid::parse_str(stdout.trim()).unwrap();
+    let client = env.db.client().await.unwrap();
+    let sql = "SELECT operator FROM issuance_jobs WHERE id = $1";
+    client.query_one(sql, &[&job]).await.unwrap().get(0)
 }
 
 /// (event type, operator) of each event a history route answers.
