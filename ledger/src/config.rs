@@ -8,6 +8,7 @@ use std::str::FromStr;
 use chrono_tz::Tz;
 
 use crate::domain::reminder::NotifyAt;
+use crate::operators::{self, Operator};
 
 use crate::secret_box::Keyring;
 
@@ -75,7 +76,11 @@ pub struct Config {
     pub amqp_url: String,
     pub redis_url: String,
     pub listen: SocketAddr,
+    /// `LEDGER_ADMIN_TOKEN`, as given (the client `ledger issue` sends it).
     pub admin_token: Option<String>,
+    /// Every operator of the admin role: `LEDGER_ADMIN_TOKEN`'s (`admin`)
+    /// first, then `LEDGER_ADMIN_TOKENS`' (docs/design.md §7 "Operators").
+    pub operators: Vec<Operator>,
     pub service_token: Option<String>,
     pub tz: Tz,
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
@@ -115,6 +120,7 @@ impl std::fmt::Debug for Config {
             .field("redis_url", &crate::redact::url(&self.redis_url))
             .field("listen", &self.listen)
             .field("tz", &self.tz)
+            .field("operators", &self.operators)
             .field("redis_prefix", &self.redis_prefix)
             .field("upload_max_bytes", &self.upload_max_bytes)
             .field("upload_idle", &self.upload_idle)
@@ -203,13 +209,17 @@ impl Config {
         {
             return Err(error("RABBITMQ_MANAGEMENT_URL", url, "not an http:// URL"));
         }
+        let admin_token = lookup(operators::SINGLE_VAR).filter(|v| !v.is_empty());
+        let admin_tokens = lookup(operators::VAR).filter(|v| !v.is_empty());
+        let operators = operators::parse(admin_tokens.as_deref(), admin_token.as_deref())?;
         Ok(Self {
             database,
             database_url,
             amqp_url,
             redis_url,
             listen,
-            admin_token: lookup("LEDGER_ADMIN_TOKEN").filter(|v| !v.is_empty()),
+            admin_token,
+            operators,
             service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
             tz,
             redis_prefix: lookup("LEDGER_REDIS_PREFIX")
@@ -339,6 +349,7 @@ mod tests {
             ("RABBITMQ_MANAGEMENT_URL", "rabbit:15672"),
             ("LEDGER_SECRET_KEY", "k1:abcd"),
             ("LEDGER_SECRET_KEY", "no-colon"),
+            ("LEDGER_ADMIN_TOKENS", "alice"),
         ] {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var);
@@ -368,14 +379,16 @@ mod tests {
             ("AMQP_URL", "amqp://u:s3cr3t-pw@h/%2f"),
             ("REDIS_URL", "redis://:s3cr3t-pw@h/0"),
             ("LEDGER_ADMIN_TOKEN", "admin-t0ken"),
+            ("LEDGER_ADMIN_TOKENS", "alice:alice-t0ken"),
         ])
         .unwrap();
         let shown = format!("{c:?}");
         assert!(
-            !shown.contains("s3cr3t-pw") && !shown.contains("admin-t0ken"),
+            !shown.contains("s3cr3t-pw") && !shown.contains("t0ken"),
             "{shown}"
         );
         assert!(shown.contains("postgres://u:***@h/db"), "{shown}");
+        assert!(shown.contains("alice"), "{shown}");
     }
 
     #[test]

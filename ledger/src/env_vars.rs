@@ -15,8 +15,13 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
     ),
     (
         "LEDGER_ADMIN_TOKEN",
-        "required by `serve` unless --dev",
-        "bearer token of the admin routes",
+        "required by `serve` unless LEDGER_ADMIN_TOKENS or --dev",
+        "bearer token of the admin routes (operator `admin`)",
+    ),
+    (
+        "LEDGER_ADMIN_TOKENS",
+        "none (LEDGER_ADMIN_TOKEN alone)",
+        "name:token,... named operators of the admin routes (names: 1 to 64 of A-Za-z0-9._-; at most 100)",
     ),
     (
         "LEDGER_SERVICE_TOKEN",

@@ -38,7 +38,8 @@
 //!   serial ↔ code).
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
-//! - [`config`], [`env_vars`], [`redact`], [`logging`], [`db`], [`migrate`],
+//! - [`config`], [`operators`] (the admin role's named tokens),
+//!   [`env_vars`], [`redact`], [`logging`], [`db`], [`migrate`],
 //!   [`csv_line`], [`redis_handle`], [`secret_box`]: configuration and the
 //!   edges' plumbing.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
@@ -61,6 +62,7 @@ pub mod logging;
 pub mod messaging;
 pub mod migrate;
 pub mod observability;
+pub mod operators;
 pub mod projections;
 pub mod queries;
 pub mod redact;

@@ -99,6 +99,10 @@ async function templateSettings(page, name) {
   await page.locator("#channels li").filter({ hasText: CHANNEL }).waitFor();
   // The only channel there is now may issue it: said as a fact, not as a missing step.
   await page.locator("#all-channels").filter({ hasText: /^Every existing channel may issue it\./ }).waitFor();
+  // The template's changes name the operator who made them (the console's token is operator `admin`).
+  const changes = page.locator("#template-events li");
+  await changes.filter({ hasText: "TemplateChannelAllowed" }).filter({ hasText: "by admin" }).waitFor();
+  check(await changes.filter({ hasText: "TemplateQuotaRaised" }).count() === 1, "the changes list the quota raised");
   await page.getByLabel(/^Quota/).fill("10");
   await page.getByRole("button", { name: "Raise quota" }).click();
   await page.locator("[role=alert]").filter({ hasText: "total may only be raised (now 1500)" }).waitFor();

@@ -10,7 +10,7 @@ use tests::{Env, bin};
 use tokio::process::Command;
 
 /// Every variable the binaries read (docs/design.md §3, and the channel-secret key).
-const VARIABLES: [(&str, &str); 9] = [
+const VARIABLES: [(&str, &str); 10] = [
     (
         "DATABASE_URL",
         "postgres://postgres@127.0.0.1:5432/couponledger",
@@ -18,7 +18,11 @@ const VARIABLES: [(&str, &str); 9] = [
     ("AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/%2f"),
     ("REDIS_URL", "redis://127.0.0.1:6379/0"),
     ("LEDGER_LISTEN", "127.0.0.1:8080"),
-    ("LEDGER_ADMIN_TOKEN", "required by `serve` unless --dev"),
+    (
+        "LEDGER_ADMIN_TOKEN",
+        "required by `serve` unless LEDGER_ADMIN_TOKENS or --dev",
+    ),
+    ("LEDGER_ADMIN_TOKENS", "none (LEDGER_ADMIN_TOKEN alone)"),
     ("LEDGER_SERVICE_TOKEN", "required by `serve` unless --dev"),
     ("LEDGER_TZ", "Asia/Shanghai"),
     ("LEDGER_REDIS_PREFIX", "couponledger:"),

@@ -183,6 +183,7 @@ async function templatePage(sn) {
   const chart = el("div", { class: "chart", id: "history", role: "img",
     "aria-label": "Coupons issued, and of those used, over time" });
   const summary = el("p", { id: "history-summary", "aria-live": "polite" });
+  const changes = el("div", { id: "changes" });
   const bucket = bucketFor(t.created_at);
   show(el("h1", {}, t.name),
     el("p", { class: "terms" }, termsInWords(t)),
@@ -195,7 +196,9 @@ async function templatePage(sn) {
     el("h2", {}, "Quota and reminders"), settingsForms(t),
     el("h2", {}, "Channels"), channelsSection(t),
     el("h2", {}, "Bulk issuance"), uploadForm(t),
-    el("h2", {}, "Jobs"), jobsSection(t));
+    el("h2", {}, "Jobs"), jobsSection(t),
+    el("h2", {}, "Changes"), changes,
+    el("p", { class: "hint" }, "The template's own events: who created, activated, stopped, changed it."));
   const history = historyChart(t, bucket, chart, summary);
   const sample = async () => {
     const s = await api("GET", `/v1/templates/${encodeURIComponent(sn)}/stats`);
@@ -207,8 +210,12 @@ async function templatePage(sn) {
     stats.replaceChildren(...[...counts, ["liability", money(b.liability)], ["cost", money(b.cost)]]
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-stat": k }, String(v))]));
   };
-  await Promise.all([sample(), history()]);
-  refreshTemplate = () => { sample(); history(); };
+  const changed = async () => {
+    const e = await api("GET", `/v1/templates/${encodeURIComponent(sn)}/events`);
+    if (e.status === 200) changes.replaceChildren(eventList(e.body, "template-events"));
+  };
+  await Promise.all([sample(), history(), changed()]);
+  refreshTemplate = () => { sample(); history(); changed(); };
   const timer = setInterval(() => refreshTemplate(), 5000);
   stopPolling = () => clearInterval(timer);
 }
@@ -500,15 +507,26 @@ async function timelinePage(id, form) {
   const [coupon, events] = await Promise.all([api("GET", `/v1/coupons/${id}`), api("GET", `/v1/coupons/${id}/events`)]);
   if (coupon.status !== 200) return show(el("h1", {}, "Coupons"), form, el("p", { class: "error", role: "alert" }, errorText(coupon.body)));
   const c = coupon.body;
-  const items = events.body.map((e) => el("li", {},
-    el("time", { datetime: e.occurred_at }, new Date(e.occurred_at).toLocaleString()), " ",
-    el("strong", {}, e.event_type), " ",
-    el("span", { class: "hint" }, `by ${(e.metadata && e.metadata.actor) || "?"} · position ${e.position}`)));
   show(el("h1", {}, "Coupon"), form,
     el("p", {}, el("code", {}, c.id), " ", el("span", { class: `status ${c.status}` }, c.status)),
     el("p", {}, "Template ", el("a", { href: `#/templates/${c.template_sn}` }, c.template_sn), ", user ",
       el("a", { href: `#/coupons?q=${encodeURIComponent(c.user_id)}` }, c.user_id)),
-    el("h2", {}, "Timeline"), el("ol", { class: "timeline" }, items));
+    el("h2", {}, "Timeline"), eventList(events.body, "timeline"));
+}
+
+/** Who made a change: the operator, for an admin's (docs/design.md §7 "Operators"), else the actor. */
+function madeBy(metadata) {
+  const m = metadata || {};
+  return m.operator || m.actor || "?";
+}
+
+/** A stream's events (a coupon's, a template's), oldest first, each with when, what and who. */
+function eventList(events, id) {
+  const items = (events || []).map((e) => el("li", {},
+    el("time", { datetime: e.occurred_at }, new Date(e.occurred_at).toLocaleString()), " ",
+    el("strong", {}, e.event_type), " ",
+    el("span", { class: "hint" }, "by ", el("span", { class: "operator" }, madeBy(e.metadata)), ` · position ${e.position}`)));
+  return el("ol", { class: "timeline", id }, items);
 }
 
 // ---- finance -------------------------------------------------------------

@@ -147,6 +147,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
         .routes(routes!(history::template_history))
+        .routes(routes!(history::template_events))
         .routes(routes!(issuance_jobs::read_job))
         .routes(routes!(issuance_jobs::cancel))
         .routes(routes!(issuance_jobs::report))

@@ -13,6 +13,29 @@ use ledger::queries::issuance_jobs::JobView;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
 
+/// The token to send: `operator`'s, else `LEDGER_ADMIN_TOKEN`, else the one
+/// operator of `LEDGER_ADMIN_TOKENS`.
+fn token(config: &Config, operator: Option<&str>) -> anyhow::Result<String> {
+    let ops = &config.operators;
+    if let Some(name) = operator {
+        let op = ops.iter().find(|o| o.name == name);
+        return op.map(|o| o.token.clone()).with_context(|| {
+            format!("--operator: {name:?} is not an operator of LEDGER_ADMIN_TOKENS or LEDGER_ADMIN_TOKEN")
+        });
+    }
+    match (&config.admin_token, ops.as_slice()) {
+        (Some(token), _) => Ok(token.clone()),
+        (None, [only]) => Ok(only.token.clone()),
+        (None, []) => bail!(
+            "LEDGER_ADMIN_TOKEN: required by `ledger issue` (the admin token the server was \
+             started with; scripts/run prints the dev tokens to export)"
+        ),
+        (None, _) => {
+            bail!("LEDGER_ADMIN_TOKENS names several operators: say which with --operator")
+        }
+    }
+}
+
 /// Bytes read from the file per step of the upload.
 const READ_STEP: usize = 256 * 1024;
 /// How often the job is asked how far it got.
@@ -33,16 +56,17 @@ pub struct Args {
     /// Return once the file is uploaded, without following the job.
     #[arg(long)]
     no_wait: bool,
+    /// Upload as this operator of LEDGER_ADMIN_TOKENS (its token is sent).
+    /// Default: LEDGER_ADMIN_TOKEN's, else the list's only operator.
+    #[arg(long)]
+    operator: Option<String>,
     /// The API's base URL.
     #[arg(long, env = "LEDGER_URL", default_value = "http://127.0.0.1:8080")]
     url: String,
 }
 
 pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
-    let token = config.admin_token.clone().context(
-        "LEDGER_ADMIN_TOKEN: required by `ledger issue` (the admin token the server was \
-             started with; scripts/run prints the dev tokens to export)",
-    )?;
+    let token = token(config, args.operator.as_deref())?;
     let stdin = args.file.as_os_str() == "-";
     let key = match (&args.key, stdin) {
         (Some(k), _) => Some(k.clone()),

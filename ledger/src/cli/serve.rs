@@ -13,13 +13,14 @@ use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::store_guard;
+use ledger::operators::Operator;
 use ledger::redis_handle::RedisHandle;
 use ledger::secret_box::Keyring;
 use ledger::store::StoreCell;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Allow missing LEDGER_ADMIN_TOKEN / LEDGER_SERVICE_TOKEN / LEDGER_SECRET_KEY (dev defaults).
+    /// Allow missing LEDGER_ADMIN_TOKEN(S) / LEDGER_SERVICE_TOKEN / LEDGER_SECRET_KEY (dev defaults).
     #[arg(long)]
     dev: bool,
 }
@@ -146,24 +147,33 @@ async fn declare_topology(amqp_url: String) {
     }
 }
 
-/// The bearer tokens; `serve` refuses to start without them unless `--dev`.
+/// The bearer tokens; `serve` refuses to start without an operator and the
+/// service token unless `--dev`.
 fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
-    let pick = |value: &Option<String>, var: &str, dev_default: &str| match value {
-        Some(v) => Ok(v.clone()),
-        None if dev => {
-            tracing::warn!("{var} not set: using the --dev default {dev_default:?}");
-            Ok(dev_default.to_owned())
-        }
-        None => anyhow::bail!("{var} is required (or run with --dev)"),
+    let dev_default = |var: &str, value: &str| {
+        tracing::warn!("{var} not set: using the --dev default {value:?}");
+        value.to_owned()
     };
-    Ok(Tokens {
-        admin: pick(&config.admin_token, "LEDGER_ADMIN_TOKEN", "dev-admin-token")?,
-        service: pick(
-            &config.service_token,
-            "LEDGER_SERVICE_TOKEN",
-            "dev-service-token",
-        )?,
-    })
+    let service = match &config.service_token {
+        Some(v) => v.clone(),
+        None if dev => dev_default("LEDGER_SERVICE_TOKEN", "dev-service-token"),
+        None => anyhow::bail!("LEDGER_SERVICE_TOKEN is required (or run with --dev)"),
+    };
+    let mut operators = config.operators.clone();
+    if operators.is_empty() {
+        if !dev {
+            anyhow::bail!(
+                "LEDGER_ADMIN_TOKEN (or LEDGER_ADMIN_TOKENS) is required (or run with --dev)"
+            );
+        }
+        operators.push(Operator {
+            name: ledger::operators::SINGLE_NAME.into(),
+            token: dev_default("LEDGER_ADMIN_TOKEN", "dev-admin-token"),
+        });
+    }
+    let names: Vec<&str> = operators.iter().map(|o| o.name.as_str()).collect();
+    tracing::info!(operators = ?names, "admin operators");
+    Ok(Tokens::new(&operators, &service))
 }
 
 /// The channel-secret keys; `serve` refuses to start without them unless `--dev`.

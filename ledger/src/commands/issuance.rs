@@ -68,8 +68,13 @@ pub async fn apply_chunk(
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
     let started = std::time::Instant::now();
-    let Some(job_status) = job_status(tx, chunk).await? else {
+    let Some((job_status, operator)) = job_status(tx, chunk).await? else {
         return Ok(ChunkOutcome::default()); // done before: a late duplicate
+    };
+    // The coupons name the operator who uploaded the file (docs/design.md §7).
+    let metadata = &Metadata {
+        operator: operator.or_else(|| metadata.operator.clone()),
+        ..metadata.clone()
     };
     let template = read_template(tx, chunk.template_sn.as_str()).await?;
     let closed = why_closed(job_status, &template, now);
@@ -190,12 +195,12 @@ fn count(lines: &[usize]) -> i32 {
     i32::try_from(lines.len()).expect("a chunk holds at most MAX_CHUNK_LINES lines")
 }
 
-/// The job's status; None when this chunk was applied before.
+/// The job's status and operator; None when this chunk was applied before.
 async fn job_status(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-) -> Result<Option<JobStatus>, CommandError> {
-    let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL
+) -> Result<Option<(JobStatus, Option<String>)>, CommandError> {
+    let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL, j.operator
                  FROM issuance_jobs j
                  JOIN issuance_chunks c ON c.job_id = j.id AND c.chunk_no = $2
                 WHERE j.id = $1";
@@ -216,7 +221,7 @@ async fn job_status(
         return Ok(None);
     }
     let status = JobStatus::parse(row.get(0)).ok_or_else(|| internal("unknown job status"))?;
-    Ok(Some(status))
+    Ok(Some((status, row.get(3))))
 }
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {

@@ -52,21 +52,36 @@ pub fn format_name(format: FileFormat) -> &'static str {
     }
 }
 
+/// Who opens a job, and what for.
+pub struct JobOpening<'a> {
+    pub key: &'a str,
+    pub sn: &'a str,
+    pub format: FileFormat,
+    /// The operator who uploads; the job's coupons name them
+    /// (docs/design.md §7 "Operators"). A resumed job keeps its first.
+    pub operator: &'a str,
+}
+
 /// Opens the job named `key` for `sn`, or finds it.
 pub async fn open(
     client: &impl GenericClient,
-    key: &str,
-    sn: &str,
-    format: FileFormat,
+    job: &JobOpening<'_>,
     now: DateTime<Utc>,
 ) -> Result<Opened, CommandError> {
+    let (key, sn) = (job.key, job.sn);
     let insert = "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status,
-                                             created_at, updated_at)
-                  VALUES ($1, $2, $3, $4, 'uploading', $5, $5)
+                                             created_at, updated_at, operator)
+                  VALUES ($1, $2, $3, $4, 'uploading', $5, $5, $6)
                   ON CONFLICT (job_key) DO NOTHING";
     let id = Uuid::now_v7();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-        [&id, &sn, &key, &format_name(format), &now];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+        &id,
+        &sn,
+        &key,
+        &format_name(job.format),
+        &now,
+        &job.operator,
+    ];
     if client.execute(insert, &params).await? == 1 {
         return Ok(Opened::New(id));
     }

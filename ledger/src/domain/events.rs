@@ -22,6 +22,12 @@ use crate::domain::terms::{RawTerms, RefundPolicy};
 pub struct Metadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,
+    /// The operator (a name of `LEDGER_ADMIN_TOKENS`, or `admin`) whose
+    /// request it answers: on every event of an admin route, and on the
+    /// coupons of an issuance job an operator uploaded (docs/design.md §7
+    /// "Operators"). Absent elsewhere and in events written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<ChannelId>,
     pub correlation_id: String,

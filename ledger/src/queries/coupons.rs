@@ -23,7 +23,7 @@ use crate::write_model::coupon_row::{CouponRow, SELECT};
 
 /// Largest page of a user's coupons.
 pub const MAX_PAGE: i64 = 200;
-/// Most events of one coupon's history returned.
+/// Most events of one stream's history returned (a coupon's, a template's).
 const MAX_HISTORY: i64 = 1_000;
 
 /// A coupon as the API shows it (docs/design.md §7).
@@ -119,7 +119,7 @@ pub async fn of_user(
     .await
 }
 
-/// One event of a coupon's history.
+/// One event of a coupon's or a template's history.
 #[derive(Serialize, ToSchema)]
 pub struct HistoryEvent {
     pub position: i64,
@@ -143,6 +143,9 @@ pub struct HistoryEvent {
 pub struct EventMetadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,
+    /// The operator whose request it answers (docs/design.md §7
+    /// "Operators"): on an admin route's events and an issuance job's coupons.
+    pub operator: Option<String>,
     #[schema(value_type = Option<Uuid>)]
     pub channel_id: Option<ChannelId>,
     pub correlation_id: String,
@@ -154,7 +157,16 @@ pub async fn history(
     client: &impl GenericClient,
     id: Uuid,
 ) -> Result<Vec<HistoryEvent>, tokio_postgres::Error> {
-    let events = store::read_stream(client, &StreamKind::Coupon.id(id), 0, MAX_HISTORY).await?;
+    stream_history(client, &StreamKind::Coupon.id(id)).await
+}
+
+/// The events of the stream `stream_id`, oldest first (at most 1,000): a
+/// coupon's or a template's history, with who did each (docs/design.md §7).
+pub async fn stream_history(
+    client: &impl GenericClient,
+    stream_id: &str,
+) -> Result<Vec<HistoryEvent>, tokio_postgres::Error> {
+    let events = store::read_stream(client, stream_id, 0, MAX_HISTORY).await?;
     Ok(events
         .into_iter()
         .map(|e: RecordedEvent| HistoryEvent {

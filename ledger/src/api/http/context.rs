@@ -12,10 +12,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::AppState;
+use crate::api::auth::tokens::Admin;
 use crate::api::http::error::ApiError;
 use crate::api::http::request_log::RequestId;
 use crate::domain::events::Metadata;
 use crate::idempotency::{self, Claim, StoredResponse};
+
+/// The actor of every admin route's events: the role (the operator is
+/// named apart).
+pub const ADMIN_ACTOR: &str = "admin";
 
 /// What a write's command returns: its typed answer, borrowing the transaction.
 pub type TxFuture<'a, T> = BoxFuture<'a, Result<T, ApiError>>;
@@ -61,11 +66,21 @@ impl Ctx {
     pub fn metadata(&self, actor: impl Into<String>) -> Metadata {
         Metadata {
             actor: actor.into(),
+            operator: None,
             channel_id: None,
             correlation_id: self.correlation_id.clone(),
             causation_id: None,
             idempotency_key: self.idempotency_key.clone(),
             code: None,
+        }
+    }
+
+    /// Metadata of an admin route's events: the role `admin` as the actor,
+    /// and the operator who asked (docs/design.md §7 "Operators").
+    pub fn admin_metadata(&self, admin: &Admin) -> Metadata {
+        Metadata {
+            operator: Some(admin.operator().to_owned()),
+            ..self.metadata(ADMIN_ACTOR)
         }
     }
 

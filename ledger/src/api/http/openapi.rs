@@ -168,6 +168,7 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("post", "/v1/templates/{sn}/channels", "allow_channel"),
     ("get", "/v1/templates/{sn}/stats", "template_stats"),
     ("get", "/v1/templates/{sn}/history", "template_history"),
+    ("get", "/v1/templates/{sn}/events", "template_events"),
     ("get", "/v1/channels", "list_channels"),
     ("post", "/v1/channels", "create_channel"),
     ("post", "/v1/claims", "claim"),
@@ -346,6 +347,7 @@ pub const LINKS: &[LinkSpec] = &[
     with("create_template", "201", "allow_channel", SN),
     with("create_template", "201", "template_stats", SN),
     with("create_template", "201", "template_history", SN),
+    with("create_template", "201", "template_events", SN),
     LinkSpec {
         parameters: &[("template", "$response.body#/sn")],
         ..to("create_template", "201", "upload_issuance_job")

@@ -42,7 +42,7 @@ pub struct CreatedChannel {
     responses((status = 201, body = CreatedChannel), (status = 400, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     body: ApiJson<CreateChannel>,
 ) -> Result<Response, ApiError> {
@@ -53,7 +53,7 @@ pub async fn create(
             message: "name: must be 1 to 200 characters".into(),
         });
     }
-    let (metadata, now, name) = (ctx.metadata("admin"), state.now(), name.to_owned());
+    let (metadata, now, name) = (ctx.admin_metadata(&admin), state.now(), name.to_owned());
     let secrets = state.secrets.clone();
     // The answer a replay gets: the channel without its secret.
     let replayable = |answer: &CreatedChannel| CreatedChannel {

@@ -119,7 +119,7 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
         (status = 422, body = ErrorBody, description = "the template is void, or the key has no serials left")))]
 pub async fn create(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     body: ApiJson<CreateBatch>,
 ) -> Result<Response, ApiError> {
@@ -135,7 +135,7 @@ pub async fn create(
     if !(1..=MAX_USES).contains(&per_user) {
         return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
     }
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     if b.expires_at.is_some_and(|end| end <= now) {
         return Err(invalid("expires_at: must be in the future".into()));
     }
@@ -251,12 +251,12 @@ pub async fn read(
     responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Response, ApiError> {
     let hash = crate::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let batch = code_batches::stop(tx, id, &metadata, now).await?;

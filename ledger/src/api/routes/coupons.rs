@@ -99,13 +99,13 @@ pub async fn events(
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let id = parse_id(&id)?;
     let hash = request_hash(&[id.as_bytes(), b"void"]);
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             commands::void(tx, id, &metadata, now).await?;

@@ -1,6 +1,8 @@
 //! `GET /v1/templates/{sn}/history`: a template's coupons over time, from
 //! the ledger's own records, so that the console's chart shows what
 //! happened before the page was opened (a bulk issuance that has finished).
+//! `GET /v1/templates/{sn}/events`: the template's own changes, each with
+//! the operator who made it (docs/design.md §7 "Operators").
 
 use axum::Json;
 use axum::extract::State;
@@ -15,7 +17,9 @@ use crate::api::http::extract::{ApiPath, ApiQuery};
 use crate::api::routes::templates::SN;
 use crate::domain::history::{Bucket, buckets};
 use crate::domain::ids::TemplateSn;
+use crate::domain::stream::StreamKind;
 use crate::domain::validity::storable_instant;
+use crate::queries::coupons::{HistoryEvent, stream_history};
 use crate::queries::history::{TemplateHistory, history};
 use crate::queries::templates::created_at;
 
@@ -64,6 +68,31 @@ pub async fn template_history(
     let range = buckets(bucket, state.tz, from, created, to);
     let range = range.map_err(|e| invalid(e.to_string()))?;
     Ok(Json(history(&**client, &parsed, &range, state.tz).await?))
+}
+
+/// A template's changes, oldest first (at most 1,000): created, activated,
+/// stopped, updated, its quota raised, a channel allowed; each event's
+/// metadata names the operator who made it.
+#[utoipa::path(get, path = "/v1/templates/{sn}/events", tag = "templates",
+    params(SN), security(("admin" = [])),
+    responses(
+        (status = 200, body = Vec<HistoryEvent>, description = "The template's events, oldest first"),
+        (status = 401, body = ErrorBody, description = "No bearer token, or not a known one"),
+        (status = 403, body = ErrorBody, description = "A token that is not the admin's"),
+        (status = 404, body = ErrorBody, description = "`template <sn> not found`")))]
+pub async fn template_events(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
+    let not_found = || ApiError::NotFound(format!("template {} not found", shown(&sn)));
+    let parsed = TemplateSn::parse(&sn).ok_or_else(not_found)?;
+    let client = state.pool.get().await?;
+    created_at(&**client, &parsed)
+        .await?
+        .ok_or_else(not_found)?;
+    let stream = StreamKind::Template.id(parsed.as_str());
+    Ok(Json(stream_history(&**client, &stream).await?))
 }
 
 fn invalid(message: String) -> ApiError {

@@ -15,7 +15,7 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiPath, ApiQuery};
-use crate::commands::issuance_job::{self, Opened};
+use crate::commands::issuance_job::{self, JobOpening, Opened};
 use crate::commands::upload::{self, Sinks, Target, UploadError};
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
@@ -52,7 +52,7 @@ pub struct UploadQuery {
         (status = 422, body = ErrorBody)))]
 pub async fn upload(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ApiQuery(q): ApiQuery<UploadQuery>,
     headers: HeaderMap,
     body: Body,
@@ -67,7 +67,7 @@ pub async fn upload(
             limit: usize::try_from(state.upload_max_bytes).unwrap_or(usize::MAX),
         });
     }
-    let opening = match open_job(&state, &q, &headers).await {
+    let opening = match open_job(&state, &q, &headers, &admin).await {
         Ok(opening) => opening,
         Err(refused) => {
             // Let a client that streams its file first see the refusal.
@@ -112,6 +112,7 @@ async fn open_job(
     state: &AppState,
     q: &UploadQuery,
     headers: &HeaderMap,
+    admin: &Admin,
 ) -> Result<Opening, ApiError> {
     let format = file_format(headers)?;
     let gzip = gzipped(headers)?;
@@ -119,7 +120,13 @@ async fn open_job(
     let sn = TemplateSn::parse(&q.template).ok_or_else(|| template_not_found(&q.template))?;
     check_template(state, &sn).await?;
     let client = state.pool.get().await?;
-    let opened = issuance_job::open(&**client, &key, sn.as_str(), format, state.now()).await?;
+    let job = JobOpening {
+        key: &key,
+        sn: sn.as_str(),
+        format,
+        operator: admin.operator(),
+    };
+    let opened = issuance_job::open(&**client, &job, state.now()).await?;
     Ok(Opening {
         format,
         gzip,

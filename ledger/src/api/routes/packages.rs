@@ -148,12 +148,12 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
             or lets a user hold fewer than the item's count, or a channel is unknown")))]
 pub async fn create(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     body: ApiJson<CreatePackage>,
 ) -> Result<Response, ApiError> {
     check(&body.value)?;
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     let p = &body.value;
     let (name, items, total, limit) = (
         p.name.trim().to_owned(),
@@ -247,13 +247,13 @@ pub async fn read(
 
 async fn set_status(
     state: AppState,
-    ctx: Ctx,
+    (admin, ctx): (Admin, Ctx),
     sn: String,
     to: PackageStatus,
 ) -> Result<Response, ApiError> {
     let hash = request_hash(&[sn.as_bytes(), to.as_str().as_bytes()]);
     let sn = parse_sn(&sn)?;
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let package = packages::set_status(tx, &sn, to, &metadata, now).await?;
@@ -269,11 +269,11 @@ async fn set_status(
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn activate(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    set_status(state, ctx, sn, PackageStatus::Active).await
+    set_status(state, (admin, ctx), sn, PackageStatus::Active).await
 }
 
 /// Stop a package: claims and its codes are refused (422).
@@ -282,11 +282,11 @@ pub async fn activate(
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    set_status(state, ctx, sn, PackageStatus::Stopped).await
+    set_status(state, (admin, ctx), sn, PackageStatus::Stopped).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -304,13 +304,17 @@ pub struct AllowChannel {
         (status = 404, body = ErrorBody, description = "no such package or channel")))]
 pub async fn allow_channel(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    let (metadata, now, channel) = (
+        ctx.admin_metadata(&admin),
+        state.now(),
+        body.value.channel_id,
+    );
     ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let package = packages::allow_channel(tx, &sn, channel, &metadata, now).await?;

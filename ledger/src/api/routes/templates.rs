@@ -173,13 +173,13 @@ fn not_found(sn: &str) -> ApiError {
     security(("admin" = [])), responses((status = 201, body = TemplateView)))]
 pub async fn create(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     body: ApiJson<CreateTemplate>,
 ) -> Result<Response, ApiError> {
     let template = body.value.parse()?;
     let sn = template.created.sn.clone();
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             templates::create(tx, &template, &metadata, now).await?;
@@ -241,7 +241,7 @@ pub struct SN {
 
 async fn change_status(
     state: AppState,
-    ctx: Ctx,
+    (admin, ctx): (Admin, Ctx),
     sn: String,
     action: StatusAction,
 ) -> Result<Response, ApiError> {
@@ -250,7 +250,7 @@ async fn change_status(
         sn.as_str().as_bytes(),
         format!("{action:?}").as_bytes(),
     ]);
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
@@ -272,11 +272,11 @@ async fn change_status(
         (status = 409, body = ErrorBody)))]
 pub async fn activate(
     State(s): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    change_status(s, ctx, sn, StatusAction::Activate).await
+    change_status(s, (admin, ctx), sn, StatusAction::Activate).await
 }
 
 /// Stop an active template: claims close; issued coupons stay usable.
@@ -286,11 +286,11 @@ pub async fn activate(
         (status = 409, body = ErrorBody)))]
 pub async fn stop(
     State(s): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    change_status(s, ctx, sn, StatusAction::Stop).await
+    change_status(s, (admin, ctx), sn, StatusAction::Stop).await
 }
 
 /// Void a template: claims close for good and its coupons can no longer be locked.
@@ -300,11 +300,11 @@ pub async fn stop(
         (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(s): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    change_status(s, ctx, sn, StatusAction::Void).await
+    change_status(s, (admin, ctx), sn, StatusAction::Void).await
 }
 
 /// Fields fixed at creation: issued coupons were priced and dated by them.
@@ -348,7 +348,7 @@ pub struct UpdateTemplate {
         (status = 409, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
     body: ApiJson<serde_json::Map<String, Value>>,
@@ -372,7 +372,7 @@ pub async fn update(
     }
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
@@ -436,13 +436,13 @@ pub struct RaiseQuota {
         (status = 409, body = ErrorBody)))]
 pub async fn quota(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
     body: ApiJson<RaiseQuota>,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let (metadata, now, total) = (ctx.metadata("admin"), state.now(), body.value.total);
+    let (metadata, now, total) = (ctx.admin_metadata(&admin), state.now(), body.value.total);
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
@@ -471,13 +471,17 @@ pub struct AllowChannel {
         (status = 409, body = ErrorBody)))]
 pub async fn allow_channel(
     State(state): State<AppState>,
-    _: Admin,
+    admin: Admin,
     ctx: Ctx,
     ApiPath(sn): ApiPath<String>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
-    let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
+    let (metadata, now, channel) = (
+        ctx.admin_metadata(&admin),
+        state.now(),
+        body.value.channel_id,
+    );
     ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
