@@ -1,5 +1,6 @@
-//! The scanner: every interval, expires unused coupons past their expiry
-//! and releases order locks that timed out, in bounded batches. Both
+//! The scanner: every interval, expires unused coupons past their expiry,
+//! voids the unused coupons of void templates (docs/design.md §15) and
+//! releases order locks that timed out, in bounded batches. All
 //! commands lock their rows with SKIP LOCKED and go through the coupon
 //! state machine, so two scanners never apply the same change twice. Then
 //! it prunes what the ledger only remembers for a while
@@ -10,7 +11,7 @@
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
-use ledger::commands::{coupons, job_purge, orders};
+use ledger::commands::{coupons, job_purge, orders, template_void};
 use ledger::retention;
 
 use crate::requeue::Requeue;
@@ -79,22 +80,46 @@ async fn purge_jobs(
     Ok(())
 }
 
-/// One sweep of both commands; returns (expired, released).
-pub async fn sweep(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<(usize, usize)> {
-    let mut totals = (0, 0);
-    for _ in 0..MAX_BATCHES {
-        let (expired, released) = batch(pool).await?;
-        totals = (totals.0 + expired, totals.1 + released);
+/// What one sweep changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub expired: usize,
+    pub released: usize,
+    pub voided: usize,
+}
+
+impl Swept {
+    fn add(self, o: Swept) -> Swept {
+        Swept {
+            expired: self.expired + o.expired,
+            released: self.released + o.released,
+            voided: self.voided + o.voided,
+        }
+    }
+
+    /// Some batch was full: there may be more.
+    fn full(&self) -> bool {
         let full = |n: usize| n == usize::try_from(BATCH).unwrap_or(usize::MAX);
-        if shutdown.is_set() || !(full(expired) || full(released)) {
+        full(self.expired) || full(self.released) || full(self.voided)
+    }
+}
+
+/// One sweep of the three commands.
+pub async fn sweep(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<Swept> {
+    let mut totals = Swept::default();
+    for _ in 0..MAX_BATCHES {
+        let swept = batch(pool).await?;
+        totals = totals.add(swept);
+        if shutdown.is_set() || !swept.full() {
             break;
         }
     }
     let pruned = prune(pool, shutdown).await?;
-    if totals != (0, 0) || pruned > 0 {
+    if totals != Swept::default() || pruned > 0 {
         tracing::info!(
-            expired = totals.0,
-            released = totals.1,
+            expired = totals.expired,
+            released = totals.released,
+            voided = totals.voided,
             pruned,
             "scanner sweep"
         );
@@ -116,7 +141,7 @@ async fn prune(pool: &Pool, shutdown: &Shutdown) -> anyhow::Result<u64> {
     Ok(total)
 }
 
-async fn batch(pool: &Pool) -> anyhow::Result<(usize, usize)> {
+async fn batch(pool: &Pool) -> anyhow::Result<Swept> {
     let now = ledger::store::now();
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
@@ -125,5 +150,12 @@ async fn batch(pool: &Pool) -> anyhow::Result<(usize, usize)> {
     let tx = client.transaction().await?;
     let released = orders::release_expired_locks(&tx, now, BATCH).await?;
     tx.commit().await?;
-    Ok((expired, released))
+    let tx = client.transaction().await?;
+    let voided = template_void::void_due(&tx, now, BATCH).await?;
+    tx.commit().await?;
+    Ok(Swept {
+        expired,
+        released,
+        voided,
+    })
 }

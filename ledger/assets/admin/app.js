@@ -153,6 +153,16 @@ async function templatesPage(params) {
     pager(offset, r.body.total, (at) => `#/templates?status=${status}&offset=${at}`));
 }
 
+/** A void template's coupons being voided: how many are left, refreshed
+ *  until none is. */
+function voiding(t, reload) {
+  if (t.unused_left === undefined) return "";
+  if (t.unused_left === 0) return el("p", { id: "voiding" }, "Every coupon of this template is void.");
+  setTimeout(() => { if (location.hash.includes(t.sn)) reload(); }, 3000);
+  return el("p", { id: "voiding", "aria-live": "polite" },
+    `Voiding its coupons: ${t.unused_left} unused left (the scanner voids them in batches).`);
+}
+
 /** Activate / stop / void buttons allowed by the template's status. */
 function actions(t, reload) {
   const allowed = { draft: ["activate", "void"], active: ["stop", "void"], stopped: ["activate", "void"], void: [] };
@@ -189,6 +199,7 @@ async function templatePage(sn) {
     el("p", { class: "terms" }, termsInWords(t)),
     el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
       actions(t, () => templatePage(sn)), " ", el("a", { href: `#/codes?template_sn=${t.sn}` }, "Code batches")),
+    voiding(t, () => templatePage(sn)),
     el("h2", {}, "Live numbers"), stats,
     el("h2", {}, "Over time"), chart, summary,
     el("p", { class: "hint" }, `Coupons issued to date by ${bucket}, from the ledger's own records, and how many `,

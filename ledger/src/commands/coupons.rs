@@ -12,6 +12,7 @@ use crate::domain::coupon_state::{self, CouponCommand, CouponState};
 use crate::domain::events::Metadata;
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::template_status::TemplateStatus;
 use crate::store;
 use crate::store::NewEvent;
 pub use crate::write_model::coupon_row::{CouponRow, SELECT};
@@ -108,6 +109,30 @@ pub async fn expire_coupons(
         expired += 1;
     }
     Ok(expired)
+}
+
+/// Settles one coupon of an order with `command` (confirm, cancel,
+/// timeout). A coupon released while its template is void is voided in
+/// the same transaction instead of returned (docs/design.md §15).
+pub async fn settle(
+    tx: &Transaction<'_>,
+    coupon: &CouponRow,
+    command: &CouponCommand,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<CouponState, CommandError> {
+    let state = change(tx, coupon, command, None, metadata, now).await?;
+    let released = matches!(command, CouponCommand::Unlock { .. });
+    if !released || coupon.template_status != TemplateStatus::Void {
+        return Ok(state);
+    }
+    let unlocked = CouponRow {
+        status: state.status,
+        order_id: state.order_id.clone(),
+        version: coupon.version + 1,
+        ..coupon.clone()
+    };
+    change(tx, &unlocked, &CouponCommand::Void, None, metadata, now).await
 }
 
 /// Voids one unused coupon (admin).

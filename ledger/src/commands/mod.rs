@@ -2,6 +2,7 @@
 //! update the write model and append events together.
 //!
 //! - [`templates`]: create, activate/stop/void, raise quota, allow a channel.
+//! - [`template_void`]: a void template's unused coupons voided in batches.
 //! - [`channels`]: create a channel and its secret.
 //! - [`claim`]: issue one coupon to a user, guarded in SQL.
 //! - [`coupons`]: every coupon status change, through the state machine;
@@ -34,6 +35,7 @@ pub mod redeem_batch;
 pub mod refunds;
 pub mod refusal;
 pub mod reminders;
+pub mod template_void;
 pub mod templates;
 pub mod upload;
 

@@ -475,7 +475,7 @@ async fn settle(
     let changes = order
         .coupons
         .iter()
-        .map(|c| coupons::change(tx, c, command, None, metadata, now));
+        .map(|c| coupons::settle(tx, c, command, metadata, now));
     let record = record_settled(tx, order, status, &event, now);
     try_join(try_join_all(changes), record).await?;
     Ok(answer(order_id, status, &order.coupon_ids))

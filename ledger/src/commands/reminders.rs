@@ -286,7 +286,7 @@ async fn unused_coupons(
                    ON n.user_id = x.u AND n.template_sn = x.sn AND x.d = ANY(n.notify_days)
                  JOIN coupons c ON c.id = n.coupon_id
                  JOIN templates t ON t.sn = c.template_sn
-                WHERE c.status = 'unused' AND c.expires_at > $4
+                WHERE c.status = 'unused' AND c.expires_at > $4 AND t.status <> 'void'
                 ORDER BY x.u, x.d, c.expires_at, c.template_sn, c.id";
     let params: [&(dyn ToSql + Sync); 4] = [&users, &dates, &templates, &now];
     let mut out: BTreeMap<(String, NaiveDate), Vec<RemindedCoupon>> = BTreeMap::new();

@@ -4,8 +4,9 @@
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::Json;
+use uuid::Uuid;
 
-use super::CommandError;
+use super::{CommandError, template_void};
 use crate::domain::events::{
     Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
     TemplateUpdated,
@@ -125,6 +126,7 @@ pub async fn change_status(
         metadata,
         now,
     )?;
+    let event_id = event.event_id;
     bump(tx, sn, current.version, event).await?;
     tx.execute(
         &tx.prepare_cached("UPDATE templates SET status = $2 WHERE sn = $1")
@@ -132,7 +134,29 @@ pub async fn change_status(
         &[&sn.as_str(), &to.as_str()],
     )
     .await?;
+    if to == TemplateStatus::Void {
+        void_coupons(tx, sn, event_id, metadata, now).await?;
+    }
     Ok(to)
+}
+
+/// The template's coupons follow it: a first batch is voided now, in the
+/// request (a small template is void at once); the scanner voids the rest
+/// (docs/design.md §15).
+async fn void_coupons(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    event_id: Uuid,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let cause = template_void::Cause {
+        event_id: Some(event_id),
+        correlation_id: Some(metadata.correlation_id.clone()),
+    };
+    template_void::record_cause(tx, sn, &cause).await?;
+    template_void::void_batch(tx, sn, &cause, now, template_void::BATCH).await?;
+    Ok(())
 }
 
 /// A template whose issue window or absolute validity has ended could only

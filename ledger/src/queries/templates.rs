@@ -44,6 +44,10 @@ pub struct TemplateView {
     #[schema(value_type = Vec<Uuid>)]
     pub channels: Vec<ChannelId>,
     pub created_at: DateTime<Utc>,
+    /// A void template's coupons still to be voided (docs/design.md §15):
+    /// 0 once voiding is done; absent unless the template is void.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unused_left: Option<i64>,
 }
 
 /// The terms inside a template's answer: the fields of `RawTerms`, in a
@@ -88,7 +92,9 @@ const COLUMNS: &str = "sn, name, status, terms, issue_begin, issue_end, total, i
         per_user_limit, refund_policy, remind_days_before, created_at,
         ARRAY(SELECT channel_id FROM template_channels
                WHERE template_sn = t.sn ORDER BY channel_id),
-        rate_limit";
+        rate_limit,
+        CASE WHEN status = 'void' THEN (SELECT count(*) FROM coupons c
+               WHERE c.template_sn = t.sn AND c.status = 'unused') END";
 
 impl TemplateView {
     /// Fails (rather than panics) on a `status`, `refund_policy` or
@@ -112,6 +118,7 @@ impl TemplateView {
             created_at: row.get(11),
             channels: row.get(12),
             rate_limit: row.try_get::<_, Option<Json<_>>>(13)?.map(|j| j.0),
+            unused_left: row.get(14),
         })
     }
 }
