@@ -2,7 +2,8 @@
 //! update the write model and append events together.
 //!
 //! - [`templates`]: create, activate/stop/void, raise quota, allow a channel.
-//! - [`channels`]: create a channel and its secret.
+//! - [`channels`]: create a channel and its secret; what verifies its signatures.
+//! - [`channel_lifecycle`]: disable, enable, rotate a channel's secret.
 //! - [`claim`]: issue one coupon to a user, guarded in SQL.
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
@@ -17,6 +18,7 @@
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
+pub mod channel_lifecycle;
 pub mod channels;
 pub mod claim;
 pub mod claim_batch;

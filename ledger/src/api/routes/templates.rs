@@ -8,6 +8,7 @@ use deadpool_postgres::Transaction;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
@@ -481,6 +482,45 @@ pub async fn allow_channel(
     ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
+            current(tx, &sn).await
+        })
+    })
+    .await
+}
+
+/// The template's serial number and a channel's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TemplateChannel {
+    /// The template's serial number.
+    pub sn: String,
+    /// The channel's id.
+    pub id: Uuid,
+}
+
+/// Remove a channel from the template: it can no longer claim it (403, as
+/// any channel not on the list). 404 when the template is unknown or the
+/// channel is not on its list.
+#[utoipa::path(delete, path = "/v1/templates/{sn}/channels/{id}", tag = "templates",
+    params(TemplateChannel), security(("admin" = [])),
+    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
+pub async fn remove_channel(
+    State(state): State<AppState>,
+    _: Admin,
+    ctx: Ctx,
+    ApiPath(TemplateChannel { sn, id }): ApiPath<TemplateChannel>,
+) -> Result<Response, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let channel = ChannelId(id);
+    let hash = crate::idempotency::request_hash(&[
+        sn.as_str().as_bytes(),
+        b"remove channel",
+        id.as_bytes(),
+    ]);
+    let (metadata, now) = (ctx.metadata("admin"), state.now());
+    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+        Box::pin(async move {
+            templates::remove_channel(tx, &sn, channel, &metadata, now).await?;
             current(tx, &sn).await
         })
     })
