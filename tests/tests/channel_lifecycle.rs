@@ -398,3 +398,38 @@ async fn every_lifecycle_event_replays_with_no_difference() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_sealing_key_reseals_the_replaced_secret_too() {
+    const OTHER_KEY: &str =
+        "other:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(100, 100).await.unwrap();
+    let old = server.channel_for(&sn).await.unwrap();
+    let (new, _) = rotated(&server, &old, 600).await;
+    server.terminate().await.unwrap();
+
+    let both = [
+        ("LEDGER_SECRET_KEY", OTHER_KEY),
+        ("LEDGER_SECRET_KEYS_OLD", tests::SECRET_KEY),
+    ];
+    Server::start_with(&env, &both)
+        .await
+        .unwrap()
+        .terminate()
+        .await
+        .unwrap();
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one("SELECT key_id, previous_key_id FROM channel_secrets", &[])
+        .await
+        .unwrap();
+    let keys: (String, String) = (row.get(0), row.get(1));
+    assert_eq!(keys, ("other".to_owned(), "other".to_owned()));
+    // So the old key may go: both secrets still open, inside the overlap.
+    let only_new = [("LEDGER_SECRET_KEY", OTHER_KEY)];
+    let server = Server::start_with(&env, &only_new).await.unwrap();
+    assert_eq!(server.claim(&new, &sn, "u-new").await.unwrap().0, 201);
+    assert_eq!(server.claim(&old, &sn, "u-old").await.unwrap().0, 201);
+}
