@@ -639,16 +639,15 @@ async function channelsPage() {
   const reload = () => channelsPage();
   const allowed = { active: ["disable"], disabled: ["enable"] };
   const rows = r.body.channels.map((c) => el("tr", {},
-    el("td", {}, c.name, el("br"), el("code", { class: "hint" }, c.id)),
+    el("td", {}, c.name, el("br"), el("code", { class: "hint", title: c.id }, c.id.slice(0, 8))),
     el("td", {}, el("span", { class: `status ${c.status}` }, c.status)),
-    el("td", {}, shortTime(c.created_at)),
     el("td", {}, shortTime(c.secret_created_at)),
     el("td", {}, c.previous_secret_valid_until ? shortTime(c.previous_secret_valid_until) : "—"),
     el("td", {}, statusButtons(`/v1/channels/${c.id}`, c.name, allowed[c.status] || [], reload,
       { disable: `Disable ${c.name}? Its signed claims and redemptions are refused (every server within 5 s).` }),
       rotateForm(c, shown))));
   show(el("h1", {}, "Channels"), shown,
-    rows.length ? table(["Channel", "Status", "Created", "Secret made", "Old secret valid until", ""], rows, { id: "channel-table" })
+    rows.length ? table(["Channel", "Status", "Secret made", "Old secret valid until", ""], rows, { id: "channel-table" })
       : el("p", {}, "No channels yet (POST /v1/channels)."),
     el("p", { class: "hint" }, "A rotated channel's old secret keeps working for the overlap asked for; " +
       "only the latest old secret does. The new secret is shown once."));
@@ -658,7 +657,7 @@ async function channelsPage() {
 function rotateForm(c, shown) {
   const id = `overlap-${c.id}`;
   const overlap = el("input", { id, type: "number", min: 0, max: 2592000, value: 86400, class: "short" });
-  return el("form", { class: "inline", on: { submit: async (e) => {
+  return el("form", { class: "rotate", on: { submit: async (e) => {
     e.preventDefault();
     if (!confirm(`Rotate the secret of ${c.name}? The old one keeps working for ${overlap.value} s.`)) return;
     const a = await api("POST", `/v1/channels/${c.id}/secret`, { overlap_secs: Number(overlap.value) });
