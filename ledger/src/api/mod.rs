@@ -132,13 +132,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::stop))
         .routes(routes!(templates::void))
         .routes(routes!(templates::quota))
-        .routes(routes!(templates::allow_channel))
-        .routes(routes!(templates::remove_channel))
-        .routes(routes!(channels::create, channels::list))
-        .routes(routes!(channels::read))
-        .routes(routes!(channel_lifecycle::disable))
-        .routes(routes!(channel_lifecycle::enable))
-        .routes(routes!(channel_lifecycle::rotate))
+        .merge(channel_routes())
         .routes(routes!(claims::claim))
         .routes(routes!(orders::quote))
         .routes(routes!(orders::lock))
@@ -185,6 +179,18 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         REQUEST_TIMEOUT,
     ));
     (timed.merge(uploads), doc)
+}
+
+/// The channels' routes and a template's list of channels (docs/design.md §15).
+fn channel_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(templates::allow_channel))
+        .routes(routes!(templates::remove_channel))
+        .routes(routes!(channels::create, channels::list))
+        .routes(routes!(channels::read))
+        .routes(routes!(channel_lifecycle::disable))
+        .routes(routes!(channel_lifecycle::enable))
+        .routes(routes!(channel_lifecycle::rotate))
 }
 
 pub fn router(state: AppState) -> Router {

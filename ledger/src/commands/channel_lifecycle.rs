@@ -11,7 +11,7 @@ use crate::domain::channel::ChannelStatus;
 use crate::domain::events::{ChannelSecretRotated, ChannelStatusChanged, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ledger_event::LedgerEvent;
-use crate::secret_box::Keyring;
+use crate::secret_box::{Keyring, Sealed};
 use crate::store::{self, NewEvent};
 
 /// Moves the channel to `to`; false (nothing written) when it already is.
@@ -71,30 +71,7 @@ pub async fn rotate(
 ) -> Result<Rotated, CommandError> {
     let (_, version) = lock(tx, channel_id).await?;
     let secret = new_secret();
-    let sealed = keys.seal(channel_id.0, &secret);
-    let moved = tx
-        .execute(
-            &tx.prepare_cached(
-                "UPDATE channel_secrets
-                    SET previous_key_id = key_id, previous_nonce = nonce,
-                        previous_ciphertext = ciphertext,
-                        key_id = $2, nonce = $3, ciphertext = $4
-                  WHERE channel_id = $1 AND ciphertext IS NOT NULL",
-            )
-            .await?,
-            &[
-                &channel_id,
-                &sealed.key_id,
-                &sealed.nonce,
-                &sealed.ciphertext,
-            ],
-        )
-        .await?;
-    if moved != 1 {
-        // `serve` seals every row at start; an unsealed one is a hand edit.
-        let e = anyhow::anyhow!("channel {channel_id}: its secret is not sealed");
-        return Err(CommandError::Internal(e));
-    }
+    replace_sealed(tx, channel_id, &keys.seal(channel_id.0, &secret)).await?;
     let rotated = ChannelSecretRotated {
         channel_id,
         rotated_at: now,
@@ -127,6 +104,39 @@ pub async fn rotate(
         rotated_at,
         previous_valid_until,
     })
+}
+
+/// Moves the channel's current sealed secret to its previous one (the one
+/// before is dropped) and stores `sealed` as the current one.
+async fn replace_sealed(
+    tx: &Transaction<'_>,
+    channel_id: ChannelId,
+    sealed: &Sealed,
+) -> Result<(), CommandError> {
+    let moved = tx
+        .execute(
+            &tx.prepare_cached(
+                "UPDATE channel_secrets
+                    SET previous_key_id = key_id, previous_nonce = nonce,
+                        previous_ciphertext = ciphertext,
+                        key_id = $2, nonce = $3, ciphertext = $4
+                  WHERE channel_id = $1 AND ciphertext IS NOT NULL",
+            )
+            .await?,
+            &[
+                &channel_id,
+                &sealed.key_id,
+                &sealed.nonce,
+                &sealed.ciphertext,
+            ],
+        )
+        .await?;
+    if moved != 1 {
+        // `serve` seals every row at start; an unsealed one is a hand edit.
+        let e = anyhow::anyhow!("channel {channel_id}: its secret is not sealed");
+        return Err(CommandError::Internal(e));
+    }
+    Ok(())
 }
 
 /// The channel's status and stream version, its row locked; 404 when unknown.

@@ -46,7 +46,9 @@ pub struct Claim {
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the template does not list this channel \
+            (`forbidden`), or the channel is disabled (`channel_disabled`)"),
+        (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "sold out"),
         (status = 422, body = ErrorBody), (status = 429, body = ErrorBody,
