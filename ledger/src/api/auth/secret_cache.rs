@@ -149,3 +149,22 @@ impl SecretCache {
         self.opened.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_replaced_secret_verifies_only_inside_its_overlap() {
+        let now = Utc::now();
+        let keys = |until| ChannelKeys {
+            current: "new".into(),
+            previous: Some(("old".into(), until)),
+            disabled: false,
+        };
+        let inside = keys(now + chrono::Duration::seconds(1));
+        assert_eq!(inside.verifying_at(now).collect::<Vec<_>>(), ["new", "old"]);
+        let ended = keys(now);
+        assert_eq!(ended.verifying_at(now).collect::<Vec<_>>(), ["new"]);
+    }
+}
