@@ -65,6 +65,17 @@ async fn signed_post(server: &Server, channel: &Channel, path: &str, body: Value
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
+/// A signed `GET path` by `channel`: (status, answer).
+async fn signed_get(server: &Server, channel: &Channel, path: &str) -> (u16, Value) {
+    let signed = channel.sign("GET", path, "", &uuid::Uuid::new_v4().to_string());
+    let mut req = server.http.get(server.url(path));
+    for (name, value) in signed.headers {
+        req = req.header(name, value);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
 fn code(answer: &Value) -> &str {
     answer["error"]["code"].as_str().unwrap_or("")
 }
@@ -137,13 +148,19 @@ async fn codes(server: &Server, sn: &str, count: i64) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_disabled_channel_is_refused_on_every_signed_route_until_enabled() {
+    // Claims, redemptions, package claims and package-job reads.
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
-    let sn = server.active_template(100, 100).await.unwrap();
+    let sn = server.active_template(1_000, 200).await.unwrap();
     let channel = server.channel_for(&sn).await.unwrap();
     let package = packages::package_for(&server, &[&channel], &[(&sn, 1)], 10, 5).await;
     let codes = codes(&server, &sn, 4).await;
     let claim_package = |user| packages::claim(&server, &channel, &package, user);
+    // A package of more than 100 coupons: its claim is a job the channel reads.
+    let large = packages::package_for(&server, &[&channel], &[(&sn, 101)], 10, 1).await;
+    let (status, queued) = packages::claim(&server, &channel, &large, "u-large").await;
+    assert_eq!(status, 202, "{queued}");
+    let job = format!("/v1/package-jobs/{}", queued["job_id"].as_str().unwrap());
 
     let view = set(&server, &channel, "disable").await;
     assert_eq!(view["status"], "disabled");
@@ -153,6 +170,8 @@ async fn a_disabled_channel_is_refused_on_every_signed_route_until_enabled() {
     let (status, body) = signed_post(&server, &channel, "/v1/redemptions", redeem).await;
     assert_eq!((status, code(&body)), (403, "channel_disabled"), "{body}");
     let (status, body) = claim_package("u1").await;
+    assert_eq!((status, code(&body)), (403, "channel_disabled"), "{body}");
+    let (status, body) = signed_get(&server, &channel, &job).await;
     assert_eq!((status, code(&body)), (403, "channel_disabled"), "{body}");
     // Disabling twice changes nothing.
     assert_eq!(
@@ -172,6 +191,8 @@ async fn a_disabled_channel_is_refused_on_every_signed_route_until_enabled() {
     assert_eq!(status, 201, "{body}");
     let (status, body) = claim_package("u3").await;
     assert_eq!(status, 201, "{body}");
+    let (status, body) = signed_get(&server, &channel, &job).await;
+    assert_eq!(status, 200, "{body}");
     let client = env.db.client().await.unwrap();
     let events: i64 = client
         .query_one(
