@@ -272,37 +272,58 @@ async fn claim_alone(server: &Server, channel: &Channel, sn: &str, user: &str) -
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
+type Answers = Vec<anyhow::Result<(u16, Value)>>;
+
+/// Every answer of `refused` is the 403 of a channel not on the list, and
+/// every one of `served` a coupon.
+fn assert_refused_and_served(refused: Answers, served: Answers) {
+    for answer in refused {
+        let (status, body) = answer.unwrap();
+        assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
+    }
+    for answer in served {
+        let (status, body) = answer.unwrap();
+        assert_eq!(status, 201, "{body}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_channel_removed_from_a_template_can_no_longer_issue_it() {
     let env = Env::new().await.unwrap();
-    let server = Server::start(&env).await.unwrap();
-    let sn = server.active_template(1_000, 1).await.unwrap();
-    let removed = server.channel_for(&sn).await.unwrap();
-    let kept = server.channel_for(&sn).await.unwrap();
-    assert_eq!(server.claim(&removed, &sn, "before").await.unwrap().0, 201);
+    let one = Server::start(&env).await.unwrap();
+    let other = Server::start(&env).await.unwrap();
+    // Exactly the stock the claims that must succeed take: a refused claim
+    // that kept a unit or a user's limit would leave one of them without.
+    let sn = one.active_template(41, 1).await.unwrap();
+    let removed = one.channel_for(&sn).await.unwrap();
+    let kept = one.channel_for(&sn).await.unwrap();
+    // The other process's gate has the template (with both channels) cached.
+    assert_eq!(other.claim(&removed, &sn, "before").await.unwrap().0, 201);
 
     let path = format!("/v1/templates/{sn}/channels/{}", removed.id);
-    let r = server.admin(Method::DELETE, &path).send().await.unwrap();
+    let r = one.admin(Method::DELETE, &path).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let template: Value = r.json().await.unwrap();
     assert_eq!(template["channels"], json!([kept.id]), "{template}");
 
-    let (status, body) = server.claim(&removed, &sn, "single").await.unwrap();
+    let (status, body) = one.claim(&removed, &sn, "single").await.unwrap();
     assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
-    let (status, body) = claim_alone(&server, &removed, &sn, "alone").await;
+    let (status, body) = claim_alone(&one, &removed, &sn, "alone").await;
     assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
-    // Many at once, through the flash gate and its batches.
+    // Many at once here, the removed channel's claims beside the kept
+    // one's for the same users: the removed channel holds no stock in
+    // this process's gate, so every claim of the kept one is served.
     let users: Vec<String> = (0..40).map(|i| format!("user-{i}")).collect();
-    let refused = users.iter().map(|u| server.claim(&removed, &sn, u));
-    for answer in join_all(refused).await {
-        let (status, body) = answer.unwrap();
-        assert_eq!((status, code(&body)), (403, "forbidden"), "{body}");
-    }
-    let served = users.iter().map(|u| server.claim(&kept, &sn, u));
-    for answer in join_all(served).await {
-        let (status, body) = answer.unwrap();
-        assert_eq!(status, 201, "{body}");
-    }
+    let (here, there) = users.split_at(20);
+    let refused = join_all(here.iter().map(|u| one.claim(&removed, &sn, u)));
+    let served = join_all(here.iter().map(|u| one.claim(&kept, &sn, u)));
+    let (refused, served) = tokio::join!(refused, served);
+    assert_refused_and_served(refused, served);
+    // On the other process, whose gate may still admit the removed channel
+    // for its cache's 2 s: its batches refuse it, and give back what it held.
+    let refused = join_all(there.iter().map(|u| other.claim(&removed, &sn, u))).await;
+    let served = join_all(there.iter().map(|u| other.claim(&kept, &sn, u))).await;
+    assert_refused_and_served(refused, served);
     let client = env.db.client().await.unwrap();
     let by_removed: i64 = client
         .query_one(
@@ -314,10 +335,10 @@ async fn a_channel_removed_from_a_template_can_no_longer_issue_it() {
         .get(0);
     assert_eq!(by_removed, 1, "only the claim before the removal");
 
-    let r = server.admin(Method::DELETE, &path).send().await.unwrap();
+    let r = one.admin(Method::DELETE, &path).send().await.unwrap();
     assert_eq!(r.status(), 404, "no longer on the list");
     let unknown = format!("/v1/templates/NO-SUCH/channels/{}", kept.id);
-    let r = server.admin(Method::DELETE, &unknown).send().await.unwrap();
+    let r = one.admin(Method::DELETE, &unknown).send().await.unwrap();
     assert_eq!(r.status(), 404);
 }
 

@@ -71,8 +71,11 @@ pub async fn claim(
         signed,
     };
     let sn = &claim.template_sn;
+    let channel = claim.signed.channel_id;
     match state.flash.info(sn).await?.filter(|i| i.active) {
-        Some(info) if state.flash.has_room(sn) => {
+        // A channel the template does not list never holds stock in the
+        // gate: Postgres refuses it (docs/design.md §15).
+        Some(info) if state.flash.has_room(sn) && info.lists(channel) => {
             let (channel, peer) = (Some(claim.signed.channel_id.0), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
             if matches!(&answer, Err(e) if e.status() == StatusCode::UNAUTHORIZED) {
@@ -80,7 +83,8 @@ pub async fn claim(
             }
             answer
         }
-        // Not active, or unknown: Postgres gives the precise refusal.
+        // Not active, unknown, or not the channel's: Postgres gives the
+        // precise refusal.
         _ => alone(&state, &ctx, claim).await,
     }
 }

@@ -479,13 +479,19 @@ pub async fn allow_channel(
 ) -> Result<Response, ApiError> {
     let sn = parse_sn(&sn)?;
     let (metadata, now, channel) = (ctx.metadata("admin"), state.now(), body.value.channel_id);
-    ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
-        Box::pin(async move {
-            templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
-            current(tx, &sn).await
+    let changed = sn.clone();
+    let response = ctx
+        .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
+                current(tx, &sn).await
+            })
         })
-    })
-    .await
+        .await;
+    // The channel's claims enter this process's gate at once (until then
+    // they are written alone).
+    state.flash.template_changed(&changed).await;
+    response
 }
 
 /// The template's serial number and a channel's id, in the path.
@@ -517,12 +523,17 @@ pub async fn remove_channel(
         b"remove channel",
         id.as_bytes(),
     ]);
-    let (metadata, now) = (ctx.metadata("admin"), state.now());
-    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
-        Box::pin(async move {
-            templates::remove_channel(tx, &sn, channel, &metadata, now).await?;
-            current(tx, &sn).await
+    let (metadata, now, changed) = (ctx.metadata("admin"), state.now(), sn.clone());
+    let response = ctx
+        .write(&state, "admin", &hash, StatusCode::OK, |tx| {
+            Box::pin(async move {
+                templates::remove_channel(tx, &sn, channel, &metadata, now).await?;
+                current(tx, &sn).await
+            })
         })
-    })
-    .await
+        .await;
+    // This process's gate stops admitting the channel at once; the others
+    // within their cache's 2 s, and their batches refuse it meanwhile.
+    state.flash.template_changed(&changed).await;
+    response
 }
