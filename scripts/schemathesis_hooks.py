@@ -132,6 +132,10 @@ def _setup():
     signer = lambda m, p, b: _sign(channel["secret"], channel["id"], m, p, b)  # noqa: E731
     # A draft template for the operations that change one (stop, void…).
     spare = _call("POST", "/v1/templates", template_body("schemathesis spare"), expect=201)["sn"]
+    # A channel for the operations that cut one off (disable, rotate, removal
+    # from a template): the claims' channel keeps its secret and its list.
+    spare_channel = _call("POST", "/v1/channels", {"name": "schemathesis spare"}, expect=201)["id"]
+    _call("POST", f"/v1/templates/{spare}/channels", {"channel_id": spare_channel})
 
     def claim(user):
         return _call("POST", "/v1/claims", {"template_sn": sn, "user_id": user},
@@ -167,6 +171,7 @@ def _setup():
     codes += _call("GET", f"/v1/code-batches/{package_batch['id']}/codes").split()
     return {
         "sn": sn, "spare_sn": spare, "channel": channel, "signer": signer,
+        "spare_channel": spare_channel,
         "coupon": read["id"], "void_coupon": void["id"], "orders": orders,
         "job": job["job_id"], "batch": batch["id"], "spare_batch": spare_batch["id"],
         "codes": codes, "package": package, "spare_package": spare_package,
@@ -208,6 +213,12 @@ PATHS = {
     ("POST", "/v1/packages/{sn}/claims"): {"sn": [SEED["package"]]},
     ("POST", "/v1/packages/{sn}/channels"): {"sn": [SEED["package"], SEED["spare_package"]]},
     ("GET", "/v1/package-jobs/{id}"): {"id": [SEED["package_job"]]},
+    ("GET", "/v1/channels/{id}"): {"id": [CHANNEL_ID, SEED["spare_channel"]]},
+    ("POST", "/v1/channels/{id}/enable"): {"id": [CHANNEL_ID, SEED["spare_channel"]]},
+    ("POST", "/v1/channels/{id}/disable"): {"id": [SEED["spare_channel"]]},
+    ("POST", "/v1/channels/{id}/secret"): {"id": [SEED["spare_channel"]]},
+    ("DELETE", "/v1/templates/{sn}/channels/{id}"): {
+        "sn": [SEED["spare_sn"]], "id": [SEED["spare_channel"]]},
 }
 QUERIES = {
     ("POST", "/v1/issuance-jobs"): {"template": [SEED["sn"]]},
@@ -231,6 +242,7 @@ BODIES = {
     ("POST", "/v1/packages/{sn}/claims"): {"user_id": USERS},
     ("POST", "/v1/templates/{sn}/channels"): {"channel_id": [CHANNEL_ID]},
     ("POST", "/v1/packages/{sn}/channels"): {"channel_id": [CHANNEL_ID]},
+    ("POST", "/v1/channels/{id}/secret"): {"overlap_secs": [0, 60, 86400]},
     ("POST", "/v1/orders/quote"): lambda body: st.sampled_from([
         {"user_id": user, "order": _order(SEED["lockable"], "st-quote")["order"] | {"user_id": user}}
         for user in [ORDERS_USER, *USERS]]),

@@ -260,6 +260,40 @@ async function codes(page) {
   await shot(page, "11-codes");
 }
 
+/** The channels page: the test's channel listed active, disabled (asked
+ *  first) and enabled again; its secret rotated with an overlap, the new
+ *  secret shown once and not after a reload; then removed from the
+ *  template made in the browser (asked first). */
+async function channels(page, sn) {
+  await page.locator("#nav").getByRole("link", { name: "Channels" }).click();
+  await page.getByRole("heading", { name: "Channels" }).waitFor();
+  const row = page.locator("#channel-table tbody tr").filter({ hasText: CHANNEL }).first();
+  await row.locator(".status.active").waitFor();
+  page.once("dialog", (dialog) => dialog.accept());
+  await row.getByRole("button", { name: `disable ${CHANNEL}` }).click();
+  await row.locator(".status.disabled").waitFor();
+  await row.getByRole("button", { name: `enable ${CHANNEL}` }).click();
+  await row.locator(".status.active").waitFor();
+  await row.getByLabel("Overlap (s)").fill("60");
+  page.once("dialog", (dialog) => dialog.accept());
+  await row.getByRole("button", { name: "Rotate secret" }).click();
+  const secret = page.locator("#rotated-secret");
+  await secret.waitFor();
+  check(/^[0-9a-f]{64}$/.test(await secret.textContent()), "the new secret is shown");
+  check((await row.locator("td").nth(3).textContent()) !== "—", "the old secret's end is shown");
+  await shot(page, "14-channels");
+  await page.locator("#nav").getByRole("link", { name: "Packages" }).click();
+  await page.getByRole("heading", { name: "Packages" }).waitFor();
+  await page.locator("#nav").getByRole("link", { name: "Channels" }).click();
+  await row.locator(".status.active").waitFor();
+  check(await page.locator("#rotated-secret").count() === 0, "the secret is not shown again");
+  await page.goto(`${BASE_URL}/admin#/templates/${sn}`);
+  const listed = page.locator("#channels li").filter({ hasText: CHANNEL });
+  page.once("dialog", (dialog) => dialog.accept());
+  await listed.getByRole("button", { name: `remove ${CHANNEL}` }).click();
+  await page.locator("#channels").getByText("No channel may issue it yet.").waitFor();
+}
+
 async function tokenKeptOutOfUrlAndStorage(page) {
   check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
   const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
@@ -284,6 +318,7 @@ try {
     await workers(page);
     await packages(page, [SN, made.sn]);
     await codes(page);
+    await channels(page, made.sn);
     await tokenKeptOutOfUrlAndStorage(page);
     await context.close();
   }

@@ -154,7 +154,8 @@ async fn plaintext_channel(env: &Env, secret: &str) -> Channel {
     let client = env.db.client().await.unwrap();
     client
         .execute(
-            "INSERT INTO channels (id, name, created_at) VALUES ($1, 'old', now())",
+            "INSERT INTO channels (id, name, created_at, secret_created_at)
+             VALUES ($1, 'old', now(), now())",
             &[&id],
         )
         .await

@@ -81,6 +81,7 @@ fn base_bodies(method: &Method, template: &str, f: &Fixture) -> Option<Vec<Value
         ("POST", "/v1/templates/{sn}/quota") => json!({"total": 20}),
         ("POST", "/v1/templates/{sn}/channels") => json!({"channel_id": f.channel.id}),
         ("POST", "/v1/channels") => json!({"name": "partner"}),
+        ("POST", "/v1/channels/{id}/secret") => json!({"overlap_secs": 60}),
         ("POST", "/v1/claims") => json!({"template_sn": f.sn, "user_id": "u9"}),
         ("POST", "/v1/code-batches") => json!({"template_sn": f.sn, "count": 5}),
         ("POST", "/v1/redemptions") => json!({"code": "AAAAAAAAAA", "user_id": "u1"}),

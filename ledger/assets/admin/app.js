@@ -359,8 +359,19 @@ function channelsSection(t) {
   (async () => {
     const r = await api("GET", "/v1/channels");
     if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
-    const names = new Map(r.body.channels.map((c) => [c.id, c.name]));
-    const allowed = t.channels.map((id) => el("li", {}, names.get(id) || "(unnamed)", " ", el("code", {}, id)));
+    const byId = new Map(r.body.channels.map((c) => [c.id, c]));
+    const remove = (id, name) => el("button", { type: "button", class: "stop", "aria-label": `remove ${name}`,
+      on: { click: async () => {
+        if (!confirm(`Remove ${name} from this template? Its claims of it are refused from then on.`)) return;
+        const a = await api("DELETE", `/v1/templates/${t.sn}/channels/${id}`);
+        if (a.status !== 200) alert(errorText(a.body));
+        templatePage(t.sn);
+      } } }, "remove");
+    const allowed = t.channels.map((id) => {
+      const c = byId.get(id) || { name: "(unnamed)", status: "active" };
+      const off = c.status === "disabled" ? [" ", el("span", { class: "status disabled" }, "disabled")] : [];
+      return el("li", {}, c.name, " ", el("code", {}, id), ...off, " ", remove(id, c.name));
+    });
     const others = r.body.channels.filter((c) => !t.channels.includes(c.id));
     const pick = el("select", { id: "allow-channel" }, others.map((c) => el("option", { value: c.id }, c.name)));
     const note = el("p", { class: "error", role: "alert" });
@@ -645,6 +656,47 @@ async function workersPage() {
   await tick();
   const timer = setInterval(tick, 5000);
   stopPolling = () => clearInterval(timer);
+}
+
+// ---- channels ------------------------------------------------------------
+
+/** Every channel: its status, the age of its secret, disable/enable, and a rotation that shows the new secret once. */
+async function channelsPage() {
+  const r = await api("GET", "/v1/channels");
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const shown = el("div", { id: "new-secret", "aria-live": "polite" });
+  const reload = () => channelsPage();
+  const allowed = { active: ["disable"], disabled: ["enable"] };
+  const rows = r.body.channels.map((c) => el("tr", {},
+    el("td", {}, c.name, el("br"), el("code", { class: "hint", title: c.id }, c.id.slice(0, 8))),
+    el("td", {}, el("span", { class: `status ${c.status}` }, c.status)),
+    el("td", {}, shortTime(c.secret_created_at)),
+    el("td", {}, c.previous_secret_valid_until ? shortTime(c.previous_secret_valid_until) : "—"),
+    el("td", {}, statusButtons(`/v1/channels/${c.id}`, c.name, allowed[c.status] || [], reload,
+      { disable: `Disable ${c.name}? Its signed claims and redemptions are refused (every server within 5 s).` }),
+      rotateForm(c, shown))));
+  show(el("h1", {}, "Channels"), shown,
+    rows.length ? table(["Channel", "Status", "Secret made", "Old secret valid until", ""], rows, { id: "channel-table" })
+      : el("p", {}, "No channels yet (POST /v1/channels)."),
+    el("p", { class: "hint" }, "A rotated channel's old secret keeps working for the overlap asked for; " +
+      "only the latest old secret does. The new secret is shown once."));
+}
+
+/** Rotates the channel's secret with an overlap (seconds, a day by default); the answer's secret goes in `shown`, once. */
+function rotateForm(c, shown) {
+  const id = `overlap-${c.id}`;
+  const overlap = el("input", { id, type: "number", min: 0, max: 2592000, value: 86400, class: "short" });
+  return el("form", { class: "rotate", on: { submit: async (e) => {
+    e.preventDefault();
+    if (!confirm(`Rotate the secret of ${c.name}? The old one keeps working for ${overlap.value} s.`)) return;
+    const a = await api("POST", `/v1/channels/${c.id}/secret`, { overlap_secs: Number(overlap.value) });
+    if (a.status !== 200) return alert(errorText(a.body));
+    await channelsPage();
+    document.getElementById("new-secret").replaceChildren(el("div", { class: "card", role: "status" },
+      el("p", {}, `New secret of ${c.name}, shown only this once: copy it now.`),
+      el("code", { class: "wrap", id: "rotated-secret" }, a.body.secret),
+      el("p", { class: "hint" }, `The old secret works until ${shortTime(a.body.previous_secret_valid_until)}.`)));
+  } } }, el("label", { for: id }, "Overlap (s)"), overlap, el("button", { type: "submit" }, "Rotate secret"));
 }
 
 // ---- packages ------------------------------------------------------------
@@ -993,6 +1045,7 @@ function route() {
   if (parts[0] === "finance") return financePage(params);
   if (parts[0] === "workers") return workersPage();
   if (parts[0] === "packages") return packagesPage(params);
+  if (parts[0] === "channels") return channelsPage();
   if (parts[0] === "codes" && parts[1]) return batchPage(decodeURIComponent(parts[1]));
   if (parts[0] === "codes") return codesPage(params);
   if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));

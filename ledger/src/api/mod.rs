@@ -37,8 +37,8 @@ use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
 use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
-    audit, channels, claims, code_batches, coupons, history, issuance_jobs, orders, package_jobs,
-    packages, projections, redemptions, reports, templates, workers,
+    audit, channel_lifecycle, channels, claims, code_batches, coupons, history, issuance_jobs,
+    orders, package_jobs, packages, projections, redemptions, reports, templates, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -132,8 +132,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::stop))
         .routes(routes!(templates::void))
         .routes(routes!(templates::quota))
-        .routes(routes!(templates::allow_channel))
-        .routes(routes!(channels::create, channels::list))
+        .merge(channel_routes())
         .routes(routes!(claims::claim))
         .routes(routes!(orders::quote))
         .routes(routes!(orders::lock))
@@ -181,6 +180,18 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         REQUEST_TIMEOUT,
     ));
     (timed.merge(uploads), doc)
+}
+
+/// The channels' routes and a template's list of channels (docs/design.md §15).
+fn channel_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(templates::allow_channel))
+        .routes(routes!(templates::remove_channel))
+        .routes(routes!(channels::create, channels::list))
+        .routes(routes!(channels::read))
+        .routes(routes!(channel_lifecycle::disable))
+        .routes(routes!(channel_lifecycle::enable))
+        .routes(routes!(channel_lifecycle::rotate))
 }
 
 pub fn router(state: AppState) -> Router {

@@ -29,12 +29,13 @@ pub async fn create(
     now: DateTime<Utc>,
 ) -> Result<CreatedChannel, CommandError> {
     let id = Uuid::new_v4();
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    let secret = hex::encode(bytes);
+    let secret = new_secret();
     tx.execute(
-        &tx.prepare_cached("INSERT INTO channels (id, name, created_at) VALUES ($1, $2, $3)")
-            .await?,
+        &tx.prepare_cached(
+            "INSERT INTO channels (id, name, created_at, status, secret_created_at, version)
+             VALUES ($1, $2, $3, 'active', $3, 1)",
+        )
+        .await?,
         &[&id, &name, &now],
     )
     .await?;
@@ -67,23 +68,55 @@ pub async fn create(
     Ok(CreatedChannel { id, secret })
 }
 
-/// The channel's sealed signing secret, if the channel exists.
-pub async fn sealed_secret(
+/// A new signing secret: 32 random bytes, in hex.
+pub(super) fn new_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// What verifies a channel's signatures, read in one statement with its
+/// status (docs/design.md §15): the sealed current secret, the secret the
+/// last rotation replaced and until when it verifies, and whether the
+/// channel is disabled.
+pub struct SigningKeys {
+    pub current: Sealed,
+    pub previous: Option<(Sealed, DateTime<Utc>)>,
+    pub disabled: bool,
+}
+
+/// The channel's [`SigningKeys`], if the channel exists.
+pub async fn signing_keys(
     client: &impl GenericClient,
     channel_id: ChannelId,
-) -> Result<Option<Sealed>, tokio_postgres::Error> {
+) -> Result<Option<SigningKeys>, tokio_postgres::Error> {
     let row = client
         .query_opt(
-            "SELECT key_id, nonce, ciphertext FROM channel_secrets
-             WHERE channel_id = $1 AND ciphertext IS NOT NULL",
+            "SELECT s.key_id, s.nonce, s.ciphertext,
+                    s.previous_key_id, s.previous_nonce, s.previous_ciphertext,
+                    c.previous_secret_valid_until, c.status = 'disabled'
+               FROM channel_secrets s JOIN channels c ON c.id = s.channel_id
+              WHERE s.channel_id = $1 AND s.ciphertext IS NOT NULL",
             &[&channel_id],
         )
         .await?;
-    Ok(row.map(|r| Sealed {
-        key_id: r.get(0),
-        nonce: r.get(1),
-        ciphertext: r.get(2),
+    // The statement keeps only sealed rows: `current` is always there.
+    Ok(row.and_then(|r| {
+        Some(SigningKeys {
+            current: sealed_at(&r, 0)?,
+            previous: sealed_at(&r, 3).zip(r.get::<_, Option<DateTime<Utc>>>(6)),
+            disabled: r.get(7),
+        })
     }))
+}
+
+/// The sealed secret in columns `at..at + 3` (key id, nonce, ciphertext), if set.
+fn sealed_at(r: &tokio_postgres::Row, at: usize) -> Option<Sealed> {
+    Some(Sealed {
+        key_id: r.get::<_, Option<String>>(at)?,
+        nonce: r.get::<_, Option<Vec<u8>>>(at + 1)?,
+        ciphertext: r.get::<_, Option<Vec<u8>>>(at + 2)?,
+    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -95,54 +128,86 @@ pub enum SealError {
 }
 
 /// At start: seals the plaintext rows left from before V6 and re-seals rows
-/// under an old key with the current one, in one transaction, so that after
-/// it no row is plaintext and an old key may be dropped. Opening every row
-/// also proves the keys before any request needs them: a row no configured
-/// key opens is an error, and `serve` refuses to start. Returns how many rows
-/// were (re)sealed.
+/// under an old key with the current one (a rotated-out previous secret
+/// too), in one transaction, so that after it no row is plaintext and an old
+/// key may be dropped. Opening every row also proves the keys before any
+/// request needs them: a row no configured key opens is an error, and
+/// `serve` refuses to start. Returns how many secrets were (re)sealed.
 pub async fn seal_all(tx: &Transaction<'_>, keys: &Keyring) -> Result<u64, SealError> {
     let rows = tx
         .query(
-            "SELECT channel_id, secret, key_id, nonce, ciphertext FROM channel_secrets
-             ORDER BY channel_id FOR UPDATE",
+            "SELECT channel_id, secret, key_id, nonce, ciphertext,
+                    previous_key_id, previous_nonce, previous_ciphertext
+               FROM channel_secrets ORDER BY channel_id FOR UPDATE",
             &[],
         )
         .await?;
     let mut resealed = 0;
     for row in rows {
         let channel_id: Uuid = row.get(0);
-        let secret = match row.get::<_, Option<String>>(1) {
-            Some(plain) => plain,
-            None => {
-                let sealed = Sealed {
-                    key_id: row.get(2),
-                    nonce: row.get(3),
-                    ciphertext: row.get(4),
-                };
-                let secret = keys
-                    .open(channel_id, &sealed)
-                    .map_err(|source| SealError::Open { channel_id, source })?;
-                if sealed.key_id == keys.current_id() {
-                    continue;
-                }
-                secret
-            }
+        let current = match row.get::<_, Option<String>>(1) {
+            Some(plain) => Some(keys.seal(channel_id, &plain)),
+            None => resealed_under_current(keys, channel_id, sealed_at(&row, 2))?,
         };
-        let sealed = keys.seal(channel_id, &secret);
-        tx.execute(
-            "UPDATE channel_secrets SET secret = NULL, key_id = $2, nonce = $3, ciphertext = $4
-             WHERE channel_id = $1",
-            &[
-                &channel_id,
-                &sealed.key_id,
-                &sealed.nonce,
-                &sealed.ciphertext,
-            ],
-        )
-        .await?;
-        resealed += 1;
+        let previous = resealed_under_current(keys, channel_id, sealed_at(&row, 5))?;
+        if let Some(sealed) = &current {
+            update_sealed(tx, channel_id, Slot::Current, sealed).await?;
+            resealed += 1;
+        }
+        if let Some(sealed) = &previous {
+            update_sealed(tx, channel_id, Slot::Previous, sealed).await?;
+            resealed += 1;
+        }
     }
     Ok(resealed)
+}
+
+/// `sealed` opened (which proves the keys) and, when under an old key,
+/// sealed again under the current one; None when it needs no new seal.
+fn resealed_under_current(
+    keys: &Keyring,
+    channel_id: Uuid,
+    sealed: Option<Sealed>,
+) -> Result<Option<Sealed>, SealError> {
+    let Some(sealed) = sealed else {
+        return Ok(None);
+    };
+    let secret = keys
+        .open(channel_id, &sealed)
+        .map_err(|source| SealError::Open { channel_id, source })?;
+    Ok((sealed.key_id != keys.current_id()).then(|| keys.seal(channel_id, &secret)))
+}
+
+/// Which of a row's secrets: the current one, or the one a rotation replaced.
+#[derive(Clone, Copy)]
+enum Slot {
+    Current,
+    Previous,
+}
+
+/// Stores `sealed` in the row's `slot`; sealing the current secret clears
+/// its plaintext.
+async fn update_sealed(
+    tx: &Transaction<'_>,
+    channel_id: Uuid,
+    slot: Slot,
+    sealed: &Sealed,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = match slot {
+        Slot::Current => {
+            "UPDATE channel_secrets SET secret = NULL, key_id = $2, nonce = $3, ciphertext = $4
+             WHERE channel_id = $1"
+        }
+        Slot::Previous => {
+            "UPDATE channel_secrets
+                SET previous_key_id = $2, previous_nonce = $3, previous_ciphertext = $4
+              WHERE channel_id = $1"
+        }
+    };
+    let (key_id, nonce, ciphertext) = (&sealed.key_id, &sealed.nonce, &sealed.ciphertext);
+    tx.execute(sql, &[&channel_id, key_id, nonce, ciphertext])
+        .await?;
+    Ok(())
 }
 
 /// Records a nonce; false when it was seen before (a replay).

@@ -3,7 +3,8 @@
 //!
 //! - [`templates`]: create, activate/stop/void, raise quota, allow a channel.
 //! - [`template_void`]: a void template's unused coupons voided in batches.
-//! - [`channels`]: create a channel and its secret.
+//! - [`channels`]: create a channel and its secret; what verifies its signatures.
+//! - [`channel_lifecycle`]: disable, enable, rotate a channel's secret.
 //! - [`claim`]: issue one coupon to a user, guarded in SQL.
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
@@ -18,6 +19,7 @@
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
+pub mod channel_lifecycle;
 pub mod channels;
 pub mod claim;
 pub mod claim_batch;

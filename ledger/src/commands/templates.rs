@@ -1,4 +1,5 @@
-//! Template commands: create, update, change status, raise quota, allow a channel.
+//! Template commands: create, update, change status, raise quota, allow or
+//! remove a channel.
 //! Each appends to `template-<sn>` and updates the write model in one transaction.
 
 use chrono::{DateTime, Utc};
@@ -8,8 +9,8 @@ use uuid::Uuid;
 
 use super::{CommandError, template_void};
 use crate::domain::events::{
-    Metadata, TemplateChannelAllowed, TemplateCreated, TemplateQuotaRaised, TemplateStatusChanged,
-    TemplateUpdated,
+    Metadata, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateQuotaRaised,
+    TemplateStatusChanged, TemplateUpdated,
 };
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::TemplateSn;
@@ -318,6 +319,38 @@ pub async fn allow_channel(
         .await?;
     }
     Ok(())
+}
+
+/// Removes `channel_id` from the channels that may issue the template
+/// (docs/design.md §15); 404 when the template, or the channel on its
+/// list, is unknown.
+pub async fn remove_channel(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    channel_id: ChannelId,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let current = lock(tx, sn).await?;
+    let removed = tx
+        .execute(
+            &tx.prepare_cached(
+                "DELETE FROM template_channels WHERE template_sn = $1 AND channel_id = $2",
+            )
+            .await?,
+            &[&sn.as_str(), &channel_id],
+        )
+        .await?;
+    if removed == 0 {
+        let link = format!("{channel_id} on template {}", sn.as_str());
+        return Err(CommandError::not_found("channel", link));
+    }
+    let event = LedgerEvent::TemplateChannelRemoved(TemplateChannelRemoved {
+        sn: sn.clone(),
+        channel_id,
+    });
+    let event = NewEvent::of(&event, metadata, now)?;
+    bump(tx, sn, current.version, event).await
 }
 
 /// Appends one event to the template stream and records its new version.

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::UnlockReason;
 use crate::domain::ids::{ChannelId, PackageSn, TemplateSn, UserId};
 use crate::domain::money::Money;
@@ -87,6 +88,14 @@ pub struct TemplateQuotaRaised {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateChannelAllowed {
+    pub sn: TemplateSn,
+    pub channel_id: ChannelId,
+}
+
+/// A channel may no longer issue the template (the undoing of
+/// `TemplateChannelAllowed`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TemplateChannelRemoved {
     pub sn: TemplateSn,
     pub channel_id: ChannelId,
 }
@@ -174,6 +183,26 @@ pub struct PackageChannelAllowed {
 pub struct ChannelCreated {
     pub channel_id: ChannelId,
     pub name: String,
+}
+
+/// A channel was disabled (`ChannelDisabled`) or enabled again
+/// (`ChannelEnabled`): its signed requests are refused or served
+/// (docs/design.md §15).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChannelStatusChanged {
+    pub channel_id: ChannelId,
+    pub from: ChannelStatus,
+    pub to: ChannelStatus,
+}
+
+/// A channel's signing secret was replaced. Only the times: a secret never
+/// enters the event log. The replaced secret verifies until
+/// `previous_valid_until` (`rotated_at` plus the overlap asked for).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ChannelSecretRotated {
+    pub channel_id: ChannelId,
+    pub rotated_at: DateTime<Utc>,
+    pub previous_valid_until: DateTime<Utc>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -13,10 +13,11 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
-    ChannelCreated, CodeBatchCreated, CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued,
-    OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed, PackageClaimed,
-    PackageCreated, PackageStatusChanged, TemplateChannelAllowed, TemplateCreated,
-    TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
+    ChannelCreated, ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped,
+    CodeRedeemed, CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled,
+    PackageChannelAllowed, PackageClaimed, PackageCreated, PackageStatusChanged,
+    TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateQuotaRaised,
+    TemplateStatusChanged, TemplateUpdated,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
@@ -148,6 +149,10 @@ ledger_events! {
     PackageStopped(PackageStatusChanged, 1, Package),
     PackageClaimed(PackageClaimed, 1, Package),
     PackageChannelAllowed(PackageChannelAllowed, 1, Package),
+    ChannelDisabled(ChannelStatusChanged, 1, Channel),
+    ChannelEnabled(ChannelStatusChanged, 1, Channel),
+    ChannelSecretRotated(ChannelSecretRotated, 1, Channel),
+    TemplateChannelRemoved(TemplateChannelRemoved, 1, Template),
 }
 
 /// Why a stored event could not be decoded.

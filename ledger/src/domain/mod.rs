@@ -30,11 +30,13 @@
 //! - [`package`], [`package_job`]: coupon packages: their status and size,
 //!   each template's share of a claim, and claims of large packages run as jobs.
 //! - [`code_batch`]: a batch of redemption codes' status.
+//! - [`channel`]: a channel's status and its rotated secret's overlap.
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
 pub mod allocation;
 pub mod best;
+pub mod channel;
 pub mod claim_batch;
 pub mod code_batch;
 pub mod coupon;

@@ -35,7 +35,7 @@ use deadpool_postgres::Pool;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::commands::claim_batch::BatchClaim;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
 use crate::redis_handle::RedisHandle;
 use batcher::{Answer, ClaimRefused, Pending};
@@ -50,11 +50,22 @@ const MAX_TEMPLATES: usize = 10_000;
 const RESET_EVERY: Duration = Duration::from_secs(1);
 
 /// What the gate needs of a template, cached for [`TEMPLATE_TTL`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GateInfo {
     pub active: bool,
     pub per_user_limit: i32,
     pub rate_limit: RateLimit,
+    /// The channels the template lists: a claim by another channel is not
+    /// admitted (it would hold a unit of stock and its user's limit until
+    /// its batch refused it); Postgres answers it (docs/design.md §15).
+    pub channels: Arc<[ChannelId]>,
+}
+
+impl GateInfo {
+    /// Whether the template lists `channel` (as of this cached read).
+    pub fn lists(&self, channel: ChannelId) -> bool {
+        self.channels.contains(&channel)
+    }
 }
 
 /// The gate's decision on one claim.
@@ -117,7 +128,7 @@ impl Flash {
         if let Some((at, info)) = lock(&self.templates).get(sn)
             && at.elapsed() < TEMPLATE_TTL
         {
-            return Ok(*info);
+            return Ok(info.clone());
         }
         let client = self.pool.get().await?;
         let info = reconcile::read_info(&**client, sn).await?;
@@ -125,7 +136,7 @@ impl Flash {
         if cache.len() >= MAX_TEMPLATES {
             cache.clear();
         }
-        cache.insert(sn.clone(), (Instant::now(), info));
+        cache.insert(sn.clone(), (Instant::now(), info.clone()));
         Ok(info)
     }
 

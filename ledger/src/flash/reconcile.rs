@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio_postgres::GenericClient;
 
 use super::{Flash, GateInfo};
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
 
 /// Active templates reset per pass, at most (the newest first).
@@ -25,7 +25,9 @@ pub async fn read_info(
     client: &impl GenericClient,
     sn: &TemplateSn,
 ) -> Result<Option<GateInfo>, tokio_postgres::Error> {
-    let sql = "SELECT status = 'active', per_user_limit, rate_limit FROM templates WHERE sn = $1";
+    let sql = "SELECT status = 'active', per_user_limit, rate_limit,
+                      ARRAY(SELECT channel_id FROM template_channels WHERE template_sn = $1)
+                 FROM templates WHERE sn = $1";
     let row = client.query_opt(sql, &[&sn]).await?;
     Ok(row.map(|r| GateInfo {
         active: r.get(0),
@@ -34,6 +36,7 @@ pub async fn read_info(
             .get::<_, Option<serde_json::Value>>(2)
             .and_then(|v| serde_json::from_value::<RateLimit>(v).ok())
             .unwrap_or_default(),
+        channels: r.get::<_, Vec<ChannelId>>(3).into(),
     }))
 }
 

@@ -1,5 +1,6 @@
 //! The read side: plain queries over the write model and the event store.
 //!
+//! - [`channels`]: a channel (never its secret), every channel.
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
 //!   a user's coupons of one status (for quotes).
 //! - [`history`]: a template's coupons by issue time and what became of them.
@@ -11,6 +12,7 @@
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
 
+pub mod channels;
 pub mod coupons;
 pub mod gauges;
 pub mod history;

@@ -28,6 +28,7 @@ use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
     ReplayedCoupon, Sym, Tables, TemplateRow,
 };
+use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::{self, CouponStatus};
 use crate::domain::events::{CouponIssued, TemplateCreated};
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
@@ -364,9 +365,16 @@ impl Replay {
     fn template(&mut self, sn: &str, e: &Event<'_>) -> Result<(), FoldError> {
         let payload = parse_json::<Value>(e)?;
         let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
-        if let LedgerEvent::TemplateChannelAllowed(allowed) = &event {
-            let key = (sn.to_owned(), allowed.channel_id.0);
-            self.tables.template_channels.insert(key, Present {});
+        match &event {
+            LedgerEvent::TemplateChannelAllowed(allowed) => {
+                let key = (sn.to_owned(), allowed.channel_id.0);
+                self.tables.template_channels.insert(key, Present {});
+            }
+            LedgerEvent::TemplateChannelRemoved(removed) => {
+                let key = (sn.to_owned(), removed.channel_id.0);
+                self.tables.template_channels.remove(&key);
+            }
+            _ => {}
         }
         let row = by_name(&mut self.tables.templates, sn);
         row.version = e.version;
@@ -394,13 +402,44 @@ impl Replay {
         Ok(())
     }
 
+    /// A channel's row: created active, its status and secret times
+    /// changed by its lifecycle's events (docs/design.md §15).
     fn channel(&mut self, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
-        if let LedgerEvent::ChannelCreated(created) = event {
-            let row = ChannelRow {
-                name: created.name.clone(),
-                created_at: e.occurred_at,
-            };
-            self.tables.channels.insert(created.channel_id.0, row);
+        let id = match event {
+            LedgerEvent::ChannelCreated(created) => {
+                let row = ChannelRow {
+                    name: created.name.clone(),
+                    created_at: e.occurred_at,
+                    status: ChannelStatus::Active.as_str().to_owned(),
+                    secret_created_at: e.occurred_at,
+                    ..ChannelRow::default()
+                };
+                self.tables.channels.insert(created.channel_id.0, row);
+                created.channel_id
+            }
+            LedgerEvent::ChannelDisabled(changed) | LedgerEvent::ChannelEnabled(changed) => {
+                let row = self
+                    .tables
+                    .channels
+                    .entry(changed.channel_id.0)
+                    .or_default();
+                row.status = changed.to.as_str().to_owned();
+                changed.channel_id
+            }
+            LedgerEvent::ChannelSecretRotated(rotated) => {
+                let row = self
+                    .tables
+                    .channels
+                    .entry(rotated.channel_id.0)
+                    .or_default();
+                row.secret_created_at = rotated.rotated_at;
+                row.previous_secret_valid_until = Some(rotated.previous_valid_until);
+                rotated.channel_id
+            }
+            _ => return Ok(()),
+        };
+        if let Some(row) = self.tables.channels.get_mut(&id.0) {
+            row.version = e.version;
         }
         Ok(())
     }

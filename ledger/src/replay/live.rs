@@ -213,8 +213,17 @@ const TEMPLATES: Query = (
     ],
 );
 const CHANNELS: Query = (
-    "SELECT id, name, created_at FROM channels",
-    &[Type::UUID, Type::TEXT, Type::TIMESTAMPTZ],
+    "SELECT id, name, created_at, status, secret_created_at, previous_secret_valid_until,
+            version FROM channels",
+    &[
+        Type::UUID,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::INT4,
+    ],
 );
 const TEMPLATE_CHANNELS: Query = (
     "SELECT template_sn, channel_id FROM template_channels",
@@ -466,6 +475,10 @@ fn channel(r: &Line) -> Result<(Uuid, ChannelRow), tokio_postgres::Error> {
     let row = ChannelRow {
         name: r.try_get(1)?,
         created_at: r.try_get(2)?,
+        status: r.try_get(3)?,
+        secret_created_at: r.try_get(4)?,
+        previous_secret_valid_until: r.try_get(5)?,
+        version: r.try_get(6)?,
     };
     Ok((r.try_get(0)?, row))
 }

@@ -130,6 +130,10 @@ row!(
 row!(ChannelRow {
     name: String,
     created_at: DateTime<Utc>,
+    status: String,
+    secret_created_at: DateTime<Utc>,
+    previous_secret_valid_until: Option<DateTime<Utc>>,
+    version: i32,
 });
 
 row!(

@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::nonce;
+use super::secret_cache::ChannelKeys;
 use super::signature::SignedHeaders;
 use crate::api::AppState;
 use crate::api::http::error::ApiError;
@@ -97,8 +98,9 @@ fn limit_keys(parts: &Parts) -> (Option<Uuid>, Option<IpAddr>) {
     (channel, peer)
 }
 
-/// The request's signature headers, once they are fresh and match the
-/// channel's secret.
+/// The request's signature headers, once they are fresh and match one of
+/// the channel's secrets (the current one, or the one a rotation replaced
+/// inside its overlap) and the channel is not disabled (docs/design.md §15).
 async fn verify(
     state: &AppState,
     parts: &Parts,
@@ -107,8 +109,33 @@ async fn verify(
 ) -> Result<SignedHeaders, ApiError> {
     let signed = SignedHeaders::parse(&parts.headers)?;
     signed.check_fresh(now)?;
-    let secret = state.secrets.secret(&state.pool, signed.channel_id).await?;
-    let secret = secret.ok_or_else(|| ApiError::Unauthorized("unknown channel".into()))?;
-    signed.verify(&secret, parts.method.as_str(), parts.uri.path(), body)?;
+    let (method, path) = (parts.method.as_str(), parts.uri.path());
+    let holds = |keys: &ChannelKeys| {
+        keys.verifying_at(now)
+            .any(|secret| signed.verify(secret, method, path, body).is_ok())
+    };
+    let unknown = || ApiError::Unauthorized("unknown channel".into());
+    let id = signed.channel_id;
+    let found = state
+        .secrets
+        .find(&state.pool, id)
+        .await?
+        .ok_or_else(unknown)?;
+    let keys = if holds(&found.keys) {
+        found.keys
+    } else if found.cached {
+        // Another process may have rotated the secret since this one read
+        // it: a new secret holds at once (failures are limited by the caller).
+        let fresh = state.secrets.reload(&state.pool, id).await?;
+        fresh.ok_or_else(unknown)?.keys
+    } else {
+        found.keys
+    };
+    if !holds(&keys) {
+        return Err(ApiError::Unauthorized("signature does not match".into()));
+    }
+    if keys.disabled {
+        return Err(ApiError::ChannelDisabled(id));
+    }
     Ok(signed)
 }

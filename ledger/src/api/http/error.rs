@@ -22,6 +22,9 @@ pub enum ApiError {
     Unauthorized(String),
     #[error("{0}")]
     Forbidden(String),
+    /// A disabled channel's signed request (docs/design.md §15).
+    #[error("channel {0} is disabled")]
+    ChannelDisabled(crate::domain::ids::ChannelId),
     #[error("{0}")]
     NotFound(String),
     #[error("this route does not take the method {0}")]
@@ -106,7 +109,7 @@ impl ApiError {
         match self {
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Forbidden(_) | Self::ChannelDisabled(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -131,6 +134,7 @@ impl ApiError {
             | Self::Unprocessable { code, .. } => code,
             Self::Unauthorized(_) => "unauthorized",
             Self::Forbidden(_) => "forbidden",
+            Self::ChannelDisabled(_) => "channel_disabled",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed(_) => "method_not_allowed",
             Self::UnsupportedMediaType(_) => "unsupported_media_type",

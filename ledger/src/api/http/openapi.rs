@@ -166,11 +166,20 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("post", "/v1/templates/{sn}/void", "void_template"),
     ("post", "/v1/templates/{sn}/quota", "raise_quota"),
     ("post", "/v1/templates/{sn}/channels", "allow_channel"),
+    (
+        "delete",
+        "/v1/templates/{sn}/channels/{id}",
+        "remove_template_channel",
+    ),
     ("get", "/v1/templates/{sn}/stats", "template_stats"),
     ("get", "/v1/templates/{sn}/history", "template_history"),
     ("get", "/v1/templates/{sn}/events", "template_events"),
     ("get", "/v1/channels", "list_channels"),
     ("post", "/v1/channels", "create_channel"),
+    ("get", "/v1/channels/{id}", "read_channel"),
+    ("post", "/v1/channels/{id}/disable", "disable_channel"),
+    ("post", "/v1/channels/{id}/enable", "enable_channel"),
+    ("post", "/v1/channels/{id}/secret", "rotate_channel_secret"),
     ("post", "/v1/claims", "claim"),
     ("post", "/v1/orders/quote", "quote_order"),
     ("post", "/v1/orders/lock", "lock_order"),
@@ -267,6 +276,11 @@ pub struct LinkSpec {
 
 const SN: &[(&str, &str)] = &[("sn", "$response.body#/sn")];
 const ID: &[(&str, &str)] = &[("id", "$response.body#/id")];
+/// A template and the first channel on its list.
+const TEMPLATE_CHANNEL: &[(&str, &str)] = &[
+    ("sn", "$response.body#/sn"),
+    ("id", "$response.body#/channels/0"),
+];
 const JOB: &[(&str, &str)] = &[("id", "$response.body#/job_id")];
 const ORDER: &[(&str, &str)] = &[("order_id", "$response.body#/order_id")];
 const USER: &[(&str, &str)] = &[("uid", "$response.body#/user_id")];
@@ -380,6 +394,23 @@ pub const LINKS: &[LinkSpec] = &[
     with("stop_template", "200", "void_template", SN),
     with("raise_quota", "200", "template_stats", SN),
     with("allow_channel", "200", "read_template", SN),
+    with(
+        "allow_channel",
+        "200",
+        "remove_template_channel",
+        TEMPLATE_CHANNEL,
+    ),
+    // A channel: read, disabled, enabled, its secret rotated by its id.
+    with("create_channel", "201", "read_channel", ID),
+    with("create_channel", "201", "disable_channel", ID),
+    with("create_channel", "201", "enable_channel", ID),
+    body(
+        "create_channel",
+        "201",
+        "rotate_channel_secret",
+        ID,
+        r#"{"overlap_secs": 60}"#,
+    ),
     // A channel, allowed on templates by its id.
     body(
         "create_channel",

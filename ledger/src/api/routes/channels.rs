@@ -1,18 +1,23 @@
-//! `POST /v1/channels`: create a distribution channel and its signing secret.
+//! `POST /v1/channels`: create a distribution channel and its signing
+//! secret; `GET /v1/channels`, `GET /v1/channels/{id}`: read them (never a
+//! secret). Disable, enable and rotate: `channel_lifecycle`.
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::ApiJson;
+use crate::api::http::extract::{ApiJson, ApiPath};
 use crate::commands::channels;
+use crate::domain::ids::ChannelId;
+use crate::queries;
+use crate::queries::channels::ChannelView;
 
 const MAX_NAME_LEN: usize = 200;
 
@@ -84,24 +89,13 @@ pub async fn create(
     .await
 }
 
-/// A channel, without its secret.
-#[derive(Serialize, ToSchema)]
-pub struct ChannelView {
-    pub id: Uuid,
-    pub name: String,
-    pub created_at: chrono::DateTime<chrono::Utc>,
-}
-
 #[derive(Serialize, ToSchema)]
 pub struct ChannelList {
     pub channels: Vec<ChannelView>,
 }
 
-/// The most channels listed.
-pub const MAX_LISTED: i64 = 1_000;
-
-/// Every channel (at most 1,000), by name: the console names a template's
-/// channels and offers them to allow.
+/// Every channel (at most 1,000), by name, with its status: the console
+/// lists them, names a template's channels and offers them to allow.
 #[utoipa::path(get, path = "/v1/channels", tag = "channels",
     security(("admin" = [])),
     responses((status = 200, body = ChannelList), (status = 401, body = ErrorBody),
@@ -111,19 +105,29 @@ pub async fn list(
     _: Admin,
 ) -> Result<axum::Json<ChannelList>, ApiError> {
     let client = state.pool.get().await?;
-    let rows = client
-        .query(
-            "SELECT id, name, created_at FROM channels ORDER BY name, id LIMIT $1",
-            &[&MAX_LISTED],
-        )
-        .await?;
-    let channels = rows
-        .iter()
-        .map(|r| ChannelView {
-            id: r.get(0),
-            name: r.get(1),
-            created_at: r.get(2),
-        })
-        .collect();
+    let channels = queries::channels::list(&**client, state.now()).await?;
     Ok(axum::Json(ChannelList { channels }))
+}
+
+/// The channel's id, in the path.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ChannelPath {
+    /// The channel's id.
+    pub id: Uuid,
+}
+
+/// One channel: its status and the age of its secrets, never a secret.
+#[utoipa::path(get, path = "/v1/channels/{id}", tag = "channels", params(ChannelPath),
+    security(("admin" = [])),
+    responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Admin,
+    ApiPath(ChannelPath { id }): ApiPath<ChannelPath>,
+) -> Result<axum::Json<ChannelView>, ApiError> {
+    let client = state.pool.get().await?;
+    let view = queries::channels::read(&**client, ChannelId(id), state.now()).await?;
+    view.map(axum::Json)
+        .ok_or_else(|| ApiError::not_found("channel", id))
 }

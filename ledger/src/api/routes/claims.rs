@@ -46,7 +46,9 @@ pub struct Claim {
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the template does not list this channel \
+            (`forbidden`), or the channel is disabled (`channel_disabled`)"),
+        (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "sold out"),
         (status = 422, body = ErrorBody), (status = 429, body = ErrorBody,
@@ -69,8 +71,11 @@ pub async fn claim(
         signed,
     };
     let sn = &claim.template_sn;
+    let channel = claim.signed.channel_id;
     match state.flash.info(sn).await?.filter(|i| i.active) {
-        Some(info) if state.flash.has_room(sn) => {
+        // A channel the template does not list never holds stock in the
+        // gate: Postgres refuses it (docs/design.md §15).
+        Some(info) if state.flash.has_room(sn) && info.lists(channel) => {
             let (channel, peer) = (Some(claim.signed.channel_id.0), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
             if matches!(&answer, Err(e) if e.status() == StatusCode::UNAUTHORIZED) {
@@ -78,7 +83,8 @@ pub async fn claim(
             }
             answer
         }
-        // Not active, or unknown: Postgres gives the precise refusal.
+        // Not active, unknown, or not the channel's: Postgres gives the
+        // precise refusal.
         _ => alone(&state, &ctx, claim).await,
     }
 }

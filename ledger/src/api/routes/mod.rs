@@ -2,6 +2,7 @@
 //! one command or query, and answers a typed body.
 
 pub mod audit;
+pub mod channel_lifecycle;
 pub mod channels;
 pub mod claims;
 pub mod code_batches;

@@ -178,7 +178,9 @@ pub struct CouponPage {
         ("X-Signature" = Option<String>, Header)),
     security(("service" = []), ("admin" = []), ()),
     responses((status = 200, body = PackageJobView), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the token may not do that, or the signing \
+            channel is disabled (`channel_disabled`)"),
         (status = 404, body = ErrorBody, description = "no such job, or another channel's"),
         (status = 429, body = ErrorBody, description = "too many bad signatures; see Retry-After")))]
 pub async fn read(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {

@@ -351,7 +351,8 @@ pub struct PackageClaimView {
     responses((status = 201, body = PackageClaimView),
         (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
         (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the package does not list this channel"),
+        (status = 403, body = ErrorBody, description = "the package does not list this channel \
+            (`forbidden`), or the channel is disabled (`channel_disabled`)"),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),

@@ -79,7 +79,9 @@ pub struct Redemption {
     responses((status = 201, body = Redemption),
         (status = 202, body = PackageJobView, description = "a code of a package of more than 100 coupons: the claim is queued as a job, followed at GET /v1/package-jobs/{id}"),
         (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the token may not do that, or the signing \
+            channel is disabled (`channel_disabled`)"),
         (status = 404, body = ErrorBody, description = "unknown or forged code (the same answer)"),
         (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
