@@ -289,7 +289,9 @@ async fn every_event_carries_actor_correlation_and_idempotency_key() {
         .get(0);
     assert_eq!(
         meta,
-        json!({"actor": "admin", "correlation_id": "req-42", "idempotency_key": "tpl-1"})
+        json!({"actor": "admin", "correlation_id": "req-42", "idempotency_key": "tpl-1",
+               "operator": "admin"}),
+        "the single LEDGER_ADMIN_TOKEN is operator admin (docs/design.md §7)"
     );
 
     server

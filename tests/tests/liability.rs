@@ -61,11 +61,12 @@ const BY_DAY: [(u32, Row, Row); 4] = [
         (4, 3, 0, 0, 1, 0, 0, "90.00", "0.00"),
     ),
     // Day 5: o3 cancelled; r1, r3, r4 (issued day 2, valid to the end of
-    // day 4) expire, as do x1 and x3; r5 used on o4 (cost 20).
+    // day 4) expire, as do x1, x3 and x2' (a reissue keeps the validity of
+    // the coupon it replaces: docs/design.md §15); r5 used on o4 (cost 20).
     (
         5,
         (5, 0, 0, 1, 0, 3, 1, "0.00", "20.00"),
-        (4, 1, 0, 0, 1, 2, 0, "30.00", "0.00"),
+        (4, 0, 0, 0, 1, 3, 0, "0.00", "0.00"),
     ),
 ];
 
@@ -123,7 +124,11 @@ async fn script(env: &Env, server: &Server) -> History {
     checkpoint(env).await;
 
     s.cancel(noon(5), "o3").await.unwrap();
-    assert_eq!(s.expire(noon(5)).await.unwrap(), 5, "r1, r3, r4, x1, x3");
+    assert_eq!(
+        s.expire(noon(5)).await.unwrap(),
+        6,
+        "r1, r3, r4, x1, x3, x2'"
+    );
     s.lock(noon(5), "o4", "e", &[("l1", 3, "50.00")], r5, "130.00")
         .await
         .unwrap();
@@ -239,10 +244,11 @@ async fn the_report_as_of_each_day_end_equals_the_hand_computed_table_and_now_th
         find(&by_channel, &channel),
         &(5, 0, 0, 1, 0, 3, 1, "0.00", "20.00")
     );
-    // X's coupons and the reissue x2' (reissues have no channel).
+    // X's coupons (claimed without a channel) and the reissue x2', which
+    // keeps x2's channel and its expiry.
     assert_eq!(
         find(&by_channel, "none"),
-        &(4, 1, 0, 0, 1, 2, 0, "30.00", "0.00")
+        &(4, 0, 0, 0, 1, 3, 0, "0.00", "0.00")
     );
     let by_day = report(&env, &["--as-of", "now", "--by", "day"]).await;
     assert_eq!(
@@ -253,9 +259,10 @@ async fn the_report_as_of_each_day_end_equals_the_hand_computed_table_and_now_th
         find(&by_day, "2026-11-03"),
         &(1, 0, 0, 1, 0, 0, 0, "0.00", "20.00")
     );
+    // x2', issued on day 4 with x2's validity: expired by now.
     assert_eq!(
         find(&by_day, "2026-11-04"),
-        &(1, 1, 0, 0, 0, 0, 0, "30.00", "0.00")
+        &(1, 0, 0, 0, 0, 1, 0, "0.00", "0.00")
     );
 
     let workers = Workers::start(&env, "relay,balances,template_stats").unwrap();
