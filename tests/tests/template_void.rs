@@ -8,11 +8,10 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use tests::reminder_days::CATCH_UP;
+use tests::reminder_days::{CATCH_UP, lock};
 use tests::reminders::{issue_for, notify_caught_up, pool, send_at};
 use tests::workers::{Workers, projections_caught_up, replay_both_ways};
 use tests::{Env, Server, template_body};
-use uuid::Uuid;
 
 const COUPONS: usize = 100_000;
 const LOCKED: usize = 50;
@@ -21,20 +20,6 @@ async fn admin_get(server: &Server, path: &str) -> Value {
     let r = server.admin(Method::GET, path).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200, "{path}");
     r.json().await.unwrap()
-}
-
-/// Locks `coupon` for `user` on a new order; the order id.
-async fn lock(server: &Server, user: &str, coupon: Uuid) -> String {
-    let order_id = format!("o-{user}");
-    let body = json!({
-        "order": {"order_id": order_id, "user_id": user, "currency": "CNY",
-                  "lines": [{"line_id": "l1", "sku": "s1", "category": "c1",
-                             "quantity": 1, "unit_price": "150.00"}]},
-        "coupon_ids": [coupon], "expected_payable": "130.00"
-    });
-    let (status, answer) = server.service_post("/v1/orders/lock", &body).await.unwrap();
-    assert_eq!(status, 200, "{answer}");
-    order_id
 }
 
 async fn quoted(server: &Server, user: &str) -> usize {
