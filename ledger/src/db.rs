@@ -239,5 +239,6 @@ macro_rules! text_id_sql {
 text_id_sql!(
     crate::domain::ids::TemplateSn,
     crate::domain::ids::PackageSn,
-    crate::domain::ids::UserId
+    crate::domain::ids::UserId,
+    crate::domain::ids::ShopId
 );

@@ -26,6 +26,7 @@ async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
     let created = TemplateCreated {
         sn: ledger::domain::ids::TemplateSn::stored(sn.into()),
         name: "bench: 20 off 100".into(),
+        description: None,
         terms,
         issue_window: IssueWindow {
             begin: now - chrono::Duration::days(1),
@@ -36,6 +37,8 @@ async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
         refund_policy: RefundPolicy::Restore,
         remind_days_before: None,
         rate_limit: None,
+        eligibility: None,
+        shop_id: None,
     };
     let terms = serde_json::to_value(&created.terms).unwrap();
     client

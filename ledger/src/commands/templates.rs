@@ -38,8 +38,9 @@ pub async fn create(
         &tx.prepare_cached(
             "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
              issue_end, total, per_user_limit, refund_policy, remind_days_before, status,
-             version, created_at, rate_limit)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13, $14)",
+             version, created_at, rate_limit, eligibility, shop_id, description)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13, $14,
+                 $15, $16, $17)",
         )
         .await?,
         &[
@@ -57,6 +58,9 @@ pub async fn create(
             &c.remind_days_before.as_ref().map(RemindDays::to_db),
             &now,
             &c.rate_limit.as_ref().map(Json),
+            &c.eligibility.as_ref().map(Json),
+            &c.shop_id,
+            &c.description,
         ],
     )
     .await?;

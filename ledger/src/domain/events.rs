@@ -9,7 +9,8 @@ use uuid::Uuid;
 
 use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::UnlockReason;
-use crate::domain::ids::{ChannelId, PackageSn, TemplateSn, UserId};
+use crate::domain::eligibility::Eligibility;
+use crate::domain::ids::{ChannelId, PackageSn, ShopId, TemplateSn, UserId};
 use crate::domain::money::Money;
 use crate::domain::package::PackageStatus;
 use crate::domain::patch_field::present;
@@ -58,6 +59,9 @@ pub struct IssueWindow {
 pub struct TemplateCreated {
     pub sn: TemplateSn,
     pub name: String,
+    /// What the campaign is, in the operator's words, as apps show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     pub terms: RawTerms,
     pub issue_window: IssueWindow,
     pub total: i64,
@@ -69,6 +73,14 @@ pub struct TemplateCreated {
     /// written before templates had them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
+    /// Who may claim (docs/design.md §15); absent: anyone a listed channel
+    /// names (and in every event written before templates had it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eligibility: Option<Eligibility>,
+    /// The shop the template belongs to: its coupons apply to that shop's
+    /// order lines only (docs/design.md §15); absent: the platform's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shop_id: Option<ShopId>,
 }
 
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
@@ -98,6 +110,20 @@ pub struct TemplateChannelAllowed {
 pub struct TemplateChannelRemoved {
     pub sn: TemplateSn,
     pub channel_id: ChannelId,
+}
+
+/// Users added to (`TemplateAllowListAdded`) or removed from
+/// (`TemplateAllowListRemoved`) a template's allow-list by one part of an
+/// uploaded file (docs/design.md §15). Only the ids whose membership it
+/// changed: an added id was not on the list before, a removed one was, so
+/// the events are the list's exact history and replay can add them up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AllowListChanged {
+    pub template_sn: TemplateSn,
+    /// The uploaded file this part came from.
+    pub file_id: Uuid,
+    #[serde(deserialize_with = "UserId::read_stored_list")]
+    pub user_ids: Vec<UserId>,
 }
 
 /// A batch of redemption codes: serials `[first_serial, first_serial +

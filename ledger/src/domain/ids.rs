@@ -126,6 +126,13 @@ impl UserId {
     pub fn read_stored<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         user_id_text(deserializer).map(Self)
     }
+
+    /// [`Self::read_stored`] for a list of ids.
+    pub fn read_stored_list<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Self>, D::Error> {
+        Vec::<String>::deserialize(deserializer).map(|ids| ids.into_iter().map(Self).collect())
+    }
 }
 
 /// Unit tests name users by literals.
@@ -180,6 +187,52 @@ impl de::Visitor<'_> for UserIdText {
         u64::try_from(v)
             .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
             .and_then(|v| self.visit_u64(v))
+    }
+}
+
+/// A shop of a marketplace (店铺, docs/design.md §15): the seller an order
+/// line belongs to, and the shop a template may belong to. 1 to 64 visible
+/// ASCII characters; read back from stored events and rows as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+#[schemars(inline, transparent, transform = crate::domain::names::plain_schema)]
+pub struct ShopId(String);
+
+pub const MAX_SHOP_ID_LEN: usize = 64;
+
+impl ShopId {
+    /// 1 to 64 visible ASCII characters.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        if s.is_empty() || s.len() > MAX_SHOP_ID_LEN || !s.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "shop_id must be 1 to {MAX_SHOP_ID_LEN} visible ASCII characters"
+            ));
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A shop id as stored: written only after [`Self::parse`].
+    pub fn stored(s: String) -> Self {
+        Self(s)
+    }
+}
+
+impl fmt::Display for ShopId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Checked in requests; read back from stored events as written (a
+/// template's shop was checked when it was created).
+impl<'de> Deserialize<'de> for ShopId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ShopId::parse(&text).map_err(de::Error::custom)
     }
 }
 

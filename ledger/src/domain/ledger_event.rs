@@ -13,9 +13,9 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
-    ChannelCreated, ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped,
-    CodeRedeemed, CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled,
-    PackageChannelAllowed, PackageClaimed, PackageCreated, PackageStatusChanged,
+    AllowListChanged, ChannelCreated, ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated,
+    CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued, OrderLocked, OrderRefunded,
+    OrderSettled, PackageChannelAllowed, PackageClaimed, PackageCreated, PackageStatusChanged,
     TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateQuotaRaised,
     TemplateStatusChanged, TemplateUpdated,
 };
@@ -153,6 +153,8 @@ ledger_events! {
     ChannelEnabled(ChannelStatusChanged, 1, Channel),
     ChannelSecretRotated(ChannelSecretRotated, 1, Channel),
     TemplateChannelRemoved(TemplateChannelRemoved, 1, Template),
+    TemplateAllowListAdded(AllowListChanged, 1, AllowList),
+    TemplateAllowListRemoved(AllowListChanged, 1, AllowList),
 }
 
 /// Why a stored event could not be decoded.

@@ -31,6 +31,7 @@
 //!   each template's share of a claim, and claims of large packages run as jobs.
 //! - [`code_batch`]: a batch of redemption codes' status.
 //! - [`channel`]: a channel's status and its rotated secret's overlap.
+//! - [`eligibility`]: who may claim a template (tags, regions, new users, allow-list).
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
@@ -42,6 +43,7 @@ pub mod code_batch;
 pub mod coupon;
 pub mod coupon_state;
 pub mod discount;
+pub mod eligibility;
 pub mod events;
 pub mod history;
 pub mod ids;

@@ -78,6 +78,10 @@ pub enum ParseErrorKind {
     EmptyValues,
     #[error("must not be empty")]
     Empty,
+    #[error("must be at most {max} bytes long")]
+    TooLong { max: usize },
+    #[error("must list at most {max} values")]
+    TooManyValues { max: usize },
     #[error("is required when the rule has no maximum discount")]
     FaceValueRequired,
     #[error("must be a string, like \"25.00\", not the JSON number {0} (money is exact)")]

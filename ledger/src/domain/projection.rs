@@ -181,7 +181,8 @@ pub fn follows(projection: Projection, kind: StreamKind) -> bool {
         | StreamKind::Channel
         | StreamKind::CodeBatch
         | StreamKind::Code
-        | StreamKind::Package => false,
+        | StreamKind::Package
+        | StreamKind::AllowList => false,
     }
 }
 

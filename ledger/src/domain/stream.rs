@@ -2,7 +2,8 @@
 //! place. A stream id is `<prefix><key>` (`coupon-<uuid>`, `order-<id>`,
 //! `template-<sn>`, `channel-<uuid>`, docs/design.md §4; `codebatch-<uuid>` and
 //! `code-<batch uuid>-<serial>`, one stream per redemption code used, whose
-//! version is its use count, and `package-<sn>`, docs/design.md §13); it is built with
+//! version is its use count, and `package-<sn>`, docs/design.md §13;
+//! `allowlist-<sn>`, a template's allow-list changes, docs/design.md §15); it is built with
 //! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
 
 use std::fmt;
@@ -19,10 +20,11 @@ pub enum StreamKind {
     CodeBatch,
     Code,
     Package,
+    AllowList,
 }
 
 impl StreamKind {
-    pub const ALL: [StreamKind; 7] = [
+    pub const ALL: [StreamKind; 8] = [
         Self::Coupon,
         Self::Order,
         Self::Template,
@@ -30,6 +32,7 @@ impl StreamKind {
         Self::CodeBatch,
         Self::Code,
         Self::Package,
+        Self::AllowList,
     ];
 
     /// The prefix of this kind's stream ids, dash included.
@@ -42,6 +45,7 @@ impl StreamKind {
             Self::CodeBatch => "codebatch-",
             Self::Code => "code-",
             Self::Package => "package-",
+            Self::AllowList => "allowlist-",
         }
     }
 
@@ -67,6 +71,8 @@ pub enum Stream<'a> {
     /// A code: its batch and serial.
     Code(Uuid, i64),
     Package(&'a str),
+    /// A template's allow-list, by the template's sn.
+    AllowList(&'a str),
 }
 
 /// A stream id no kind claims (or whose key does not parse).
@@ -95,6 +101,7 @@ impl<'a> Stream<'a> {
                 Self::Code(uuid(batch)?, serial.ok_or_else(unknown)?)
             }
             StreamKind::Package => Self::Package(key),
+            StreamKind::AllowList => Self::AllowList(key),
         })
     }
 
@@ -107,6 +114,7 @@ impl<'a> Stream<'a> {
             Self::CodeBatch(_) => StreamKind::CodeBatch,
             Self::Code(..) => StreamKind::Code,
             Self::Package(_) => StreamKind::Package,
+            Self::AllowList(_) => StreamKind::AllowList,
         }
     }
 }
@@ -118,7 +126,7 @@ impl fmt::Display for Stream<'_> {
             Self::Coupon(id) | Self::Channel(id) | Self::CodeBatch(id) => {
                 write!(f, "{prefix}{id}")
             }
-            Self::Order(key) | Self::Template(key) | Self::Package(key) => {
+            Self::Order(key) | Self::Template(key) | Self::Package(key) | Self::AllowList(key) => {
                 write!(f, "{prefix}{key}")
             }
             Self::Code(batch, serial) => write!(f, "{prefix}{}", code_key(*batch, *serial)),
@@ -146,6 +154,7 @@ mod tests {
             (Stream::CodeBatch(id), id.to_string()),
             (Stream::Code(id, 7), code_key(id, 7)),
             (Stream::Package("PK42"), "PK42".to_owned()),
+            (Stream::AllowList("SN123"), "SN123".to_owned()),
         ] {
             let text = stream.kind().id(&key);
             assert_eq!(text, stream.to_string());
@@ -165,7 +174,8 @@ mod tests {
                 "channel",
                 "codebatch",
                 "code",
-                "package"
+                "package",
+                "allowlist"
             ]
         );
     }

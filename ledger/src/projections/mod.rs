@@ -70,7 +70,8 @@ pub async fn apply(
         | Stream::Channel(_)
         | Stream::CodeBatch(_)
         | Stream::Code(..)
-        | Stream::Package(_) => Applied::NotFollowed,
+        | Stream::Package(_)
+        | Stream::AllowList(_) => Applied::NotFollowed,
     };
     record_position(tx, projection.as_str(), event.position).await?;
     Ok(applied)

@@ -9,9 +9,10 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 
 use crate::db::Named;
+use crate::domain::eligibility::Eligibility;
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{ShopId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::RefundPolicy;
@@ -25,6 +26,9 @@ pub const MAX_PAGE: i64 = 200;
 pub struct TemplateView {
     pub sn: String,
     pub name: String,
+    /// What the campaign is, as apps show it; absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     pub status: TemplateStatus,
     /// The terms: `kind`, `currency`, `discount`, `face_value`, `validity`,
     /// `stacking`, `use_scope` (as created).
@@ -44,6 +48,13 @@ pub struct TemplateView {
     #[schema(value_type = Vec<Uuid>)]
     pub channels: Vec<ChannelId>,
     pub created_at: DateTime<Utc>,
+    /// Who may claim (docs/design.md §15); absent: anyone a listed channel names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eligibility: Option<Eligibility>,
+    /// The shop the template belongs to; absent: the platform's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub shop_id: Option<ShopId>,
     /// A void template's coupons still to be voided (docs/design.md §15):
     /// 0 once voiding is done; absent unless the template is void.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,7 +105,8 @@ const COLUMNS: &str = "sn, name, status, terms, issue_begin, issue_end, total, i
                WHERE template_sn = t.sn ORDER BY channel_id),
         rate_limit,
         CASE WHEN status = 'void' THEN (SELECT count(*) FROM coupons c
-               WHERE c.template_sn = t.sn AND c.status = 'unused') END";
+               WHERE c.template_sn = t.sn AND c.status = 'unused') END,
+        eligibility, shop_id, description";
 
 impl TemplateView {
     /// Fails (rather than panics) on a `status`, `refund_policy` or
@@ -119,6 +131,9 @@ impl TemplateView {
             channels: row.get(12),
             rate_limit: row.try_get::<_, Option<Json<_>>>(13)?.map(|j| j.0),
             unused_left: row.get(14),
+            eligibility: row.try_get::<_, Option<Json<_>>>(15)?.map(|j| j.0),
+            shop_id: row.get(16),
+            description: row.get(17),
         })
     }
 }

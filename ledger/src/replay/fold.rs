@@ -26,7 +26,7 @@ use super::event::Event;
 use super::notify_steps::{Step, StepChange};
 use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
-    ReplayedCoupon, Sym, Tables, TemplateRow,
+    ReplayedCoupon, Sym, Tables, TemplateRow, member_digest,
 };
 use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::{self, CouponStatus};
@@ -171,6 +171,10 @@ impl Replay {
             Stream::Order(order_id) => self.order(order_id, e),
             Stream::Template(sn) => self.template(sn, e),
             Stream::Channel(_) => self.channel(e, &decode(e)?),
+            Stream::AllowList(sn) => {
+                self.allow_list(sn, e, &decode(e)?);
+                Ok(())
+            }
             Stream::CodeBatch(_) | Stream::Code(..) | Stream::Package(_) => {
                 codes_fold::apply(&mut self.tables, stream, e, &decode(e)?);
                 Ok(())
@@ -382,7 +386,8 @@ impl Replay {
             LedgerEvent::TemplateCreated(created) => {
                 let terms = payload.get("terms").cloned().unwrap_or_default();
                 create_template(row, e, created, terms)?;
-                row.rate_limit = rate_limit_json(&payload);
+                row.rate_limit = json_field(&payload, "rate_limit");
+                row.eligibility = json_field(&payload, "eligibility");
             }
             LedgerEvent::TemplateActivated(changed)
             | LedgerEvent::TemplateStopped(changed)
@@ -394,12 +399,30 @@ impl Replay {
                     row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
                 }
                 if updated.rate_limit.is_some() {
-                    row.rate_limit = rate_limit_json(&payload);
+                    row.rate_limit = json_field(&payload, "rate_limit");
                 }
             }
             _ => {}
         }
         Ok(())
+    }
+
+    /// A template's allow-list: each event's ids join or leave it (they
+    /// are the ids whose membership it changed).
+    fn allow_list(&mut self, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
+        let (changed, sign) = match event {
+            LedgerEvent::TemplateAllowListAdded(c) => (c, 1),
+            LedgerEvent::TemplateAllowListRemoved(c) => (c, -1),
+            _ => return,
+        };
+        let row = by_name(&mut self.tables.allow_lists, sn);
+        row.version = e.version;
+        let n = i64::try_from(changed.user_ids.len()).expect("a part holds few ids");
+        row.members += sign * n;
+        row.counted = row.members;
+        for user in &changed.user_ids {
+            row.digest += i128::from(sign) * member_digest(user.as_str());
+        }
     }
 
     /// A channel's row: created active, its status and secret times
@@ -502,15 +525,18 @@ fn create_template(
         version: e.version,
         created_at: e.occurred_at,
         rate_limit: None,
+        eligibility: None,
+        shop_id: created.shop_id.map(|s| s.as_str().to_owned()),
+        description: created.description,
     };
     Ok(())
 }
 
-/// A template event's `rate_limit` as its JSON holds it (`null`: removed),
-/// like `terms`: the command writes the column from the same value, and
-/// the event decoded, so its shape is a `RateLimit`'s.
-fn rate_limit_json(payload: &Value) -> Option<Value> {
-    payload.get("rate_limit").filter(|v| !v.is_null()).cloned()
+/// A template event's `rate_limit` or `eligibility` as its JSON holds it
+/// (`null`: removed), like `terms`: the command writes the column from the
+/// same value, and the event decoded, so its shape is the field's type's.
+fn json_field(payload: &Value, field: &str) -> Option<Value> {
+    payload.get(field).filter(|v| !v.is_null()).cloned()
 }
 
 /// The row for `name` in a map keyed by name (the key is only copied for a

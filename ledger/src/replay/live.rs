@@ -19,8 +19,9 @@ use uuid::Uuid;
 use super::compare::Differences;
 use super::partition::Partitions;
 use super::tables::{
-    BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names, NamesOver,
-    OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow, TotalsRow,
+    AllowListRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names,
+    NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
+    TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 
@@ -84,6 +85,9 @@ pub async fn compare_templates(
     });
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
+        .await?;
+    let lists = &mut t.allow_lists;
+    c.table("allow_lists", ALLOW_LISTS, plain(allow_list), lists, debug)
         .await
 }
 
@@ -190,7 +194,7 @@ const COUPON_IDS: Query = ("SELECT id FROM coupons", &[Type::UUID]);
 const TEMPLATES: Query = (
     "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total, issued,
             per_user_limit, refund_policy, remind_days_before, status, version, created_at,
-            rate_limit
+            rate_limit, eligibility, shop_id, description
        FROM templates",
     &[
         Type::TEXT,
@@ -210,6 +214,24 @@ const TEMPLATES: Query = (
         Type::INT4,
         Type::TIMESTAMPTZ,
         Type::JSONB,
+        Type::JSONB,
+        Type::TEXT,
+    ],
+);
+/// Each allow-list with its members counted and digested in the database
+/// (`tables::member_digest`, summed as numeric: no overflow).
+const ALLOW_LISTS: Query = (
+    "SELECT a.template_sn, a.version, a.members, count(m.user_id),
+            coalesce(sum(('x' || left(encode(sha256(convert_to(m.user_id, 'UTF8')), 'hex'), 16))
+                         ::bit(64)::bigint), 0)
+       FROM allow_lists a LEFT JOIN template_allow_list m USING (template_sn)
+      GROUP BY a.template_sn, a.version, a.members",
+    &[
+        Type::TEXT,
+        Type::INT4,
+        Type::INT8,
+        Type::INT8,
+        Type::NUMERIC,
     ],
 );
 const CHANNELS: Query = (
@@ -467,6 +489,22 @@ fn template(r: &Line) -> Result<(String, TemplateRow), tokio_postgres::Error> {
         version: r.try_get(14)?,
         created_at: r.try_get(15)?,
         rate_limit: r.try_get(16)?,
+        eligibility: r.try_get(17)?,
+        shop_id: r.try_get(18)?,
+        description: r.try_get(19)?,
+    };
+    Ok((r.try_get(0)?, row))
+}
+
+fn allow_list(r: &Line) -> Result<(String, AllowListRow), tokio_postgres::Error> {
+    use rust_decimal::prelude::ToPrimitive;
+    let digest: rust_decimal::Decimal = r.try_get(4)?;
+    let row = AllowListRow {
+        version: r.try_get(1)?,
+        members: r.try_get(2)?,
+        counted: r.try_get(3)?,
+        // A sum of at most 10M 64-bit values fits; none other is stored.
+        digest: digest.to_i128().unwrap_or(i128::MAX),
     };
     Ok((r.try_get(0)?, row))
 }

@@ -33,7 +33,7 @@ macro_rules! show_with_display {
         }
     )*};
 }
-show_with_display!(String, i32, i64, Uuid, Value);
+show_with_display!(String, i32, i64, i128, Uuid, Value);
 
 impl Show for DateTime<Utc> {
     fn show(&self) -> String {
@@ -120,7 +120,34 @@ row!(TemplateRow {
     version: i32,
     created_at: DateTime<Utc>,
     rate_limit: Option<Value>,
+    eligibility: Option<Value>,
+    shop_id: Option<String>,
+    description: Option<String>,
 });
+
+row!(
+    /// A template's allow-list (docs/design.md §15): its stream's version,
+    /// the size its row says, the members counted, and a digest of the
+    /// members ([`member_digest`] added up), so that a list of 10M ids is
+    /// compared without holding it. The events carry only ids whose
+    /// membership they changed, so the replayed side adds and subtracts.
+    AllowListRow {
+        version: i32,
+        members: i64,
+        counted: i64,
+        digest: i128,
+    }
+);
+
+/// One member's part of an allow-list's digest: the first 8 bytes of the
+/// SHA-256 of its id, as a big-endian signed integer (what Postgres reads
+/// from `left(encode(sha256(...), 'hex'), 16)` as `bit(64)::bigint`).
+pub fn member_digest(user_id: &str) -> i128 {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(user_id.as_bytes());
+    let first: [u8; 8] = hash[..8].try_into().expect("a SHA-256 has 32 bytes");
+    i128::from(i64::from_be_bytes(first))
+}
 
 row!(
     /// A `notify_msg` row's status as the events decide it (pending, cancelled).
@@ -318,6 +345,8 @@ pub struct Tables {
     pub package_claims: Map<(String, String), ClaimsRow>,
     /// (package, channel).
     pub package_channels: Map<(String, Uuid), Present>,
+    /// Template → its allow-list.
+    pub allow_lists: Map<String, AllowListRow>,
 }
 
 /// What the log says of one coupon so far: a pass holds one per coupon

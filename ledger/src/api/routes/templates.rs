@@ -16,9 +16,10 @@ use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
 use crate::commands::templates::{self, NewTemplate};
+use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{ShopId, TemplateSn};
 use crate::domain::names;
 use crate::domain::patch_field::present;
 use crate::domain::rate_limit::RateLimit;
@@ -33,12 +34,17 @@ use crate::queries::templates::{
 };
 
 const MAX_NAME_LEN: usize = 200;
+/// Longest description: a paragraph an app shows under the coupon.
+const MAX_DESCRIPTION_LEN: usize = 1_000;
 
 /// `POST /v1/templates` (docs/design.md §7). Amounts are strings ("20.00").
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplate {
     pub name: String,
+    /// What the campaign is, as apps show it to users: at most 1,000
+    /// characters.
+    pub description: Option<String>,
     /// `goods` | `shipping`
     pub kind: String,
     pub currency: String,
@@ -66,6 +72,14 @@ pub struct CreateTemplate {
     /// claims beyond them answer 429 with `Retry-After`. Absent, null or
     /// `{}`: none.
     pub rate_limit: Option<RateLimit>,
+    /// Who may claim (docs/design.md §15): `user_tags` (`{"all": [...]}` or
+    /// `{"any": [...]}`), `regions`, `new_users_only`, `allow_list`. Absent,
+    /// null or `{}`: anyone a listed channel names.
+    pub eligibility: Option<Eligibility>,
+    /// The shop the template belongs to (1 to 64 visible ASCII): its coupons
+    /// apply only to that shop's order lines. Absent: the platform's.
+    #[schema(value_type = Option<String>)]
+    pub shop_id: Option<String>,
 }
 
 fn one() -> i32 {
@@ -129,9 +143,19 @@ impl CreateTemplate {
             Some(raw) => checked_rate_limit(raw)?,
             None => None,
         };
+        let eligibility = match self.eligibility {
+            Some(raw) => checked_eligibility(raw)?,
+            None => None,
+        };
+        let shop_id = match &self.shop_id {
+            Some(raw) => Some(ShopId::parse(raw).map_err(|e| invalid("shop_id", &e))?),
+            None => None,
+        };
+        let description = checked_description(self.description.as_deref())?;
         let created = TemplateCreated {
             sn: TemplateSn::generate(),
             name: name.to_owned(),
+            description,
             terms: terms.to_raw(),
             issue_window,
             total: self.total,
@@ -139,6 +163,8 @@ impl CreateTemplate {
             refund_policy,
             remind_days_before,
             rate_limit,
+            eligibility,
+            shop_id,
         };
         Ok(NewTemplate { created, terms })
     }
@@ -153,6 +179,31 @@ fn checked_rate_limit(raw: RateLimit) -> Result<Option<RateLimit>, ApiError> {
         message: format!("rate_limit: {e}"),
     })?;
     Ok((!limit.is_empty()).then_some(limit))
+}
+
+/// A description as it arrived: trimmed, at most [`MAX_DESCRIPTION_LEN`]
+/// characters; an empty one is none.
+pub(super) fn checked_description(raw: Option<&str>) -> Result<Option<String>, ApiError> {
+    let Some(text) = raw.map(str::trim) else {
+        return Ok(None);
+    };
+    if text.chars().count() > MAX_DESCRIPTION_LEN || text.contains('\0') {
+        return Err(ApiError::BadRequest {
+            code: "invalid_field",
+            message: format!("description: must be at most {MAX_DESCRIPTION_LEN} characters"),
+        });
+    }
+    Ok((!text.is_empty()).then(|| text.to_owned()))
+}
+
+/// An eligibility as it arrived, its lists checked. One that restricts no
+/// one is stored as none, so that "anyone" has one form.
+pub(super) fn checked_eligibility(raw: Eligibility) -> Result<Option<Eligibility>, ApiError> {
+    let e = Eligibility::parse(raw).map_err(|e| ApiError::BadRequest {
+        code: "invalid_field",
+        message: format!("eligibility.{e}"),
+    })?;
+    Ok(e.restricts().then_some(e))
 }
 
 pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
