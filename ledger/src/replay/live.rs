@@ -216,6 +216,7 @@ const TEMPLATES: Query = (
         Type::JSONB,
         Type::JSONB,
         Type::TEXT,
+        Type::TEXT,
     ],
 );
 /// Each allow-list with its members counted and digested in the database
