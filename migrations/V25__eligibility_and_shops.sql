@@ -37,8 +37,14 @@ CREATE TABLE allow_list_files (
     valid        bigint      NOT NULL DEFAULT 0,
     changed      bigint      NOT NULL DEFAULT 0,
     operator     text,
+    -- The request's Idempotency-Key: the same key and file answer the same
+    -- file; the file's SHA-256 (of its decompressed bytes) once read.
+    idempotency_key text,
+    sha256       bytea,
+    error        text,
     created_at   timestamptz NOT NULL,
-    finished_at  timestamptz
+    finished_at  timestamptz,
+    UNIQUE (template_sn, idempotency_key)
 );
 CREATE INDEX allow_list_files_by_template ON allow_list_files (template_sn, created_at DESC);
 

@@ -290,6 +290,18 @@ impl Server {
         self.signed_response(signed, body).await
     }
 
+    /// A signed claim of any body (e.g. with the user's facts); (status, body).
+    pub async fn claim_with(
+        &self,
+        channel: &Channel,
+        body: &Value,
+    ) -> anyhow::Result<(u16, Value)> {
+        let body = body.to_string();
+        let nonce = uuid::Uuid::new_v4().to_string();
+        let signed = channel.sign("POST", "/v1/claims", &body, &nonce);
+        self.send_signed(signed, body).await
+    }
+
     pub async fn send_signed(&self, signed: Signed, body: String) -> anyhow::Result<(u16, Value)> {
         let r = self.signed_response(signed, body).await?;
         Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))

@@ -74,8 +74,20 @@ pub async fn claim_with_key(
     user: &str,
     key: Option<&str>,
 ) -> (u16, Value) {
+    claim_body(server, channel, sn, &json!({"user_id": user}), key).await
+}
+
+/// A signed `POST /v1/packages/{sn}/claims` of any body (e.g. with the
+/// user's facts), with an `Idempotency-Key` when given.
+pub async fn claim_body(
+    server: &Server,
+    channel: &Channel,
+    sn: &str,
+    body: &Value,
+    key: Option<&str>,
+) -> (u16, Value) {
     let path = format!("/v1/packages/{sn}/claims");
-    let body = json!({"user_id": user}).to_string();
+    let body = body.to_string();
     let signed = channel.sign("POST", &path, &body, &uuid::Uuid::new_v4().to_string());
     let mut req = server.http.post(server.url(&path)).body(body);
     req = req.header("Content-Type", "application/json");

@@ -135,6 +135,7 @@ pub async fn claim_for(
         for user in chunk {
             let user = UserId::parse(user).map_err(anyhow::Error::msg)?;
             let req = ClaimRequest {
+                facts: &ledger::domain::eligibility::UserFacts::default(),
                 template_sn: &sn,
                 user_id: &user,
                 channel_id: None,
@@ -165,6 +166,7 @@ pub async fn claim_at(
         ..Default::default()
     };
     let req = ClaimRequest {
+        facts: &ledger::domain::eligibility::UserFacts::default(),
         template_sn: &sn,
         user_id: &user,
         channel_id: None,

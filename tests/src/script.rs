@@ -52,6 +52,7 @@ impl Script {
         let sn = TemplateSn::parse(sn).expect("a valid sn");
         let user = UserId::parse(user).map_err(anyhow::Error::msg)?;
         let req = ClaimRequest {
+            facts: &ledger::domain::eligibility::UserFacts::default(),
             template_sn: &sn,
             user_id: &user,
             channel_id: channel.map(ledger::domain::ids::ChannelId),

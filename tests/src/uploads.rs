@@ -29,3 +29,21 @@ pub fn users_file(users: std::ops::Range<usize>) -> Vec<u8> {
         .collect::<String>()
         .into_bytes()
 }
+
+/// Uploads `body` to the allow-list of `sn` (`mode` add or remove) with
+/// `headers`; (status, answer).
+pub async fn upload_allow_list(
+    server: &Server,
+    sn: &str,
+    mode: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
+    let path = format!("/v1/templates/{sn}/allow-list?mode={mode}");
+    let mut req = server.admin(Method::POST, &path).body(body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}

@@ -37,8 +37,9 @@ use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
 use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
-    audit, channel_lifecycle, channels, claims, code_batches, coupons, history, issuance_jobs,
-    orders, package_jobs, packages, projections, redemptions, reports, templates, workers,
+    allow_lists, audit, channel_lifecycle, channels, claims, code_batches, coupons, history,
+    issuance_jobs, orders, package_jobs, packages, projections, redemptions, reports, templates,
+    workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -132,6 +133,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::stop))
         .routes(routes!(templates::void))
         .routes(routes!(templates::quota))
+        .routes(routes!(allow_lists::read_file))
         .merge(channel_routes())
         .routes(routes!(claims::claim))
         .routes(routes!(orders::quote))
@@ -170,6 +172,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let (uploads, upload_doc) = OpenApiRouter::new()
         .routes(routes!(issuance_jobs::upload, issuance_jobs::list))
         .routes(routes!(code_batches::codes))
+        .routes(routes!(allow_lists::upload, allow_lists::read))
         .split_for_parts();
     doc.merge(upload_doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);

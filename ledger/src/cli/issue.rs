@@ -195,7 +195,8 @@ async fn follow(
         let response = http.get(&link).bearer_auth(token).send().await?;
         job = answer(response).await?;
         bar.set_length(job.valid as u64);
-        bar.set_position((job.issued + job.over_limit + job.sold_out + job.cancelled) as u64);
+        let decided = job.issued + job.over_limit + job.sold_out + job.cancelled + job.not_eligible;
+        bar.set_position(decided as u64);
     }
     bar.finish_and_clear();
     Ok(job)
@@ -204,7 +205,7 @@ async fn follow(
 fn summary(url: &str, job: &JobView) {
     println!(
         "job {} {}: {} lines read, {} blank, {} invalid, {} issued, {} over the per-user limit, \
-         {} sold out, {} cancelled",
+         {} sold out, {} cancelled, {} not eligible",
         job.job_id,
         job.status,
         job.lines_read,
@@ -213,7 +214,8 @@ fn summary(url: &str, job: &JobView) {
         job.issued,
         job.over_limit,
         job.sold_out,
-        job.cancelled
+        job.cancelled,
+        job.not_eligible
     );
     println!(
         "report: {}/v1/issuance-jobs/{}/report",

@@ -5,9 +5,11 @@
 use chrono::{DateTime, SubsecRound, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
+use tokio_postgres::types::Json;
 use uuid::Uuid;
 
 use super::CommandError;
+use crate::domain::eligibility::{Eligibility, Rule, UserFacts};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
@@ -23,6 +25,8 @@ use crate::store::NewEvent;
 pub struct ClaimRequest<'a> {
     pub template_sn: &'a TemplateSn,
     pub user_id: &'a UserId,
+    /// What the channel vouches for about the user (docs/design.md §15).
+    pub facts: &'a UserFacts,
     /// The channel that asks; None for operators and internal services.
     pub channel_id: Option<ChannelId>,
     pub now: DateTime<Utc>,
@@ -38,6 +42,8 @@ pub(crate) struct TemplateView {
     pub terms: Terms,
     pub channel_allowed: bool,
     pub remind_days_before: Option<RemindDays>,
+    /// Who may claim; None: anyone a listed channel names.
+    pub eligibility: Option<Eligibility>,
 }
 
 impl TemplateView {
@@ -55,15 +61,45 @@ impl TemplateView {
             terms: terms_of(row.get(at + 4))?,
             channel_allowed,
             remind_days_before: RemindDays::from_db(row.get(at + 5)),
+            eligibility: row
+                .try_get::<_, Option<Json<Eligibility>>>(at + 6)?
+                .map(|j| j.0),
         })
     }
+
+    /// The first rule of the template's eligibility the user's facts fail
+    /// (the allow-list is read by [`on_allow_list`]).
+    pub(crate) fn admits(&self, facts: &UserFacts) -> Result<(), Rule> {
+        self.eligibility
+            .as_ref()
+            .map_or(Ok(()), |e| e.admits(facts))
+    }
+
+    /// Whether the template only admits users on its allow-list.
+    pub(crate) fn needs_allow_list(&self) -> bool {
+        self.eligibility.as_ref().is_some_and(|e| e.allow_list)
+    }
+}
+
+/// Which of `users` are on the template's allow-list (docs/design.md §15).
+pub(crate) async fn on_allow_list(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    users: &[&str],
+) -> Result<std::collections::HashSet<String>, tokio_postgres::Error> {
+    let sql = "SELECT user_id FROM template_allow_list
+                WHERE template_sn = $1 AND user_id = ANY($2)";
+    let rows = tx
+        .query(&tx.prepare_cached(sql).await?, &[&sn, &users])
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
 /// The columns [`TemplateView::read`] reads, in its order: a macro, so the
 /// statements that read them are `concat!`-ed once, at compile time.
 macro_rules! template_view_columns {
     () => {
-        "status, issue_begin, issue_end, per_user_limit, terms, remind_days_before"
+        "status, issue_begin, issue_end, per_user_limit, terms, remind_days_before, eligibility"
     };
 }
 pub(crate) use template_view_columns;
@@ -75,6 +111,7 @@ pub async fn claim(
 ) -> Result<CouponIssued, CommandError> {
     let view = read_template(tx, req).await?;
     precheck(&view, req)?;
+    eligible(tx, &view, req).await?;
     let limit_ok = tx
         .query_opt(
             &tx.prepare_cached(
@@ -143,7 +180,27 @@ async fn read_template(
         )
         .await?
         .ok_or_else(|| CommandError::not_found("template", req.template_sn))?;
-    TemplateView::read(&row, 0, row.get(6))
+    TemplateView::read(&row, 0, row.get(7))
+}
+
+/// The user may claim: the rules the channel's facts answer, then the
+/// allow-list.
+async fn eligible(
+    tx: &Transaction<'_>,
+    view: &TemplateView,
+    req: &ClaimRequest<'_>,
+) -> Result<(), CommandError> {
+    view.admits(req.facts).map_err(CommandError::NotEligible)?;
+    if view.needs_allow_list() {
+        let user = req.user_id.as_str();
+        if on_allow_list(tx, req.template_sn, &[user])
+            .await?
+            .is_empty()
+        {
+            return Err(CommandError::NotEligible(Rule::AllowList));
+        }
+    }
+    Ok(())
 }
 
 /// A template's terms as stored (validated when it was created).

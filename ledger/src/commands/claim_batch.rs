@@ -15,6 +15,7 @@ use deadpool_postgres::Transaction;
 use super::CommandError;
 use super::claim::{self, TemplateView, template_view_columns};
 use crate::domain::claim_batch::{self, Refusal};
+use crate::domain::eligibility::{Rule, UserFacts};
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
@@ -29,6 +30,8 @@ pub const MAX_BATCH: usize = 200;
 #[derive(Clone)]
 pub struct BatchClaim {
     pub user_id: UserId,
+    /// What the channel vouches for about the user (docs/design.md §15).
+    pub facts: UserFacts,
     pub channel_id: Option<ChannelId>,
     /// The signed request's nonce, spent in the batch's transaction.
     pub nonce: Option<String>,
@@ -74,6 +77,7 @@ pub(crate) async fn claim_standing(
     (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<Outcomes, CommandError> {
     debug_assert_eq!(claims.len(), refused.len());
+    refuse_ineligible(tx, sn, claims, view, &mut refused).await?;
     limit_users(tx, sn, claims, view.per_user_limit, &mut refused).await?;
     let standing = refused.iter().filter(|r| r.is_none()).count();
     let granted = take_quota(tx, sn, standing).await?;
@@ -100,7 +104,37 @@ pub(crate) async fn read_template(
         .await?
         .ok_or_else(|| CommandError::not_found("template", sn))?;
     let view = TemplateView::read(&row, 0, true)?;
-    Ok((view, row.get(6)))
+    Ok((view, row.get(7)))
+}
+
+/// The requests whose user the template does not admit: the rules their
+/// channel's facts answer, then the allow-list, one statement for the batch
+/// (docs/design.md §15).
+async fn refuse_ineligible(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    claims: &[BatchClaim],
+    view: &TemplateView,
+    refused: &mut [Option<Refusal>],
+) -> Result<(), CommandError> {
+    for (c, r) in claims.iter().zip(refused.iter_mut()) {
+        if r.is_none()
+            && let Err(rule) = view.admits(&c.facts)
+        {
+            *r = Some(Refusal::NotEligible(rule));
+        }
+    }
+    let users = standing_users(claims, refused);
+    if !view.needs_allow_list() || users.is_empty() {
+        return Ok(());
+    }
+    let listed = claim::on_allow_list(tx, sn, &users).await?;
+    for (c, r) in claims.iter().zip(refused.iter_mut()) {
+        if r.is_none() && !listed.contains(c.user_id.as_str()) {
+            *r = Some(Refusal::NotEligible(Rule::AllowList));
+        }
+    }
+    Ok(())
 }
 
 /// Spends the batch's nonces in one statement; a nonce spent before (or

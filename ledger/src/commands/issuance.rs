@@ -26,6 +26,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::Type;
 
 use super::CommandError;
+use super::claim;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::CouponId;
 use crate::domain::issuance::{
@@ -45,6 +46,7 @@ pub struct ChunkOutcome {
     pub over_limit: i32,
     pub sold_out: i32,
     pub cancelled: i32,
+    pub not_eligible: i32,
 }
 
 /// The template as a chunk needs it.
@@ -57,6 +59,10 @@ struct Template {
     per_user_limit: i32,
     terms: Terms,
     remind_days_before: Option<RemindDays>,
+    /// Only users on the allow-list get a coupon (docs/design.md §15): of
+    /// the eligibility, the only rule a file's lines can answer (tags,
+    /// regions and new users are what a claiming channel vouches for).
+    allow_list: bool,
 }
 
 /// Issues what it can of `chunk`; every line ends in one outcome.
@@ -87,7 +93,7 @@ pub async fn apply_chunk(
                 ..Default::default()
             }
         }
-        None => issue_open(tx, chunk, &template, metadata, now, tz).await?,
+        None => issue_eligible(tx, chunk, &template, metadata, (now, tz)).await?,
     };
     finish_chunk(tx, chunk, &outcome, now, started.elapsed()).await?;
     Ok(outcome)
@@ -102,6 +108,37 @@ fn why_closed(job: JobStatus, t: &Template, now: DateTime<Utc>) -> Option<String
     template_status::issuing(t.status, window, now)
         .err()
         .map(|why| why.to_string())
+}
+
+/// The chunk's lines whose user the template admits are issued; the others
+/// end `not_eligible`.
+async fn issue_eligible(
+    tx: &Transaction<'_>,
+    chunk: &IssuanceChunk,
+    template: &Template,
+    metadata: &Metadata,
+    (now, tz): (DateTime<Utc>, Tz),
+) -> Result<ChunkOutcome, CommandError> {
+    if !template.allow_list {
+        return issue_open(tx, chunk, template, metadata, now, tz).await;
+    }
+    let users = distinct_users(&chunk.lines);
+    let listed = claim::on_allow_list(tx, &chunk.template_sn, &users).await?;
+    let (admitted, refused): (Vec<usize>, Vec<usize>) =
+        (0..chunk.lines.len()).partition(|&i| listed.contains(chunk.lines[i].user_id.as_str()));
+    let reason = "the user is not on the template's allow-list";
+    record_lines(tx, chunk, &refused, Outcome::NotEligible, reason).await?;
+    let eligible = IssuanceChunk {
+        lines: admitted.iter().map(|&i| chunk.lines[i].clone()).collect(),
+        ..chunk.clone()
+    };
+    let mut outcome = if eligible.lines.is_empty() {
+        ChunkOutcome::default()
+    } else {
+        issue_open(tx, &eligible, template, metadata, now, tz).await?
+    };
+    outcome.not_eligible = count(&refused);
+    Ok(outcome)
 }
 
 async fn issue_open(
@@ -178,7 +215,7 @@ async fn issue_guarded(
         issued: count(issued),
         over_limit: count(&decided.over_limit),
         sold_out: count(sold_out),
-        cancelled: 0,
+        ..Default::default()
     })
 }
 
@@ -226,7 +263,7 @@ async fn job_status(
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {
     let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, total - issued,
-                      remind_days_before
+                      remind_days_before, coalesce((eligibility->>'allow_list')::boolean, false)
                  FROM templates WHERE sn = $1";
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn])
@@ -241,6 +278,7 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
         per_user_limit: row.get(3),
         terms: Terms::parse(&raw).map_err(|e| internal(&e.to_string()))?,
         remind_days_before: RemindDays::from_db(row.get(6)),
+        allow_list: row.get(7),
     })
 }
 
@@ -508,10 +546,10 @@ async fn finish_chunk(
     took: std::time::Duration,
 ) -> Result<(), CommandError> {
     let sql = "UPDATE issuance_chunks SET done_at = $3, issued = $4, over_limit = $5,
-                      sold_out = $6, cancelled = $7, duration_ms = $8
+                      sold_out = $6, cancelled = $7, duration_ms = $8, not_eligible = $9
                 WHERE job_id = $1 AND chunk_no = $2 AND done_at IS NULL";
     let ms = took.as_secs_f64() * 1000.0;
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
         &chunk.job_id,
         &chunk.chunk_no,
         &now,
@@ -520,6 +558,7 @@ async fn finish_chunk(
         &o.sold_out,
         &o.cancelled,
         &ms,
+        &o.not_eligible,
     ];
     let updated = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     if updated != 1 {

@@ -17,8 +17,12 @@
 //!   claim's coupons, a template's share at once; [`package_job`]: a large
 //!   package's claim run by the issuance worker.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
+//! - [`allow_list`]: a template's allow-list changed by an uploaded file, part by part.
+//! - [`body_stream`]: a streamed upload's body: gunzipped, bounded, waited for.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
+pub mod allow_list;
+pub mod body_stream;
 pub mod channel_lifecycle;
 pub mod channels;
 pub mod claim;
@@ -55,6 +59,9 @@ pub enum CommandError {
     Unprocessable(&'static str, String),
     #[error("{0}")]
     Forbidden(String),
+    /// The user may not claim the template (docs/design.md §15).
+    #[error("{}", .0.message())]
+    NotEligible(crate::domain::eligibility::Rule),
     #[error("{0}")]
     SoldOut(String),
     /// The coupon state machine refused the change.

@@ -21,6 +21,7 @@ use deadpool_postgres::Transaction;
 
 use super::CommandError;
 use super::claim::{self, TemplateView, template_view_columns};
+use crate::domain::eligibility::{Rule, UserFacts};
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
@@ -30,16 +31,18 @@ use crate::domain::package;
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// Issues every item's coupons to `user`, in item order, or nothing; each
-/// records `channel` (None: no channel gave it, the service's code).
+/// records `channel` (None: no channel gave it, the service's code). Every
+/// item's template must admit the user (`facts`, its allow-list: 403
+/// `not_eligible`, docs/design.md §15).
 pub async fn issue(
     tx: &Transaction<'_>,
     items: &[PackageItem],
-    user: &UserId,
-    channel: Option<ChannelId>,
+    (user, facts, channel): (&UserId, &UserFacts, Option<ChannelId>),
     (now, tz): (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
     let templates = read_templates(tx, items, now).await?;
+    eligible(tx, items, &templates, (user, facts)).await?;
     let shares = package::shares(items);
     for &(sn, n) in &shares {
         limit_user(tx, sn, user, n, templates[sn].per_user_limit).await?;
@@ -79,6 +82,28 @@ async fn read_templates(
         claim::open_for_claims(view, now)?;
     }
     Ok(templates)
+}
+
+/// Each item's template, in item order, admits the user: the rules its
+/// facts answer, then the allow-list.
+async fn eligible(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    templates: &HashMap<TemplateSn, TemplateView>,
+    (user, facts): (&UserId, &UserFacts),
+) -> Result<(), CommandError> {
+    for sn in items.iter().map(|i| &i.template_sn) {
+        let view = &templates[sn];
+        view.admits(facts).map_err(CommandError::NotEligible)?;
+        if view.needs_allow_list()
+            && claim::on_allow_list(tx, sn, &[user.as_str()])
+                .await?
+                .is_empty()
+        {
+            return Err(CommandError::NotEligible(Rule::AllowList));
+        }
+    }
+    Ok(())
 }
 
 /// The user's count of the template, raised by `n` unless that passes the

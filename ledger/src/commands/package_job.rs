@@ -12,12 +12,14 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use tokio_postgres::GenericClient;
+use tokio_postgres::types::Json;
 use uuid::Uuid;
 
 use super::CommandError;
 use super::code_batches::{self, Batch};
 use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
@@ -27,6 +29,9 @@ use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
 pub struct NewJob<'a> {
     pub package_sn: &'a PackageSn,
     pub user_id: &'a UserId,
+    /// What the caller vouched for about the user: kept with the job, so
+    /// the worker checks the templates' eligibility as the request would.
+    pub facts: &'a UserFacts,
     /// The code that asked (its batch and serial), for a package's code.
     pub code: Option<(&'a Batch, i64)>,
     /// Who asks: the channel's claim, or the code's redemption.
@@ -67,22 +72,23 @@ pub async fn open(
         }),
         channel_id: new.giver.channel(),
     };
-    insert(tx, &job, new.metadata, now).await?;
+    insert(tx, &job, (new.facts, new.metadata), now).await?;
     Ok(job)
 }
 
 async fn insert(
     tx: &Transaction<'_>,
     job: &PackageJob,
-    metadata: &Metadata,
+    (facts, metadata): (&UserFacts, &Metadata),
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
     let json = serde_json::to_value(metadata).map_err(|e| CommandError::Internal(e.into()))?;
     let sql = "INSERT INTO package_jobs (id, package_sn, user_id, code_batch_id, code_serial,
-                                         channel_id, metadata, status, created_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8)";
+                                         channel_id, metadata, status, created_at, user_facts)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9)";
     let code = job.code.as_ref();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let facts = Json(facts);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
         &job.job_id,
         &job.package_sn,
         &job.user_id,
@@ -91,6 +97,7 @@ async fn insert(
         &job.channel_id,
         &json,
         &now,
+        &facts,
     ];
     tx.execute(sql, &params).await?;
     Ok(())
@@ -104,6 +111,8 @@ pub struct Job {
     pub code: Option<CodeRef>,
     /// The channel that asked; its coupons record it.
     pub channel_id: Option<ChannelId>,
+    /// What the caller vouched for about the user.
+    pub facts: UserFacts,
     /// The request's metadata; the claim's events carry it.
     pub metadata: Metadata,
 }
@@ -112,7 +121,7 @@ pub struct Job {
 /// failed it), so a late or repeated message does nothing.
 pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, CommandError> {
     let sql = "SELECT package_sn, user_id, code_batch_id, code_serial, metadata, status,
-                      channel_id
+                      channel_id, user_facts
                  FROM package_jobs WHERE id = $1 FOR UPDATE";
     let row = tx
         .query_opt(sql, &[&id])
@@ -135,6 +144,10 @@ pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, Comman
         code,
         channel_id: row.get(6),
         metadata,
+        facts: row
+            .get::<_, Option<Json<UserFacts>>>(7)
+            .map(|j| j.0)
+            .unwrap_or_default(),
     }))
 }
 
@@ -196,7 +209,8 @@ async fn claim(
         })?;
         let (sn, user) = (&job.package_sn, &job.user_id);
         let taken = packages::take(tx, sn, user, Giver::Channel(channel), now).await?;
-        let coupons = packages::issue(tx, &taken, user, (now, tz), &metadata).await?;
+        let who = (user, &job.facts);
+        let coupons = packages::issue(tx, &taken, who, (now, tz), &metadata).await?;
         return Ok(Claimed {
             coupons,
             used_up: None,
@@ -213,6 +227,7 @@ async fn claim(
         batch: &batch,
         serial: code.serial,
         user_id: &job.user_id,
+        facts: &job.facts,
         channel_id: job.channel_id,
         now,
         tz,

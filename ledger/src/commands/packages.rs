@@ -16,6 +16,7 @@ use tokio_postgres::GenericClient;
 
 use super::{CommandError, package_coupons};
 use crate::db::Named;
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{
     CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimed, PackageCreated,
     PackageItem, PackageStatusChanged,
@@ -388,12 +389,13 @@ fn at_user_limit() -> CommandError {
 pub async fn issue(
     tx: &Transaction<'_>,
     taken: &Taken,
-    user: &UserId,
+    (user, facts): (&UserId, &UserFacts),
     at: (DateTime<Utc>, Tz),
     metadata: &Metadata,
 ) -> Result<Vec<CouponIssued>, CommandError> {
     let (items, channel) = (&taken.items, taken.channel_id);
-    let coupons = package_coupons::issue(tx, items, user, channel, at, metadata).await?;
+    let who = (user, facts, channel);
+    let coupons = package_coupons::issue(tx, items, who, at, metadata).await?;
     let event = LedgerEvent::PackageClaimed(PackageClaimed {
         sn: taken.sn.clone(),
         user_id: user.clone(),

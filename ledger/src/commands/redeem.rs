@@ -17,6 +17,7 @@ use super::claim::{self, ClaimRequest};
 use super::code_batches::Batch;
 use super::packages::{self, Giver};
 use crate::domain::code_batch::CodeBatchStatus;
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{TemplateSn, UserId};
@@ -28,6 +29,8 @@ pub struct RedeemRequest<'a> {
     pub batch: &'a Batch,
     pub serial: i64,
     pub user_id: &'a UserId,
+    /// What the caller vouches for about the user (docs/design.md §15).
+    pub facts: &'a UserFacts,
     /// The channel that redeems (None: the service). A package's coupons
     /// record it (the code is the grant: no list is checked). A template's
     /// code is claimed with no channel, as it always was: passing this one
@@ -71,7 +74,7 @@ pub async fn redeem(
     let coupons = match (package, &batch.template_sn) {
         (Some(taken), _) => {
             let at = (req.now, req.tz);
-            packages::issue(tx, &taken, req.user_id, at, &metadata).await?
+            packages::issue(tx, &taken, (req.user_id, req.facts), at, &metadata).await?
         }
         (None, Some(sn)) => vec![template_coupon(tx, req, sn, &metadata).await?],
         (None, None) => {
@@ -92,6 +95,7 @@ async fn template_coupon(
     let claim = ClaimRequest {
         template_sn,
         user_id: req.user_id,
+        facts: req.facts,
         channel_id: None,
         now: req.now,
         tz: req.tz,

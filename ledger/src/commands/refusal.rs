@@ -34,6 +34,7 @@ impl CommandError {
             Self::Conflict(code, _) => Answer::new(409, code, message),
             Self::Unprocessable(code, _) => Answer::new(422, code, message),
             Self::Forbidden(_) => Answer::new(403, "forbidden", message),
+            Self::NotEligible(_) => Answer::new(403, "not_eligible", message),
             Self::SoldOut(_) => Answer::new(410, "sold_out", message),
             Self::Refused(coupon_state::Refusal::Expired) => {
                 Answer::new(422, "coupon_expired", message)
@@ -54,6 +55,8 @@ pub enum ClaimRefused {
     Channel,
     #[error("user already holds the limit of {0} from this template")]
     AtLimit(i32),
+    #[error("{}", .0.message())]
+    NotEligible(crate::domain::eligibility::Rule),
     #[error("the template's quota is exhausted")]
     SoldOut,
     #[error("the code is used up")]
@@ -78,6 +81,7 @@ impl ClaimRefused {
             Refusal::Replay => Self::Replay,
             Refusal::Channel => Self::Channel,
             Refusal::AtLimit => Self::AtLimit(limit),
+            Refusal::NotEligible(rule) => Self::NotEligible(rule),
             Refusal::SoldOut => Self::SoldOut,
             Refusal::UsedUp => Self::UsedUp,
             Refusal::AlreadyRedeemed => Self::AlreadyRedeemed,
@@ -116,6 +120,7 @@ impl ClaimRefused {
             Self::Replay => Answer::new(401, "unauthorized", message),
             Self::Channel => Answer::new(403, "forbidden", message),
             Self::AtLimit(_) => Answer::new(409, "per_user_limit", message),
+            Self::NotEligible(_) => Answer::new(403, "not_eligible", message),
             Self::SoldOut | Self::UsedUp => Answer::new(410, "sold_out", message),
             Self::AlreadyRedeemed => Answer::new(409, "already_redeemed", message),
             Self::Template(code, _) => Answer::new(422, code, message),

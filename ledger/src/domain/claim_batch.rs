@@ -15,6 +15,8 @@ pub enum Refusal {
     Replay,
     /// The channel may not issue this template.
     Channel,
+    /// The user may not claim it: the rule that refused (docs/design.md §15).
+    NotEligible(crate::domain::eligibility::Rule),
     /// The user holds the template's per-user limit.
     AtLimit,
     /// The quota ran out before this request.
@@ -35,7 +37,10 @@ impl Refusal {
     /// Whether a redemption refused so had been counted against the user's
     /// redemptions of the batch (which then goes back).
     pub fn counted_for_the_user(self) -> bool {
-        matches!(self, Refusal::AtLimit | Refusal::SoldOut)
+        matches!(
+            self,
+            Refusal::NotEligible(_) | Refusal::AtLimit | Refusal::SoldOut
+        )
     }
 }
 

@@ -20,8 +20,6 @@ pub const MAX_TAGS: usize = 100;
 pub const MAX_REGIONS: usize = 1_000;
 /// Longest tag or region, in bytes.
 pub const MAX_NAME_LEN: usize = 64;
-/// Most values a refusal's message lists (a rule may name 1,000 regions).
-const SHOWN: usize = 10;
 
 name_list! {
     /// The rules of an eligibility, as a refusal names them.
@@ -35,6 +33,29 @@ name_list! {
         AllowList,
     }
 }
+
+name_list! {
+    /// What an uploaded allow-list file does to the list.
+    #[derive(Default, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum AllowListMode {
+        /// Its ids join the list (those already on it stay).
+        #[default]
+        Add,
+        /// Its ids leave the list (those not on it are ignored).
+        Remove,
+    }
+}
+
+impl AllowListMode {
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
+    }
+}
+
+/// Most users one template's allow-list holds: a campaign's audience of
+/// millions, kept as a set in Postgres (~100 bytes a member with its index).
+pub const MAX_ALLOW_LIST: i64 = 10_000_000;
 
 /// The tags a user must carry: every one of them, or at least one.
 #[derive(
@@ -81,7 +102,8 @@ fn is_false(b: &bool) -> bool {
 
 /// What the claiming channel vouches for about its user (the claim body's
 /// `user_tags`, `region`, `new_user`): absent facts satisfy no rule.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct UserFacts {
     pub user_tags: BTreeSet<String>,
     pub region: Option<String>,
@@ -157,41 +179,24 @@ impl Eligibility {
 }
 
 impl Rule {
-    /// Why a user is refused under this rule, as the 403's message says it
-    /// (the rule's values are the template's terms, which the user may read;
-    /// the allow-list's members never appear).
-    pub fn refusal(self, eligibility: &Eligibility) -> String {
-        let list = |set: &BTreeSet<String>| {
-            let shown: Vec<&str> = set.iter().take(SHOWN).map(String::as_str).collect();
-            match set.len().saturating_sub(SHOWN) {
-                0 => shown.join(", "),
-                more => format!("{} and {more} more", shown.join(", ")),
+    /// Why a user is refused under this rule, as the 403's message says it:
+    /// the rule's name, never its values (a refusal may come from a batch
+    /// that does not hold them) nor the allow-list's members. The values
+    /// are the template's terms, which `GET /v1/templates/{sn}/terms` shows.
+    pub fn message(self) -> &'static str {
+        match self {
+            Rule::UserTags => {
+                "not eligible (user_tags): the user does not carry the tags the template requires"
             }
-        };
-        match (self, &eligibility.user_tags) {
-            (Rule::UserTags, Some(TagRule::All(t))) => {
-                format!(
-                    "not eligible (user_tags): the user must carry all of: {}",
-                    list(t)
-                )
+            Rule::Regions => {
+                "not eligible (regions): the user's region is not one of the template's regions"
             }
-            (Rule::UserTags, Some(TagRule::Any(t))) => {
-                format!(
-                    "not eligible (user_tags): the user must carry one of: {}",
-                    list(t)
-                )
+            Rule::NewUsersOnly => {
+                "not eligible (new_users_only): the template is for new users only"
             }
-            (Rule::Regions, _) => format!(
-                "not eligible (regions): the user's region must be one of: {}",
-                list(&eligibility.regions)
-            ),
-            (Rule::NewUsersOnly, _) => {
-                "not eligible (new_users_only): the template is for new users only".into()
+            Rule::AllowList => {
+                "not eligible (allow_list): the user is not on the template's allow-list"
             }
-            (Rule::AllowList, _) => {
-                "not eligible (allow_list): the user is not on the template's allow-list".into()
-            }
-            (Rule::UserTags, None) => "not eligible (user_tags)".into(),
         }
     }
 }

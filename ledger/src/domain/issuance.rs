@@ -88,6 +88,9 @@ name_list! {
         OverLimit,
         SoldOut,
         Cancelled,
+        /// The template admits only its allow-list, and the user is not on
+        /// it (docs/design.md §15).
+        NotEligible,
     }
 }
 

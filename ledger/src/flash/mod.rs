@@ -35,6 +35,7 @@ use deadpool_postgres::Pool;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::commands::claim_batch::BatchClaim;
+use crate::domain::eligibility::{Eligibility, Rule, UserFacts};
 use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
 use crate::redis_handle::RedisHandle;
@@ -59,12 +60,23 @@ pub struct GateInfo {
     /// admitted (it would hold a unit of stock and its user's limit until
     /// its batch refused it); Postgres answers it (docs/design.md §15).
     pub channels: Arc<[ChannelId]>,
+    /// Who may claim: the rules a claim's facts answer are checked before
+    /// the gate, so an ineligible user never holds a unit of stock; the
+    /// allow-list is Postgres' (docs/design.md §15).
+    pub eligibility: Option<Eligibility>,
 }
 
 impl GateInfo {
     /// Whether the template lists `channel` (as of this cached read).
     pub fn lists(&self, channel: ChannelId) -> bool {
         self.channels.contains(&channel)
+    }
+
+    /// The first rule the user's facts fail (as of this cached read).
+    pub fn admits(&self, facts: &UserFacts) -> Result<(), Rule> {
+        self.eligibility
+            .as_ref()
+            .map_or(Ok(()), |e| e.admits(facts))
     }
 }
 

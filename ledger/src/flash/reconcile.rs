@@ -26,7 +26,8 @@ pub async fn read_info(
     sn: &TemplateSn,
 ) -> Result<Option<GateInfo>, tokio_postgres::Error> {
     let sql = "SELECT status = 'active', per_user_limit, rate_limit,
-                      ARRAY(SELECT channel_id FROM template_channels WHERE template_sn = $1)
+                      ARRAY(SELECT channel_id FROM template_channels WHERE template_sn = $1),
+                      eligibility
                  FROM templates WHERE sn = $1";
     let row = client.query_opt(sql, &[&sn]).await?;
     Ok(row.map(|r| GateInfo {
@@ -37,6 +38,11 @@ pub async fn read_info(
             .and_then(|v| serde_json::from_value::<RateLimit>(v).ok())
             .unwrap_or_default(),
         channels: r.get::<_, Vec<ChannelId>>(3).into(),
+        // Written from a checked `Eligibility`: one that does not read back
+        // would be a hand edit; Postgres still decides then.
+        eligibility: r
+            .get::<_, Option<serde_json::Value>>(4)
+            .and_then(|v| serde_json::from_value(v).ok()),
     }))
 }
 

@@ -16,8 +16,8 @@ use crate::domain::issuance::{JobProgress, JobStatus};
 pub const MAX_PAGE: i64 = 200;
 
 /// A job and where it stands. Every line read ends in one of `blank`,
-/// `invalid`, `issued`, `over_limit`, `sold_out`, `cancelled` once the job
-/// is done.
+/// `invalid`, `issued`, `over_limit`, `sold_out`, `cancelled`,
+/// `not_eligible` once the job is done.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct JobView {
     pub job_id: Uuid,
@@ -34,6 +34,8 @@ pub struct JobView {
     pub over_limit: i64,
     pub sold_out: i64,
     pub cancelled: i64,
+    /// Lines whose user is not on the template's allow-list (docs/design.md §15).
+    pub not_eligible: i64,
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -49,7 +51,8 @@ const SELECT: &str = "SELECT j.id, j.template_sn, j.status, j.lines_read, j.blan
         coalesce(sum(c.issued), 0)::bigint, coalesce(sum(c.over_limit), 0)::bigint,
         coalesce(sum(c.sold_out), 0)::bigint, coalesce(sum(c.cancelled), 0)::bigint,
         j.created_at, min(c.done_at), max(c.done_at), j.updated_at, j.error,
-        coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint, j.finished_at
+        coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint, j.finished_at,
+        coalesce(sum(c.not_eligible), 0)::bigint
    FROM issuance_jobs j LEFT JOIN issuance_chunks c ON c.job_id = j.id";
 
 pub async fn job(
@@ -120,6 +123,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
         over_limit: r.get(10),
         sold_out: r.get(11),
         cancelled: r.get(12),
+        not_eligible: r.get(20),
         created_at: r.get(13),
         started_at,
         finished_at: r.get(19),

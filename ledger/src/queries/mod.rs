@@ -1,5 +1,6 @@
 //! The read side: plain queries over the write model and the event store.
 //!
+//! - [`allow_lists`]: a template's allow-list: its size, its files, one member.
 //! - [`channels`]: a channel (never its secret), every channel.
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
 //!   a user's coupons of one status (for quotes).
@@ -12,6 +13,7 @@
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
 
+pub mod allow_lists;
 pub mod channels;
 pub mod coupons;
 pub mod gauges;

@@ -171,6 +171,13 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
         "/v1/templates/{sn}/channels/{id}",
         "remove_template_channel",
     ),
+    ("post", "/v1/templates/{sn}/allow-list", "upload_allow_list"),
+    ("get", "/v1/templates/{sn}/allow-list", "read_allow_list"),
+    (
+        "get",
+        "/v1/templates/{sn}/allow-list/files/{id}",
+        "read_allow_list_file",
+    ),
     ("get", "/v1/templates/{sn}/stats", "template_stats"),
     ("get", "/v1/templates/{sn}/history", "template_history"),
     ("get", "/v1/templates/{sn}/events", "template_events"),
@@ -282,6 +289,11 @@ const TEMPLATE_CHANNEL: &[(&str, &str)] = &[
     ("id", "$response.body#/channels/0"),
 ];
 const JOB: &[(&str, &str)] = &[("id", "$response.body#/job_id")];
+/// An allow-list file of a template.
+const ALLOW_LIST_FILE: &[(&str, &str)] = &[
+    ("sn", "$response.body#/template_sn"),
+    ("id", "$response.body#/file_id"),
+];
 const ORDER: &[(&str, &str)] = &[("order_id", "$response.body#/order_id")];
 const USER: &[(&str, &str)] = &[("uid", "$response.body#/user_id")];
 const FIRST_COUPON: &[(&str, &str)] = &[("id", "$response.body#/coupons/0/id")];
@@ -362,6 +374,8 @@ pub const LINKS: &[LinkSpec] = &[
     with("create_template", "201", "template_stats", SN),
     with("create_template", "201", "template_history", SN),
     with("create_template", "201", "template_events", SN),
+    with("create_template", "201", "upload_allow_list", SN),
+    with("create_template", "201", "read_allow_list", SN),
     LinkSpec {
         parameters: &[("template", "$response.body#/sn")],
         ..to("create_template", "201", "upload_issuance_job")
@@ -372,6 +386,12 @@ pub const LINKS: &[LinkSpec] = &[
         "create_code_batch",
         &[],
         r#"{"template_sn": "$response.body#/sn", "count": 20}"#,
+    ),
+    with(
+        "upload_allow_list",
+        "201",
+        "read_allow_list_file",
+        ALLOW_LIST_FILE,
     ),
     with("activate_template", "200", "read_template", SN),
     with("activate_template", "200", "stop_template", SN),

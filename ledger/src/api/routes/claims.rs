@@ -23,6 +23,7 @@ use crate::api::http::error::{ApiError, ErrorBody, too_many};
 use crate::api::http::extract::parse_json;
 use crate::commands::claim::{self, ClaimRequest};
 use crate::commands::claim_batch::BatchClaim;
+use crate::domain::eligibility::UserFacts;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::flash::batcher::ClaimRefused;
 use crate::flash::gate::Claimant;
@@ -37,6 +38,26 @@ pub struct Claim {
     /// same user as its decimal text).
     #[schema(value_type = String)]
     pub user_id: UserId,
+    /// The user's tags, as the channel knows them (at most 100, each 1 to
+    /// 64 bytes): checked against the template's `eligibility.user_tags`.
+    pub user_tags: Option<Vec<String>>,
+    /// The user's region (1 to 64 bytes), for `eligibility.regions`.
+    pub region: Option<String>,
+    /// Whether the channel vouches the user is new, for
+    /// `eligibility.new_users_only` (absent: not known to be new).
+    pub new_user: Option<bool>,
+}
+
+impl Claim {
+    /// What the channel vouches for about its user (docs/design.md §15).
+    fn facts(&self) -> Result<UserFacts, ApiError> {
+        let tags = self.user_tags.as_deref();
+        Ok(UserFacts::parse(
+            tags,
+            self.region.as_deref(),
+            self.new_user,
+        )?)
+    }
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
@@ -47,7 +68,8 @@ pub struct Claim {
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody, description = "the template does not list this channel \
-            (`forbidden`), or the channel is disabled (`channel_disabled`)"),
+            (`forbidden`), the channel is disabled (`channel_disabled`), or the template's \
+            eligibility refuses the user (`not_eligible`, the message names the rule)"),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "sold out"),
@@ -62,11 +84,13 @@ pub async fn claim(
     signed: SignedChannel<false>,
 ) -> Result<Response, ApiError> {
     let input: Claim = parse_json(&signed.body)?;
+    let facts = input.facts()?;
     let template_sn = TemplateSn::parse(&input.template_sn)
         .ok_or_else(|| ApiError::not_found("template", &input.template_sn))?;
     let claim = Verified {
         template_sn,
         user_id: input.user_id,
+        facts,
         hash: signed.request_hash(),
         signed,
     };
@@ -76,6 +100,11 @@ pub async fn claim(
         // A channel the template does not list never holds stock in the
         // gate: Postgres refuses it (docs/design.md §15).
         Some(info) if state.flash.has_room(sn) && info.lists(channel) => {
+            // An ineligible user never reaches the gate: no unit of stock
+            // is held for a claim Postgres would refuse.
+            if let Err(rule) = info.admits(&claim.facts) {
+                return Err(ClaimRefused::NotEligible(rule).into());
+            }
             let (channel, peer) = (Some(claim.signed.channel_id.0), claim.signed.peer);
             let answer = through_gate(&state, &ctx, claim, info).await;
             if matches!(&answer, Err(e) if e.status() == StatusCode::UNAUTHORIZED) {
@@ -93,6 +122,7 @@ pub async fn claim(
 struct Verified {
     template_sn: TemplateSn,
     user_id: UserId,
+    facts: UserFacts,
     signed: SignedChannel<false>,
     hash: [u8; 32],
 }
@@ -126,6 +156,7 @@ async fn through_gate(
     metadata.channel_id = Some(channel_id);
     let batch_claim = BatchClaim {
         user_id: claim.user_id.clone(),
+        facts: claim.facts.clone(),
         channel_id: Some(channel_id),
         nonce: Some(claim.signed.nonce),
         metadata,
@@ -161,12 +192,13 @@ async fn written_alone(state: &AppState, ctx: &Ctx, claim: Verified) -> Result<R
     let mut metadata = ctx.metadata(scope.clone());
     metadata.channel_id = Some(channel_id);
     let (tz, now) = (state.tz, claim.signed.now);
-    let (template_sn, user_id) = (claim.template_sn, claim.user_id);
+    let (template_sn, user_id, facts) = (claim.template_sn, claim.user_id, claim.facts);
     ctx.write(state, &scope, &claim.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let req = ClaimRequest {
                 template_sn: &template_sn,
                 user_id: &user_id,
+                facts: &facts,
                 channel_id: Some(channel_id),
                 now,
                 tz,

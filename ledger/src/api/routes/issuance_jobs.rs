@@ -15,6 +15,7 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::commands::body_stream;
 use crate::commands::issuance_job::{self, JobOpening, Opened};
 use crate::commands::upload::{self, Sinks, Target, UploadError};
 use crate::domain::ids::TemplateSn;
@@ -84,7 +85,8 @@ pub async fn upload(
         idle: state.upload_idle,
     };
     if let Opened::Complete { file_sha256, .. } = &opening.opened {
-        let sha = upload::hash_body(body.into_data_stream(), opening.gzip, &target).await;
+        let limits = (target.max_bytes, target.idle);
+        let sha = body_stream::hash_body(body.into_data_stream(), opening.gzip, limits).await;
         if sha.map_err(|e| upload_error(e, &target, &opening.key))? != *file_sha256 {
             return Err(ApiError::Unprocessable {
                 code: "different_file",
@@ -180,7 +182,7 @@ fn upload_error(e: UploadError, target: &Target, key: &str) -> ApiError {
     }
 }
 
-fn file_format(headers: &HeaderMap) -> Result<FileFormat, ApiError> {
+pub(super) fn file_format(headers: &HeaderMap) -> Result<FileFormat, ApiError> {
     let media = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -201,7 +203,7 @@ fn file_format(headers: &HeaderMap) -> Result<FileFormat, ApiError> {
     }
 }
 
-fn gzipped(headers: &HeaderMap) -> Result<bool, ApiError> {
+pub(super) fn gzipped(headers: &HeaderMap) -> Result<bool, ApiError> {
     match headers.get(header::CONTENT_ENCODING).map(|v| v.to_str()) {
         None => Ok(false),
         Some(Ok(e)) if e.eq_ignore_ascii_case("gzip") => Ok(true),
@@ -214,7 +216,7 @@ fn gzipped(headers: &HeaderMap) -> Result<bool, ApiError> {
 }
 
 /// The job's key: `Idempotency-Key`, else `?key=`, else a fresh one.
-fn job_key(headers: &HeaderMap, query: Option<&str>) -> Result<String, ApiError> {
+pub(super) fn job_key(headers: &HeaderMap, query: Option<&str>) -> Result<String, ApiError> {
     let header = headers.get("Idempotency-Key").map(|v| v.to_str());
     let key = match header {
         Some(Ok(k)) => Some(k.to_owned()),

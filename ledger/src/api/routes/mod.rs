@@ -1,6 +1,7 @@
 //! The resource routes, one file each: a handler parses its input, calls
 //! one command or query, and answers a typed body.
 
+pub mod allow_lists;
 pub mod audit;
 pub mod channel_lifecycle;
 pub mod channels;

@@ -28,6 +28,7 @@ use crate::api::http::extract::{ApiPath, ApiQuery, page_bounds};
 use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages::{self, Giver};
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::Metadata;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
@@ -53,6 +54,8 @@ pub(crate) struct Queued<'a> {
     pub hash: &'a [u8; 32],
     pub package_sn: &'a PackageSn,
     pub user: &'a UserId,
+    /// What the caller vouches for about the user.
+    pub facts: &'a UserFacts,
     /// A package code's batch and serial.
     pub code: Option<(&'a Batch, i64)>,
     /// The channel's claim, or the code's redemption.
@@ -72,7 +75,7 @@ pub(crate) async fn queue(
     let now = state.now();
     let opened: Arc<Mutex<Option<PackageJob>>> = Arc::default();
     let slot = opened.clone();
-    let (sn, user) = (q.package_sn.to_owned(), q.user.clone());
+    let (sn, user, facts) = (q.package_sn.to_owned(), q.user.clone(), q.facts.clone());
     let (code, metadata, giver) = (q.code.map(|(b, s)| (b.clone(), s)), q.metadata, q.giver);
     let answer = ctx
         .write(state, q.scope, q.hash, StatusCode::ACCEPTED, |tx| {
@@ -80,6 +83,7 @@ pub(crate) async fn queue(
                 let new = NewJob {
                     package_sn: &sn,
                     user_id: &user,
+                    facts: &facts,
                     code: code.as_ref().map(|(batch, serial)| (batch, *serial)),
                     giver,
                     metadata: &metadata,

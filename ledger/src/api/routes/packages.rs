@@ -25,6 +25,7 @@ use crate::api::http::extract::{
 };
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::PackageItem;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, TemplateSn, UserId};
@@ -329,6 +330,22 @@ pub async fn allow_channel(
 pub struct ClaimPackage {
     #[schema(value_type = String)]
     pub user_id: UserId,
+    /// The user's tags, region and whether new, as the channel vouches for
+    /// them: every item's template's eligibility applies (docs/design.md §15).
+    pub user_tags: Option<Vec<String>>,
+    pub region: Option<String>,
+    pub new_user: Option<bool>,
+}
+
+impl ClaimPackage {
+    fn facts(&self) -> Result<UserFacts, ApiError> {
+        let tags = self.user_tags.as_deref();
+        Ok(UserFacts::parse(
+            tags,
+            self.region.as_deref(),
+            self.new_user,
+        )?)
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -352,7 +369,8 @@ pub struct PackageClaimView {
         (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
         (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody, description = "the package does not list this channel \
-            (`forbidden`), or the channel is disabled (`channel_disabled`)"),
+            (`forbidden`), the channel is disabled (`channel_disabled`), or an item's template's \
+            eligibility refuses the user (`not_eligible`, the message names the rule)"),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the user holds the package's or an item template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the package, or an item's template, is sold out: nothing was issued"),
@@ -366,6 +384,7 @@ pub async fn claim(
     signed: SignedChannel,
 ) -> Result<Response, ApiError> {
     let input: ClaimPackage = parse_json(&signed.body)?;
+    let facts = input.facts()?;
     let sn = parse_sn(&sn)?;
     let now = signed.now;
     let scope = format!("channel:{}", signed.channel_id);
@@ -380,6 +399,7 @@ pub async fn claim(
             hash: &hash,
             package_sn: &sn,
             user: &user,
+            facts: &facts,
             code: None,
             giver,
             metadata,
@@ -389,7 +409,8 @@ pub async fn claim(
     ctx.write(&state, &scope, &hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let taken = packages::take(tx, &sn, &user, giver, now).await?;
-            let coupons = packages::issue(tx, &taken, &user, (now, tz), &metadata).await?;
+            let coupons =
+                packages::issue(tx, &taken, (&user, &facts), (now, tz), &metadata).await?;
             Ok(PackageClaimView {
                 package_sn: sn,
                 coupons: coupons.iter().map(CouponView::issued).collect(),

@@ -41,6 +41,7 @@ use crate::commands::code_batches::{self, Batch};
 use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
+use crate::domain::eligibility::UserFacts;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::UserId;
 use crate::flash::used_up;
@@ -55,6 +56,22 @@ pub struct Redeem {
     pub code: String,
     #[schema(value_type = String)]
     pub user_id: UserId,
+    /// The user's tags, region and whether new, as the caller vouches for
+    /// them: checked against the template's eligibility (docs/design.md §15).
+    pub user_tags: Option<Vec<String>>,
+    pub region: Option<String>,
+    pub new_user: Option<bool>,
+}
+
+impl Redeem {
+    fn facts(&self) -> Result<UserFacts, ApiError> {
+        let tags = self.user_tags.as_deref();
+        Ok(UserFacts::parse(
+            tags,
+            self.region.as_deref(),
+            self.new_user,
+        )?)
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -80,8 +97,9 @@ pub struct Redemption {
         (status = 202, body = PackageJobView, description = "a code of a package of more than 100 coupons: the claim is queued as a job, followed at GET /v1/package-jobs/{id}"),
         (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the token may not do that, or the signing \
-            channel is disabled (`channel_disabled`)"),
+        (status = 403, body = ErrorBody, description = "the token may not do that, the signing \
+            channel is disabled (`channel_disabled`), or the eligibility of the code's template \
+            refuses the user (`not_eligible`, the message names the rule)"),
         (status = 404, body = ErrorBody, description = "unknown or forged code (the same answer)"),
         (status = 409, body = ErrorBody, description = "already redeemed by this user, or the template's per-user limit"),
         (status = 410, body = ErrorBody, description = "the code is used up, or the template sold out"),
@@ -100,6 +118,7 @@ pub async fn redeem(
         Err(Refusal::Error(e)) => return Err(e),
     };
     let input: Redeem = parse_json(&caller.body)?;
+    let facts = input.facts()?;
     let user = input.user_id.clone();
     let limit = &state.guess_limit;
     if let Err(limited) = limit
@@ -119,7 +138,7 @@ pub async fn redeem(
     }
     let uses = Arc::new(AtomicI32::new(0));
     let hash = request_hash(&[parts.uri.path().as_bytes(), &caller.body]);
-    let target = (&batch, serial, user);
+    let target = (&batch, serial, user, facts);
     let answer = write(&state, &ctx, &caller, &hash, target, uses.clone()).await?;
     if answer.status() == StatusCode::CREATED && uses.load(Ordering::Relaxed) >= batch.uses_per_code
     {
@@ -127,6 +146,10 @@ pub async fn redeem(
     }
     Ok(answer)
 }
+
+/// The code's batch and serial, and the user who redeems it with what the
+/// caller vouches for.
+type Target<'a> = (&'a Batch, i64, UserId, UserFacts);
 
 /// Who asks: the service or a channel whose signature held, with the body
 /// read and the address failed guesses count against.
@@ -226,7 +249,7 @@ async fn write(
     ctx: &Ctx,
     caller: &Caller,
     hash: &[u8; 32],
-    target: (&Batch, i64, UserId),
+    target: Target<'_>,
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {
     let scope = caller
@@ -237,12 +260,13 @@ async fn write(
     if let Some(sn) = &target.0.package_sn
         && package_jobs::runs_as_job(state, sn).await?
     {
-        let (batch, serial, user) = (target.0, target.1, &target.2);
+        let (batch, serial, user, facts) = (target.0, target.1, &target.2, &target.3);
         let queued = Queued {
             scope: &scope,
             hash,
             package_sn: sn,
             user,
+            facts,
             code: Some((batch, serial)),
             giver: Giver::Code(caller.channel),
             metadata,
@@ -267,7 +291,7 @@ async fn write(
 
 async fn batched(
     state: &AppState,
-    (batch, serial, user): (&Batch, i64, UserId),
+    (batch, serial, user, facts): Target<'_>,
     metadata: crate::domain::events::Metadata,
     uses: Arc<AtomicI32>,
 ) -> Result<Response, ApiError> {
@@ -275,6 +299,7 @@ async fn batched(
         serial,
         claim: BatchClaim {
             user_id: user.clone(),
+            facts,
             channel_id: None,
             nonce: None,
             metadata,
@@ -302,7 +327,7 @@ async fn alone(
     state: &AppState,
     ctx: &Ctx,
     (scope, hash): (&str, &[u8; 32]),
-    (batch, serial, user): (&Batch, i64, UserId),
+    (batch, serial, user, facts): Target<'_>,
     channel_id: Option<ChannelId>,
     metadata: crate::domain::events::Metadata,
     uses: Arc<AtomicI32>,
@@ -315,6 +340,7 @@ async fn alone(
                 batch: &batch,
                 serial,
                 user_id: &user,
+                facts: &facts,
                 channel_id,
                 now,
                 tz,
