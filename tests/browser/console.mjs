@@ -16,7 +16,7 @@
 // of SN, are made in the browser too.
 // Exits non-zero on the first failed step, naming it.
 import { chromium } from "playwright-core";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL, NAME, HISTORY_SN, HISTORY_ISSUED } =
   process.env;
@@ -294,6 +294,25 @@ async function channels(page, sn) {
   await page.locator("#channels").getByText("No channel may issue it yet.").waitFor();
 }
 
+/** The allow-list of the template made in the browser (one per viewport): a file added, its bad line
+ *  named by number, and a user looked up. */
+async function allowList(page, sn) {
+  await page.goto(`${BASE_URL}/admin#/templates/${sn}`);
+  const file = `${SCREENSHOTS}/allow-list.txt`;
+  writeFileSync(file, "a1\na2\nbad user\n");
+  await page.locator("#allow-list-summary").filter({ hasText: /users on the list/ }).waitFor();
+  await page.setInputFiles("#allow-list-file", file);
+  await page.getByRole("button", { name: "Apply to the list" }).click();
+  await page.locator("#allow-list-result")
+    .filter({ hasText: "2 changed of 2 valid lines, 0 blank, 1 invalid (line 3:" }).waitFor();
+  await page.locator("#allow-list-summary").filter({ hasText: /^2 users on the list; not applied/ }).waitFor();
+  await page.getByLabel("Is a user on it?").fill("a2");
+  await page.locator("#allow-list").getByRole("button", { name: "Look up" }).click();
+  await page.locator("#allow-list-found").filter({ hasText: /^on the list$/ }).waitFor();
+  check(await page.locator("#allow-list-files tbody tr").count() === 1, "the file is listed");
+  await shot(page, "15-allow-list");
+}
+
 async function tokenKeptOutOfUrlAndStorage(page) {
   check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
   const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
@@ -319,6 +338,7 @@ try {
     await packages(page, [SN, made.sn]);
     await codes(page);
     await channels(page, made.sn);
+    await allowList(page, made.sn);
     await tokenKeptOutOfUrlAndStorage(page);
     await context.close();
   }

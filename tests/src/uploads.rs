@@ -40,7 +40,12 @@ pub async fn upload_allow_list(
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
     let path = format!("/v1/templates/{sn}/allow-list?mode={mode}");
-    let mut req = server.admin(Method::POST, &path).body(body);
+    // Answered once applied: a list of millions takes minutes.
+    let patience = std::time::Duration::from_secs(900);
+    let mut req = server
+        .admin(Method::POST, &path)
+        .timeout(patience)
+        .body(body);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }

@@ -206,6 +206,7 @@ async function templatePage(sn) {
       "of them are used by now; refreshed every 5 s while this page is open."),
     el("h2", {}, "Quota and reminders"), settingsForms(t),
     el("h2", {}, "Channels"), channelsSection(t),
+    el("h2", {}, "Allow-list"), allowListSection(t),
     el("h2", {}, "Bulk issuance"), uploadForm(t),
     el("h2", {}, "Jobs"), jobsSection(t),
     el("h2", {}, "Changes"), changes,
@@ -406,12 +407,64 @@ function jobsSection(t) {
       el("td", {}, new Date(j.created_at).toLocaleString()),
       el("td", {}, el("span", { class: `status ${j.status}` }, j.status)),
       el("td", { class: "num" }, `${whole(j.issued)} / ${whole(j.valid)}`),
-      el("td", { class: "num" }, whole(j.over_limit + j.sold_out + j.cancelled + j.invalid)),
+      el("td", { class: "num" }, whole(j.over_limit + j.sold_out + j.cancelled + j.invalid + j.not_eligible)),
       el("td", {}, el("button", { type: "button", "aria-label": `Report of job ${j.job_id}`,
         on: { click: () => downloadReport(j.job_id) } }, "Report"))));
     box.replaceChildren(table(["Created", "Status", "Issued / valid", "Not issued", ""], rows));
   })();
   return box;
+}
+
+// ---- allow-list ----------------------------------------------------------
+
+/** The template's allow-list: its size and files, a user looked up, a file uploaded (add or remove). */
+function allowListSection(t) {
+  const base = `/v1/templates/${encodeURIComponent(t.sn)}/allow-list`;
+  const summary = el("p", { id: "allow-list-summary", "aria-live": "polite" }, "Loading…");
+  const files = el("div", { id: "allow-list-files" });
+  const load = async () => {
+    const r = await api("GET", base);
+    if (r.status !== 200) return summary.replaceChildren(el("span", { class: "error", role: "alert" }, errorText(r.body)));
+    const l = r.body;
+    summary.textContent = `${whole(l.members)} users on the list; `
+      + (l.enforced ? "claims, codes, packages and bulk issuance admit only them." : "not applied (eligibility.allow_list is off).");
+    files.replaceChildren(l.files.length === 0 ? el("p", {}, "No file yet.") : table(
+      ["Uploaded", "By", "Mode", "Status", "Lines", "Changed", "Invalid"],
+      l.files.map((f) => el("tr", {},
+        el("td", {}, new Date(f.created_at).toLocaleString()), el("td", {}, f.operator || ""),
+        el("td", {}, f.mode), el("td", {}, el("span", { class: `status ${f.status}` }, f.status)),
+        el("td", { class: "num" }, whole(f.lines_read)), el("td", { class: "num" }, whole(f.changed)),
+        el("td", { class: "num" }, whole(f.invalid))))));
+  };
+  const who = el("input", { id: "allow-list-user", name: "user_id", placeholder: "user id" });
+  const found = el("span", { id: "allow-list-found", "aria-live": "polite" });
+  const lookup = el("form", { class: "inline", on: { submit: async (e) => {
+    e.preventDefault();
+    const r = await api("GET", `${base}?user_id=${encodeURIComponent(who.value)}`);
+    found.textContent = r.status !== 200 ? errorText(r.body) : (r.body.contains ? "on the list" : "not on the list");
+  } } }, el("label", { for: "allow-list-user" }, "Is a user on it? "), who, el("button", { type: "submit" }, "Look up"), " ", found);
+  const file = el("input", { id: "allow-list-file", type: "file", accept: ".txt,.csv,.gz,text/plain,text/csv" });
+  const mode = el("select", { id: "allow-list-mode" }, el("option", { value: "add" }, "add these users"),
+    el("option", { value: "remove" }, "remove these users"));
+  const result = el("p", { id: "allow-list-result", "aria-live": "polite" });
+  const form = el("form", { class: "card wide", on: { submit: async (e) => {
+    e.preventDefault();
+    const f = file.files[0];
+    if (!f) return;
+    result.textContent = "Uploading…";
+    const headers = { Authorization: `Bearer ${token()}`, "Content-Type": f.name.endsWith(".csv") ? "text/csv" : "text/plain" };
+    if (f.name.endsWith(".gz")) headers["Content-Encoding"] = "gzip";
+    const r = await fetch(`${base}?mode=${mode.value}`, { method: "POST", headers, body: f });
+    const body = await r.json().catch(() => null);
+    if (r.status !== 201) { result.replaceChildren(el("span", { class: "error", role: "alert" }, errorText(body))); return; }
+    const errs = (body.errors || []).slice(0, 5).map((x) => `line ${x.line}: ${x.reason}`).join("; ");
+    result.textContent = `${whole(body.changed)} changed of ${whole(body.valid)} valid lines`
+      + `, ${whole(body.blank)} blank, ${whole(body.invalid)} invalid${errs ? ` (${errs})` : ""}.`;
+    load();
+  } } }, el("label", { for: "allow-list-file" }, "File of user ids (one per line, or CSV with user_id)"), file,
+    mode, el("button", { type: "submit" }, "Apply to the list"), result);
+  load();
+  return el("div", { id: "allow-list" }, summary, lookup, files, form);
 }
 
 // ---- bulk issuance -------------------------------------------------------
@@ -462,7 +515,7 @@ function followJob(id, box) {
     const r = await api("GET", `/v1/issuance-jobs/${id}`);
     if (r.status !== 200) return;
     const j = r.body;
-    const done = j.issued + j.over_limit + j.sold_out + j.cancelled;
+    const done = j.issued + j.over_limit + j.sold_out + j.cancelled + j.not_eligible;
     const total = Math.max(j.valid, 1);
     bar.max = total; bar.value = Math.min(done, total);
     const pct = Math.floor((100 * Math.min(done, total)) / total);
@@ -475,7 +528,7 @@ function followJob(id, box) {
       refreshTemplate();
       box.append(el("p", { id: "job-outcome" },
         `issued ${whole(j.issued)}, over the limit ${whole(j.over_limit)}, sold out ${whole(j.sold_out)}, `
-        + `cancelled ${whole(j.cancelled)}, invalid ${whole(j.invalid)}`),
+        + `cancelled ${whole(j.cancelled)}, not eligible ${whole(j.not_eligible)}, invalid ${whole(j.invalid)}`),
       el("button", { type: "button", on: { click: () => downloadReport(id) } }, "Download report (CSV)"));
     }
   };

@@ -1,0 +1,119 @@
+//! A 1,000,000-id allow-list applied to a 1,000,000-line issuance file
+//! (docs/design.md §15): the list uploaded gzipped, the file's lines of
+//! users on it issued, every other line reported `not_eligible` by its
+//! number. Minutes on two cores: ignored in the parallel run, run alone
+//! by `scripts/test` after it.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tests::uploads::{upload, upload_allow_list};
+use tests::workers::Workers;
+use tests::{Env, Server, template_body};
+
+const LISTED: usize = 1_000_000;
+/// The file names users `FIRST..FIRST + LINES`: the first half listed.
+const FIRST: usize = 500_000;
+const LINES: usize = 1_000_000;
+
+fn gzip(lines: impl Iterator<Item = usize>) -> Vec<u8> {
+    let mut out = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in lines {
+        writeln!(out, "u-{i}").unwrap();
+    }
+    out.finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "minutes alone: scripts/test runs it after the parallel suite"]
+async fn a_million_id_list_applied_to_a_million_line_file() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let mut body = template_body(2_000_000, 1);
+    body["eligibility"] = json!({"allow_list": true});
+    let sn = server.activate_template(&body).await.unwrap();
+    let started = Instant::now();
+    let gz = [("Content-Encoding", "gzip")];
+    let (status, file) = upload_allow_list(&server, &sn, "add", gzip(0..LISTED), &gz).await;
+    assert_eq!(status, 201, "{file}");
+    assert_eq!(file["changed"], LISTED as i64, "{file}");
+    eprintln!("allow-list of {LISTED} ids in {:?}", started.elapsed());
+
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let started = Instant::now();
+    let (status, job) = upload(&server, &sn, gzip(FIRST..FIRST + LINES), &gz).await;
+    assert_eq!(status, 202, "{job}");
+    let id = job["job_id"].as_str().unwrap().to_owned();
+    let job = wait_done(&server, &id, Duration::from_secs(900)).await;
+    eprintln!("issuance of {LINES} lines in {:?}", started.elapsed());
+    workers.terminate().await.unwrap();
+    let eligible = (LISTED - FIRST) as i64;
+    let counts = ["valid", "issued", "not_eligible"].map(|k| job[k].as_i64().unwrap());
+    assert_eq!(
+        counts,
+        [LINES as i64, eligible, LINES as i64 - eligible],
+        "{job}"
+    );
+
+    let report = server
+        .admin(
+            reqwest::Method::GET,
+            &format!("/v1/issuance-jobs/{id}/report"),
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut refused = 0;
+    for line in report.lines().skip(1) {
+        let mut fields = line.split(',');
+        let number: usize = fields.next().unwrap().parse().unwrap();
+        let user = fields.next().unwrap();
+        assert_eq!(user, format!("u-{}", FIRST + number - 1), "{line}");
+        assert!(
+            FIRST + number - 1 >= LISTED,
+            "a listed user refused: {line}"
+        );
+        assert_eq!(fields.next(), Some("not_eligible"), "{line}");
+        refused += 1;
+    }
+    assert_eq!(
+        refused,
+        LINES - (LISTED - FIRST),
+        "every ineligible line, once"
+    );
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one(
+            "SELECT count(*), count(*) FILTER (WHERE user_id NOT IN
+                    (SELECT user_id FROM template_allow_list WHERE template_sn = $1))
+               FROM coupons WHERE template_sn = $1",
+            &[&sn],
+        )
+        .await
+        .unwrap();
+    assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (eligible, 0));
+}
+
+async fn wait_done(server: &Server, id: &str, limit: Duration) -> Value {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let r = server
+            .admin(reqwest::Method::GET, &format!("/v1/issuance-jobs/{id}"))
+            .send()
+            .await
+            .unwrap();
+        let job: Value = r.json().await.unwrap();
+        if job["status"] == "done" {
+            return job;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "job not done: {job}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
