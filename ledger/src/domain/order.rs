@@ -283,6 +283,10 @@ mod tests {
             ])))
             .unwrap_err();
             assert_eq!(e.field(), "lines[1].shop_id", "{bad:?}");
+            assert!(
+                e.message().ends_with(r#"neither "(platform)" nor "total""#),
+                "{e}"
+            );
         }
     }
 

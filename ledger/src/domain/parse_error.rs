@@ -83,7 +83,9 @@ pub enum ParseErrorKind {
     #[error("must list at most {max} values")]
     TooManyValues { max: usize },
     #[error(
-        "must be 1 to {max} visible ASCII characters, and neither \"(platform)\" nor \"total\""
+        "must be 1 to {max} visible ASCII characters, and neither {platform:?} nor {total:?}",
+        platform = crate::domain::liability::PLATFORM,
+        total = crate::domain::liability::TOTAL
     )]
     ShopId { max: usize },
     #[error("may list under kind shop only the template's own shop {0:?}")]
