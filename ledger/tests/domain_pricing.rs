@@ -434,3 +434,78 @@ fn payable_never_goes_below_zero() {
         "nothing left for the second coupon"
     );
 }
+
+/// A marketplace order: `(shop, quantity, unit price)` lines `l1, l2, …`.
+fn marketplace(lines: &[(Option<&str>, i64, &str)]) -> ledger::domain::Order {
+    let lines: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (shop, q, p))| {
+            json!({"line_id": format!("l{}", i + 1), "sku": format!("s{i}"), "category": "c",
+                "quantity": q, "unit_price": p, "shop_id": shop})
+        })
+        .collect();
+    let raw = json!({"order_id": "o", "user_id": "u", "currency": "CNY", "lines": lines});
+    ledger::domain::Order::parse(&serde_json::from_value(raw).unwrap()).unwrap()
+}
+
+/// Terms of a template that belongs to `shop`, as `POST /v1/templates` makes them.
+fn of_shop(shop: &str, discount: Value) -> Terms {
+    let mut terms = goods(discount);
+    let shop = ledger::domain::ids::ShopId::parse(shop).unwrap();
+    terms.confine_to_shop(&shop).unwrap();
+    terms
+}
+
+#[test]
+fn a_shop_coupon_prices_and_allocates_on_its_shop_lines_only() {
+    // Shop A sells 60.00 + 2 × 20.00, shop B 100.00, the platform 50.00.
+    let o = marketplace(&[
+        (Some("A"), 1, "60.00"),
+        (Some("A"), 2, "20.00"),
+        (Some("B"), 1, "100.00"),
+        (None, 1, "50.00"),
+    ]);
+    let a = coupon("kA", "tA", of_shop("A", fixed_off("100", "15")));
+    // B's threshold is met by the order (250.00), not by B's lines (100.00).
+    let b = coupon("kB", "tB", of_shop("B", fixed_off("150", "20")));
+    assert_eq!(discount_of(&o, &b, now()), below("150", "100"));
+    let platform = coupon(
+        "kP",
+        "tP",
+        goods(json!({"type": "rate", "rate_off": "0.1"})),
+    );
+    let p = price(&o, &[a, platform], now()).unwrap();
+    let parts: Vec<(&str, &str, Money)> = p
+        .allocations
+        .iter()
+        .map(|x| {
+            (
+                x.coupon_id.as_str(),
+                x.line_id.as_deref().unwrap(),
+                x.amount,
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        vec![
+            // 15.00 over A's 60.00 and 40.00.
+            ("kA", "l1", m("9.00")),
+            ("kA", "l2", m("6.00")),
+            // 10% of the 235.00 left, over every line.
+            ("kP", "l1", m("5.10")),
+            ("kP", "l2", m("3.40")),
+            ("kP", "l3", m("10.00")),
+            ("kP", "l4", m("5.00")),
+        ]
+    );
+    assert_eq!((p.discount, p.payable), (m("38.50"), m("211.50")));
+    // An order of no shop A line: A's coupon has no line to discount.
+    let elsewhere = marketplace(&[(Some("B"), 1, "500.00"), (None, 1, "500.00")]);
+    let a = coupon("kA", "tA", of_shop("A", fixed_off("100", "15")));
+    assert_eq!(
+        discount_of(&elsewhere, &a, now()),
+        Err(NotApplicable::NoLineInScope)
+    );
+}

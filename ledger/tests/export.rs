@@ -60,7 +60,10 @@ fn stream_ids(streams_per_kind: usize) -> Vec<String> {
                 StreamKind::Coupon | StreamKind::Channel | StreamKind::CodeBatch => {
                     Uuid::now_v7().to_string()
                 }
-                StreamKind::Order | StreamKind::Template | StreamKind::Package => {
+                StreamKind::Order
+                | StreamKind::Template
+                | StreamKind::Package
+                | StreamKind::AllowList => {
                     format!("k{s}-{}", Uuid::now_v7())
                 }
                 StreamKind::Code => format!("{}-{s}", Uuid::now_v7()),
@@ -485,7 +488,7 @@ const BAD_ARGUMENTS: [(&str, &str); 10] = [
     ),
     (
         "--from-position 1 --stream-kind job --format csv",
-        "[possible values: coupon, order, template, channel, codebatch, code, package]",
+        "[possible values: coupon, order, template, channel, codebatch, code, package, allowlist]",
     ),
     (
         "--from 2026-11-23T08:00:00Z --from-position 1 --format csv",

@@ -559,3 +559,28 @@ fn every_operation_on_a_created_thing_is_the_target_of_a_link() {
         .collect();
     assert!(unlinked.is_empty(), "no link leads to {unlinked:#?}");
 }
+
+#[test]
+fn shops_are_documented_on_lines_templates_scopes_and_the_report() {
+    let doc = document();
+    let schemas = &doc["components"]["schemas"];
+    for (schema, field, says) in [
+        ("RawLine", "shop_id", "shop"),
+        ("CreateTemplate", "shop_id", "use_scope"),
+        ("RawScopeEntry", "kind", "`shop`"),
+    ] {
+        let description = schemas[schema]["properties"][field]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{schema}.{field}: {}", schemas[schema]));
+        assert!(
+            description.contains(says),
+            "{schema}.{field}: {description}"
+        );
+    }
+    let params = doc["paths"]["/v1/reports/liability"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let by = params.iter().find(|p| p["name"] == "by").unwrap();
+    let description = by["description"].as_str().unwrap();
+    assert!(description.contains("`shop`"), "{description}");
+}

@@ -159,6 +159,14 @@ async function finance(page) {
   ]);
   const csv = readFileSync(await download.path(), "utf8");
   check(csv.startsWith("group,issued,unused,") && csv.includes(`${SN},${QUOTA},`), "the CSV has the template's row");
+  // By shop: both templates are the platform's own (no shop).
+  await page.getByLabel("By").selectOption("shop");
+  await page.getByRole("button", { name: "Run report" }).click();
+  const platform = page.locator("#liability-table tr")
+    .filter({ has: page.getByRole("rowheader", { name: "platform (no shop)" }) });
+  await platform.waitFor();
+  check((await platform.locator("td").first().textContent()) === whole(Number(QUOTA) + Number(HISTORY_ISSUED)),
+    "by shop, the platform's row counts both templates' coupons");
   // The end of a past day: nothing was owed then.
   await page.getByLabel("As of the end of").fill("2020-01-31");
   await page.getByLabel("By").selectOption("channel");

@@ -612,7 +612,7 @@ async function financePage(params) {
   const by = params.get("by") || "template";
   const date = el("input", { id: "as-of", type: "date", value: /^\d{4}-\d{2}-\d{2}$/.test(asOf) ? asOf : "",
     "aria-describedby": "as-of-hint" });
-  const group = el("select", { id: "by" }, ["template", "channel", "day"].map((b) =>
+  const group = el("select", { id: "by" }, ["template", "channel", "day", "shop"].map((b) =>
     el("option", { value: b, selected: b === by }, b)));
   const form = el("form", { class: "card", on: { submit: (e) => {
     e.preventDefault();
@@ -634,7 +634,7 @@ async function liabilityReport(box, asOf, by) {
   const r = await api("GET", `/v1/reports/liability?${q}`);
   if (r.status !== 200) return box.replaceChildren(el("p", { class: "error", role: "alert" }, errorText(r.body)));
   const counts = ["issued", "unused", "locked", "used", "refunded", "expired", "void"];
-  const heads = [{ template: "Template", channel: "Channel", day: "Day" }[by] || by,
+  const heads = [{ template: "Template", channel: "Channel", day: "Day", shop: "Shop" }[by] || by,
     "Issued", "Unused", "Locked", "Used", "Refunded", "Expired", "Void", "Outstanding", "Cost"];
   const rows = r.body.rows.map((row) => el("tr", { class: row.group === "total" ? "total" : undefined },
     el("th", { scope: "row" }, groupCell(row, by)),
@@ -651,10 +651,11 @@ async function liabilityReport(box, asOf, by) {
     csv);
 }
 
-/** A report row's group for people: a template's or channel's name above its id, "no channel", "Total". */
+/** A report row's group for people: a template's or channel's name above its id, "no channel", "platform (no shop)", "Total". */
 function groupCell(row, by) {
   if (row.group === "total") return "Total";
   if (by === "channel" && row.group === "none") return "no channel";
+  if (by === "shop" && row.group === "(platform)") return "platform (no shop)";
   if (!row.name) return row.group;
   const name = by === "template" ? el("a", { href: `#/templates/${row.group}` }, row.name) : row.name;
   return [name, el("br"), el("code", { class: "hint" }, row.group)];

@@ -9,13 +9,13 @@ use clap::Subcommand;
 use ledger::config::Config;
 use ledger::domain::liability::By;
 use ledger::domain::liability_report::{AsOf, HEADER, Row, by_name, csv, fields, rows};
-use ledger::queries::liability::report;
+use ledger::queries::liability::{report, shops_for};
 use serde::Serialize;
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Liability and cost as of an instant, per template, channel or issue
-    /// day: counts by status, face value outstanding, coupon cost.
+    /// Liability and cost as of an instant, per template, channel, issue
+    /// day or shop: counts by status, face value outstanding, coupon cost.
     Liability(LiabilityArgs),
 }
 
@@ -25,8 +25,9 @@ pub struct LiabilityArgs {
     /// day (2026-11-20: the end of that day in LEDGER_TZ), or `now`.
     #[arg(long, value_parser = AsOf::parse)]
     as_of: AsOf,
-    /// One row per template, per channel (`none`: issued without one) or per
-    /// business day the coupons were issued.
+    /// One row per template, per channel (`none`: issued without one), per
+    /// business day the coupons were issued, or per shop of their template
+    /// (`(platform)`: templates of no shop).
     #[arg(long, value_enum, default_value_t = By::Template)]
     by: By,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -55,7 +56,8 @@ pub async fn run(config: &Config, command: Command) -> anyhow::Result<()> {
     let report = report(&mut client, as_of, config.tz, !args.from_start).await?;
     let took = started.elapsed();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let rows = rows(&report.liability, args.by);
+    let shops = shops_for(&client, &report.liability, args.by).await?;
+    let rows = rows(&report.liability, args.by, &shops);
     match args.format {
         Format::Table => write_table(&mut out, &rows)?,
         Format::Csv => out.write_all(csv(&rows).as_bytes())?,

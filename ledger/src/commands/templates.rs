@@ -70,7 +70,7 @@ pub async fn create(
         &sn.stream_id(),
         0,
         &[NewEvent::of(
-            &LedgerEvent::TemplateCreated(c.clone()),
+            &LedgerEvent::TemplateCreated(Box::new(c.clone())),
             metadata,
             now,
         )?],

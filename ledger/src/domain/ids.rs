@@ -6,6 +6,8 @@ use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use uuid::Uuid;
 
+use crate::domain::liability::{PLATFORM, TOTAL};
+use crate::domain::parse_error::ParseErrorKind;
 use crate::domain::stream::StreamKind;
 
 /// Unambiguous alphabet for template serial numbers: no 0/O, 1/I/L.
@@ -201,12 +203,16 @@ pub struct ShopId(String);
 pub const MAX_SHOP_ID_LEN: usize = 64;
 
 impl ShopId {
-    /// 1 to 64 visible ASCII characters.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        if s.is_empty() || s.len() > MAX_SHOP_ID_LEN || !s.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(format!(
-                "shop_id must be 1 to {MAX_SHOP_ID_LEN} visible ASCII characters"
-            ));
+    /// 1 to 64 visible ASCII characters, neither of the labels a report
+    /// grouped by shop gives other rows (`(platform)`, `total`): a shop so
+    /// called would be taken for them.
+    pub fn parse(s: &str) -> Result<Self, ParseErrorKind> {
+        let visible = s.bytes().all(|b| b.is_ascii_graphic());
+        let reserved = [PLATFORM, TOTAL].contains(&s);
+        if s.is_empty() || s.len() > MAX_SHOP_ID_LEN || !visible || reserved {
+            return Err(ParseErrorKind::ShopId {
+                max: MAX_SHOP_ID_LEN,
+            });
         }
         Ok(Self(s.to_owned()))
     }

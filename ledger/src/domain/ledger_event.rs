@@ -120,7 +120,7 @@ macro_rules! ledger_events {
 
 // Name (payload type, schema version written, stream kind).
 ledger_events! {
-    TemplateCreated(TemplateCreated, 1, Template),
+    TemplateCreated(Box<TemplateCreated>, 1, Template),
     TemplateActivated(TemplateStatusChanged, 1, Template),
     TemplateStopped(TemplateStatusChanged, 1, Template),
     TemplateVoided(TemplateStatusChanged, 1, Template),

@@ -1,6 +1,8 @@
 //! What the ledger owes and what its coupons cost, as the events say, per
 //! group (template, channel and the business day a coupon was issued): a
-//! pure fold. `ledger report liability` folds the events after a snapshot
+//! pure fold. Rows grouped by shop are the template groups labelled by
+//! their template's shop ([`TemplateShops`]): a template's shop is fixed
+//! when it is created, so the groups need not carry it. `ledger report liability` folds the events after a snapshot
 //! (or from the start) onto it; the sealer folds each checkpoint's events
 //! onto the snapshot before it. Counts and cents only: no I/O, no floats.
 //!
@@ -8,9 +10,9 @@
 //! (`projection::status_after`), costs come from `projection::order_effect`
 //! (the live `template_stats` worker's own rules), so "now" equals the stats.
 
-use crate::domain::ids::TemplateSn;
+use crate::domain::ids::{ShopId, TemplateSn};
 use crate::domain::names::name_list;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use chrono_tz::Tz;
@@ -44,20 +46,46 @@ impl GroupKey {
         }
     }
 
-    /// The group's label when rows are grouped `by`.
-    pub fn label(&self, by: By) -> String {
+    /// The group's label when rows are grouped `by` (`shops` is read only
+    /// by [`By::Shop`]).
+    pub fn label(&self, by: By, shops: &TemplateShops) -> String {
         match by {
             By::Template => self.template_sn.to_string(),
             By::Channel => self
                 .channel_id
                 .map_or_else(|| NO_CHANNEL.to_owned(), |c| c.to_string()),
             By::Day => self.day.to_string(),
+            By::Shop => shops
+                .of(&self.template_sn)
+                .map_or_else(|| PLATFORM.to_owned(), ShopId::to_string),
         }
+    }
+}
+
+/// The shop of each template that belongs to one, as its `TemplateCreated`
+/// says; a template not listed is the platform's ([`PLATFORM`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TemplateShops(HashMap<TemplateSn, ShopId>);
+
+impl TemplateShops {
+    pub fn new(shops: impl IntoIterator<Item = (TemplateSn, ShopId)>) -> Self {
+        Self(shops.into_iter().collect())
+    }
+
+    pub fn of(&self, sn: &TemplateSn) -> Option<&ShopId> {
+        self.0.get(sn)
     }
 }
 
 /// The label of coupons issued without a channel.
 pub const NO_CHANNEL: &str = "none";
+
+/// The label of the templates of no shop (the platform's own) when rows
+/// are grouped by shop.
+pub const PLATFORM: &str = "(platform)";
+
+/// The label of the row that adds every group up.
+pub const TOTAL: &str = "total";
 
 name_list! {
     /// How report rows are grouped.
@@ -66,6 +94,8 @@ name_list! {
         Template,
         Channel,
         Day,
+        /// The shop of the coupon's template, `(platform)` for none.
+        Shop,
     }
 }
 
@@ -155,12 +185,17 @@ impl Liability {
     }
 
     /// The rows added up by `by`'s label, in label order.
-    pub fn by(&self, by: By) -> BTreeMap<String, Totals> {
+    pub fn by(&self, by: By, shops: &TemplateShops) -> BTreeMap<String, Totals> {
         let mut out: BTreeMap<String, Totals> = BTreeMap::new();
         for (key, totals) in self.rows() {
-            out.entry(key.label(by)).or_default().add(totals);
+            out.entry(key.label(by, shops)).or_default().add(totals);
         }
         out
+    }
+
+    /// The templates of every group, each once.
+    pub fn templates(&self) -> BTreeSet<&TemplateSn> {
+        self.keys.iter().map(|k| &k.template_sn).collect()
     }
 
     /// All groups added up.
@@ -359,8 +394,12 @@ mod tests {
     use serde_json::json;
 
     fn issued(id: Uuid, channel: Option<Uuid>, at: &str) -> LedgerEvent {
+        issued_of("T1", id, channel, at)
+    }
+
+    fn issued_of(template: &str, id: Uuid, channel: Option<Uuid>, at: &str) -> LedgerEvent {
         let mut payload = json!({
-            "coupon_id": id, "template_sn": "T1", "user_id": "u1",
+            "coupon_id": id, "template_sn": template, "user_id": "u1",
             "issued_at": at, "effective_at": at,
             "expires_at": "2026-12-01T00:00:00Z", "face_value": "20.00", "currency": "CNY"
         });
@@ -402,16 +441,52 @@ mod tests {
             (2, 0, 1, 1)
         );
         assert_eq!(total.outstanding_value(), Decimal::new(2000, 2));
-        let by_day = fold.liability.by(By::Day);
+        let no_shops = TemplateShops::default();
+        let by_day = fold.liability.by(By::Day, &no_shops);
         assert_eq!(
             by_day.keys().collect::<Vec<_>>(),
             ["2026-11-20", "2026-11-21"]
         );
         assert_eq!(by_day["2026-11-21"].used, 1);
         assert_eq!(
-            fold.liability.by(By::Channel).keys().collect::<Vec<_>>(),
+            fold.liability
+                .by(By::Channel, &no_shops)
+                .keys()
+                .collect::<Vec<_>>(),
             [NO_CHANNEL]
         );
+    }
+
+    #[test]
+    fn by_shop_adds_up_the_templates_of_each_shop_and_labels_the_rest_the_platform() {
+        let ids: Vec<Uuid> = (0..4).map(|_| Uuid::now_v7()).collect();
+        let at = "2026-11-20T01:00:00Z";
+        let events: Vec<_> = ["TA1", "TA2", "TB", "TP"]
+            .iter()
+            .zip(&ids)
+            .map(|(t, id)| (Stream::Coupon(*id), issued_of(t, *id, None, at)))
+            .chain([(
+                Stream::Coupon(ids[1]),
+                changed(EventType::CouponVoided, ids[1]),
+            )])
+            .collect();
+        let fold = fold(&events);
+        let shop = |s: &str| ShopId::parse(s).unwrap();
+        let sn = |s: &str| TemplateSn::from(s);
+        let shops = TemplateShops::new([
+            (sn("TA1"), shop("A")),
+            (sn("TA2"), shop("A")),
+            (sn("TB"), shop("B")),
+        ]);
+        let by_shop = fold.liability.by(By::Shop, &shops);
+        assert_eq!(by_shop.keys().collect::<Vec<_>>(), [PLATFORM, "A", "B"]);
+        let a = by_shop["A"];
+        assert_eq!((a.issued, a.unused, a.void, a.outstanding), (2, 1, 1, 2000));
+        assert_eq!((by_shop["B"].issued, by_shop[PLATFORM].issued), (1, 1));
+        // Without the shops, every template is the platform's.
+        let none = fold.liability.by(By::Shop, &TemplateShops::default());
+        assert_eq!(none.keys().collect::<Vec<_>>(), [PLATFORM]);
+        assert_eq!(none[PLATFORM], fold.liability.total());
     }
 
     #[test]

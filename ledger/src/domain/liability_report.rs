@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::liability::{By, Liability, Totals};
+use super::liability::{By, Liability, TOTAL, TemplateShops, Totals};
 use super::money::serialize_two_places;
 
 /// The instant a report is as of.
@@ -55,7 +55,8 @@ impl AsOf {
     }
 }
 
-/// `template`, `channel` or `day`, as the CLI and the query string spell it.
+/// `template`, `channel`, `day` or `shop`, as the CLI and the query string
+/// spell it.
 pub fn parse_by(s: &str) -> Result<By, String> {
     s.parse()
         .map_err(|_| format!("{s:?}: expected {}", super::names::alternatives::<By>()))
@@ -66,7 +67,7 @@ pub fn by_name(by: By) -> &'static str {
 }
 
 /// One row of the report: a group (template sn, channel id or `none`,
-/// business day) or the `total`.
+/// business day, shop id or `(platform)`) or the `total`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Row {
     pub group: String,
@@ -87,11 +88,12 @@ pub struct Row {
     pub cost: Decimal,
 }
 
-/// The groups' rows in order, then a `total` row.
-pub fn rows(liability: &Liability, by: By) -> Vec<Row> {
-    let total = ("total".to_owned(), liability.total());
+/// The groups' rows in order, then a `total` row; `shops` names each
+/// template's shop when rows are [`By::Shop`].
+pub fn rows(liability: &Liability, by: By, shops: &TemplateShops) -> Vec<Row> {
+    let total = (TOTAL.to_owned(), liability.total());
     liability
-        .by(by)
+        .by(by, shops)
         .into_iter()
         .chain(std::iter::once(total))
         .map(|(g, t)| row(g, &t))
@@ -165,12 +167,17 @@ mod tests {
         assert_eq!(t.to_rfc3339(), "2026-11-20T15:59:59.999999+00:00");
         assert!(AsOf::parse("20 Nov").is_err());
         assert_eq!(parse_by("channel"), Ok(By::Channel));
+        assert_eq!(parse_by("shop"), Ok(By::Shop));
         assert!(parse_by("week").is_err());
     }
 
     #[test]
     fn csv_has_a_header_and_a_total() {
-        let text = csv(&rows(&Liability::default(), By::Template));
+        let text = csv(&rows(
+            &Liability::default(),
+            By::Template,
+            &TemplateShops::default(),
+        ));
         assert_eq!(
             text,
             "group,issued,unused,locked,used,refunded,expired,void,face_value_outstanding,cost\n\

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::ids::ShopId;
 use crate::domain::money::{Currency, MAX_CENTS, Money};
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
 
@@ -41,6 +42,11 @@ pub struct RawLine {
     pub category: String,
     pub quantity: i64,
     pub unit_price: String,
+    /// The shop selling the line (a marketplace's 店铺, docs/design.md §15).
+    /// Absent: the platform's own, and in every order locked before lines
+    /// had shops (the stored `OrderLocked` keeps the line as it came).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shop_id: Option<String>,
 }
 
 /// A validated order: at least one line, unique line ids, every amount and
@@ -66,6 +72,7 @@ pub struct Line {
     quantity: u32,
     unit_price: Money,
     amount: Money,
+    shop_id: Option<ShopId>,
 }
 
 fn non_empty(field: &str, s: &str) -> Result<String, ParseError> {
@@ -194,6 +201,10 @@ impl Line {
         let amount = unit_price
             .checked_mul(quantity)
             .ok_or_else(|| ParseError::new("quantity", ParseErrorKind::TotalTooLarge))?;
+        let shop_id = match &raw.shop_id {
+            Some(s) => Some(ShopId::parse(s).map_err(|e| ParseError::new("shop_id", e))?),
+            None => None,
+        };
         Ok(Line {
             line_id: non_empty("line_id", &raw.line_id)?,
             sku: raw.sku.clone(),
@@ -201,6 +212,7 @@ impl Line {
             quantity,
             unit_price,
             amount,
+            shop_id,
         })
     }
 
@@ -223,6 +235,10 @@ impl Line {
     pub fn amount(&self) -> Money {
         self.amount
     }
+    /// The shop selling the line; None: the platform's own.
+    pub fn shop_id(&self) -> Option<&ShopId> {
+        self.shop_id.as_ref()
+    }
 
     fn to_raw(&self) -> RawLine {
         RawLine {
@@ -231,6 +247,62 @@ impl Line {
             category: self.category.clone(),
             quantity: i64::from(self.quantity),
             unit_price: self.unit_price.to_string(),
+            shop_id: self.shop_id.as_ref().map(|s| s.as_str().to_owned()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(lines: serde_json::Value) -> RawOrder {
+        serde_json::from_value(json!({"order_id": "o", "user_id": "u", "currency": "CNY",
+            "lines": lines}))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_line_may_carry_a_shop_and_a_bad_one_is_named() {
+        let line = |id: &str, shop: serde_json::Value| {
+            json!({"line_id": id, "sku": "s", "category": "c", "quantity": 1,
+                "unit_price": "1.00", "shop_id": shop})
+        };
+        let o = Order::parse(&raw(json!([
+            line("a", json!("S-1")),
+            line("b", json!(null))
+        ])))
+        .unwrap();
+        assert_eq!(o.lines()[0].shop_id().map(ShopId::as_str), Some("S-1"));
+        assert_eq!(o.lines()[1].shop_id(), None);
+        for bad in ["", "a b", "(platform)", "total"] {
+            let e = Order::parse(&raw(json!([
+                line("a", json!("S-1")),
+                line("b", json!(bad))
+            ])))
+            .unwrap_err();
+            assert_eq!(e.field(), "lines[1].shop_id", "{bad:?}");
+            assert!(
+                e.message().ends_with(r#"neither "(platform)" nor "total""#),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_stored_form_keeps_a_shop_and_writes_none_for_a_line_without() {
+        let without = json!({"line_id": "a", "sku": "s", "category": "c", "quantity": 1,
+            "unit_price": "1.00"});
+        let mut with = without.clone();
+        with["line_id"] = json!("b");
+        with["shop_id"] = json!("S-1");
+        // As an OrderLocked stored before lines had shops holds it.
+        let o = Order::parse(&raw(json!([without, with]))).unwrap();
+        let stored = serde_json::to_value(o.to_raw()).unwrap();
+        assert_eq!(stored["lines"][0], without);
+        assert_eq!(stored["lines"][1], with);
+        let back: RawOrder = serde_json::from_value(stored).unwrap();
+        assert_eq!(Order::parse(&back).unwrap(), o);
     }
 }

@@ -82,6 +82,14 @@ pub enum ParseErrorKind {
     TooLong { max: usize },
     #[error("must list at most {max} values")]
     TooManyValues { max: usize },
+    #[error(
+        "must be 1 to {max} visible ASCII characters, and neither {platform:?} nor {total:?}",
+        platform = crate::domain::liability::PLATFORM,
+        total = crate::domain::liability::TOTAL
+    )]
+    ShopId { max: usize },
+    #[error("may list under kind shop only the template's own shop {0:?}")]
+    OtherShop(String),
     #[error("is required when the rule has no maximum discount")]
     FaceValueRequired,
     #[error("must be a string, like \"25.00\", not the JSON number {0} (money is exact)")]

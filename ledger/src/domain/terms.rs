@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::ids::ShopId;
 use crate::domain::money::{Currency, Money};
 use crate::domain::names;
 use crate::domain::parse_error::{ParseError, ParseErrorKind};
@@ -163,6 +164,15 @@ impl Terms {
     }
     pub fn scope(&self) -> &UseScope {
         &self.scope
+    }
+
+    /// The terms of a template that belongs to `shop`: its scope confined
+    /// to that shop's lines, so that pricing needs nothing else to keep a
+    /// shop's coupons on its own lines (docs/design.md §15).
+    pub fn confine_to_shop(&mut self, shop: &ShopId) -> Result<(), ParseError> {
+        self.scope
+            .confine_to_shop(shop)
+            .map_err(|e| ParseError::new("use_scope", e))
     }
 
     /// The canonical raw form: `Terms::parse(&t.to_raw()) == Ok(t)`; handy

@@ -10,7 +10,7 @@ use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{TemplateSn, UserId};
+use crate::domain::ids::{ShopId, TemplateSn, UserId};
 use crate::domain::money::Money;
 use crate::domain::order::Order;
 use crate::domain::stream::StreamKind;
@@ -190,7 +190,9 @@ pub const MAX_CANDIDATES: i64 = 5_000;
 /// largest face values first (at most [`MAX_CANDIDATES`]), and whether
 /// more could. What never can is left out here, before any bound
 /// (docs/design.md §15): another currency, a void template, outside its
-/// validity at `now`, a shipping coupon for an order without shipping.
+/// validity at `now`, a shipping coupon for an order without shipping, a
+/// shop's coupon for an order without a line of that shop (its scope is
+/// confined to the shop's lines when the template is created).
 pub async fn candidates_for(
     client: &impl GenericClient,
     user_id: &UserId,
@@ -201,10 +203,16 @@ pub async fn candidates_for(
         "{SELECT} WHERE c.user_id = $1 AND c.status = $2 AND t.currency = $3
             AND t.status <> $4 AND c.effective_at <= $5 AND c.expires_at > $5
             AND ($6 OR t.kind <> $7)
+            AND (t.shop_id IS NULL OR t.shop_id = ANY($9))
           ORDER BY t.face_value DESC, c.expires_at, c.id LIMIT $8"
     );
     let has_shipping = order.shipping_fee() > Money::ZERO;
-    let params: [&(dyn ToSql + Sync); 8] = [
+    let shops: Vec<&str> = order
+        .lines()
+        .iter()
+        .filter_map(|l| l.shop_id().map(ShopId::as_str))
+        .collect();
+    let params: [&(dyn ToSql + Sync); 9] = [
         user_id,
         &CouponStatus::Unused.as_str(),
         &order.currency().as_str(),
@@ -213,6 +221,7 @@ pub async fn candidates_for(
         &has_shipping,
         &Kind::Shipping.as_str(),
         &(MAX_CANDIDATES + 1),
+        &shops,
     ];
     let rows = client.query(&sql, &params).await?;
     let more = rows.len() as i64 > MAX_CANDIDATES;

@@ -16,9 +16,12 @@ use rust_decimal::Decimal;
 use tokio_postgres::{Client, GenericClient, Transaction};
 
 use crate::domain::coupon_state::CouponChange;
+use crate::domain::events::TemplateCreated;
 use crate::domain::ids::ChannelId;
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent};
-use crate::domain::liability::{GroupKey, Liability, LiabilityFold, Needs, Totals};
+use crate::domain::liability::{
+    By, GroupKey, Liability, LiabilityFold, Needs, TemplateShops, Totals,
+};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::store::GlobalCursor;
 
@@ -308,6 +311,40 @@ async fn learn(
         }
     }
     Ok(())
+}
+
+/// The shop of each template of `liability` that belongs to one, from
+/// their `TemplateCreated` events, when rows are grouped by shop (nothing
+/// is read otherwise). A template's shop is fixed when it is created, so
+/// any read after the report's own gives the same answer: the templates
+/// of its groups were created before their coupons.
+pub async fn shops_for(
+    client: &impl GenericClient,
+    liability: &Liability,
+    by: By,
+) -> Result<TemplateShops, LiabilityError> {
+    if by != By::Shop {
+        return Ok(TemplateShops::default());
+    }
+    let streams: Vec<String> = liability
+        .templates()
+        .into_iter()
+        .map(|sn| StreamKind::Template.id(sn))
+        .collect();
+    let sql = format!(
+        "SELECT tx_id, position, stream_id, event_type, schema_version, payload::text
+           FROM events WHERE stream_id = ANY($1) AND event_type = '{}'",
+        EventType::TemplateCreated
+    );
+    let rows = client.query(&sql, &[&streams]).await?;
+    let mut shops = vec![];
+    for (_, event) in rows.iter().map(decode_row).collect::<Result<Vec<_>, _>>()? {
+        if let LedgerEvent::TemplateCreated(created) = event {
+            let TemplateCreated { sn, shop_id, .. } = *created;
+            shops.extend(shop_id.map(|shop| (sn, shop)));
+        }
+    }
+    Ok(TemplateShops::new(shops))
 }
 
 /// A snapshot's rows.

@@ -385,7 +385,7 @@ impl Replay {
         match event {
             LedgerEvent::TemplateCreated(created) => {
                 let terms = payload.get("terms").cloned().unwrap_or_default();
-                create_template(row, e, created, terms)?;
+                create_template(row, e, *created, terms)?;
                 row.rate_limit = json_field(&payload, "rate_limit");
                 row.eligibility = json_field(&payload, "eligibility");
             }

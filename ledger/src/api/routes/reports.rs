@@ -1,7 +1,7 @@
 //! `GET /v1/reports/liability`: the liability report of `ledger report
 //! liability` over HTTP, for the console's finance page: as of an instant
-//! (RFC 3339), the end of a business day or now, by template, channel or
-//! issue day; JSON, or CSV as a download.
+//! (RFC 3339), the end of a business day or now, by template, channel,
+//! issue day or shop; JSON, or CSV as a download.
 
 use axum::Json;
 use axum::extract::State;
@@ -17,7 +17,7 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiQuery;
 use crate::domain::liability::By;
 use crate::domain::liability_report::{AsOf, Row, by_name, csv, parse_by, rows};
-use crate::queries::liability::{LiabilityError, report};
+use crate::queries::liability::{LiabilityError, report, shops_for};
 use crate::queries::names::{channel_names, template_names};
 
 #[derive(Deserialize, IntoParams)]
@@ -27,7 +27,8 @@ pub struct LiabilityQuery {
     /// RFC 3339 (`2026-11-20T16:00:00Z`), a business day (`2026-11-20`:
     /// its end in `LEDGER_TZ`) or `now`.
     pub as_of: String,
-    /// `template` (default), `channel` or `day`.
+    /// `template` (default), `channel`, `day` or `shop` (the shop of the
+    /// coupons' template; `(platform)` for templates of no shop).
     pub by: Option<String>,
     /// `json` (default) or `csv` (a download).
     pub format: Option<String>,
@@ -37,7 +38,7 @@ pub struct LiabilityQuery {
 #[derive(Serialize, ToSchema)]
 pub struct LiabilityReport {
     pub as_of: DateTime<Utc>,
-    /// `template`, `channel` or `day`.
+    /// `template`, `channel`, `day` or `shop`.
     pub by: String,
     /// The liability snapshot (its checkpoint) the report started from;
     /// null: from the first event.
@@ -53,8 +54,8 @@ pub struct LiabilityReport {
 pub struct NamedRow {
     #[serde(flatten)]
     pub row: Row,
-    /// The template's or the channel's name; absent for a day, for
-    /// coupons of no channel (`none`) and for the total.
+    /// The template's or the channel's name; absent for a day, a shop,
+    /// coupons of no channel (`none`) and the total.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
@@ -74,7 +75,7 @@ async fn named(
             let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.group.parse().ok()).collect();
             channel_names(client, &ids).await?
         }
-        By::Day => Default::default(),
+        By::Day | By::Shop => Default::default(),
     };
     Ok(rows
         .into_iter()
@@ -112,14 +113,18 @@ pub async fn liability(
         Some("csv") => true,
         Some(other) => return Err(invalid(format!("format: {other:?}: expected json or csv"))),
     };
+    let failed = |e| match e {
+        LiabilityError::Db(e) => ApiError::from(e),
+        other => ApiError::Internal(other.into()),
+    };
     let mut client = state.pool.get().await?;
     let found = report(&mut client, as_of, state.tz, true)
         .await
-        .map_err(|e| match e {
-            LiabilityError::Db(e) => ApiError::from(e),
-            other => ApiError::Internal(other.into()),
-        })?;
-    let rows = rows(&found.liability, by);
+        .map_err(failed)?;
+    let shops = shops_for(&**client, &found.liability, by)
+        .await
+        .map_err(failed)?;
+    let rows = rows(&found.liability, by, &shops);
     if as_csv {
         let name = format!(
             "liability-{}-by-{}.csv",

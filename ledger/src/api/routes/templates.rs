@@ -76,8 +76,11 @@ pub struct CreateTemplate {
     /// `{"any": [...]}`), `regions`, `new_users_only`, `allow_list`. Absent,
     /// null or `{}`: anyone a listed channel names.
     pub eligibility: Option<Eligibility>,
-    /// The shop the template belongs to (1 to 64 visible ASCII): its coupons
-    /// apply only to that shop's order lines. Absent: the platform's.
+    /// The shop the template belongs to (1 to 64 visible ASCII, not
+    /// `(platform)`): its coupons apply only to that shop's order lines, so
+    /// `use_scope` gets `{"kind": "shop", "values": [shop_id]}` unless it
+    /// lists exactly that shop already (another shop there: 400 naming
+    /// `use_scope`). Absent: the platform's.
     #[schema(value_type = Option<String>)]
     pub shop_id: Option<String>,
 }
@@ -109,7 +112,7 @@ impl CreateTemplate {
             stacking: self.stacking,
             use_scope: self.use_scope,
         };
-        let terms = Terms::parse(&raw)?;
+        let (terms, shop_id) = shop_terms(&raw, self.shop_id.as_deref())?;
         // Kept to the microsecond, as stored (the event and the row agree),
         // before it is checked: two instants apart by less are one.
         let at = |field: &str, t| {
@@ -147,10 +150,6 @@ impl CreateTemplate {
             Some(raw) => checked_eligibility(raw)?,
             None => None,
         };
-        let shop_id = match &self.shop_id {
-            Some(raw) => Some(ShopId::parse(raw).map_err(|e| invalid("shop_id", &e))?),
-            None => None,
-        };
         let description = checked_description(self.description.as_deref())?;
         let created = TemplateCreated {
             sn: TemplateSn::generate(),
@@ -168,6 +167,22 @@ impl CreateTemplate {
         };
         Ok(NewTemplate { created, terms })
     }
+}
+
+/// The terms, and the shop the template belongs to: a shop's template has
+/// its scope confined to the shop's lines (docs/design.md §15), so the
+/// stored terms say what pricing does and nothing else needs the shop.
+fn shop_terms(raw: &RawTerms, shop: Option<&str>) -> Result<(Terms, Option<ShopId>), ApiError> {
+    let mut terms = Terms::parse(raw)?;
+    let Some(shop) = shop else {
+        return Ok((terms, None));
+    };
+    let shop = ShopId::parse(shop).map_err(|e| ApiError::BadRequest {
+        code: "invalid_field",
+        message: format!("shop_id: {e}"),
+    })?;
+    terms.confine_to_shop(&shop)?;
+    Ok((terms, Some(shop)))
 }
 
 /// A rate limit as it arrived (serde checked its shape), with its ranges
@@ -368,6 +383,7 @@ const IMMUTABLE: &[&str] = &[
     "validity",
     "use_scope",
     "stacking",
+    "shop_id",
     "refund_policy",
     "issue_window",
     "per_user_limit",
