@@ -120,6 +120,7 @@ async fn a_chunk_gives_every_line_one_outcome_and_replay_agrees() {
         over_limit: 2,
         sold_out: 2,
         cancelled: 0,
+        not_eligible: 0,
     };
     assert_eq!(outcome, expected);
     let client = env.db.client().await.unwrap();
@@ -324,6 +325,7 @@ async fn a_chunk_short_of_quota_never_deadlocks_with_a_batch_holding_its_users()
         over_limit: 1,
         sold_out: 1,
         cancelled: 0,
+        not_eligible: 0,
     };
     assert_eq!(outcome, expected);
 }
