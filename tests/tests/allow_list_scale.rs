@@ -73,10 +73,7 @@ async fn a_million_id_list_applied_to_a_million_line_file() {
         let number: usize = fields.next().unwrap().parse().unwrap();
         let user = fields.next().unwrap();
         assert_eq!(user, format!("u-{}", FIRST + number - 1), "{line}");
-        assert!(
-            FIRST + number > LISTED,
-            "a listed user refused: {line}"
-        );
+        assert!(FIRST + number > LISTED, "a listed user refused: {line}");
         assert_eq!(fields.next(), Some("not_eligible"), "{line}");
         refused += 1;
     }

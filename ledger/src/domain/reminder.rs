@@ -179,8 +179,8 @@ pub fn reminders(
     tz: Tz,
     at: NotifyAt,
 ) -> Vec<Reminder> {
-    let expiry_day = expires_at.with_timezone(&tz).date_naive();
-    let issue_day = issued_at.with_timezone(&tz).date_naive();
+    let expiry_day = day_of(expires_at, tz);
+    let issue_day = day_of(issued_at, tz);
     let mut out: Vec<Reminder> = offsets
         .days()
         .iter()
@@ -195,6 +195,13 @@ pub fn reminders(
         .collect();
     out.sort_unstable();
     out
+}
+
+/// The business day of an instant: a reminder of that day or later is still
+/// to be sent (docs/design.md §10), whether made at issue or revived when
+/// its coupon comes back.
+pub fn day_of(at: DateTime<Utc>, tz: Tz) -> NaiveDate {
+    at.with_timezone(&tz).date_naive()
 }
 
 /// `day` at `at` in `tz`. A wall-clock time skipped by a DST change falls

@@ -21,7 +21,7 @@ use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::projection::{CouponView, Effect, coupon_effect};
 use crate::domain::reminder::{
-    EXPIRY_REMINDER, HolderChange, NotifyStatus, Reminder, holder_change, reminders,
+    EXPIRY_REMINDER, HolderChange, NotifyStatus, Reminder, day_of, holder_change, reminders,
 };
 use crate::domain::stream::{Stream, StreamKind};
 use crate::store::{RecordedEvent, read_stream};
@@ -286,7 +286,10 @@ async fn step(
             save(tx, coupon_id, &followed.view).await?;
             match holder_change(from, followed.view.status) {
                 HolderChange::Left => cancel(tx, coupon_id, &followed).await?,
-                HolderChange::Returned => restore(tx, &followed, event.occurred_at).await?,
+                HolderChange::Returned => {
+                    let today = day_of(event.occurred_at, clock.tz);
+                    restore(tx, &followed, today).await?
+                }
                 HolderChange::Nothing => {}
             }
             Ok(Some(followed))
@@ -421,19 +424,20 @@ async fn cancel(
     Ok(())
 }
 
-/// The coupon is back: its cancelled reminders whose time is still to come
-/// (as of the event) are pending again.
+/// The coupon is back: its cancelled reminders whose day has not passed
+/// (`today`, the event's business day) are pending again; one whose hour
+/// has passed today goes out at the sender's next run (docs/design.md §10).
 async fn restore(
     tx: &Transaction<'_>,
     f: &Followed,
-    at: DateTime<Utc>,
+    today: NaiveDate,
 ) -> Result<(), tokio_postgres::Error> {
     if f.days.is_empty() {
         return Ok(());
     }
     let sql = "UPDATE notify_msg SET status = $5
                 WHERE user_id = $1 AND template_sn = $2 AND notify_type = $3
-                  AND notify_day = ANY($4::date[]) AND status = $6 AND notify_time > $7";
+                  AND notify_day = ANY($4::date[]) AND status = $6 AND notify_day >= $7";
     let params: [&(dyn ToSql + Sync); 7] = [
         &f.view.user_id,
         &f.view.template_sn,
@@ -441,7 +445,7 @@ async fn restore(
         &f.days,
         &NotifyStatus::Pending.code(),
         &NotifyStatus::Cancelled.code(),
-        &at,
+        &today,
     ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())

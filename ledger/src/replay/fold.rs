@@ -36,7 +36,9 @@ use crate::domain::money::Money;
 use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
 use crate::domain::reminder::NotifyClock;
-use crate::domain::reminder::{HolderChange, RemindDays, Reminder, holder_change, reminders};
+use crate::domain::reminder::{
+    HolderChange, RemindDays, Reminder, day_of, holder_change, reminders,
+};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Terms;
@@ -269,11 +271,12 @@ impl Replay {
         let from = coupon.state.status;
         coupon.state = coupon_state::apply(&coupon.state, &change);
         let (to, bucket, reminded) = (coupon.state.status, coupon.bucket, coupon.reminded);
-        let at = e.occurred_at;
-        let moved = match holder_change(from, to) {
-            HolderChange::Left => Some(StepChange::Left),
-            HolderChange::Returned => Some(StepChange::Returned { at }),
-            HolderChange::Nothing => None,
+        let moved = match (holder_change(from, to), self.notify) {
+            (HolderChange::Left, _) => Some(StepChange::Left),
+            (HolderChange::Returned, Some(clock)) => Some(StepChange::Returned {
+                on: day_of(e.occurred_at, clock.tz),
+            }),
+            _ => None,
         };
         // A coupon without reminders changes no row.
         if let Some(moved) = moved.filter(|_| reminded) {

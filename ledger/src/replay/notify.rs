@@ -53,9 +53,9 @@ impl Record for Step {
                 })
             }
             StepChange::Left => w.write_all(&[1]),
-            StepChange::Returned { at } => {
+            StepChange::Returned { on } => {
                 w.write_all(&[2])?;
-                put::time(w, *at)
+                put::date(w, *on)
             }
         }
     }
@@ -81,7 +81,7 @@ impl Record for Step {
                 }
             }
             1 => StepChange::Left,
-            2 => StepChange::Returned { at: r.time()? },
+            2 => StepChange::Returned { on: r.date()? },
             _ => return Err(io::Error::new(io::ErrorKind::InvalidData, "spilled step")),
         };
         Ok(Step {
@@ -142,7 +142,7 @@ impl<'a> NotifyRows<'a> {
                 self.issued(step.coupon, holder, &due);
             }
             StepChange::Left => self.left(step.coupon),
-            StepChange::Returned { at } => self.returned(step.coupon, at),
+            StepChange::Returned { on } => self.returned(step.coupon, on),
         }
     }
 
@@ -184,7 +184,7 @@ impl<'a> NotifyRows<'a> {
         }
     }
 
-    fn returned(&mut self, id: Uuid, at: DateTime<Utc>) {
+    fn returned(&mut self, id: Uuid, on: NaiveDate) {
         let Some(held) = self.coupons.get_mut(&id) else {
             return;
         };
@@ -193,7 +193,7 @@ impl<'a> NotifyRows<'a> {
         for day in &held.days {
             if let Some(row) = self.rows.get_mut(&(user, template, *day))
                 && row.status == NotifyStatus::Cancelled
-                && row.at > at
+                && *day >= on
             {
                 row.status = NotifyStatus::Pending;
             }
@@ -277,6 +277,39 @@ mod tests {
     use super::super::spill::Spill;
     use super::*;
 
+    /// docs/design.md §10: a coupon that comes back revives its cancelled
+    /// reminder while the reminder's day has not passed, even past its hour;
+    /// once the day is over, it stays cancelled.
+    #[test]
+    fn a_returned_coupon_revives_reminders_of_today_not_of_past_days() {
+        let names = Names::default();
+        let day = NaiveDate::from_ymd_opt(2027, 1, 15).unwrap();
+        let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let status_after = |returned_on: NaiveDate| {
+            let mut rows = NotifyRows::new(&names);
+            let coupon = Uuid::now_v7();
+            let step = |change| Step {
+                order: (1, 1),
+                coupon,
+                change,
+            };
+            rows.apply(step(StepChange::Issued {
+                user: "u".into(),
+                template: "T".into(),
+                due: vec![Reminder { day, at }],
+            }));
+            rows.apply(step(StepChange::Left));
+            rows.apply(step(StepChange::Returned { on: returned_on }));
+            rows.rows.values().next().unwrap().status
+        };
+        assert_eq!(status_after(day), NotifyStatus::Pending);
+        assert_eq!(status_after(day.pred_opt().unwrap()), NotifyStatus::Pending);
+        assert_eq!(
+            status_after(day.succ_opt().unwrap()),
+            NotifyStatus::Cancelled
+        );
+    }
+
     #[test]
     fn steps_read_back_from_the_spill_as_written() {
         let at = |h: i64| DateTime::from_timestamp(1_800_000_000 + h * 3600, 0).unwrap();
@@ -300,7 +333,7 @@ mod tests {
             Step {
                 order: (9, 43),
                 coupon,
-                change: StepChange::Returned { at: at(2) },
+                change: StepChange::Returned { on: day },
             },
         ];
         let spill = Spill::new(1).unwrap();

@@ -3,7 +3,7 @@
 //! which reminders an issue is due. Pure, so the fold can import it:
 //! `notify` spills the steps and rebuilds and compares the rows from them.
 
-use chrono::{DateTime, Utc};
+use chrono::NaiveDate;
 
 use uuid::Uuid;
 
@@ -29,6 +29,7 @@ pub enum StepChange {
     /// No longer live: its pending rows are cancelled unless another live
     /// coupon of the user and template is reminded on the same day.
     Left,
-    /// Live again at `at`: its cancelled rows still to come are pending.
-    Returned { at: DateTime<Utc> },
+    /// Live again on business day `on`: its cancelled rows of that day or
+    /// later are pending.
+    Returned { on: NaiveDate },
 }
