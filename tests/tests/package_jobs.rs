@@ -496,3 +496,35 @@ async fn a_queued_job_whose_message_was_lost_is_republished_and_run_once() {
     assert_verifies_once_caught_up(&env).await;
     drop(workers);
 }
+
+/// A job its channel queued before being disabled is refused when it runs
+/// (403 `channel_disabled`, as the channel's request would be now), with
+/// nothing issued; queued again once the channel is enabled, it is done.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_job_queued_before_its_channel_was_disabled_is_refused() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let a = server.active_template(1_000, 150).await.unwrap();
+    let channel = server.channel_for(&a).await.unwrap();
+    let sn = package_for(&server, &[&channel], &[(&a, 150)], 10, 1).await;
+    // No worker yet: the job waits on the queue while the channel is cut off.
+    let id = queued(claim(&server, &channel, &sn, "ann").await);
+    let path = format!("/v1/channels/{}/disable", channel.id);
+    let (status, body) = server.admin_post(&path, &json!({})).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let refused = finished(&server, &id).await;
+    assert_eq!(refused["status"], "refused", "{refused}");
+    assert_eq!(refused["error"]["status"], 403, "{refused}");
+    assert_eq!(refused["error"]["code"], "channel_disabled", "{refused}");
+    assert!(held(&env, "ann").await.is_empty());
+    assert_eq!(claimed(&server, &sn).await, 0, "the package's counter");
+
+    let path = format!("/v1/channels/{}/enable", channel.id);
+    let (status, body) = server.admin_post(&path, &json!({})).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let id = queued(claim(&server, &channel, &sn, "ann").await);
+    assert_eq!(finished(&server, &id).await["status"], "done");
+    assert_eq!(held(&env, "ann").await.get(&a), Some(&150));
+    workers.terminate().await.unwrap();
+}

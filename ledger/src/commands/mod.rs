@@ -59,6 +59,10 @@ pub enum CommandError {
     Unprocessable(&'static str, String),
     #[error("{0}")]
     Forbidden(String),
+    /// The channel that asked is disabled (docs/design.md §15): a job it
+    /// queued before is refused when it runs, as its request would be now.
+    #[error("channel {0} is disabled")]
+    ChannelDisabled(crate::domain::ids::ChannelId),
     /// The user may not claim the template (docs/design.md §15).
     #[error("{}", .0.message())]
     NotEligible(crate::domain::eligibility::Rule),

@@ -202,6 +202,9 @@ async fn claim(
         causation_id: Some(job.id.to_string()),
         ..job.metadata.clone()
     };
+    if let Some(channel) = job.channel_id {
+        refuse_if_disabled(tx, channel).await?;
+    }
     let Some(code) = job.code else {
         // A package's claim is always a channel's (the route is signed).
         let channel = job.channel_id.ok_or_else(|| {
@@ -238,6 +241,17 @@ async fn claim(
         coupons: redeemed.coupons,
         used_up: last_use.then_some((batch, code.serial)),
     })
+}
+
+/// A job its channel queued before being disabled is refused when it runs,
+/// as the channel's request would be now (403 `channel_disabled`).
+async fn refuse_if_disabled(tx: &Transaction<'_>, channel: ChannelId) -> Result<(), CommandError> {
+    let sql = "SELECT status = 'disabled' FROM channels WHERE id = $1";
+    let row = tx.query_opt(sql, &[&channel]).await?;
+    if row.is_some_and(|r| r.get::<_, bool>(0)) {
+        return Err(CommandError::ChannelDisabled(channel));
+    }
+    Ok(())
 }
 
 /// How a job ended.

@@ -35,6 +35,7 @@ impl CommandError {
             Self::Unprocessable(code, _) => Answer::new(422, code, message),
             Self::Forbidden(_) => Answer::new(403, "forbidden", message),
             Self::NotEligible(_) => Answer::new(403, "not_eligible", message),
+            Self::ChannelDisabled(_) => Answer::new(403, "channel_disabled", message),
             Self::SoldOut(_) => Answer::new(410, "sold_out", message),
             Self::Refused(coupon_state::Refusal::Expired) => {
                 Answer::new(422, "coupon_expired", message)
