@@ -216,6 +216,26 @@ async fn a_reissued_coupon_keeps_its_validity_and_channel_and_an_expired_one_is_
         assert_eq!(new[field], old[field], "{field}: {new}");
     }
     assert_eq!(new["channel_id"], json!(t.1.id));
+    // Finance files the replacement under the channel that gave the first:
+    // three coupons issued there (kim's, lee's, kim's replacement), kim's
+    // refunded and its cost reversed, lee's used (1.00), the replacement
+    // outstanding at its face value.
+    let path = "/v1/reports/liability?as_of=now&by=channel";
+    let r = server
+        .admin(reqwest::Method::GET, path)
+        .send()
+        .await
+        .unwrap();
+    let report: serde_json::Value = r.json().await.unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let row = rows.iter().find(|r| r["group"] == json!(t.1.id)).unwrap();
+    let counts = ["issued", "unused", "used", "refunded"].map(|k| row[k].as_i64().unwrap());
+    assert_eq!(counts, [3, 1, 1, 1], "{row}");
+    assert_eq!(
+        (row["face_value_outstanding"].as_str(), row["cost"].as_str()),
+        (Some("1.00"), Some("1.00")),
+        "{row}"
+    );
 
     tokio::time::sleep((lapse_at - chrono::Utc::now()).to_std().unwrap_or_default()).await;
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
