@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod channel_lifecycle;
 pub mod channels;
+pub mod claimable;
 pub mod claims;
 pub mod code_batches;
 pub mod coupons;
