@@ -60,7 +60,10 @@ fn stream_ids(streams_per_kind: usize) -> Vec<String> {
                 StreamKind::Coupon | StreamKind::Channel | StreamKind::CodeBatch => {
                     Uuid::now_v7().to_string()
                 }
-                StreamKind::Order | StreamKind::Template | StreamKind::Package => {
+                StreamKind::Order
+                | StreamKind::Template
+                | StreamKind::Package
+                | StreamKind::AllowList => {
                     format!("k{s}-{}", Uuid::now_v7())
                 }
                 StreamKind::Code => format!("{}-{s}", Uuid::now_v7()),

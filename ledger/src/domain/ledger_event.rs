@@ -96,7 +96,12 @@ macro_rules! ledger_events {
         }
 
         /// A stored or new event, decoded: one variant per event type.
+        /// Its size is the largest payload's (`TemplateCreated`): an event
+        /// is decoded, used and dropped one at a time (replay, projections,
+        /// commands hold a handful), never kept by the million, so boxing
+        /// the large payloads would cost an allocation each for nothing.
         #[derive(Clone, Debug, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
         pub enum LedgerEvent { $($name($payload)),+ }
 
         impl LedgerEvent {

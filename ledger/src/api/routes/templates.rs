@@ -533,7 +533,7 @@ fn validate_attributes(
         Some(None) => Some(None),
         None => None,
     };
-    let rate_limit = match input.rate_limit.clone() {
+    let rate_limit = match input.rate_limit {
         Some(Some(raw)) => Some(checked_rate_limit(raw)?),
         Some(None) => Some(None),
         None => None,
