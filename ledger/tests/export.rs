@@ -488,7 +488,7 @@ const BAD_ARGUMENTS: [(&str, &str); 10] = [
     ),
     (
         "--from-position 1 --stream-kind job --format csv",
-        "[possible values: coupon, order, template, channel, codebatch, code, package]",
+        "[possible values: coupon, order, template, channel, codebatch, code, package, allowlist]",
     ),
     (
         "--from 2026-11-23T08:00:00Z --from-position 1 --format csv",
