@@ -159,7 +159,12 @@ async fn the_window_moves_within_its_rules_and_claims_follow_it() {
     // A begin after the stored end.
     let beyond = ahead + chrono::Duration::days(2);
     refused(
-        patch(&server, draft_sn, &json!({"issue_window": {"begin": beyond}})).await,
+        patch(
+            &server,
+            draft_sn,
+            &json!({"issue_window": {"begin": beyond}}),
+        )
+        .await,
         422,
         "issue_window_empty",
     );
