@@ -136,6 +136,10 @@ def _setup():
     # from a template): the claims' channel keeps its secret and its list.
     spare_channel = _call("POST", "/v1/channels", {"name": "schemathesis spare"}, expect=201)["id"]
     _call("POST", f"/v1/templates/{spare}/channels", {"channel_id": spare_channel})
+    # A template of its own for PATCH: whatever window, limit or validity
+    # the fuzzer gives it closes nothing the other operations use.
+    patched = _call("POST", "/v1/templates", template_body("schemathesis patched"),
+                    expect=201)["sn"]
 
     def claim(user):
         return _call("POST", "/v1/claims", {"template_sn": sn, "user_id": user},
@@ -170,7 +174,7 @@ def _setup():
                           expect=201)
     codes += _call("GET", f"/v1/code-batches/{package_batch['id']}/codes").split()
     return {
-        "sn": sn, "spare_sn": spare, "channel": channel, "signer": signer,
+        "sn": sn, "spare_sn": spare, "patched_sn": patched, "channel": channel, "signer": signer,
         "spare_channel": spare_channel,
         "coupon": read["id"], "void_coupon": void["id"], "orders": orders,
         "job": job["job_id"], "batch": batch["id"], "spare_batch": spare_batch["id"],
@@ -190,7 +194,9 @@ PATHS = {
         "/v1/templates/{sn}/activate", "/v1/templates/{sn}/quota",
         "/v1/templates/{sn}/channels"]},
     # What ends a template: only the spare, the claims' template stays active.
-    ("PATCH", "/v1/templates/{sn}"): {"sn": [SEED["spare_sn"]]},
+    # Its own template: the spare one is voided early, and a void template
+    # refuses every change.
+    ("PATCH", "/v1/templates/{sn}"): {"sn": [SEED["patched_sn"]]},
     ("POST", "/v1/templates/{sn}/stop"): {"sn": [SEED["spare_sn"]]},
     ("POST", "/v1/templates/{sn}/void"): {"sn": [SEED["spare_sn"]]},
     ("GET", "/v1/coupons/{id}"): {"id": [SEED["coupon"]]},
@@ -198,6 +204,8 @@ PATHS = {
     ("POST", "/v1/coupons/{id}/void"): {"id": [SEED["void_coupon"]]},
     ("GET", "/v1/users/{uid}/coupons"): {"uid": USERS},
     ("GET", "/v1/users/{uid}/balance"): {"uid": USERS},
+    ("GET", "/v1/users/{uid}/claimable"): {"uid": USERS},
+    ("GET", "/v1/templates/{sn}/terms"): {"sn": [SEED["sn"], SEED["spare_sn"]]},
     ("POST", "/v1/orders/{order_id}/confirm"): {"order_id": [SEED["orders"]["confirm"]]},
     ("POST", "/v1/orders/{order_id}/cancel"): {"order_id": [SEED["orders"]["cancel"]]},
     ("POST", "/v1/orders/{order_id}/refunds"): {"order_id": [SEED["orders"]["refund"]]},
@@ -223,6 +231,7 @@ PATHS = {
 QUERIES = {
     ("POST", "/v1/issuance-jobs"): {"template": [SEED["sn"]]},
     ("GET", "/v1/code-batches"): {"template_sn": [SEED["sn"]]},
+    ("GET", "/v1/users/{uid}/claimable"): {"channel_id": [CHANNEL_ID]},
     ("GET", "/v1/reports/liability"): {
         "as_of": ["now", time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86400))],
         "by": ["template", "channel", "day"], "format": ["json"]},
@@ -255,6 +264,15 @@ BODIES = {
     ]),
     ("POST", "/v1/packages"): lambda body: st.just(_package_body(SEED["sn"], 1, CHANNEL_ID)),
     ("POST", "/v1/orders/{order_id}/refunds"): lambda body: _refund_body(),
+    # Changes a template takes: attributes, and its campaign adjusted (a
+    # later end, a higher limit, another validity).
+    ("PATCH", "/v1/templates/{sn}"): lambda body: st.sampled_from([
+        {"name": "renamed by schemathesis"},
+        {"description": "A campaign", "eligibility": {"regions": ["310000"]}},
+        {"issue_window": {"end": _iso(time.time() + 30 * 86400)}},
+        {"per_user_limit": 5},
+        {"validity": {"type": "relative", "begin_days": 0, "end_days": 30}},
+    ]),
 }
 
 

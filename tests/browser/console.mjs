@@ -85,7 +85,8 @@ async function templatePage(page, issued, jobDone) {
 }
 
 /** On the template made in the browser: raise the quota, change the
- *  reminders, allow a channel; each shows on the reloaded page. */
+ *  reminders, raise the per-user limit, allow a channel; each shows on the
+ *  reloaded page. */
 async function templateSettings(page, name) {
   await page.getByRole("heading", { name }).waitFor();
   await page.getByLabel(/^Quota/).fill("1500");
@@ -94,6 +95,11 @@ async function templateSettings(page, name) {
   await page.getByLabel("Remind days before expiry").fill("7, 1");
   await page.getByRole("button", { name: "Save reminders" }).click();
   await page.getByLabel("Remind days before expiry").and(page.locator('[value="7, 1"]')).waitFor();
+  // The campaign: a raised per-user limit shows in its facts and its form.
+  await page.getByLabel(/^Coupons per user/).fill("3");
+  await page.getByRole("button", { name: "Save campaign" }).click();
+  await page.getByLabel(/^Coupons per user/).and(page.locator('[value="3"]')).waitFor();
+  await page.locator("#campaign dd").filter({ hasText: /^3$/ }).waitFor();
   await page.getByLabel("Allow a channel").selectOption({ label: CHANNEL });
   await page.getByRole("button", { name: "Allow", exact: true }).click();
   await page.locator("#channels li").filter({ hasText: CHANNEL }).waitFor();

@@ -336,10 +336,7 @@ async fn template_terms_are_immutable_but_name_and_reminder_may_change() {
             "discount",
             json!({"type": "fixed_off", "threshold": "1.00", "amount": "1.00"}),
         ),
-        (
-            "validity",
-            json!({"type": "relative", "begin_days": 0, "end_days": 30}),
-        ),
+        ("stacking", json!("exclusive")),
         ("use_scope", json!([])),
         ("face_value", json!("99.00")),
         ("kind", json!("shipping")),

@@ -197,6 +197,7 @@ async function templatePage(sn) {
   const bucket = bucketFor(t.created_at);
   show(el("h1", {}, t.name),
     el("p", { class: "terms" }, termsInWords(t)),
+    campaignFacts(t),
     el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
       actions(t, () => templatePage(sn)), " ", el("a", { href: `#/codes?template_sn=${t.sn}` }, "Code batches")),
     voiding(t, () => templatePage(sn)),
@@ -205,6 +206,7 @@ async function templatePage(sn) {
     el("p", { class: "hint" }, `Coupons issued to date by ${bucket}, from the ledger's own records, and how many `,
       "of them are used by now; refreshed every 5 s while this page is open."),
     el("h2", {}, "Quota and reminders"), settingsForms(t),
+    el("h2", {}, "Campaign"), campaignForm(t),
     el("h2", {}, "Channels"), channelsSection(t),
     el("h2", {}, "Allow-list"), allowListSection(t),
     el("h2", {}, "Bulk issuance"), uploadForm(t),
@@ -320,6 +322,71 @@ function fitLabels(u, values, axisIdx, cycleNum) {
   u.ctx.font = axis.font[0];
   const text = longest ? u.ctx.measureText(longest).width / devicePixelRatio : 0;
   return Math.ceil(axis.ticks.size + axis.gap + text + 8);
+}
+
+/** Who may claim it, the shop, the window, the limit and the validity of coupons issued now, and the
+ *  description apps show. */
+function campaignFacts(t) {
+  const e = t.eligibility;
+  const who = !e ? "anyone a listed channel names" : [
+    e.user_tags && (e.user_tags.all ? `users tagged all of ${e.user_tags.all.join(", ")}`
+      : `users tagged any of ${e.user_tags.any.join(", ")}`),
+    e.regions && e.regions.length && `in ${e.regions.join(", ")}`,
+    e.new_users_only && "new users only",
+    e.allow_list && "on the allow-list",
+  ].filter(Boolean).join("; ");
+  const v = t.validity || {};
+  const validity = v.type === "absolute" ? `valid ${shortTime(v.begin)} to ${shortTime(v.end)}`
+    : `valid ${v.end_days} days after issue` + (v.begin_days ? ` (from day ${v.begin_days})` : "");
+  const facts = [["Who may claim", who], ["Shop", t.shop_id || "the platform's"],
+    ["Claims open", `${shortTime(t.issue_window.begin)} to ${shortTime(t.issue_window.end)}`],
+    ["Per user", whole(t.per_user_limit)], ["Coupons issued now", validity]];
+  return el("div", { id: "campaign" },
+    t.description ? el("p", { class: "description" }, t.description) : "",
+    el("dl", { class: "stats" }, ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
+}
+
+/** A datetime-local input's value for an instant, in the browser's zone. */
+function localInput(iso) {
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60e3).toISOString().slice(0, 16);
+}
+
+/** Move the end of claims, raise the per-user limit, change how long coupons issued from now on are valid
+ *  (a relative validity's days, or an absolute one's end). Only what changed is sent. */
+function campaignForm(t) {
+  const end = el("input", { id: "window-end", type: "datetime-local", value: localInput(t.issue_window.end) });
+  const limit = el("input", { id: "per-user", type: "number", min: t.per_user_limit, step: 1,
+    value: t.per_user_limit });
+  const v = t.validity || {};
+  const relative = v.type === "relative";
+  const validity = relative
+    ? el("input", { id: "valid-days", type: "number", min: 0, step: 1, value: v.end_days })
+    : el("input", { id: "valid-until", type: "datetime-local", value: localInput(v.end) });
+  const note = el("p", { class: "error", role: "alert" });
+  const form = el("form", { class: "card wide", on: { submit: async (e) => {
+    e.preventDefault();
+    const change = {};
+    if (end.value !== localInput(t.issue_window.end)) change.issue_window = { end: new Date(end.value).toISOString() };
+    if (Number(limit.value) !== t.per_user_limit) change.per_user_limit = Number(limit.value);
+    if (relative && Number(validity.value) !== v.end_days) {
+      change.validity = { type: "relative", begin_days: v.begin_days, end_days: Number(validity.value) };
+    } else if (!relative && validity.value !== localInput(v.end)) {
+      change.validity = { type: "absolute", begin: v.begin, end: new Date(validity.value).toISOString() };
+    }
+    if (Object.keys(change).length === 0) { note.textContent = "Nothing changed."; return; }
+    const r = await api("PATCH", `/v1/templates/${t.sn}`, change);
+    if (r.status === 200) return templatePage(t.sn);
+    note.textContent = errorText(r.body);
+  } } },
+    el("label", { for: "window-end" }, "Claims close at"), end,
+    el("label", { for: "per-user" }, "Coupons per user (it can only grow)"), limit,
+    el("label", { for: relative ? "valid-days" : "valid-until" },
+      relative ? "Coupons issued from now on are valid for (days)" : "Coupons issued from now on are valid until"),
+    validity,
+    el("span", { class: "hint" }, "Coupons already issued keep their validity. A void template cannot change."),
+    el("button", { type: "submit" }, "Save campaign"), note);
+  return t.status === "void" ? el("p", {}, "A void template cannot change.") : form;
 }
 
 /** Raise the quota; change the reminder days (both answer the new template). */

@@ -37,9 +37,9 @@ use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
 use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
-    allow_lists, audit, channel_lifecycle, channels, claims, code_batches, coupons, history,
-    issuance_jobs, orders, package_jobs, packages, projections, redemptions, reports, templates,
-    workers,
+    allow_lists, audit, channel_lifecycle, channels, claimable, claims, code_batches, coupons,
+    history, issuance_jobs, orders, package_jobs, packages, projections, redemptions, reports,
+    templates, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -135,6 +135,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(templates::quota))
         .routes(routes!(allow_lists::read_file))
         .merge(channel_routes())
+        .merge(app_routes())
         .routes(routes!(claims::claim))
         .routes(routes!(orders::quote))
         .routes(routes!(orders::lock))
@@ -144,7 +145,6 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(coupons::read))
         .routes(routes!(coupons::events))
         .routes(routes!(coupons::void))
-        .routes(routes!(coupons::of_user))
         .routes(routes!(projections::balance))
         .routes(routes!(projections::template_stats))
         .routes(routes!(history::template_history))
@@ -195,6 +195,15 @@ fn channel_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(channel_lifecycle::disable))
         .routes(routes!(channel_lifecycle::enable))
         .routes(routes!(channel_lifecycle::rotate))
+}
+
+/// What apps read with the service token (docs/design.md §15): a
+/// template's terms, a user's wallet with them, what a user can claim.
+fn app_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(templates::terms))
+        .routes(routes!(coupons::of_user))
+        .routes(routes!(claimable::claimable))
 }
 
 pub fn router(state: AppState) -> Router {

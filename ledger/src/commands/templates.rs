@@ -1,5 +1,5 @@
-//! Template commands: create, update, change status, raise quota, allow or
-//! remove a channel.
+//! Template commands: create, update (attributes and the campaign's
+//! adjustments), change status, raise quota, allow or remove a channel.
 //! Each appends to `template-<sn>` and updates the write model in one transaction.
 
 use chrono::{DateTime, Utc};
@@ -9,13 +9,15 @@ use uuid::Uuid;
 
 use super::{CommandError, template_void};
 use crate::domain::events::{
-    Metadata, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated,
+    IssueWindow, Metadata, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated,
+    TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
+    TemplateStatusChanged, TemplateUpdated, TemplateValidityChanged,
 };
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::TemplateSn;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::reminder::RemindDays;
+use crate::domain::template_adjust::{self, Adjusted, Adjustment};
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
 use crate::store::{self, NewEvent};
@@ -194,43 +196,172 @@ async fn refuse_if_ended(
     Ok(())
 }
 
-/// Renames a template or changes its reminder or rate limit; its terms
-/// never change.
+/// What a PATCH asks (docs/design.md §15): the template's attributes (one
+/// `TemplateUpdated`, when any is given) and an adjustment of its campaign.
+pub struct TemplateChange {
+    pub sn: TemplateSn,
+    pub updated: Option<TemplateUpdated>,
+    pub adjustment: Adjustment,
+}
+
+/// Changes a template's attributes and adjusts its campaign: each part that
+/// changes is an event, all appended together; its discount, scope and
+/// face value never change, and coupons already issued keep their validity
+/// (they carry it). A void template refuses every change.
 pub async fn update(
     tx: &Transaction<'_>,
-    change: &TemplateUpdated,
+    change: &TemplateChange,
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
     let sn = &change.sn;
-    let current = lock(tx, sn).await?;
-    let event = LedgerEvent::TemplateUpdated(change.clone());
-    bump(
-        tx,
-        sn,
-        current.version,
-        NewEvent::of(&event, metadata, now)?,
-    )
-    .await?;
+    let (current, version) = lock_campaign(tx, sn).await?;
+    let adjusted = template_adjust::decide(&current, &change.adjustment, now).map_err(|r| {
+        let code = r.code();
+        match r.is_conflict() {
+            true => CommandError::Conflict(code, r.to_string()),
+            false => CommandError::Unprocessable(code, r.to_string()),
+        }
+    })?;
+    let mut events = Vec::new();
+    if let Some(updated) = &change.updated {
+        events.push(LedgerEvent::TemplateUpdated(updated.clone()));
+        set_attributes(tx, updated).await?;
+    }
+    events.extend(adjustment_events(sn, &adjusted));
+    if adjusted != Adjusted::default() {
+        set_campaign(tx, sn, &current, &adjusted).await?;
+    }
+    let events = events
+        .iter()
+        .map(|e| NewEvent::of(e, metadata, now))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !events.is_empty() {
+        bump_all(tx, sn, version, events).await?;
+    }
+    Ok(())
+}
+
+/// The campaign's parts of the template row, locked for the rest of the
+/// transaction, and its stream's version.
+async fn lock_campaign(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+) -> Result<(template_adjust::Current, i32), CommandError> {
+    let sql = "SELECT status, issue_begin, issue_end, per_user_limit, terms, version
+                 FROM templates WHERE sn = $1 FOR UPDATE";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&sn.as_str()])
+        .await?
+        .ok_or_else(|| CommandError::not_found("template", sn))?;
+    let terms = super::claim::terms_of(row.get(4))?;
+    let current = template_adjust::Current {
+        status: super::claim::status_of(row.get(0))?,
+        window: IssueWindow {
+            begin: row.get(1),
+            end: row.get(2),
+        },
+        per_user_limit: row.get(3),
+        validity: *terms.validity(),
+    };
+    Ok((current, row.get(5)))
+}
+
+/// One event per part of the campaign that changes.
+fn adjustment_events(sn: &TemplateSn, adjusted: &Adjusted) -> Vec<LedgerEvent> {
+    let mut events = Vec::new();
+    if let Some((from, to)) = &adjusted.window {
+        events.push(LedgerEvent::TemplateIssueWindowChanged(
+            TemplateIssueWindowChanged {
+                sn: sn.clone(),
+                from: from.clone(),
+                issue_window: to.clone(),
+            },
+        ));
+    }
+    if let Some((from, to)) = adjusted.per_user_limit {
+        events.push(LedgerEvent::TemplatePerUserLimitRaised(
+            TemplatePerUserLimitRaised {
+                sn: sn.clone(),
+                from,
+                per_user_limit: to,
+            },
+        ));
+    }
+    if let Some((from, to)) = &adjusted.validity {
+        events.push(LedgerEvent::TemplateValidityChanged(
+            TemplateValidityChanged {
+                sn: sn.clone(),
+                from: from.to_raw(),
+                validity: to.to_raw(),
+            },
+        ));
+    }
+    events
+}
+
+/// The attributes a `TemplateUpdated` names (absent: unchanged; null: cleared).
+async fn set_attributes(
+    tx: &Transaction<'_>,
+    change: &TemplateUpdated,
+) -> Result<(), CommandError> {
+    let sql = "UPDATE templates SET name = coalesce($2, name),
+                      remind_days_before = CASE WHEN $3 THEN $4 ELSE remind_days_before END,
+                      rate_limit = CASE WHEN $5 THEN $6 ELSE rate_limit END,
+                      description = CASE WHEN $7 THEN $8 ELSE description END,
+                      eligibility = CASE WHEN $9 THEN $10 ELSE eligibility END
+                WHERE sn = $1";
+    let remind = change
+        .remind_days_before
+        .as_ref()
+        .and_then(|r| r.as_ref().map(RemindDays::to_db));
+    let description = change.description.clone().flatten();
+    let eligibility = change.eligibility.clone().flatten();
     tx.execute(
-        &tx.prepare_cached(
-            "UPDATE templates SET name = coalesce($2, name),
-                    remind_days_before = CASE WHEN $3 THEN $4 ELSE remind_days_before END,
-                    rate_limit = CASE WHEN $5 THEN $6 ELSE rate_limit END
-              WHERE sn = $1",
-        )
-        .await?,
+        &tx.prepare_cached(sql).await?,
         &[
-            &sn.as_str(),
+            &change.sn.as_str(),
             &change.name,
             &change.remind_days_before.is_some(),
-            &change
-                .remind_days_before
-                .as_ref()
-                .and_then(|r| r.as_ref().map(RemindDays::to_db)),
+            &remind,
             &change.rate_limit.is_some(),
             &change.rate_limit.flatten().map(Json),
+            &change.description.is_some(),
+            &description,
+            &change.eligibility.is_some(),
+            &eligibility.as_ref().map(Json),
         ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The window, limit and validity as adjusted. The validity is written
+/// into `terms` in the same canonical form as the event's (and as at
+/// create), so claims, batches, issuance and packages, which all read
+/// `terms` when they issue, fix it on the coupons issued from now on.
+async fn set_campaign(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    current: &template_adjust::Current,
+    adjusted: &Adjusted,
+) -> Result<(), CommandError> {
+    let window = adjusted.window.as_ref().map_or(&current.window, |w| &w.1);
+    let limit = adjusted
+        .per_user_limit
+        .map_or(current.per_user_limit, |l| l.1);
+    let validity = adjusted
+        .validity
+        .map(|(_, to)| serde_json::to_value(to.to_raw()))
+        .transpose()
+        .map_err(|e| CommandError::Internal(e.into()))?;
+    let sql = "UPDATE templates SET issue_begin = $2, issue_end = $3, per_user_limit = $4,
+                      terms = CASE WHEN $5::jsonb IS NULL THEN terms
+                                   ELSE jsonb_set(terms, '{validity}', $5) END
+                WHERE sn = $1";
+    tx.execute(
+        &tx.prepare_cached(sql).await?,
+        &[&sn.as_str(), &window.begin, &window.end, &limit, &validity],
     )
     .await?;
     Ok(())
@@ -364,7 +495,17 @@ async fn bump(
     version: i32,
     event: store::NewEvent,
 ) -> Result<(), CommandError> {
-    let out = store::append(tx, &sn.stream_id(), version, &[event]).await?;
+    bump_all(tx, sn, version, vec![event]).await
+}
+
+/// Appends events to the template stream and records its new version.
+async fn bump_all(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    version: i32,
+    events: Vec<store::NewEvent>,
+) -> Result<(), CommandError> {
+    let out = store::append(tx, &sn.stream_id(), version, &events).await?;
     tx.execute(
         &tx.prepare_cached("UPDATE templates SET version = $2 WHERE sn = $1")
             .await?,

@@ -18,6 +18,7 @@ use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::{RawTerms, RefundPolicy};
+use crate::domain::validity::RawValidity;
 
 /// Who did it and in answer to what (docs/design.md §4 `metadata`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -304,7 +305,8 @@ pub struct OrderRefunded {
     pub refund: crate::domain::refund::Refund<Uuid>,
 }
 
-/// The mutable attributes of a template changed (terms never do).
+/// The attributes of a template that are no part of its terms changed:
+/// name, reminder, rate limit, description, eligibility.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TemplateUpdated {
     pub sn: TemplateSn,
@@ -324,4 +326,48 @@ pub struct TemplateUpdated {
         skip_serializing_if = "Option::is_none"
     )]
     pub rate_limit: Option<Option<RateLimit>>,
+    /// Some(None) removes the description; None leaves it (and in every
+    /// event written before templates had one).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub description: Option<Option<String>>,
+    /// The eligibility that replaces the template's whole (docs/design.md
+    /// §15); Some(None) lets anyone a listed channel names claim again.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub eligibility: Option<Option<Eligibility>>,
+}
+
+/// A template's issue window moved (docs/design.md §15, "Adjustable
+/// campaigns"): claims are open in `issue_window` from then on; `from` is
+/// the window it replaced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TemplateIssueWindowChanged {
+    pub sn: TemplateSn,
+    pub from: IssueWindow,
+    pub issue_window: IssueWindow,
+}
+
+/// A template's per-user limit was raised (it never falls): every user may
+/// hold `per_user_limit` of its coupons from then on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TemplatePerUserLimitRaised {
+    pub sn: TemplateSn,
+    pub from: i32,
+    pub per_user_limit: i32,
+}
+
+/// The validity of the coupons a template issues from then on changed;
+/// coupons already issued keep the instants fixed on them at issue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TemplateValidityChanged {
+    pub sn: TemplateSn,
+    pub from: RawValidity,
+    pub validity: RawValidity,
 }

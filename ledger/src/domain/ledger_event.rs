@@ -16,8 +16,9 @@ use crate::domain::events::{
     AllowListChanged, ChannelCreated, ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated,
     CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued, OrderLocked, OrderRefunded,
     OrderSettled, PackageChannelAllowed, PackageClaimed, PackageCreated, PackageStatusChanged,
-    TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated,
+    TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
+    TemplatePerUserLimitRaised, TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
+    TemplateValidityChanged,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
@@ -155,6 +156,9 @@ ledger_events! {
     TemplateChannelRemoved(TemplateChannelRemoved, 1, Template),
     TemplateAllowListAdded(AllowListChanged, 1, AllowList),
     TemplateAllowListRemoved(AllowListChanged, 1, AllowList),
+    TemplateIssueWindowChanged(TemplateIssueWindowChanged, 1, Template),
+    TemplatePerUserLimitRaised(TemplatePerUserLimitRaised, 1, Template),
+    TemplateValidityChanged(TemplateValidityChanged, 1, Template),
 }
 
 /// Why a stored event could not be decoded.
@@ -406,16 +410,20 @@ mod tests {
                 burst: 2,
             }),
         };
-        for (remind_days_before, rate_limit) in [
-            (Some(None), Some(None)),
-            (None, Some(Some(limit))),
-            (None, None),
+        let some_text = Some(Some("A campaign".to_owned()));
+        for (remind_days_before, rate_limit, description) in [
+            (Some(None), Some(None), Some(None)),
+            (None, Some(Some(limit)), some_text),
+            (None, None, None),
         ] {
+            let eligibility = description.clone().map(|_| None);
             let event = LedgerEvent::TemplateUpdated(TemplateUpdated {
                 sn: "T1".into(),
                 name: None,
                 remind_days_before,
                 rate_limit,
+                description,
+                eligibility,
             });
             let payload = event.payload_json().unwrap();
             let decoded = LedgerEvent::decode("TemplateUpdated", 1, &payload).unwrap();
@@ -424,5 +432,25 @@ mod tests {
             let sliced = LedgerEvent::decode_slice("TemplateUpdated", 1, &text).unwrap();
             assert_eq!(sliced, event, "{payload}");
         }
+    }
+
+    /// A `TemplateUpdated` written before templates had a description or an
+    /// eligibility still decodes: both absent, so unchanged.
+    #[test]
+    fn an_older_template_update_decodes_with_nothing_else_changed() {
+        use crate::domain::events::TemplateUpdated;
+        let old = serde_json::json!({"sn": "T1", "name": "renamed"});
+        let decoded = LedgerEvent::decode("TemplateUpdated", 1, &old).unwrap();
+        let LedgerEvent::TemplateUpdated(TemplateUpdated {
+            name,
+            description,
+            eligibility,
+            ..
+        }) = decoded
+        else {
+            panic!("not a TemplateUpdated: {decoded:?}");
+        };
+        assert_eq!(name.as_deref(), Some("renamed"));
+        assert_eq!((description, eligibility), (None, None));
     }
 }

@@ -32,6 +32,8 @@
 //! - [`code_batch`]: a batch of redemption codes' status.
 //! - [`channel`]: a channel's status and its rotated secret's overlap.
 //! - [`eligibility`]: who may claim a template (tags, regions, new users, allow-list).
+//! - [`template_adjust`]: a running campaign's window, per-user limit and
+//!   validity adjusted; [`rule_text`]: a discount rule in words, for apps.
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
@@ -69,9 +71,11 @@ pub mod raw_decimal;
 pub mod refund;
 pub mod reminder;
 pub mod rule;
+pub mod rule_text;
 pub mod scope;
 pub mod stacking;
 pub mod stream;
+pub mod template_adjust;
 pub mod template_status;
 pub mod terms;
 pub mod user_file;

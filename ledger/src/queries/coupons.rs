@@ -16,7 +16,7 @@ use crate::domain::order::Order;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Kind;
-use crate::queries::page::{self, Bounds, List, Page, page_of};
+use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, RecordedEvent};
 use crate::write_model::RowError;
 use crate::write_model::coupon_row::{CouponRow, SELECT};
@@ -90,10 +90,6 @@ pub async fn coupon(
     let row = client.query_opt(&sql, &[&id]).await?;
     row.as_ref().map(CouponView::from_row).transpose()
 }
-
-page_of!(CouponPage {
-    coupons: CouponView
-});
 
 /// A user's coupons, oldest first (stable: issue time, then id), optionally of one status.
 pub async fn of_user(

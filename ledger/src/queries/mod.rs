@@ -9,12 +9,16 @@
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 //! - [`package_jobs`]: a large package's claim run as a job.
 //! - [`templates`]: a template, templates (paged, newest first).
+//! - [`terms`]: a template's public terms (what a user may see);
+//!   [`wallet`]: a user's coupons with their terms; [`claimable`]: the
+//!   templates a user can still claim from a channel.
 //! - [`lag`]: how far the relay and each projection are behind the log.
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
 
 pub mod allow_lists;
 pub mod channels;
+pub mod claimable;
 pub mod coupons;
 pub mod gauges;
 pub mod history;
@@ -25,3 +29,5 @@ pub mod names;
 pub mod package_jobs;
 pub mod page;
 pub mod templates;
+pub mod terms;
+pub mod wallet;

@@ -79,7 +79,7 @@ pub struct TermsView {
 }
 
 /// When coupons of the template (or a package) may be claimed.
-#[derive(Serialize, serde::Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, ToSchema)]
 pub struct IssueWindowView {
     pub begin: DateTime<Utc>,
     pub end: DateTime<Utc>,

@@ -396,16 +396,7 @@ impl Replay {
             | LedgerEvent::TemplateStopped(changed)
             | LedgerEvent::TemplateVoided(changed) => row.status = changed.to.as_str().to_owned(),
             LedgerEvent::TemplateQuotaRaised(raised) => row.total = raised.total,
-            LedgerEvent::TemplateUpdated(updated) => {
-                row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
-                if let Some(remind) = updated.remind_days_before {
-                    row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
-                }
-                if updated.rate_limit.is_some() {
-                    row.rate_limit = json_field(&payload, "rate_limit");
-                }
-            }
-            _ => {}
+            other => change_template(row, other, &payload),
         }
         Ok(())
     }
@@ -501,6 +492,45 @@ fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
     row.allocations = payload.get("allocations").cloned();
     row.coupon_ids = locked.coupon_ids.clone();
     row.lock_expires_at = Some(locked.lock_expires_at);
+}
+
+/// What a template's later events change in its row: attributes
+/// (`TemplateUpdated`) and its campaign's adjustments; `payload` is the
+/// event's own JSON.
+fn change_template(row: &mut TemplateRow, event: LedgerEvent, payload: &Value) {
+    match event {
+        LedgerEvent::TemplateUpdated(updated) => {
+            row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
+            if let Some(remind) = updated.remind_days_before {
+                row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
+            }
+            if updated.rate_limit.is_some() {
+                row.rate_limit = json_field(payload, "rate_limit");
+            }
+            if updated.eligibility.is_some() {
+                row.eligibility = json_field(payload, "eligibility");
+            }
+            if let Some(description) = updated.description {
+                row.description = description;
+            }
+        }
+        LedgerEvent::TemplateIssueWindowChanged(changed) => {
+            row.issue_begin = changed.issue_window.begin;
+            row.issue_end = changed.issue_window.end;
+        }
+        LedgerEvent::TemplatePerUserLimitRaised(raised) => {
+            row.per_user_limit = raised.per_user_limit;
+        }
+        LedgerEvent::TemplateValidityChanged(_) => {
+            // As the command writes it: the event's own JSON into `terms`.
+            if let (Some(terms), Some(validity)) =
+                (row.terms.as_object_mut(), payload.get("validity"))
+            {
+                terms.insert("validity".to_owned(), validity.clone());
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The row of a new template (its `issued` counts what was replayed so far).

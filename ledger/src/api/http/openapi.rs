@@ -181,6 +181,7 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("get", "/v1/templates/{sn}/stats", "template_stats"),
     ("get", "/v1/templates/{sn}/history", "template_history"),
     ("get", "/v1/templates/{sn}/events", "template_events"),
+    ("get", "/v1/templates/{sn}/terms", "template_terms"),
     ("get", "/v1/channels", "list_channels"),
     ("post", "/v1/channels", "create_channel"),
     ("get", "/v1/channels/{id}", "read_channel"),
@@ -198,6 +199,7 @@ pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("post", "/v1/coupons/{id}/void", "void_coupon"),
     ("get", "/v1/users/{uid}/coupons", "user_coupons"),
     ("get", "/v1/users/{uid}/balance", "user_balance"),
+    ("get", "/v1/users/{uid}/claimable", "user_claimable"),
     ("get", "/v1/issuance-jobs", "list_issuance_jobs"),
     ("post", "/v1/issuance-jobs", "upload_issuance_job"),
     ("get", "/v1/issuance-jobs/{id}", "read_issuance_job"),
@@ -399,6 +401,7 @@ pub const LINKS: &[LinkSpec] = &[
     with("activate_template", "200", "raise_quota", SN),
     with("activate_template", "200", "allow_channel", SN),
     with("activate_template", "200", "template_stats", SN),
+    with("activate_template", "200", "template_terms", SN),
     body(
         "activate_template",
         "200",
@@ -445,6 +448,14 @@ pub const LINKS: &[LinkSpec] = &[
     with("claim", "201", "void_coupon", ID),
     with("claim", "201", "user_coupons", USER),
     with("claim", "201", "user_balance", USER),
+    // What else the user can claim through the channel that just claimed.
+    LinkSpec {
+        parameters: &[
+            ("uid", "$response.body#/user_id"),
+            ("channel_id", "$response.body#/channel_id"),
+        ],
+        ..to("claim", "201", "user_claimable")
+    },
     LinkSpec {
         parameters: &[("sn", "$response.body#/template_sn")],
         ..to("claim", "201", "template_stats")

@@ -1,4 +1,5 @@
-//! `/v1/coupons/{id}` and its history, `/v1/users/{uid}/coupons`, and the
+//! `/v1/coupons/{id}` and its history, `/v1/users/{uid}/coupons` (the
+//! wallet, each coupon with its terms), and the
 //! admin void of an unused coupon.
 
 use axum::Json;
@@ -19,8 +20,9 @@ use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::UserId;
 use crate::domain::names;
 use crate::idempotency::request_hash;
-use crate::queries::coupons::{self, CouponPage, CouponView, HistoryEvent, MAX_PAGE};
+use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE};
 use crate::queries::page::Bounds;
+use crate::queries::wallet::{self, WalletPage};
 
 /// Whose coupon is asked for: another user's coupon answers 404, the same as
 /// a missing one, so ids cannot be probed.
@@ -128,16 +130,17 @@ pub struct PageQuery {
     pub limit: Option<i64>,
 }
 
-/// A user's coupons, paged, oldest first, with the total count.
+/// A user's wallet: their coupons, paged, oldest first, with the total
+/// count; each coupon embeds its template's public `terms`.
 #[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(UserPath, PageQuery),
     security(("service" = []), ("admin" = [])),
-    responses((status = 200, body = CouponPage), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = WalletPage), (status = 400, body = ErrorBody)))]
 pub async fn of_user(
     State(state): State<AppState>,
     _: Reader,
     ApiPath(uid): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<CouponPage>, ApiError> {
+) -> Result<Json<WalletPage>, ApiError> {
     let bad = |m: &str| ApiError::BadRequest {
         code: "invalid_field",
         message: m.to_owned(),
@@ -156,6 +159,6 @@ pub async fn of_user(
         return Err(bad("offset must be >= 0 and limit 1 to 200"));
     }
     let client = state.pool.get().await?;
-    let page = coupons::of_user(&**client, user.as_str(), status, bounds).await?;
+    let page = wallet::of_user(&**client, user.as_str(), status, bounds).await?;
     Ok(Json(page.into()))
 }

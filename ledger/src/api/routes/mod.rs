@@ -5,6 +5,7 @@ pub mod allow_lists;
 pub mod audit;
 pub mod channel_lifecycle;
 pub mod channels;
+pub mod claimable;
 pub mod claims;
 pub mod code_batches;
 pub mod coupons;

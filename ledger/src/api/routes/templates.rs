@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,11 +12,11 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::tokens::{Admin, Reader};
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
-use crate::commands::templates::{self, NewTemplate};
+use crate::commands::templates::{self, NewTemplate, TemplateChange};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated, TemplateUpdated};
 use crate::domain::ids::ChannelId;
@@ -26,12 +27,14 @@ use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
+use crate::domain::template_adjust::Adjustment;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
-use crate::domain::validity::{RawValidity, storable_instant};
+use crate::domain::validity::{RawValidity, ValidityTerms, storable_instant};
 use crate::queries::templates::{
     self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
 };
+use crate::queries::terms::{self, TemplateTerms};
 
 const MAX_NAME_LEN: usize = 200;
 /// Longest description: a paragraph an app shows under the coupon.
@@ -298,6 +301,23 @@ pub async fn read(
     Ok(Json(view.ok_or_else(|| not_found(sn.as_str()))?))
 }
 
+/// A template's public terms: what a user may see of it (name,
+/// description, the rule as data and in words, validity, scope, shop,
+/// eligibility without an allow-list's members, issue window, status).
+#[utoipa::path(get, path = "/v1/templates/{sn}/terms", tag = "templates", params(SN),
+    security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = TemplateTerms), (status = 404, body = ErrorBody)))]
+pub async fn terms(
+    State(state): State<AppState>,
+    _: Reader,
+    ApiPath(sn): ApiPath<String>,
+) -> Result<Json<TemplateTerms>, ApiError> {
+    let sn = parse_sn(&sn)?;
+    let client = state.pool.get().await?;
+    let terms = terms::terms(&**client, &sn).await?;
+    Ok(Json(terms.ok_or_else(|| not_found(sn.as_str()))?))
+}
+
 /// The template's serial number, in the path.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
@@ -374,23 +394,21 @@ pub async fn void(
     change_status(s, (admin, ctx), sn, StatusAction::Void).await
 }
 
-/// Fields fixed at creation: issued coupons were priced and dated by them.
+/// Fields fixed at creation: issued coupons were priced by them.
 const IMMUTABLE: &[&str] = &[
     "kind",
     "currency",
     "discount",
     "face_value",
-    "validity",
     "use_scope",
     "stacking",
     "shop_id",
     "refund_policy",
-    "issue_window",
-    "per_user_limit",
+    "shop_id",
 ];
 
-/// `PATCH /v1/templates/{sn}`: only the name, the reminder and the rate
-/// limit may change.
+/// `PATCH /v1/templates/{sn}`: the template's attributes, and its
+/// campaign's window, per-user limit and validity (docs/design.md §15).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateTemplate {
@@ -405,15 +423,46 @@ pub struct UpdateTemplate {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<RateLimit>)]
     pub rate_limit: Option<Option<RateLimit>>,
+    /// The text apps show (at most 1,000 characters), or null (or "") to
+    /// remove it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Option<String>>,
+    /// The eligibility that replaces the template's whole, or null (or
+    /// `{}`) to let anyone a listed channel names claim.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Eligibility>)]
+    pub eligibility: Option<Option<Eligibility>>,
+    /// When claims are open: either end, or both. The end may move either
+    /// way but not into the past; the begin only while it is still ahead,
+    /// and not into the past.
+    pub issue_window: Option<WindowChange>,
+    /// The new per-user limit: it may only be raised.
+    pub per_user_limit: Option<i32>,
+    /// The validity of coupons issued from now on (as at create); coupons
+    /// already issued keep theirs.
+    pub validity: Option<RawValidity>,
 }
 
-/// Rename a template or change its reminder or rate limit. Terms, window
-/// and per-user limit are immutable (409); the quota and status have their
+/// A moved issue window: an end left out stays as it is.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WindowChange {
+    pub begin: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+}
+
+/// Change a template's name, reminder, rate limit, description or
+/// eligibility, move its issue window, raise its per-user limit or change
+/// the validity of the coupons it issues from now on. Each change is an
+/// event. Discount, scope, face value, kind, currency, stacking, refund
+/// policy and shop are immutable (409); the quota and status have their
 /// own routes.
 #[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate, params(SN),
     security(("admin" = [])),
-    responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = TemplateView), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     admin: Admin,
@@ -450,25 +499,52 @@ pub async fn update(
             })
         })
         .await;
-    // A new rate limit holds in this process's gate at once.
+    // A new rate limit or per-user limit holds in this process's gate at
+    // once (the others read it again within 2 s).
     state.flash.template_changed(&changed).await;
     response
 }
 
-fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpdated, ApiError> {
-    let invalid = |m: &str| ApiError::BadRequest {
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
         code: "invalid_field",
-        message: m.to_owned(),
-    };
+        message,
+    }
+}
+
+/// Checks every field's form; what depends on the template as it stands
+/// (the past, the limit only rising) is the command's.
+fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateChange, ApiError> {
+    let updated = validate_attributes(sn, &input)?;
+    let adjustment = validate_adjustment(&input)?;
+    if updated.is_none() && adjustment == Adjustment::default() {
+        return Err(invalid(
+            "nothing to change: give name, remind_days_before, rate_limit, description, \
+             eligibility, issue_window, per_user_limit or validity"
+                .into(),
+        ));
+    }
+    Ok(TemplateChange {
+        sn: sn.clone(),
+        updated,
+        adjustment,
+    })
+}
+
+/// The attributes of a `TemplateUpdated`, or None when none is given.
+fn validate_attributes(
+    sn: &TemplateSn,
+    input: &UpdateTemplate,
+) -> Result<Option<TemplateUpdated>, ApiError> {
     let name = match input.name.as_deref().map(str::trim) {
         Some(n) if n.is_empty() || n.chars().count() > MAX_NAME_LEN => {
-            return Err(invalid("name: must be 1 to 200 characters"));
+            return Err(invalid("name: must be 1 to 200 characters".into()));
         }
         other => other.map(str::to_owned),
     };
     let remind_days_before = match &input.remind_days_before {
         Some(Some(raw)) => Some(Some(
-            RemindDays::parse(raw).map_err(|e| invalid(&format!("remind_days_before: {e}")))?,
+            RemindDays::parse(raw).map_err(|e| invalid(format!("remind_days_before: {e}")))?,
         )),
         Some(None) => Some(None),
         None => None,
@@ -478,16 +554,67 @@ fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateUpd
         Some(None) => Some(None),
         None => None,
     };
-    if name.is_none() && remind_days_before.is_none() && rate_limit.is_none() {
-        return Err(invalid(
-            "nothing to change: give name, remind_days_before or rate_limit",
-        ));
-    }
-    Ok(TemplateUpdated {
+    let description = match &input.description {
+        Some(text) => Some(checked_description(text.as_deref())?),
+        None => None,
+    };
+    let eligibility = match input.eligibility.clone() {
+        Some(Some(raw)) => Some(checked_eligibility(raw)?),
+        Some(None) => Some(None),
+        None => None,
+    };
+    let updated = TemplateUpdated {
         sn: sn.clone(),
         name,
         remind_days_before,
         rate_limit,
+        description,
+        eligibility,
+    };
+    let any = updated.name.is_some()
+        || updated.remind_days_before.is_some()
+        || updated.rate_limit.is_some()
+        || updated.description.is_some()
+        || updated.eligibility.is_some();
+    Ok(any.then_some(updated))
+}
+
+/// The campaign's parts asked for, each in its stored form.
+fn validate_adjustment(input: &UpdateTemplate) -> Result<Adjustment, ApiError> {
+    let at = |field: &str, t: Option<DateTime<Utc>>| {
+        t.map(|t| {
+            storable_instant(t)
+                .ok_or_else(|| invalid(format!("{field}: must not be a leap second")))
+        })
+        .transpose()
+    };
+    let (begin, end) = match &input.issue_window {
+        Some(w) if w.begin.is_none() && w.end.is_none() => {
+            return Err(invalid("issue_window: give begin, end or both".into()));
+        }
+        Some(w) => (
+            at("issue_window.begin", w.begin)?,
+            at("issue_window.end", w.end)?,
+        ),
+        None => (None, None),
+    };
+    if let (Some(b), Some(e)) = (begin, end)
+        && b >= e
+    {
+        return Err(invalid("issue_window: begin must be before end".into()));
+    }
+    if input.per_user_limit.is_some_and(|n| n < 1) {
+        return Err(invalid("per_user_limit: must be at least 1".into()));
+    }
+    let validity = match &input.validity {
+        Some(raw) => Some(ValidityTerms::parse(raw).map_err(|e| e.within("validity"))?),
+        None => None,
+    };
+    Ok(Adjustment {
+        begin,
+        end,
+        per_user_limit: input.per_user_limit,
+        validity,
     })
 }
 

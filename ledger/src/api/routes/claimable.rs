@@ -1,0 +1,88 @@
+//! `GET /v1/users/{uid}/claimable?channel_id=`: the templates a user can
+//! still claim from a channel, paged (docs/design.md §15, "What apps can
+//! read").
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::api::AppState;
+use crate::api::auth::tokens::Reader;
+use crate::api::http::error::{ApiError, ErrorBody};
+use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::api::routes::coupons::UserPath;
+use crate::domain::eligibility::UserFacts;
+use crate::domain::ids::{ChannelId, UserId};
+use crate::queries::claimable::{self, Asker, ClaimablePage, MAX_PAGE};
+
+/// Which channel the user would claim through, the page, and what the
+/// caller vouches for about the user (as a claim's body would).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimableQuery {
+    /// The channel the user would claim through.
+    pub channel_id: Option<String>,
+    /// Default 0.
+    pub offset: Option<i64>,
+    /// 1 to 200, default 50.
+    pub limit: Option<i64>,
+    /// The user's tags, comma-separated (at most 100, each 1 to 64 bytes).
+    pub user_tags: Option<String>,
+    /// The user's region.
+    pub region: Option<String>,
+    /// Whether the user is new (for templates for new users only).
+    pub new_user: Option<bool>,
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_field",
+        message,
+    }
+}
+
+/// The active templates this user can still claim from the channel now:
+/// in their issue window, their coupons not already expired, listing the
+/// channel (an enabled one), the user eligible as far as the given facts
+/// and the allow-list tell, under the per-user limit, stock left. Newest
+/// first, paged; 404 for an unknown channel.
+#[utoipa::path(get, path = "/v1/users/{uid}/claimable", tag = "coupons",
+    params(UserPath, ClaimableQuery), security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = ClaimablePage), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn claimable(
+    State(state): State<AppState>,
+    _: Reader,
+    ApiPath(uid): ApiPath<String>,
+    ApiQuery(q): ApiQuery<ClaimableQuery>,
+) -> Result<Json<ClaimablePage>, ApiError> {
+    let user = UserId::parse(&uid).map_err(|m| invalid(format!("uid: {m}")))?;
+    let channel = match q.channel_id.as_deref() {
+        None => return Err(invalid("channel_id: required".into())),
+        Some(raw) => raw
+            .parse::<Uuid>()
+            .map(ChannelId)
+            .map_err(|_| invalid("channel_id: must be a channel's id (a UUID)".into()))?,
+    };
+    let bounds = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
+    let tags: Option<Vec<String>> = q
+        .user_tags
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| t.split(',').map(|s| s.trim().to_owned()).collect());
+    let facts = UserFacts::parse(tags.as_deref(), q.region.as_deref(), q.new_user)?;
+    let asker = Asker {
+        user: &user,
+        channel,
+        facts: &facts,
+        now: state.now(),
+    };
+    let client = state.pool.get().await?;
+    let page = claimable::claimable(&**client, &asker, bounds).await?;
+    Ok(Json(page.ok_or_else(|| {
+        ApiError::not_found("channel", channel.0)
+    })?))
+}
