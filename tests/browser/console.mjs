@@ -67,8 +67,18 @@ async function createTemplate(page) {
   await error.filter({ hasText: /amount/ }).waitFor();
   await shot(page, "03-new-template-field-error");
   await page.getByLabel("amount").fill("20.00");
+  // Who may claim: a bad region is named by its field, then fixed.
+  await page.getByLabel("Who may claim: user tags").fill("any: vip, gold");
+  await page.getByLabel("Who may claim: regions").fill(`310000, ${"x".repeat(65)}`);
+  await page.getByLabel("Description (what apps show)").fill("20 off 199 for our VIPs");
+  await page.getByRole("button", { name: "Create" }).click();
+  await page.locator('[data-error-for="eligibility.regions"]').filter({ hasText: /regions\[1\]/ }).waitFor();
+  await page.getByLabel("Who may claim: regions").fill("310000, 110000");
   await page.getByRole("button", { name: "Create" }).click();
   await page.getByRole("heading", { name }).waitFor();
+  const campaign = await page.locator("#campaign").textContent();
+  check(campaign.includes("users tagged any of gold, vip; in 110000, 310000"), `who may claim: ${campaign}`);
+  check(campaign.includes("20 off 199 for our VIPs"), "the description is shown");
   check((await page.locator(".terms").textContent()).includes("满199.00减20.00"), "terms in words");
   await page.getByRole("button", { name: `activate ${name}` }).click();
   await page.locator(".status.active").first().waitFor();

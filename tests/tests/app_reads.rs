@@ -200,24 +200,11 @@ async fn a_wallet_embeds_each_coupons_terms() {
     );
 }
 
-/// Puts `user` on `sn`'s allow-list as its upload would (the list's own
-/// route is another change's; here only membership matters).
-async fn allow_listed(env: &Env, sn: &str, user: &str) {
-    let client = env.db.client().await.unwrap();
-    client
-        .execute(
-            "INSERT INTO allow_lists (template_sn, version, members) VALUES ($1, 1, 1)",
-            &[&sn],
-        )
-        .await
-        .unwrap();
-    client
-        .execute(
-            "INSERT INTO template_allow_list (template_sn, user_id) VALUES ($1, $2)",
-            &[&sn, &user],
-        )
-        .await
-        .unwrap();
+/// Puts `user` on `sn`'s allow-list by uploading a file of that one id.
+async fn allow_listed(server: &Server, sn: &str, user: &str) {
+    let body = format!("{user}\n").into_bytes();
+    let (status, file) = tests::uploads::upload_allow_list(server, sn, "add", body, &[]).await;
+    assert_eq!((status, file["changed"].as_i64()), (201, Some(1)), "{file}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -268,8 +255,8 @@ async fn claimable_lists_exactly_what_a_claim_would_grant() {
     let mut other = named("allow-listed, not her");
     other["eligibility"] = json!({"allow_list": true});
     let other_sn = template(&server, &other, true, c).await;
-    allow_listed(&env, &listed_sn, "ann").await;
-    allow_listed(&env, &other_sn, "bob").await;
+    allow_listed(&server, &listed_sn, "ann").await;
+    allow_listed(&server, &other_sn, "bob").await;
 
     let (status, _) = server.claim(&channel, &at_limit, "ann").await.unwrap();
     assert_eq!(status, 201);

@@ -238,6 +238,11 @@ async fn a_raised_limit_holds_in_the_flash_gate_and_only_rises() {
         400,
         "per_user_limit",
     );
+    // What cannot be cleared refuses a null, naming it.
+    for field in ["per_user_limit", "issue_window", "validity", "name"] {
+        let answer = patch(&server, &sn, &json!({field: null})).await;
+        refused(answer, 400, &format!("{field}: must not be null"));
+    }
     let events = changes(&env, &sn).await;
     let raised: Vec<_> = events
         .iter()

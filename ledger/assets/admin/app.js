@@ -1070,6 +1070,14 @@ function newTemplatePage() {
     field("stacking", "Stacking", el("select", {}, el("option", {}, "stackable"), el("option", {}, "exclusive"))),
     field("refund_policy", "On refund", el("select", {}, el("option", {}, "restore"), el("option", {}, "reissue"))),
     field("remind_days_before", "Remind days before expiry", input({ value: "1" }), "a number, a list like 7,3,1, or empty"),
+    field("description", "Description (what apps show)", el("textarea", { rows: 2 })),
+    field("shop_id", "Shop (empty: the platform's)", input({})),
+    field("eligibility.user_tags", "Who may claim: user tags", input({}), "all: vip, gold — or any: vip, gold; empty for anyone"),
+    field("eligibility.regions", "Who may claim: regions", input({}), "comma-separated; empty for any region"),
+    field("eligibility.new_users_only", "New users only", el("select", {}, el("option", { value: "" }, "no"),
+      el("option", { value: "true" }, "yes"))),
+    field("eligibility.allow_list", "Only users on its allow-list", el("select", {}, el("option", { value: "" }, "no"),
+      el("option", { value: "true" }, "yes")), "upload the list on the template's page"),
     el("p", { class: "error", role: "alert", id: "form-error" }),
     el("button", { type: "submit" }, "Create"));
   drawRule();
@@ -1124,7 +1132,24 @@ function templateBody(form, rule, validity) {
   if (scope.length) body.use_scope = scope;
   const remind = v("remind_days_before");
   if (remind) body.remind_days_before = remind.includes(",") ? remind.split(",").map(Number) : Number(remind);
+  if (v("description")) body.description = v("description");
+  if (v("shop_id")) body.shop_id = v("shop_id");
+  const eligibility = eligibilityOf(v);
+  if (Object.keys(eligibility).length) body.eligibility = eligibility;
   return body;
+}
+
+/** The form's "who may claim" fields as an eligibility; `{}` restricts no one. */
+function eligibilityOf(v) {
+  const list = (s) => s.split(",").map((x) => x.trim()).filter(Boolean);
+  const e = {};
+  const tags = v("eligibility.user_tags").match(/^(all|any)\s*:\s*(.*)$/i);
+  if (tags) e.user_tags = { [tags[1].toLowerCase()]: list(tags[2]) };
+  else if (v("eligibility.user_tags")) e.user_tags = { all: list(v("eligibility.user_tags")) };
+  if (v("eligibility.regions")) e.regions = list(v("eligibility.regions"));
+  if (v("eligibility.new_users_only")) e.new_users_only = true;
+  if (v("eligibility.allow_list")) e.allow_list = true;
+  return e;
 }
 
 /**

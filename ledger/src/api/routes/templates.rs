@@ -487,6 +487,17 @@ pub async fn update(
             format!("{field} changes through /quota or /activate, /stop, /void"),
         ));
     }
+    // These cannot be cleared: a null is a mistake, not "leave it".
+    let not_null = ["name", "issue_window", "per_user_limit", "validity"];
+    if let Some(field) = not_null
+        .iter()
+        .find(|f| body.value.get(**f) == Some(&Value::Null))
+    {
+        return Err(ApiError::BadRequest {
+            code: "invalid_field",
+            message: format!("{field}: must not be null (leave it out to keep it)"),
+        });
+    }
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
