@@ -76,6 +76,9 @@ async fn every_route_answers_malformed_input_with_a_4xx_in_the_error_shape() {
         .await
         .into_iter()
         .filter(|(_, _, body)| *body)
+        // A file of user ids, not JSON: any visible line is a user id (the
+        // allow-list's own tests send it bad files).
+        .filter(|(_, path, _)| !path.ends_with("/allow-list"))
         .collect();
     assert!(posts.len() >= 5, "{posts:?}");
     for (method, path, _) in &posts {
