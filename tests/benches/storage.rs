@@ -1,0 +1,392 @@
+//! A store over years (issue 30): one store grown by SQL from BENCH_SMALL
+//! (1M) to BENCH_LARGE (20M) coupons, most of them terminal and past the
+//! archive age, and at each size the hot paths measured over HTTP and
+//! against the workers: claim, quote and lock latency (p50, p99), claims/s
+//! on a hot template, the relay's and the projections' rate on fresh
+//! events, a batch append's rate, and the size of the hot indexes.
+//!
+//! The growth is untimed SQL, as the other benches' setup: per million,
+//! 200,000 new users, 90 % of the coupons expired 120 days ago (two events
+//! each), 10 % unused and valid. Probe users (500, three valid coupons
+//! each) answer the quotes and locks at every size. Relay cursors and
+//! projection positions are moved past the setup's events, so the workers
+//! time only what the measurements append.
+//!
+//! `cargo build --release --bins && cargo bench -p tests --bench storage`
+//! (BENCH_SMALL, BENCH_LARGE, BENCH_STEP; BENCH_ARCHIVE=1 also measures the
+//! large store after archiving, once the archiver exists).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tests::bench::{env_number, settle_disk};
+use tests::workers::Workers;
+use tests::{Channel, Env, Server};
+
+/// Users and their valid coupons that the quote and lock phases use.
+const PROBES: i64 = 500;
+/// Claims on the hot template, and the clients sending them.
+const CLAIMS: usize = 4_000;
+const CLIENTS: usize = 64;
+/// Events the relay and projections are timed on.
+const FRESH: i64 = 50_000;
+
+/// `n` coupons of a template of their own (`G<batch>`), users `s<first>..`
+/// five each, 90 % expired long ago with their `CouponExpired`.
+const GROW: &str = "
+DROP TABLE IF EXISTS grow;
+CREATE TEMP TABLE grow AS
+  SELECT gen_random_uuid() AS id, 's' || ($FIRST + i / 5) AS user_id, i % 10 <> 0 AS old
+    FROM generate_series(0, $N - 1) i;
+INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin, issue_end,
+                       total, issued, per_user_limit, refund_policy, status, version, created_at)
+  SELECT '$SN', 'grown', 'goods', 'CNY', terms, face_value, now() - interval '200 days',
+         now() + interval '200 days', $N, $N, 10, 'restore', 'active', 2, now()
+    FROM templates WHERE sn = 'HOTTEMPLATEFORBENCH2';
+INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload,
+                    metadata, occurred_at)
+  SELECT gen_random_uuid(), 'coupon-' || id, 1, 'CouponIssued', 1,
+         jsonb_build_object('coupon_id', id, 'template_sn', '$SN', 'user_id', user_id,
+           'issued_at', now(), 'effective_at', now(), 'expires_at', now() + interval '7 days',
+           'face_value', '20.00', 'currency', 'CNY'),
+         '{\"actor\": \"bench\", \"correlation_id\": \"bench\"}',
+         CASE WHEN old THEN now() - interval '130 days' ELSE now() END
+    FROM grow;
+INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload,
+                    metadata, occurred_at)
+  SELECT gen_random_uuid(), 'coupon-' || id, 2, 'CouponExpired', 1,
+         jsonb_build_object('coupon_id', id), '{\"actor\": \"system:scanner\"}',
+         now() - interval '120 days'
+    FROM grow WHERE old;
+INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at, expires_at, version)
+  SELECT id, '$SN', user_id, CASE WHEN old THEN 'expired' ELSE 'unused' END,
+         CASE WHEN old THEN now() - interval '130 days' ELSE now() END,
+         CASE WHEN old THEN now() - interval '130 days' ELSE now() END,
+         CASE WHEN old THEN now() - interval '120 days' ELSE now() + interval '30 days' END,
+         CASE WHEN old THEN 2 ELSE 1 END
+    FROM grow;
+INSERT INTO user_claims SELECT '$SN', user_id, count(*) FROM grow GROUP BY user_id;
+";
+
+struct Store {
+    env: Env,
+    server: Arc<Server>,
+    channel: Arc<Channel>,
+    hot: String,
+    size: i64,
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let small = env_number("BENCH_SMALL", 1_000_000) as i64;
+    let large = env_number("BENCH_LARGE", 20_000_000) as i64;
+    let step = env_number("BENCH_STEP", 1_000_000) as i64;
+    let env = Env::new().await.unwrap();
+    let server = Arc::new(Server::start(&env).await.unwrap());
+    let mut store = open(env, server).await;
+    grow(&mut store, small, step).await;
+    measure(&store, "small").await;
+    grow(&mut store, large, step).await;
+    measure(&store, "large").await;
+}
+
+/// The hot template, its channel, and the probe users' valid coupons.
+async fn open(env: Env, server: Arc<Server>) -> Store {
+    let mut body = tests::template_body(100_000_000, 1_000_000);
+    body["discount"] = json!({"type": "fixed_off", "threshold": "5.00", "amount": "1.00"});
+    let hot = server.activate_template(&body).await.unwrap();
+    let channel = Arc::new(server.channel_for(&hot).await.unwrap());
+    let client = env.db.client().await.unwrap();
+    // The grown templates copy the hot one's terms under a fixed sn.
+    client
+        .batch_execute(&format!(
+            "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
+                    issue_end, total, issued, per_user_limit, refund_policy, status, version,
+                    created_at)
+             SELECT 'HOTTEMPLATEFORBENCH2', name, kind, currency, terms, face_value, issue_begin,
+                    issue_end, 0, 0, 1, refund_policy, 'stopped', 1, created_at
+               FROM templates WHERE sn = '{hot}'"
+        ))
+        .await
+        .unwrap();
+    for i in 0..PROBES {
+        for _ in 0..3 {
+            let (status, c) = server
+                .claim(&channel, &hot, &format!("p{i}"))
+                .await
+                .unwrap();
+            assert_eq!(status, 201, "{c}");
+        }
+    }
+    Store {
+        env,
+        server,
+        channel,
+        hot,
+        size: 0,
+    }
+}
+
+/// Adds coupons by SQL until the store holds `to`, `step` at a time.
+async fn grow(store: &mut Store, to: i64, step: i64) {
+    let started = Instant::now();
+    let client = store.env.db.client().await.unwrap();
+    while store.size < to {
+        let n = step.min(to - store.size);
+        let sql = GROW
+            .replace("$SN", &format!("G{:018}", store.size))
+            .replace("$FIRST", &(store.size / 5).to_string())
+            .replace("$N", &n.to_string());
+        client.batch_execute(&sql).await.unwrap();
+        store.size += n;
+        eprintln!(
+            "  grown to {} coupons ({:.0?})",
+            store.size,
+            started.elapsed()
+        );
+    }
+    skip_setup(&client).await;
+    settle_disk(&client, "").await;
+}
+
+/// The relay's cursors and the projections' positions past every event so
+/// far: the workers time only what comes after.
+async fn skip_setup(client: &tokio_postgres::Client) {
+    client
+        .batch_execute(
+            "INSERT INTO relay_cursors (name, tx_id, position)
+               SELECT r, e.tx_id, e.position FROM
+                 (SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1) e,
+                 unnest(ARRAY['coupon.events', 'coupon.events.balances',
+                              'coupon.events.template_stats', 'coupon.events.notify']) r
+             ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position;
+             INSERT INTO projection_positions (projection, position, applied)
+               SELECT p, (SELECT max(position) FROM events), (SELECT count(*) FROM events)
+                 FROM unnest(ARRAY['balances', 'template_stats', 'notify']) p
+             ON CONFLICT (projection) DO UPDATE SET position = excluded.position,
+                                                    applied = excluded.applied;",
+        )
+        .await
+        .unwrap();
+}
+
+fn quantile(sorted: &[Duration], q: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn report(label: &str, what: &str, mut times: Vec<Duration>) {
+    times.sort();
+    println!(
+        "{label:<6} {what:<8} p50 {:>6.2} ms  p99 {:>6.2} ms  ({} requests)",
+        quantile(&times, 0.5),
+        quantile(&times, 0.99),
+        times.len()
+    );
+}
+
+async fn measure(store: &Store, label: &str) {
+    println!("{label}: {} coupons", store.size);
+    index_sizes(store, label).await;
+    claim_latency(store, label).await;
+    claims_per_second(store, label).await;
+    quote_and_lock(store, label).await;
+    batch_append(store, label).await;
+    pipeline(store, label).await;
+}
+
+/// The hot indexes: the coupon write model's, the users' claims, and the
+/// event store's (all of it, today; its current partition, once partitioned).
+async fn index_sizes(store: &Store, label: &str) {
+    let client = store.env.db.client().await.unwrap();
+    let rows = client
+        .query(
+            "SELECT c.relname, pg_relation_size(i.indexrelid)
+               FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+               JOIN pg_class t ON t.oid = i.indrelid
+              WHERE t.relname IN ('coupons', 'user_claims', 'events', 'streams', 'event_ids')
+              ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap();
+    let mut total = 0;
+    for r in &rows {
+        let (name, bytes): (String, i64) = (r.get(0), r.get(1));
+        total += bytes;
+        println!(
+            "{label:<6} index {name:<40} {:>8.1} MiB",
+            bytes as f64 / 1048576.0
+        );
+    }
+    println!(
+        "{label:<6} hot indexes in all {:>8.1} MiB",
+        total as f64 / 1048576.0
+    );
+}
+
+async fn claim_latency(store: &Store, label: &str) {
+    let mut times = Vec::with_capacity(300);
+    for i in 0..300 {
+        let user = format!("{label}-l{i}");
+        let started = Instant::now();
+        let (status, body) = store
+            .server
+            .claim(&store.channel, &store.hot, &user)
+            .await
+            .unwrap();
+        times.push(started.elapsed());
+        assert_eq!(status, 201, "{body}");
+    }
+    report(label, "claim", times);
+}
+
+async fn claims_per_second(store: &Store, label: &str) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (server, channel, hot, next) = (
+                store.server.clone(),
+                store.channel.clone(),
+                store.hot.clone(),
+                next.clone(),
+            );
+            let label = label.to_owned();
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= CLAIMS {
+                        return;
+                    }
+                    let user = format!("{label}-t{i}");
+                    let (status, body) = server.claim(&channel, &hot, &user).await.unwrap();
+                    assert_eq!(status, 201, "{body}");
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "{label:<6} claims   {:>8.0} claims/s ({CLAIMS} from {CLIENTS} clients in {elapsed:.2} s)",
+        CLAIMS as f64 / elapsed
+    );
+}
+
+fn order(id: &str, user: &str) -> serde_json::Value {
+    json!({"order_id": id, "user_id": user, "currency": "CNY", "shipping_fee": "0.00",
+        "lines": [{"line_id": "l1", "sku": "s", "category": "c", "quantity": 5, "unit_price": "2.00"}]})
+}
+
+/// A quote for each probe user, then a lock (and its cancel) of one of its
+/// coupons.
+async fn quote_and_lock(store: &Store, label: &str) {
+    let server = &store.server;
+    let (mut quotes, mut locks) = (Vec::new(), Vec::new());
+    for i in 0..PROBES {
+        let user = format!("p{i}");
+        let id = format!("{label}-o{i}");
+        let started = Instant::now();
+        let (status, quote) = server
+            .service_post(
+                "/v1/orders/quote",
+                &json!({"user_id": user, "order": order(&id, &user)}),
+            )
+            .await
+            .unwrap();
+        quotes.push(started.elapsed());
+        assert_eq!(status, 200, "{quote}");
+        let coupon = quote["best"]["coupon_ids"][0].clone();
+        let lock = json!({"order": order(&id, &user), "coupon_ids": [coupon],
+            "expected_payable": "9.00"});
+        let started = Instant::now();
+        let (status, body) = server.service_post("/v1/orders/lock", &lock).await.unwrap();
+        locks.push(started.elapsed());
+        assert_eq!(status, 200, "{body}");
+        let cancel = format!("/v1/orders/{id}/cancel");
+        let (status, body) = server.service_post(&cancel, &json!({})).await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    report(label, "quote", quotes);
+    report(label, "lock", locks);
+}
+
+/// 100,000 new coupons' events by the store's batch append, 10,000 a
+/// transaction.
+async fn batch_append(store: &Store, label: &str) {
+    use ledger::domain::events::{CouponIssued, Metadata};
+    use ledger::domain::ledger_event::LedgerEvent;
+    use ledger::store::{NewEvent, StreamEvent};
+    let now = ledger::store::now();
+    let metadata = Metadata {
+        actor: "bench".into(),
+        correlation_id: "bench".into(),
+        ..Default::default()
+    };
+    let batches: Vec<Vec<StreamEvent>> = (0..10)
+        .map(|b| {
+            (0..10_000)
+                .map(|i| {
+                    let id = uuid::Uuid::now_v7();
+                    let issued: CouponIssued = serde_json::from_value(json!({
+                        "coupon_id": id, "template_sn": "HOTTEMPLATEFORBENCH2",
+                        "user_id": format!("{label}-a{b}-{i}"), "issued_at": now,
+                        "effective_at": now, "expires_at": now, "face_value": "20.00",
+                        "currency": "CNY"}))
+                    .unwrap();
+                    let event =
+                        NewEvent::of(&LedgerEvent::CouponIssued(issued), &metadata, now).unwrap();
+                    StreamEvent {
+                        stream_id: format!("coupon-{id}"),
+                        stream_version: 1,
+                        event,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut client = store.env.db.client().await.unwrap();
+    settle_disk(&client, "events").await;
+    let started = Instant::now();
+    for batch in &batches {
+        let tx = client.transaction().await.unwrap();
+        ledger::store::copy_events(&tx, batch).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "{label:<6} append   {:>8.0} events/s (100,000 in {elapsed:.2} s)",
+        100_000.0 / elapsed
+    );
+}
+
+/// The relay and the projections from a standstill over FRESH coupons
+/// written by SQL: events per second until every projection applied them.
+async fn pipeline(store: &Store, label: &str) {
+    let client = store.env.db.client().await.unwrap();
+    let workers = Workers::start(&store.env, "relay,balances,template_stats,notify").unwrap();
+    tests::workers::projections_caught_up(&store.env, Duration::from_secs(600))
+        .await
+        .unwrap();
+    let sql = GROW
+        .replace("$SN", &format!("F{label}"))
+        .replace("$FIRST", "900000000")
+        .replace("$N", &FRESH.to_string())
+        .replace("i % 10 <> 0", "false");
+    let started = Instant::now();
+    client.batch_execute(&sql).await.unwrap();
+    tests::workers::projections_caught_up(&store.env, Duration::from_secs(600))
+        .await
+        .unwrap();
+    let elapsed = started.elapsed().as_secs_f64();
+    workers.terminate().await.unwrap();
+    println!(
+        "{label:<6} pipeline {:>8.0} events/s ({FRESH} events relayed and projected in {elapsed:.2} s)",
+        FRESH as f64 / elapsed
+    );
+}
