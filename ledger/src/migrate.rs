@@ -26,6 +26,8 @@ pub enum MigrateError {
     Lock(#[source] tokio_postgres::Error),
     #[error("applying migrations failed: {0}")]
     Apply(#[source] refinery::Error),
+    #[error("making the event store's partitions ahead failed: {0}")]
+    Partitions(#[source] tokio_postgres::Error),
 }
 
 /// What `migrate` did, for the operator.
@@ -43,11 +45,16 @@ pub async fn migrate(config: &tokio_postgres::Config) -> Result<Report, MigrateE
         .await
         .map_err(MigrateError::Lock)?;
     let applied = migrations::runner().run_async(&mut client).await;
+    let partitions = match &applied {
+        Ok(_) => make_partitions_ahead(&mut client).await,
+        Err(_) => Ok(()),
+    };
     // The lock is session-scoped; closing the connection would release it too.
     let _ = client
         .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
         .await;
     let applied = applied.map_err(MigrateError::Apply)?;
+    partitions.map_err(MigrateError::Partitions)?;
     Ok(Report {
         created_database,
         applied: applied
@@ -56,6 +63,18 @@ pub async fn migrate(config: &tokio_postgres::Config) -> Result<Report, MigrateE
             .map(ToString::to_string)
             .collect(),
     })
+}
+
+/// The event store's partitions due ahead (docs/design.md §16): made at
+/// every migration, then by the scanner.
+async fn make_partitions_ahead(
+    client: &mut tokio_postgres::Client,
+) -> Result<(), tokio_postgres::Error> {
+    let tx = client.transaction().await?;
+    if crate::store::partitions::make_ahead(&tx).await? {
+        tx.commit().await?;
+    }
+    Ok(())
 }
 
 /// Creates the configured database through the `postgres` maintenance database.

@@ -139,7 +139,7 @@ async fn grow(store: &mut Store, to: i64, step: i64) {
             .replace("$SN", &format!("G{:018}", store.size))
             .replace("$FIRST", &(store.size / 5).to_string())
             .replace("$N", &n.to_string());
-        client.batch_execute(&sql).await.unwrap();
+        tests::bench_store::index_keys_after(&client, &sql).await;
         store.size += n;
         eprintln!(
             "  grown to {} coupons ({:.0?})",

@@ -110,6 +110,11 @@ pub async fn issued_store(client: &tokio_postgres::Client, n: i64) -> i64 {
 /// many users, `u<first>` on (so that stores grow by distinct users).
 pub async fn add_issued(client: &tokio_postgres::Client, sn: &str, first: i64, n: i64) {
     assert!(sn.chars().all(|c| c.is_ascii_alphanumeric()), "{sn}");
+    let since: i64 = client
+        .query_one("SELECT last_value FROM events_position_seq", &[])
+        .await
+        .unwrap()
+        .get(0);
     template(client, sn, n).await;
     let sql = COUPONS
         .replace("$SN", sn)
@@ -117,6 +122,11 @@ pub async fn add_issued(client: &tokio_postgres::Client, sn: &str, first: i64, n
         .replace("$LAST", &(first + n - 1).to_string())
         .replace("$N", &n.to_string());
     client.batch_execute(&sql).await.unwrap();
+    // Their keys, as the store's appends write them (docs/design.md §16).
+    client
+        .execute("SELECT events_index_keys($1)", &[&since])
+        .await
+        .unwrap();
 }
 
 /// The replay's first read and nothing else: every event in the store's
@@ -131,4 +141,20 @@ pub async fn bare_read(client: &tokio_postgres::Client) -> Duration {
     }
     assert!(bytes > 0);
     started.elapsed()
+}
+
+/// Runs `sql` (plain INSERTs into `events`) and gives the events it wrote
+/// their keys in `event_ids` and `streams`, as the store's appends do
+/// (docs/design.md §16).
+pub async fn index_keys_after(client: &tokio_postgres::Client, sql: &str) {
+    let since: i64 = client
+        .query_one("SELECT last_value FROM events_position_seq", &[])
+        .await
+        .unwrap()
+        .get(0);
+    client.batch_execute(sql).await.unwrap();
+    client
+        .execute("SELECT events_index_keys($1)", &[&since])
+        .await
+        .unwrap();
 }

@@ -40,6 +40,10 @@ pub const FAMILIES: &[&str] = &[
     "couponledger_sealer_position",
     "couponledger_sealer_lag_events",
     "couponledger_sealer_last_checkpoint_timestamp_seconds",
+    // the event store's partitions
+    "couponledger_event_partitions_ahead",
+    "couponledger_event_partitions_default_rows",
+    "couponledger_event_partitions_count",
 ];
 
 /// The series of `/metrics` text as (name, labels, value): `labels` is the

@@ -5,8 +5,10 @@
 //! state machine, so two scanners never apply the same change twice. Then
 //! it prunes what the ledger only remembers for a while
 //! (`ledger::retention`) and the jobs that ended longer ago than their
-//! retention (`commands::job_purge`), and re-publishes package jobs left
-//! queued without a message ([`crate::requeue`]).
+//! retention (`commands::job_purge`), re-publishes package jobs left
+//! queued without a message ([`crate::requeue`]), and makes the event
+//! store's next partitions ahead of the appends (`store::partitions`,
+//! docs/design.md §16).
 
 use std::time::Duration;
 
@@ -54,7 +56,26 @@ pub async fn run(
                 "re-publishing queued package jobs failed; next interval retries"
             );
         }
+        if let Err(e) = make_partitions_ahead(&pool).await {
+            tracing::warn!(
+                error = ledger::logging::chain(e.as_ref()),
+                "making the event store's partitions ahead failed; next interval retries"
+            );
+        }
         shutdown.sleep(keeping.interval).await;
+    }
+    Ok(())
+}
+
+/// The event store's partitions due ahead; one whose lock on `events` did
+/// not come within its timeout is made at a later round.
+async fn make_partitions_ahead(pool: &Pool) -> anyhow::Result<()> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    if ledger::store::partitions::make_ahead(&tx).await? {
+        tx.commit().await?;
+    } else {
+        tracing::info!("partitions not made this round: events was busy");
     }
     Ok(())
 }

@@ -26,6 +26,7 @@ pub struct Metrics {
     pub queues: crate::observability::queue_metrics::QueueMetrics,
     pub reminders: crate::observability::reminder_metrics::ReminderMetrics,
     pub sealer: crate::observability::sealer_metrics::SealerMetrics,
+    pub store: crate::observability::store_metrics::StoreMetrics,
     pub tokens: crate::observability::token_metrics::TokenMetrics,
     pub requests: Family<RequestLabels, Counter>,
     pub latency: Family<RequestLabels, Histogram>,
@@ -60,6 +61,8 @@ impl Metrics {
         reminders.register(&mut registry);
         let sealer = crate::observability::sealer_metrics::SealerMetrics::default();
         sealer.register(&mut registry);
+        let store = crate::observability::store_metrics::StoreMetrics::default();
+        store.register(&mut registry);
         let tokens = crate::observability::token_metrics::TokenMetrics::default();
         tokens.register(&mut registry);
         Self {
@@ -72,6 +75,7 @@ impl Metrics {
             queues,
             reminders,
             sealer,
+            store,
             tokens,
             requests,
             latency,

@@ -1,6 +1,6 @@
 //! What operators watch: the Prometheus registry ([`metrics`]) and the
 //! families each part fills (claims, issuance, lag, the pipeline, queues,
-//! reminders, the sealer, tokens), refreshed in the background
+//! reminders, the sealer, the event store's partitions, tokens), refreshed in the background
 //! ([`refresh`]); RabbitMQ's management API (queue depths, dead letters).
 //! The SQL they run lives in `queries/`.
 
@@ -14,4 +14,5 @@ pub mod queue_metrics;
 pub mod refresh;
 pub mod reminder_metrics;
 pub mod sealer_metrics;
+pub mod store_metrics;
 pub mod token_metrics;

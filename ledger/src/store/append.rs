@@ -21,18 +21,43 @@ pub struct AppendOutcome {
     pub duplicate: bool,
 }
 
+/// One statement: the events are fresh (no id recorded before), the
+/// stream is at `$3` (its `streams` row moved on, or made for a new one),
+/// then the events at positions taken from the sequence and their ids.
+/// Nothing is written when either guard fails (no error: the caller's
+/// transaction goes on, and [`previous_append`] says which). Both guards
+/// are unique keys outside the partitioned table (docs/design.md §16):
+/// `event_ids`' and `streams`' own; a race between two appends is settled
+/// by the `streams` row (the second waits for it, then finds it moved).
 const INSERT: &str = "
-    INSERT INTO events (event_id, stream_id, stream_version, event_type,
-                        schema_version, payload, metadata, occurred_at)
-    SELECT e.event_id, $2, $3 + e.ord::int, e.event_type, e.schema_version,
-           e.payload, e.metadata, e.occurred_at
-      FROM unnest($1::uuid[], $4::text[], $5::int2[], $6::jsonb[], $7::jsonb[],
-                  $8::timestamptz[]) WITH ORDINALITY
-           AS e(event_id, event_type, schema_version, payload, metadata, occurred_at, ord)
-     WHERE (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $2) = $3
-     ORDER BY e.ord
-    ON CONFLICT (event_id) DO NOTHING
-    RETURNING position, stream_version";
+    WITH fresh AS (SELECT NOT EXISTS (SELECT 1 FROM event_ids WHERE event_id = ANY($1)) AS ok),
+    pos AS MATERIALIZED (
+        SELECT nextval('events_position_seq') AS position, ord
+          FROM generate_series(1, cardinality($1)) AS ord WHERE (SELECT ok FROM fresh)),
+    made AS (
+        INSERT INTO streams (stream_id, version, last_tx, first_position)
+        SELECT $2, $3 + cardinality($1), pg_current_xact_id()::text::bigint,
+               (SELECT min(position) FROM pos)
+         WHERE $3 = 0 AND (SELECT ok FROM fresh)
+        ON CONFLICT (stream_id) DO NOTHING RETURNING version),
+    moved AS (
+        UPDATE streams SET version = $3 + cardinality($1),
+                           last_tx = GREATEST(last_tx, pg_current_xact_id()::text::bigint)
+         WHERE stream_id = $2 AND version = $3 AND $3 > 0 AND (SELECT ok FROM fresh)
+        RETURNING version),
+    appended AS (
+        INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
+                            schema_version, payload, metadata, occurred_at)
+        SELECT p.position, e.event_id, $2, $3 + e.ord::int, e.event_type, e.schema_version,
+               e.payload, e.metadata, e.occurred_at
+          FROM unnest($1::uuid[], $4::text[], $5::int2[], $6::jsonb[], $7::jsonb[],
+                      $8::timestamptz[]) WITH ORDINALITY
+               AS e(event_id, event_type, schema_version, payload, metadata, occurred_at, ord)
+          JOIN pos p ON p.ord = e.ord
+         WHERE EXISTS (SELECT 1 FROM made UNION ALL SELECT 1 FROM moved)
+        RETURNING position, event_id, stream_version),
+    ids AS (INSERT INTO event_ids (event_id, position) SELECT event_id, position FROM appended)
+    SELECT position, stream_version FROM appended ORDER BY stream_version";
 
 /// Appends `events` to `stream_id`, which must be at version `expected` (0: new).
 ///
@@ -77,12 +102,7 @@ pub async fn append(
             duplicate: false,
         });
     }
-    if !rows.is_empty() {
-        // Some ids were new and some not: a caller mixed old and new events.
-        return Err(StoreError::EventIdReused {
-            event_id: events[rows.len()].event_id,
-        });
-    }
+    debug_assert!(rows.is_empty(), "all of the events or none");
     previous_append(tx, stream_id, expected, events).await
 }
 
@@ -95,20 +115,25 @@ async fn previous_append(
     events: &[NewEvent],
 ) -> Result<AppendOutcome, StoreError> {
     let ids: Vec<Uuid> = events.iter().map(|e| e.event_id).collect();
-    let rows = tx
-        .query(
-            &tx.prepare_cached(
-                "SELECT event_id, stream_id, event_type, payload, position, stream_version
-               FROM events WHERE event_id = ANY($1) ORDER BY position",
-            )
-            .await?,
-            &[&ids],
-        )
-        .await?;
+    // By position, found through the ids' own table: the partitions are
+    // searched by their key, not one by one.
+    let sql = "SELECT e.event_id, e.stream_id, e.event_type, e.payload, e.position,
+                      e.stream_version
+                 FROM event_ids k JOIN events e ON e.position = k.position
+                WHERE k.event_id = ANY($1) ORDER BY e.position";
+    let rows = tx.query(&tx.prepare_cached(sql).await?, &[&ids]).await?;
     if rows.is_empty() {
         return Err(StoreError::VersionConflict {
             stream_id: stream_id.to_owned(),
             expected,
+        });
+    }
+    if rows.len() < events.len() {
+        // Some ids were recorded and some not: a caller mixed old and new events.
+        let known: Vec<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+        let event_id = ids.into_iter().find(|id| !known.contains(id));
+        return Err(StoreError::EventIdReused {
+            event_id: event_id.unwrap_or_default(),
         });
     }
     let mut positions = Vec::with_capacity(events.len());

@@ -12,20 +12,31 @@ pub enum StoreError {
     Db(#[from] tokio_postgres::Error),
     #[error(transparent)]
     Encode(#[from] super::event::EncodeError),
+    /// A batch larger than one statement takes.
+    #[error("a batch of {0} events is more than one append takes")]
+    TooMany(usize),
 }
 
-/// The unique constraint that guards stream versions (created by V1).
-pub(crate) const STREAM_VERSION_KEY: &str = "events_stream_id_stream_version_key";
+/// The unique key of a stream (its row in `streams`, V29): a new stream
+/// whose id is taken.
+pub(crate) const STREAM_KEY: &str = "streams_pkey";
+/// The unique key of an event's id across every partition (V29).
+pub(crate) const EVENT_ID_KEY: &str = "event_ids_pkey";
 
-/// Whether `e` is a violation of the stream-version uniqueness guard.
-pub(crate) fn is_version_conflict(e: &tokio_postgres::Error) -> bool {
+fn violates(e: &tokio_postgres::Error, key: &str) -> bool {
     e.as_db_error().is_some_and(|db| {
         *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
-            && db.constraint() == Some(STREAM_VERSION_KEY)
+            && db.constraint() == Some(key)
     })
 }
 
-/// A failed append: a version conflict on `stream_id`, or a database error.
+/// Whether `e` is a violation of the stream-version uniqueness guard.
+pub(crate) fn is_version_conflict(e: &tokio_postgres::Error) -> bool {
+    violates(e, STREAM_KEY)
+}
+
+/// A failed append: a version conflict on `stream_id`, an event id
+/// recorded before, or a database error.
 pub(crate) fn conflict_or_db(
     e: tokio_postgres::Error,
     stream_id: &str,
@@ -36,7 +47,24 @@ pub(crate) fn conflict_or_db(
             stream_id: stream_id.to_owned(),
             expected,
         }
+    } else if violates(&e, EVENT_ID_KEY) {
+        StoreError::EventIdReused {
+            event_id: reused_id(&e).unwrap_or_default(),
+        }
     } else {
         StoreError::Db(e)
     }
+}
+
+/// The id a violation of [`EVENT_ID_KEY`] names in its detail
+/// (`Key (event_id)=(<uuid>) already exists.`).
+pub(crate) fn reused_id(e: &tokio_postgres::Error) -> Option<Uuid> {
+    let detail = e.as_db_error()?.detail()?;
+    let id = detail.split_once("=(")?.1.split_once(')')?.0;
+    id.parse().ok()
+}
+
+/// Whether `e` is a violation of the event-id key.
+pub(crate) fn is_event_id_reused(e: &tokio_postgres::Error) -> bool {
+    violates(e, EVENT_ID_KEY)
 }

@@ -8,6 +8,7 @@
 //! - [`read`]: read a stream; read everything after a cursor in commit-safe order.
 //! - [`appended`]: the ids a request appended, collected for its log line.
 //! - [`identity`]: the store's id, carried by every message it publishes.
+//! - [`partitions`]: `events`' partitions, made ahead by pg_partman, listed.
 
 pub mod append;
 pub mod appended;
@@ -15,6 +16,7 @@ pub mod batch;
 pub mod error;
 pub mod event;
 pub mod identity;
+pub mod partitions;
 pub mod read;
 pub mod row_append;
 

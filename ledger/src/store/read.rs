@@ -8,6 +8,8 @@ use super::event::{COLUMNS, GlobalCursor, RecordedEvent};
 pub const MAX_READ: i64 = 10_000;
 
 /// The events of `stream_id` with version > `after_version`, in version order.
+/// Only the partitions from the stream's first event on are searched (its
+/// `first_position` in `streams`; docs/design.md §16).
 pub async fn read_stream(
     client: &impl GenericClient,
     stream_id: &str,
@@ -17,6 +19,8 @@ pub async fn read_stream(
     let sql = format!(
         "SELECT {COLUMNS} FROM events
           WHERE stream_id = $1 AND stream_version > $2
+            AND position >= coalesce(
+                (SELECT first_position FROM streams WHERE stream_id = $1), 0)
           ORDER BY stream_version LIMIT $3"
     );
     let rows = client

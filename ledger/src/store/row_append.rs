@@ -7,12 +7,13 @@
 //! INSERT INTO events (...) SELECT ..., w.version, ... FROM w
 //! ```
 //!
-//! One round trip where an UPDATE and [`append`](super::append) take two,
-//! and no lookup of the stream's last version: the row's version guard
-//! (the row is locked by the caller) stands for the expected version. The
-//! unique (stream, version) key refuses a stream that ran ahead of its row;
-//! one left behind (a gap) is caught in debug builds by the returned version
-//! and by `ledger replay --verify` in any. Checkout runs on this path.
+//! One round trip where an UPDATE and [`append`](super::append) take two:
+//! the row's version guard (the row is locked by the caller) stands for the
+//! expected version, and the stream's own row in `streams` must agree (it
+//! is made at version 1, moved on from the version before after), so a
+//! stream that ran ahead of its row or fell behind it writes nothing and is
+//! a conflict. The event's id and position go to `event_ids` in the same
+//! statement (docs/design.md §16). Checkout runs on this path.
 
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;
@@ -24,16 +25,30 @@ use super::event::NewEvent;
 /// parameters that returns the row's new `version`, one row or none).
 fn statement(write: &str, n_params: usize) -> String {
     let p = |i: usize| format!("${}", n_params + i);
+    let (id, stream) = (p(1), p(2));
     format!(
-        "WITH w AS ({write})
-         INSERT INTO events (event_id, stream_id, stream_version, event_type,
-                             schema_version, payload, metadata, occurred_at)
-         SELECT {}::uuid, {}::text, w.version, {}::text, {}::int2, {}::jsonb, {}::jsonb,
-                {}::timestamptz
-           FROM w
-         RETURNING position, stream_version",
-        p(1),
-        p(2),
+        "WITH w AS ({write}),
+         pos AS MATERIALIZED (SELECT nextval('events_position_seq') AS position FROM w),
+         made AS (
+             INSERT INTO streams (stream_id, version, last_tx, first_position)
+             SELECT {stream}::text, 1, pg_current_xact_id()::text::bigint, pos.position
+               FROM w, pos WHERE w.version = 1
+             ON CONFLICT (stream_id) DO NOTHING RETURNING version),
+         moved AS (
+             UPDATE streams s SET version = w.version,
+                    last_tx = GREATEST(s.last_tx, pg_current_xact_id()::text::bigint)
+               FROM w WHERE s.stream_id = {stream}::text AND s.version = w.version - 1
+             RETURNING s.version),
+         appended AS (
+             INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
+                                 schema_version, payload, metadata, occurred_at)
+             SELECT pos.position, {id}::uuid, {stream}::text, v.version, {}::text, {}::int2,
+                    {}::jsonb, {}::jsonb, {}::timestamptz
+               FROM pos, (SELECT version FROM made UNION ALL SELECT version FROM moved) v
+             RETURNING position, event_id, stream_version),
+         ids AS (INSERT INTO event_ids (event_id, position)
+                 SELECT event_id, position FROM appended)
+         SELECT position, stream_version FROM appended",
         p(3),
         p(4),
         p(5),
@@ -73,6 +88,8 @@ pub async fn append_with_row(
         .await
         .map_err(|e| conflict_or_db(e, stream_id, expected))?;
     debug_assert!(rows.len() <= 1, "a row write touches one row");
+    // No row: the write matched none, or the stream is not where its row
+    // says (either way the caller's row and the log disagree: a conflict).
     let row = rows.first().ok_or_else(|| StoreError::VersionConflict {
         stream_id: stream_id.to_owned(),
         expected,

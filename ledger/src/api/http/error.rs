@@ -217,7 +217,9 @@ impl From<crate::store::StoreError> for ApiError {
             StoreError::VersionConflict { .. } => {
                 Self::conflict("concurrent_update", "changed concurrently; retry")
             }
-            StoreError::EventIdReused { .. } | StoreError::Encode(_) => Self::Internal(e.into()),
+            StoreError::EventIdReused { .. } | StoreError::Encode(_) | StoreError::TooMany(_) => {
+                Self::Internal(e.into())
+            }
             StoreError::Db(e) => e.into(),
         }
     }
