@@ -152,7 +152,7 @@ async fn a_replayed_append_reports_its_first_positions_across_partitions() {
 #[tokio::test]
 async fn partitions_are_made_ahead_and_refuse_truncate() {
     let db = TestDb::new().await.unwrap();
-    let mut client = db.pool.get().await.unwrap();
+    let client = db.pool.get().await.unwrap();
     let before = partitions::list(&**client).await.unwrap();
     let ranged: Vec<_> = before.iter().filter(|p| p.range.is_some()).collect();
     assert!(ranged.len() >= 5, "the first and four ahead: {before:?}");
