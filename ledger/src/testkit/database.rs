@@ -58,6 +58,27 @@ impl TestDb {
         })
     }
 
+    /// A database of this test's own migrated only up to `version`: a store
+    /// as an earlier release left it (for tests of the upgrade).
+    pub async fn at_version(version: i32) -> anyhow::Result<Self> {
+        let base = Config::from_env()?.database;
+        let mut admin = base.clone();
+        admin.dbname("postgres");
+        let name = format!("couponledger_test_{}", super::unique_suffix());
+        let mut config = base;
+        config.dbname(&name);
+        migrate::migrate_up_to(&config, Some(version))
+            .await
+            .context("migrating the test database")?;
+        let pool = db::pool(&config, 16);
+        Ok(Self {
+            name,
+            config,
+            pool,
+            admin,
+        })
+    }
+
     /// The `DATABASE_URL` of this database, for binaries started by a test.
     pub fn url(&self) -> String {
         let host = match self.config.get_hosts().first() {
