@@ -18,6 +18,12 @@ CREATE TABLE partition_exports (
     -- order to the closing checkpoint's last seal.
     first_seq        bigint      NOT NULL CHECK (first_seq >= 1),
     last_seq         bigint      NOT NULL,
+    -- The first seal in the file of an event of a later partition (NULL:
+    -- none came before the checkpoint). The partition's events sealed
+    -- after it are interleaved with later partitions' in commit order:
+    -- their exports need them as bridges, so they are kept in
+    -- `event_bridges` when the partition leaves.
+    first_later_seq  bigint,
     checkpoint_id    bigint      NOT NULL REFERENCES seal_checkpoints (id),
     checkpoint_head  bytea       NOT NULL CHECK (octet_length(checkpoint_head) = 32),
     file_sha256      bytea       NOT NULL CHECK (octet_length(file_sha256) = 32),
@@ -42,6 +48,29 @@ CREATE TABLE partition_retirements (
     retired_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX partition_retirements_by_name ON partition_retirements (partition_name, id);
+
+-- The events of retired partitions that later partitions' exports need
+-- as bridges (see `first_later_seq`): a handful of the transactions open
+-- across each partition boundary. Frozen, like `events`.
+CREATE TABLE event_bridges (
+    position        bigint      PRIMARY KEY,
+    event_id        uuid        NOT NULL UNIQUE,
+    stream_id       text        NOT NULL,
+    stream_version  integer     NOT NULL,
+    event_type      text        NOT NULL,
+    schema_version  smallint    NOT NULL,
+    payload         jsonb       NOT NULL,
+    metadata        jsonb       NOT NULL,
+    occurred_at     timestamptz NOT NULL,
+    recorded_at     timestamptz NOT NULL,
+    tx_id           bigint      NOT NULL
+);
+CREATE INDEX event_bridges_tx_order ON event_bridges (tx_id, position);
+CREATE TRIGGER event_bridges_no_update_delete BEFORE UPDATE OR DELETE ON event_bridges
+    FOR EACH ROW EXECUTE FUNCTION events_append_only();
+CREATE TRIGGER event_bridges_no_truncate BEFORE TRUNCATE ON event_bridges
+    FOR EACH STATEMENT EXECUTE FUNCTION events_append_only();
+REVOKE UPDATE, DELETE, TRUNCATE ON event_bridges FROM PUBLIC;
 
 CREATE TRIGGER partition_exports_no_update_delete BEFORE UPDATE OR DELETE ON partition_exports
     FOR EACH ROW EXECUTE FUNCTION seals_append_only();

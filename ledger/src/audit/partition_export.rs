@@ -255,6 +255,9 @@ async fn snapshot_pair(
 pub struct Written {
     pub events: i64,
     pub bridges: i64,
+    /// The first seal of a later partition's event (see
+    /// [`ExportRecord::first_later_seq`]).
+    pub first_later_seq: Option<i64>,
 }
 
 /// Plans partition `number`'s export and writes its file to `out`.
@@ -299,6 +302,10 @@ pub async fn write(
     Ok((plan, written))
 }
 
+/// The columns [`Sealable`] is read from, as stored.
+const ROW: &str = "position, event_id, stream_id, stream_version, event_type, schema_version,
+                   payload, metadata, occurred_at, tx_id";
+
 const SEAL_TYPES: [Type; 4] = [Type::INT8, Type::INT8, Type::INT8, Type::BYTEA];
 
 /// Lines written between two calls of the progress callback.
@@ -318,46 +325,93 @@ async fn stream(
                 WHERE seq BETWEEN {} AND {} ORDER BY seq) TO STDOUT (FORMAT binary)",
         plan.first_seq, plan.checkpoint.last_seq
     );
+    // Bridges of partitions that left are kept in event_bridges (retire.rs).
+    let within = format!(
+        "(tx_id, position) >= ({}, {}) AND (tx_id, position) <= ({}, {})",
+        plan.from.tx_id, plan.from.position, plan.to.tx_id, plan.to.position
+    );
     let events = format!(
-        "COPY (SELECT {} FROM events
-                WHERE (tx_id, position) >= ({}, {}) AND (tx_id, position) <= ({}, {})
+        "COPY (SELECT {} FROM (SELECT {ROW} FROM events WHERE {within}
+                               UNION ALL SELECT {ROW} FROM event_bridges WHERE {within}) e
                 ORDER BY tx_id, position) TO STDOUT (FORMAT binary)",
-        Sealable::columns(""),
-        plan.from.tx_id,
-        plan.from.position,
-        plan.to.tx_id,
-        plan.to.position
+        Sealable::columns("")
     );
     let seals = BinaryCopyOutStream::new(seals_client.copy_out(&seals).await?, &SEAL_TYPES);
     let events = BinaryCopyOutStream::new(events_client.copy_out(&events).await?, &SEALABLE_TYPES);
     pin_mut!(seals, events);
-    let (mut prev, mut written, mut line) = (
-        plan.prev,
-        Written {
+    let mut lines = ChainWriter {
+        plan,
+        prev: plan.prev,
+        line: Vec::with_capacity(4096),
+        written: Written {
             events: 0,
             bridges: 0,
+            first_later_seq: None,
         },
-        Vec::new(),
-    );
+    };
     while let Some(seal) = seals.try_next().await? {
         let (seq, position): (i64, i64) = (seal.try_get(0)?, seal.try_get(1)?);
         let at = GlobalCursor {
             tx_id: seal.try_get(2)?,
             position,
         };
-        let stored = from_bytes(seal.try_get(3)?);
-        let broken = PartitionExportError::Chain { seq, position };
         let Some(row) = events.try_next().await? else {
-            return Err(broken);
+            return Err(PartitionExportError::Chain { seq, position });
         };
         let event = Sealable::from_copy_row_at(&row, 0)?;
-        let hash = link(&prev, &event);
-        if event.cursor() != at || hash != stored {
-            return Err(broken);
+        lines.write(seq, at, from_bytes(seal.try_get(3)?), event, out)?;
+        let done = lines.done();
+        if done % PROGRESS_EVERY == 0 {
+            progress(done);
         }
-        let inside = (plan.range.0..plan.range.1).contains(&position);
-        let kind = if inside { Kind::Event } else { Kind::Bridge };
-        line.clear();
+    }
+    if let Some(row) = events.try_next().await? {
+        // An event after the last seal's, yet before the checkpoint's cursor.
+        let position = Sealable::from_copy_row_at(&row, 0)?.position;
+        let seq = plan.checkpoint.last_seq;
+        return Err(PartitionExportError::Chain { seq, position });
+    }
+    progress(lines.done());
+    Ok(lines.written)
+}
+
+/// Writes the chain lines one by one, checking each event against its seal.
+struct ChainWriter<'p> {
+    plan: &'p Plan,
+    prev: Hash,
+    line: Vec<u8>,
+    written: Written,
+}
+
+impl ChainWriter<'_> {
+    /// The line of seal `seq` (at `at`, link `stored`) and its `event`.
+    fn write(
+        &mut self,
+        seq: i64,
+        at: GlobalCursor,
+        stored: Hash,
+        event: Sealable,
+        out: &mut impl Write,
+    ) -> Result<(), PartitionExportError> {
+        let hash = link(&self.prev, &event);
+        if event.cursor() != at || hash != stored {
+            let position = at.position;
+            return Err(PartitionExportError::Chain { seq, position });
+        }
+        let (lower, upper) = self.plan.range;
+        let position = event.position;
+        let kind = if (lower..upper).contains(&position) {
+            self.written.events += 1;
+            Kind::Event
+        } else {
+            self.written.bridges += 1;
+            Kind::Bridge
+        };
+        if position >= upper && self.written.first_later_seq.is_none() {
+            self.written.first_later_seq = Some(seq);
+        }
+        let prev = self.prev;
+        self.line.clear();
         file::chain_line(
             &ChainLine {
                 kind,
@@ -366,28 +420,16 @@ async fn stream(
                 prev,
                 hash,
             },
-            &mut line,
+            &mut self.line,
         );
-        out.write_all(&line)?;
-        (written.events, written.bridges) = match kind {
-            Kind::Event => (written.events + 1, written.bridges),
-            Kind::Bridge => (written.events, written.bridges + 1),
-        };
-        prev = hash;
-        let done = (written.events + written.bridges) as u64;
-        if done % PROGRESS_EVERY == 0 {
-            progress(done);
-        }
+        out.write_all(&self.line)?;
+        self.prev = hash;
+        Ok(())
     }
-    if let Some(row) = events.try_next().await? {
-        let event = Sealable::from_copy_row_at(&row, 0)?;
-        return Err(PartitionExportError::Chain {
-            seq: plan.checkpoint.last_seq,
-            position: event.position,
-        });
+
+    fn done(&self) -> u64 {
+        u64::try_from(self.written.events + self.written.bridges).unwrap_or(0)
     }
-    progress((written.events + written.bridges) as u64);
-    Ok(written)
 }
 
 /// A reader that hashes what it reads (the file's SHA-256, on the read-back).
@@ -455,7 +497,7 @@ pub async fn export_to_file(
     })
     .await;
     let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-    let (plan, _) = match written {
+    let (plan, written) = match written {
         Ok(done) => done,
         Err(e) => {
             drop(file);
@@ -479,6 +521,7 @@ pub async fn export_to_file(
         events: plan.events,
         first_seq: plan.first_seq,
         last_seq: plan.checkpoint.last_seq,
+        first_later_seq: written.first_later_seq,
         checkpoint_id: plan.checkpoint.id,
         checkpoint_head: plan.checkpoint.head,
         file_sha256: sha256,

@@ -23,6 +23,10 @@ pub struct ExportRecord {
     pub events: i64,
     pub first_seq: i64,
     pub last_seq: i64,
+    /// The first seal in the file of a later partition's event (None: none
+    /// came before the checkpoint); the partition's events after it are
+    /// kept as bridges when it leaves.
+    pub first_later_seq: Option<i64>,
     pub checkpoint_id: i64,
     pub checkpoint_head: Hash,
     pub file_sha256: Hash,
@@ -34,7 +38,7 @@ pub struct ExportRecord {
 
 const EXPORT_COLUMNS: &str = "id, partition_number, partition_name, range_lower, range_upper,
     events, first_seq, last_seq, checkpoint_id, checkpoint_head, file_sha256, file_bytes, path,
-    exported_at, verified_at";
+    exported_at, verified_at, first_later_seq";
 
 fn export_from(r: &tokio_postgres::Row) -> ExportRecord {
     ExportRecord {
@@ -52,6 +56,7 @@ fn export_from(r: &tokio_postgres::Row) -> ExportRecord {
         path: r.get(12),
         exported_at: r.get(13),
         verified_at: r.get(14),
+        first_later_seq: r.get(15),
     }
 }
 
@@ -62,8 +67,8 @@ pub async fn record_export(
 ) -> Result<i64, tokio_postgres::Error> {
     let sql = "INSERT INTO partition_exports (partition_number, partition_name, range_lower,
                    range_upper, events, first_seq, last_seq, checkpoint_id, checkpoint_head,
-                   file_sha256, file_bytes, path, exported_at, verified_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                   file_sha256, file_bytes, path, exported_at, verified_at, first_later_seq)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
                RETURNING id";
     let row = client
         .query_one(
@@ -83,6 +88,7 @@ pub async fn record_export(
                 &e.path,
                 &e.exported_at,
                 &e.verified_at,
+                &e.first_later_seq,
             ],
         )
         .await?;

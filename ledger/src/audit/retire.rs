@@ -114,17 +114,41 @@ pub async fn retire(client: &mut Client, number: i64, how: How) -> Result<Retire
     let Some(export) = export_of(&tx, &target.name, target.range).await? else {
         return Err(no_export(&tx, &target).await?.into());
     };
-    let table = ident(&target.name);
-    let busy = |e: tokio_postgres::Error| busy(e, &target.name);
+    let events = count_as_exported(&tx, &target, &export).await?;
+    keep_bridges(&tx, &target, &export).await?;
+    leave(&tx, &target, how).await?;
+    let mut retirement = Retirement {
+        id: 0,
+        partition_number: number,
+        partition_name: target.name.clone(),
+        range: target.range,
+        action: how,
+        export_id: export.id,
+        events,
+        retired_at: crate::store::now(),
+    };
+    retirement.id = record_retirement(&tx, &retirement).await?;
+    tx.commit().await?;
+    Ok(Retired { retirement, export })
+}
+
+/// The partition's rows, counted under a SHARE lock held to the commit (no
+/// row can join them meanwhile), must be the export's.
+async fn count_as_exported(
+    tx: &Transaction<'_>,
+    t: &Target,
+    export: &ExportRecord,
+) -> Result<i64, RetireError> {
+    let table = ident(&t.name);
     tx.batch_execute(&format!("LOCK TABLE {table} IN SHARE MODE"))
         .await
-        .map_err(busy)?;
+        .map_err(|e| busy(e, &t.name))?;
     let now: i64 = tx
         .query_one(&format!("SELECT count(*) FROM {table}"), &[])
         .await?
         .get(0);
     if now != export.events {
-        let (export, exported) = (export.id, export.events);
+        let (number, export, exported) = (t.number, export.id, export.events);
         return Err(RetireRefusal::CountChanged {
             number,
             export,
@@ -133,33 +157,56 @@ pub async fn retire(client: &mut Client, number: i64, how: How) -> Result<Retire
         }
         .into());
     }
-    if target.attached {
+    Ok(now)
+}
+
+/// The columns of `events` that `event_bridges` keeps, in both tables' names.
+const BRIDGE_COLUMNS: &str = "position, event_id, stream_id, stream_version, event_type,
+    schema_version, payload, metadata, occurred_at, recorded_at, tx_id";
+
+/// Keeps the partition's events that later partitions' exports need as
+/// bridges: those sealed after the export's first event of a later
+/// partition (commit order interleaves them; usually a handful).
+async fn keep_bridges(
+    tx: &Transaction<'_>,
+    t: &Target,
+    export: &ExportRecord,
+) -> Result<u64, tokio_postgres::Error> {
+    let Some(first_later) = export.first_later_seq else {
+        return Ok(0);
+    };
+    let columns = BRIDGE_COLUMNS.replace("\n", " ");
+    let taken: Vec<String> = columns
+        .split(',')
+        .map(|c| format!("e.{}", c.trim()))
+        .collect();
+    let sql = format!(
+        "INSERT INTO event_bridges ({columns})
+         SELECT {} FROM event_seals s JOIN {} e ON e.position = s.position
+          WHERE s.seq > $1 AND s.seq <= $2
+         ON CONFLICT DO NOTHING",
+        taken.join(", "),
+        ident(&t.name)
+    );
+    tx.execute(&sql, &[&first_later, &export.last_seq]).await
+}
+
+/// Detaches (and freezes) or drops the partition.
+async fn leave(tx: &Transaction<'_>, t: &Target, how: How) -> Result<(), RetireError> {
+    let table = ident(&t.name);
+    if t.attached {
         tx.batch_execute(&format!("ALTER TABLE events DETACH PARTITION {table}"))
             .await
-            .map_err(busy)?;
+            .map_err(|e| busy(e, &t.name))?;
     }
-    tx.batch_execute(&match how {
+    let sql = match how {
         Action::Detached => format!(
             "CREATE TRIGGER events_retired_frozen BEFORE INSERT OR UPDATE OR DELETE ON {table}
              FOR EACH ROW EXECUTE FUNCTION events_append_only()"
         ),
         Action::Dropped => format!("DROP TABLE {table}"),
-    })
-    .await
-    .map_err(busy)?;
-    let mut retirement = Retirement {
-        id: 0,
-        partition_number: number,
-        partition_name: target.name.clone(),
-        range: target.range,
-        action: how,
-        export_id: export.id,
-        events: now,
-        retired_at: crate::store::now(),
     };
-    retirement.id = record_retirement(&tx, &retirement).await?;
-    tx.commit().await?;
-    Ok(Retired { retirement, export })
+    tx.batch_execute(&sql).await.map_err(|e| busy(e, &t.name))
 }
 
 fn busy(e: tokio_postgres::Error, name: &str) -> RetireError {
