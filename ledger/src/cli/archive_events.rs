@@ -144,6 +144,7 @@ async fn move_partition(
         println!("{} is in {tablespace} already", p.name);
         return Ok(());
     }
+    partition_moves::check_tablespace(&*client, tablespace).await?;
     eprintln!(
         "moving {} ({}) to {tablespace}: readers of events that name no position range \
          wait until the copy ends",

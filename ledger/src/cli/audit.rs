@@ -113,7 +113,9 @@ async fn hint_retired(client: &tokio_postgres::Client, finding: &Finding) -> any
     };
     if *position < newest.range.1 {
         println!(
-            "audit: position {position} lies in a partition that left events (export-verified);              verify the store with --from-checkpoint {checkpoint}, and each export with --file"
+            "audit: position {position} lies in a partition that left events after a verified \
+             export: verify the store with --from-checkpoint {checkpoint}, and each export \
+             with --file"
         );
     }
     Ok(())

@@ -80,6 +80,26 @@ pub enum MoveError {
     Db(#[from] tokio_postgres::Error),
 }
 
+/// That `tablespace` exists.
+pub async fn check_tablespace(
+    client: &impl GenericClient,
+    tablespace: &str,
+) -> Result<(), MoveError> {
+    let known: Vec<String> = client
+        .query("SELECT spcname::text FROM pg_tablespace ORDER BY 1", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if known.iter().any(|k| k == tablespace) {
+        return Ok(());
+    }
+    Err(MoveError::NoSuchTablespace {
+        name: tablespace.to_owned(),
+        known: known.join(", "),
+    })
+}
+
 /// Moves partition `p`, its TOAST table and its indexes to `tablespace`,
 /// in `tx` (which the caller commits). Whether `p` may move is the
 /// caller's decision.
@@ -88,18 +108,7 @@ pub async fn move_to(
     p: &Partition,
     tablespace: &str,
 ) -> Result<(), MoveError> {
-    let known: Vec<String> = tx
-        .query("SELECT spcname::text FROM pg_tablespace ORDER BY 1", &[])
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    if !known.iter().any(|k| k == tablespace) {
-        return Err(MoveError::NoSuchTablespace {
-            name: tablespace.to_owned(),
-            known: known.join(", "),
-        });
-    }
+    check_tablespace(tx, tablespace).await?;
     tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'"))
         .await?;
     let (table, space) = (ident(&p.name), ident(tablespace));
