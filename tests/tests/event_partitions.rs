@@ -80,70 +80,35 @@ async fn verify_offline(path: &Path) -> (Option<i32>, String, String) {
     text(&out)
 }
 
+/// A store of real claims: 20 coupons (and the template) in partition 0,
+/// 15 in partition 1, 5 in partition 2 (being written), all sealed.
+async fn claims_in_three_partitions(env: &Env) {
+    let server = Server::start(env).await.unwrap();
+    let sn = server.active_template(1_000, 1).await.unwrap();
+    let size = env_size(env).await;
+    claim_many(env, &sn, 0..20, 3).await.unwrap();
+    claims_from(env, &sn, 20, 15, size + 1).await;
+    claims_from(env, &sn, 35, 5, 2 * size + 1).await;
+    drop(server);
+    sealed(env).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn old_partitions_export_verify_offline_move_and_drop_only_once_exported() {
     let env = Env::new().await.unwrap();
-    let server = Server::start(&env).await.unwrap();
-    let sn = server.active_template(1_000, 1).await.unwrap();
-    let size = {
-        let client = env.db.client().await.unwrap();
-        ledger::store::partitions::size(&client).await.unwrap()
-    };
-    claim_many(&env, &sn, 0..20, 3).await.unwrap();
-    claims_from(&env, &sn, 20, 15, size + 1).await;
-    claims_from(&env, &sn, 35, 5, 2 * size + 1).await;
-    drop(server);
-    sealed(&env).await;
+    claims_in_three_partitions(&env).await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p0.jsonl");
-    let file_arg = file.to_str().unwrap();
-
     let (code, listed, err) = run(&env, &["archive", "events"]).await;
     assert_eq!(code, Some(0), "{err}");
     for expected in ["closed", "being written", "ahead", "default"] {
         assert!(listed.contains(expected), "{expected}: {listed}");
     }
-
-    // Without an export of exactly it, partition 0 stays.
-    let (code, _, err) = run(&env, &["archive", "events", "--partition", "0", "--drop"]).await;
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("no verified export of partition 0"), "{err}");
-    let p1 = dir.path().join("p1.jsonl");
-    let args = [
-        "archive",
-        "export-events",
-        "--partition",
-        "1",
-        "--output",
-        p1.to_str().unwrap(),
-    ];
-    let (code, out, err) = run(&env, &args).await;
-    assert_eq!(code, Some(0), "{out}{err}");
-    let (code, _, err) = run(&env, &["archive", "events", "--partition", "0", "--detach"]).await;
-    assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("of partition 1 ["), "{err}");
-    let args = [
-        "archive",
-        "export-events",
-        "--partition",
-        "2",
-        "--output",
-        file_arg,
-    ];
-    let (code, _, err) = run(&env, &args).await;
-    assert_eq!(code, Some(1));
-    assert!(err.contains("being written"), "{err}");
+    refused_without_an_export_of_it(&env, dir.path()).await;
 
     // Exported, read back, verified, recorded; verified again offline.
-    let args = [
-        "archive",
-        "export-events",
-        "--partition",
-        "0",
-        "--output",
-        file_arg,
-    ];
-    let (code, out, err) = run(&env, &args).await;
+    let args = ["archive", "export-events", "--partition", "0", "--output"];
+    let (code, out, err) = run(&env, &[&args[..], &[file.to_str().unwrap()]].concat()).await;
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.contains("verified;") && out.contains("recorded as export #"),
@@ -160,9 +125,47 @@ async fn old_partitions_export_verify_offline_move_and_drop_only_once_exported()
 
     changed_bytes_are_named(&file).await;
     moved_and_back(&env).await;
+    dropped_once_exported(&env, &file).await;
+}
 
-    // Exported: it drops; the store's chain verifies after its checkpoint.
-    let (code, out, err) = run(&env, &["archive", "events", "--partition", "0", "--drop"]).await;
+/// Partition 0 stays without an export of exactly it; partition 2, being
+/// written, is not exported.
+async fn refused_without_an_export_of_it(env: &Env, dir: &Path) {
+    let (code, _, err) = run(env, &["archive", "events", "--partition", "0", "--drop"]).await;
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no verified export of partition 0"), "{err}");
+    let p1 = dir.join("p1.jsonl");
+    let args = [
+        "archive",
+        "export-events",
+        "--partition",
+        "1",
+        "--output",
+        p1.to_str().unwrap(),
+    ];
+    let (code, out, err) = run(env, &args).await;
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, _, err) = run(env, &["archive", "events", "--partition", "0", "--detach"]).await;
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("of partition 1 ["), "{err}");
+    let p2 = dir.join("p2.jsonl");
+    let args = [
+        "archive",
+        "export-events",
+        "--partition",
+        "2",
+        "--output",
+        p2.to_str().unwrap(),
+    ];
+    let (code, _, err) = run(env, &args).await;
+    assert_eq!(code, Some(1));
+    assert!(err.contains("being written"), "{err}");
+}
+
+/// Exported: partition 0 drops; the store's chain verifies after its
+/// checkpoint, and the export still verifies.
+async fn dropped_once_exported(env: &Env, file: &Path) {
+    let (code, out, err) = run(env, &["archive", "events", "--partition", "0", "--drop"]).await;
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("dropped events_p0"), "{out}");
     let from = out
@@ -171,12 +174,12 @@ async fn old_partitions_export_verify_offline_move_and_drop_only_once_exported()
         .and_then(|rest| rest.split(';').next())
         .unwrap()
         .to_owned();
-    let (code, out, _) = run(&env, &["audit", "verify"]).await;
+    let (code, out, _) = run(env, &["audit", "verify"]).await;
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains(&format!("--from-checkpoint {from}")), "{out}");
-    let (code, out, err) = run(&env, &["audit", "verify", "--from-checkpoint", &from]).await;
+    assert!(out.contains(&format!("--from-checkpoint {from},")), "{out}");
+    let (code, out, err) = run(env, &["audit", "verify", "--from-checkpoint", &from]).await;
     assert_eq!(code, Some(0), "{out}{err}");
-    let (code, out, _) = verify_offline(&file).await;
+    let (code, out, _) = verify_offline(file).await;
     assert_eq!(code, Some(0), "the export outlives the partition: {out}");
 }
 

@@ -188,7 +188,7 @@ pub fn verify_file(
         if let Err((position, what)) = walk.chain(line) {
             return Ok(Err(lines.finding(position, what)));
         }
-        if walk.links % PROGRESS_EVERY == 0 {
+        if walk.links.is_multiple_of(PROGRESS_EVERY) {
             progress(walk.links);
         }
     };

@@ -320,22 +320,7 @@ async fn stream(
     out: &mut impl Write,
     mut progress: impl FnMut(u64),
 ) -> Result<Written, PartitionExportError> {
-    let seals = format!(
-        "COPY (SELECT seq, position, tx_id, hash FROM event_seals
-                WHERE seq BETWEEN {} AND {} ORDER BY seq) TO STDOUT (FORMAT binary)",
-        plan.first_seq, plan.checkpoint.last_seq
-    );
-    // Bridges of partitions that left are kept in event_bridges (retire.rs).
-    let within = format!(
-        "(tx_id, position) >= ({}, {}) AND (tx_id, position) <= ({}, {})",
-        plan.from.tx_id, plan.from.position, plan.to.tx_id, plan.to.position
-    );
-    let events = format!(
-        "COPY (SELECT {} FROM (SELECT {ROW} FROM events WHERE {within}
-                               UNION ALL SELECT {ROW} FROM event_bridges WHERE {within}) e
-                ORDER BY tx_id, position) TO STDOUT (FORMAT binary)",
-        Sealable::columns("")
-    );
+    let (seals, events) = copy_sql(plan);
     let seals = BinaryCopyOutStream::new(seals_client.copy_out(&seals).await?, &SEAL_TYPES);
     let events = BinaryCopyOutStream::new(events_client.copy_out(&events).await?, &SEALABLE_TYPES);
     pin_mut!(seals, events);
@@ -361,7 +346,7 @@ async fn stream(
         let event = Sealable::from_copy_row_at(&row, 0)?;
         lines.write(seq, at, from_bytes(seal.try_get(3)?), event, out)?;
         let done = lines.done();
-        if done % PROGRESS_EVERY == 0 {
+        if done.is_multiple_of(PROGRESS_EVERY) {
             progress(done);
         }
     }
@@ -373,6 +358,29 @@ async fn stream(
     }
     progress(lines.done());
     Ok(lines.written)
+}
+
+/// The two COPYs of [`stream`]: the plan's seals by `seq`, and the events
+/// between its first and last seal's in the order they were sealed in.
+/// Only integers are written into the text (COPY takes no parameters).
+fn copy_sql(plan: &Plan) -> (String, String) {
+    let seals = format!(
+        "COPY (SELECT seq, position, tx_id, hash FROM event_seals
+                WHERE seq BETWEEN {} AND {} ORDER BY seq) TO STDOUT (FORMAT binary)",
+        plan.first_seq, plan.checkpoint.last_seq
+    );
+    // Bridges of partitions that left are kept in event_bridges (retire.rs).
+    let within = format!(
+        "(tx_id, position) >= ({}, {}) AND (tx_id, position) <= ({}, {})",
+        plan.from.tx_id, plan.from.position, plan.to.tx_id, plan.to.position
+    );
+    let events = format!(
+        "COPY (SELECT {} FROM (SELECT {ROW} FROM events WHERE {within}
+                               UNION ALL SELECT {ROW} FROM event_bridges WHERE {within}) e
+                ORDER BY tx_id, position) TO STDOUT (FORMAT binary)",
+        Sealable::columns("")
+    );
+    (seals, events)
 }
 
 /// Writes the chain lines one by one, checking each event against its seal.

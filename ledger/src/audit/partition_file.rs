@@ -103,7 +103,7 @@ fn string(out: &mut Vec<u8>, text: &str) {
 fn sealed(out: &mut Vec<u8>, body: &[u8]) {
     out.extend_from_slice(body);
     let digest: Hash = Sha256::digest(body).into();
-    let _ = write!(out, ",\"sha256\":\"{}\"}}\n", to_hex(&digest));
+    let _ = writeln!(out, ",\"sha256\":\"{}\"}}", to_hex(&digest));
 }
 
 /// The header line, newline included.
