@@ -387,14 +387,7 @@ async fn a_partition_leaves_only_after_a_verified_export_of_exactly_it() {
     assert_eq!((done.export.id, done.retirement.events), (p0.id, 12));
     let left = partitions::list(&client).await.unwrap();
     assert!(left.iter().all(|p| p.name != "events_p0"), "{left:?}");
-    for sql in [
-        "UPDATE events_p0 SET stream_version = 9",
-        "DELETE FROM events_p0",
-        "TRUNCATE events_p0",
-        "INSERT INTO events_p0 SELECT * FROM events_p0 LIMIT 1",
-    ] {
-        assert!(sql_refusal(&db, sql).await.contains("append-only"), "{sql}");
-    }
+    assert_frozen(&db, "events_p0").await;
     // The store's chain verifies after the closing checkpoint; from the
     // start it misses the partition's events.
     let (from, _) = verify_from(&client).await.unwrap().unwrap();
@@ -408,6 +401,18 @@ async fn a_partition_leaves_only_after_a_verified_export_of_exactly_it() {
         matches!(whole, Err(Finding::EventMissing { .. })),
         "{whole:?}"
     );
+}
+
+/// A detached partition refuses every change, as `events` does.
+async fn assert_frozen(db: &TestDb, table: &str) {
+    for sql in [
+        format!("UPDATE {table} SET stream_version = 9"),
+        format!("DELETE FROM {table}"),
+        format!("TRUNCATE {table}"),
+        format!("INSERT INTO {table} SELECT * FROM {table} LIMIT 1"),
+    ] {
+        assert!(sql_refusal(db, &sql).await.contains("append-only"), "{sql}");
+    }
 }
 
 async fn count(client: &tokio_postgres::Client, sql: &str) -> i64 {

@@ -226,28 +226,7 @@ async fn changed_bytes_are_named(file: &Path) {
 /// the server's user owns: made here when this process may (root), else
 /// only the refusals are checked.
 async fn moved_and_back(env: &Env) {
-    let args = [
-        "archive",
-        "events",
-        "--partition",
-        "2",
-        "--tablespace",
-        "pg_default",
-    ];
-    let (code, _, err) = run(env, &args).await;
-    assert_eq!(code, Some(1));
-    assert!(err.contains("being written"), "{err}");
-    let args = [
-        "archive",
-        "events",
-        "--partition",
-        "1",
-        "--tablespace",
-        "nowhere",
-    ];
-    let (code, _, err) = run(env, &args).await;
-    assert_eq!(code, Some(1));
-    assert!(err.contains("no tablespace \"nowhere\""), "{err}");
+    move_refusals(env).await;
     let Some(space) = Tablespace::make(env).await else {
         eprintln!("no tablespace could be made here: the move itself is not tested");
         return;
@@ -288,6 +267,32 @@ async fn moved_and_back(env: &Env) {
     let (code, _, err) = run(env, &args).await;
     assert_eq!(code, Some(0), "{err}");
     space.drop_it(env).await;
+}
+
+/// The partition being written and a tablespace that does not exist.
+async fn move_refusals(env: &Env) {
+    let args = [
+        "archive",
+        "events",
+        "--partition",
+        "2",
+        "--tablespace",
+        "pg_default",
+    ];
+    let (code, _, err) = run(env, &args).await;
+    assert_eq!(code, Some(1));
+    assert!(err.contains("being written"), "{err}");
+    let args = [
+        "archive",
+        "events",
+        "--partition",
+        "1",
+        "--tablespace",
+        "nowhere",
+    ];
+    let (code, _, err) = run(env, &args).await;
+    assert_eq!(code, Some(1));
+    assert!(err.contains("no tablespace \"nowhere\""), "{err}");
 }
 
 async fn env_size(env: &Env) -> i64 {
