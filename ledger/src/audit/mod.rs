@@ -7,9 +7,19 @@
 //! - [`verify`]: recompute the chain and name the first thing that differs.
 //! - [`export`]: the events in chain order with their links, for finance.
 //! - [`runs`]: the record of verify runs (the console's audit status).
+//! - [`partition_file`]: the file of one exported event partition (its lines).
+//! - [`partition_export`]: writing that file, reading it back, recording it.
+//! - [`file_verify`]: verifying such a file offline (`audit verify --file`).
+//! - [`partition_records`]: the exports and retirements recorded (V31).
+//! - [`retire`]: detaching or dropping a partition that was exported.
 
 pub mod chain;
 pub mod export;
+pub mod file_verify;
+pub mod partition_export;
+pub mod partition_file;
+pub mod partition_records;
+pub mod retire;
 pub mod runs;
 pub mod seal;
 pub mod verify;

@@ -186,6 +186,30 @@ pub async fn last_checkpoint_age(
     }))
 }
 
+/// The first checkpoint at or after seal `seq`: the one that closes a
+/// stretch of the chain ending there (None: no checkpoint reached it yet).
+pub async fn checkpoint_closing(
+    client: &impl GenericClient,
+    seq: i64,
+) -> Result<Option<Checkpoint>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {CHECKPOINT_COLUMNS} FROM seal_checkpoints
+          WHERE last_seq >= $1 ORDER BY last_seq LIMIT 1"
+    );
+    let row = client.query_opt(&sql, &[&seq]).await?;
+    Ok(row.as_ref().map(checkpoint_from))
+}
+
+/// The checkpoint `id`, if any.
+pub async fn checkpoint_by_id(
+    client: &impl GenericClient,
+    id: i64,
+) -> Result<Option<Checkpoint>, tokio_postgres::Error> {
+    let sql = format!("SELECT {CHECKPOINT_COLUMNS} FROM seal_checkpoints WHERE id = $1");
+    let row = client.query_opt(&sql, &[&id]).await?;
+    Ok(row.as_ref().map(checkpoint_from))
+}
+
 /// The newest checkpoint, if any.
 pub async fn last_checkpoint(
     client: &impl GenericClient,

@@ -9,6 +9,8 @@
 //! - [`appended`]: the ids a request appended, collected for its log line.
 //! - [`identity`]: the store's id, carried by every message it publishes.
 //! - [`partitions`]: `events`' partitions, made ahead by pg_partman, listed.
+//! - [`partition_moves`]: what a partition is to the appends; moving one to
+//!   another tablespace.
 
 pub mod append;
 pub mod appended;
@@ -16,6 +18,7 @@ pub mod batch;
 pub mod error;
 pub mod event;
 pub mod identity;
+pub mod partition_moves;
 pub mod partitions;
 pub mod read;
 pub mod row_append;
