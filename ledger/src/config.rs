@@ -21,6 +21,9 @@ pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
 pub const DEFAULT_NOTIFY_AT: &str = crate::domain::reminder::NotifyAt::DEFAULT;
 pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
 pub const DEFAULT_JOB_RETENTION_DAYS: &str = "90";
+/// Ended coupons stay hot this long (docs/design.md §16): refunds and
+/// disputes of the last quarter find them without a thaw.
+pub const DEFAULT_ARCHIVE_AFTER_DAYS: &str = "90";
 /// 1 GiB.
 pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
@@ -99,6 +102,9 @@ pub struct Config {
     pub notify_retention_days: u32,
     /// Days an ended issuance or package job (and its report) is kept.
     pub job_retention_days: u32,
+    /// Days an ended coupon stays in `coupons` before the archiver moves
+    /// it to `coupons_archive` (`LEDGER_ARCHIVE_AFTER_DAYS`; 0: at once).
+    pub archive_after_days: u32,
     /// How often the flash-sale gate is reset from Postgres.
     pub flash_reconcile: std::time::Duration,
     /// `LEDGER_LOG_FORMAT` (logging itself is set up from
@@ -127,6 +133,7 @@ impl std::fmt::Debug for Config {
             .field("notify_at", &self.notify_at)
             .field("notify_retention_days", &self.notify_retention_days)
             .field("job_retention_days", &self.job_retention_days)
+            .field("archive_after_days", &self.archive_after_days)
             .field("flash_reconcile", &self.flash_reconcile)
             .field("log_format", &self.log_format)
             .field("metrics_refresh", &self.metrics_refresh)
@@ -190,6 +197,11 @@ impl Config {
             .ok()
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
+        let (var, days) = get("LEDGER_ARCHIVE_AFTER_DAYS", DEFAULT_ARCHIVE_AFTER_DAYS);
+        let archive_after_days = u32::from_str(&days)
+            .ok()
+            .filter(|d| *d <= 3650)
+            .ok_or_else(|| error(var, &days, "not a number of days from 0 to 3650"))?;
         let (var, secs) = get("LEDGER_FLASH_RECONCILE_SECS", DEFAULT_FLASH_RECONCILE_SECS);
         let flash_reconcile = u64::from_str(&secs)
             .ok()
@@ -230,6 +242,7 @@ impl Config {
             notify_at,
             notify_retention_days,
             job_retention_days,
+            archive_after_days,
             flash_reconcile,
             log_format,
             metrics_refresh,
@@ -299,6 +312,7 @@ mod tests {
         assert_eq!(c.notify_at, NotifyAt::default());
         assert_eq!(c.notify_retention_days, 7);
         assert_eq!(c.job_retention_days, 90);
+        assert_eq!(c.archive_after_days, 90);
         assert_eq!(c.log_format, LogFormat::Text);
     }
 
@@ -331,6 +345,8 @@ mod tests {
             ("LEDGER_NOTIFY_RETENTION_DAYS", "-1"),
             ("LEDGER_JOB_RETENTION_DAYS", "0"),
             ("LEDGER_JOB_RETENTION_DAYS", "3651"),
+            ("LEDGER_ARCHIVE_AFTER_DAYS", "-1"),
+            ("LEDGER_ARCHIVE_AFTER_DAYS", "3651"),
         ] {
             let err = config(&[(var, value)]).unwrap_err();
             assert_eq!(err.var, var, "{value}");

@@ -70,6 +70,11 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         "days an ended issuance or package job and its report are kept (1 to 3650)",
     ),
     (
+        "LEDGER_ARCHIVE_AFTER_DAYS",
+        config::DEFAULT_ARCHIVE_AFTER_DAYS,
+        "days an ended coupon stays hot before the archiver moves it to cold storage (0 to 3650)",
+    ),
+    (
         "LEDGER_FLASH_RECONCILE_SECS",
         config::DEFAULT_FLASH_RECONCILE_SECS,
         "seconds between resets of the flash-sale gate from Postgres (1 to 86400)",

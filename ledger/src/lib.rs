@@ -34,6 +34,8 @@
 //! - [`audit`]: the hash chain, its checkpoints, `audit verify`, exports.
 //! - [`flash`]: the flash-sale gate in Redis and the group commit of claims
 //!   and redemptions.
+//! - [`cold`]: hot and cold coupons: archiving ended coupons, thawing
+//!   one a refund needs, purging, the horizon replay reads.
 //! - [`codes`]: redemption codes, pure (parse, check character, keyed
 //!   serial ↔ code).
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
@@ -49,6 +51,7 @@
 pub mod api;
 pub mod audit;
 pub mod codes;
+pub mod cold;
 pub mod commands;
 pub mod config;
 pub mod csv_line;

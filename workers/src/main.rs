@@ -1,4 +1,4 @@
-//! The `workers` binary: outbox relay, projection workers, scanner.
+//! The `workers` binary: outbox relay, projection workers, scanner, archiver.
 //!
 //! - [`relay`]: committed events → the ledger's queues and `coupon.events`,
 //!   one route each, with confirms; [`relay_batches`]: reads shared by the routes.
@@ -13,9 +13,11 @@
 //!   [`package_jobs`]: claims of large packages, on the same queue.
 //! - [`sealer`]: the hash chain over the events, and its checkpoints.
 //! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
+//! - [`archiver`]: ended coupons to cold storage, every interval.
 //! - [`session`]: sessions started again after failures; single-instance locks.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
+mod archiver;
 mod batch_consumer;
 mod consumer;
 mod consumer_session;
@@ -75,7 +77,8 @@ struct Cli {
 enum Command {
     /// Run the workers (all of them unless --only says which).
     Run {
-        /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner, sealer.
+        /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner,
+        /// sealer, archiver.
         #[arg(long, value_delimiter = ',')]
         only: Vec<Worker>,
         /// Seconds between scanner sweeps.
@@ -105,9 +108,11 @@ enum Worker {
     Issuance,
     Scanner,
     Sealer,
+    /// Ended coupons to cold storage (docs/design.md §16).
+    Archiver,
 }
 
-const ALL: [Worker; 7] = [
+const ALL: [Worker; 8] = [
     Worker::Relay,
     Worker::Balances,
     Worker::TemplateStats,
@@ -115,10 +120,12 @@ const ALL: [Worker; 7] = [
     Worker::Issuance,
     Worker::Scanner,
     Worker::Sealer,
+    Worker::Archiver,
 ];
 
-/// Connections per worker process: one per consumer plus the scanner's.
-const POOL_SIZE: usize = 8;
+/// Connections per worker process: one per consumer plus the scanner's and
+/// the archiver's.
+const POOL_SIZE: usize = 9;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -278,6 +285,10 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
             tasks.spawn(scanner::run(pool, keeping, requeue, shutdown))
         }
         Worker::Sealer => tasks.spawn(sealer::run(config, timing.checkpoints, shutdown)),
+        Worker::Archiver => {
+            let (days, every) = (config.archive_after_days, timing.scan_interval);
+            tasks.spawn(archiver::run(pool, days, every, shutdown))
+        }
     };
 }
 

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{ArgGroup, Subcommand};
+use clap::ArgGroup;
 use indicatif::HumanBytes;
 use ledger::audit::chain::to_hex;
 use ledger::audit::partition_export::{Stage, export_to_file};
@@ -62,25 +62,6 @@ pub struct ExportArgs {
     /// The file to write (never replaced; written as FILE.partial until it verified).
     #[arg(long)]
     output: PathBuf,
-}
-
-/// The event store's part of `ledger archive`.
-#[derive(Subcommand)]
-pub enum Command {
-    /// List the event partitions; move one to another tablespace, or
-    /// detach or drop one that was exported.
-    #[command(after_help = EVENTS_AFTER_HELP)]
-    Events(EventsArgs),
-    /// Write a closed partition's events with their chain links and the
-    /// checkpoint that closes it to FILE, read it back, verify it, record it.
-    ExportEvents(ExportArgs),
-}
-
-pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
-    match command {
-        Command::Events(args) => events(config, args).await,
-        Command::ExportEvents(args) => export_events(config, args).await,
-    }
 }
 
 pub async fn events(config: &Config, args: EventsArgs) -> anyhow::Result<u8> {

@@ -1,6 +1,8 @@
 //! The `ledger` subcommands, one module each; this one holds the clap types
 //! and the dispatch. A new subcommand is one more file and one more arm.
 
+mod archive;
+mod archive_coupons;
 mod archive_events;
 mod audit;
 mod codes;
@@ -69,12 +71,10 @@ pub enum Command {
         #[command(subcommand)]
         command: codes::Command,
     },
-    /// Storage over years: the event store's partitions (list, move to
-    /// another tablespace, export and verify, detach or drop).
-    Archive {
-        #[command(subcommand)]
-        command: archive_events::Command,
-    },
+    /// Storage over years: ended coupons to cold storage (and purged), the
+    /// event store's partitions (list, move to another tablespace, export
+    /// and verify, detach or drop).
+    Archive(archive::Args),
 }
 
 impl Command {
@@ -101,7 +101,7 @@ impl Command {
             Command::Schemas(args) => schemas::run(&args).map(|()| 0),
             Command::Issue(args) => issue::run(&config, args).await,
             Command::Codes { command } => codes::run(&config, command).await,
-            Command::Archive { command } => archive_events::run(&config, command).await,
+            Command::Archive(args) => archive::run(&config, args).await,
         }
     }
 }

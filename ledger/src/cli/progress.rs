@@ -38,6 +38,12 @@ pub fn codes(total: u64, what: &str) -> indicatif::ProgressBar {
     )
 }
 
+/// A bar of `unit` (coupons moved, say).
+pub fn counted_of(total: u64, what: &str, unit: &str) -> indicatif::ProgressBar {
+    let template = format!("{{msg}} {{wide_bar}} {{pos}}/{{len}} {unit} ({{rate}}, eta {{eta}})");
+    counted(total, what, &template)
+}
+
 fn counted(total: u64, what: &str, template: &str) -> indicatif::ProgressBar {
     let bar = if total > 0 {
         indicatif::ProgressBar::new(total)

@@ -118,10 +118,15 @@ fn spawn_metrics_refresh(state: &AppState, config: &Config) {
         let (m, p) = (m.clone(), p.clone());
         async move { m.sealer.refresh(&p).await }
     }));
-    let (m, p) = (metrics.clone(), pool);
+    let (m, p) = (metrics.clone(), pool.clone());
     tokio::spawn(refresh::every("event partitions", every, move || {
         let (m, p) = (m.clone(), p.clone());
         async move { m.store.refresh(&p).await }
+    }));
+    let (m, p, days) = (metrics.clone(), pool, config.archive_after_days);
+    tokio::spawn(refresh::every("cold coupons", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.cold.refresh(&p, days).await }
     }));
     let m = state.management.clone();
     tokio::spawn(refresh::every("queues", every, move || {

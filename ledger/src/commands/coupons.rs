@@ -22,8 +22,24 @@ pub const MAX_COUPONS_PER_ORDER: usize = 20;
 pub const DEFAULT_BATCH: i64 = 500;
 
 /// The coupons with `ids`, locked in id order (one order for every caller,
-/// so concurrent orders cannot deadlock).
+/// so concurrent orders cannot deadlock). A coupon gone cold comes back to
+/// `coupons` first (docs/design.md §16): only ended coupons are archived,
+/// so this costs a second read only when a refund or a refusal meets one.
 pub async fn lock_rows(tx: &Transaction<'_>, ids: &[Uuid]) -> Result<Vec<CouponRow>, CommandError> {
+    let rows = lock_where(tx, "c.id = ANY($1)", &[&ids]).await?;
+    if rows.len() == ids.len() {
+        return Ok(rows);
+    }
+    let missing: Vec<Uuid> = ids
+        .iter()
+        .filter(|id| !rows.iter().any(|r| r.id == **id))
+        .copied()
+        .collect();
+    // The archiver may have moved a row while this waited for its lock:
+    // the row then reads as gone, and is in the archive by now.
+    if crate::cold::thaw::thaw(tx, &missing).await? == 0 {
+        return Ok(rows);
+    }
     lock_where(tx, "c.id = ANY($1)", &[&ids]).await
 }
 
@@ -68,13 +84,14 @@ pub async fn change(
     let event = NewEvent::of(&event, metadata, now)?;
     store::append_with_row(
         tx,
-        "UPDATE coupons SET status = $2, order_id = $3, version = version + 1
+        "UPDATE coupons SET status = $2, order_id = $3, version = version + 1, changed_at = $5
           WHERE id = $1 AND version = $4 RETURNING version",
         &[
             &coupon.id,
             &next.status.as_str(),
             &next.order_id,
             &coupon.version,
+            &now,
         ],
         &CouponId(coupon.id).stream_id(),
         coupon.version,

@@ -22,6 +22,7 @@ pub struct Metrics {
     pub lag: crate::observability::lag_metrics::LagMetrics,
     pub flash: crate::flash::metrics::FlashMetrics,
     pub claims: crate::observability::claim_metrics::ClaimMetrics,
+    pub cold: crate::observability::cold_metrics::ColdMetrics,
     pub pipeline: crate::observability::pipeline_metrics::PipelineMetrics,
     pub queues: crate::observability::queue_metrics::QueueMetrics,
     pub reminders: crate::observability::reminder_metrics::ReminderMetrics,
@@ -53,6 +54,8 @@ impl Metrics {
         flash.register(&mut registry);
         let claims = crate::observability::claim_metrics::ClaimMetrics::default();
         claims.register(&mut registry);
+        let cold = crate::observability::cold_metrics::ColdMetrics::default();
+        cold.register(&mut registry);
         let pipeline = crate::observability::pipeline_metrics::PipelineMetrics::default();
         pipeline.register(&mut registry);
         let queues = crate::observability::queue_metrics::QueueMetrics::default();
@@ -71,6 +74,7 @@ impl Metrics {
             lag,
             flash,
             claims,
+            cold,
             pipeline,
             queues,
             reminders,

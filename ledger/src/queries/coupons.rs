@@ -6,6 +6,7 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::cold;
 use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::CouponStatus;
@@ -86,9 +87,20 @@ pub async fn coupon(
     client: &impl GenericClient,
     id: Uuid,
 ) -> Result<Option<CouponView>, tokio_postgres::Error> {
-    let sql = format!("SELECT {COLUMNS} FROM coupons WHERE id = $1");
+    // Wherever it lives (docs/design.md §16): hot first, then the archive.
+    let from = cold::everywhere(COLUMNS);
+    let sql = format!("SELECT {COLUMNS} FROM {from} c WHERE id = $1");
     let row = client.query_opt(&sql, &[&id]).await?;
     row.as_ref().map(CouponView::from_row).transpose()
+}
+
+/// Where a list of coupons looks (docs/design.md §16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shelves {
+    /// `coupons` only: live coupons and those ended recently.
+    Hot,
+    /// Also the archive (`?include_archived=true`).
+    HotAndCold,
 }
 
 /// A user's coupons, oldest first (stable: issue time, then id), optionally of one status.
@@ -96,12 +108,17 @@ pub async fn of_user(
     client: &impl GenericClient,
     user_id: &str,
     status: Option<CouponStatus>,
+    shelves: Shelves,
     bounds: Bounds,
 ) -> Result<Page<CouponView>, tokio_postgres::Error> {
     let status = status.map(CouponStatus::as_str);
+    let everywhere = format!("{} c", cold::everywhere(COLUMNS));
     let list = List {
         columns: COLUMNS,
-        from: "coupons",
+        from: match shelves {
+            Shelves::Hot => "coupons",
+            Shelves::HotAndCold => &everywhere,
+        },
         filter: "user_id = $1 AND ($2::text IS NULL OR status = $2)",
         order: "issued_at, id",
     };

@@ -43,10 +43,16 @@ pub async fn history(
 ) -> Result<TemplateHistory, tokio_postgres::Error> {
     // `status = ANY(every status)` filters nothing: it lets the index be
     // walked per status, straight to the range, instead of end to end.
+    // Hot and cold coupons alike (docs/design.md §16): the history counts
+    // every coupon issued, wherever it lives now.
     let sql = "SELECT width_bucket(issued_at, $2::timestamptz[]), status, count(*)
-                 FROM coupons
-                WHERE template_sn = $1 AND status = ANY($3::text[])
-                  AND issued_at >= $4 AND issued_at < $5
+                 FROM (SELECT issued_at, status FROM coupons
+                        WHERE template_sn = $1 AND status = ANY($3::text[])
+                          AND issued_at >= $4 AND issued_at < $5
+                       UNION ALL
+                       SELECT issued_at, status FROM coupons_archive
+                        WHERE template_sn = $1 AND status = ANY($3::text[])
+                          AND issued_at >= $4 AND issued_at < $5) c
                 GROUP BY 1, 2";
     let statuses: Vec<&str> = CouponStatus::ALL.iter().map(|s| s.as_str()).collect();
     let first = buckets.starts.first().copied().unwrap_or(buckets.to);

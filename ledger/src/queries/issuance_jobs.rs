@@ -172,6 +172,9 @@ pub async fn report(
                UNION ALL
                SELECT job_line, user_id, 'issued', NULL, id FROM coupons
                 WHERE job_id = $1 AND $2
+               UNION ALL
+               SELECT job_line, user_id, 'issued', NULL, id FROM coupons_archive
+                WHERE job_id = $1 AND $2
                ORDER BY 1";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 2] = [&id, &all];
     let rows = client.query_raw(sql, params).await?;

@@ -7,7 +7,7 @@ use tokio_postgres::GenericClient;
 use utoipa::ToSchema;
 
 use crate::domain::coupon_state::CouponStatus;
-use crate::queries::coupons::{self, CouponView};
+use crate::queries::coupons::{self, CouponView, Shelves};
 use crate::queries::page::{Bounds, Page, page_of};
 use crate::queries::terms::{self, TemplateTerms};
 use crate::write_model::RowError;
@@ -33,9 +33,10 @@ pub async fn of_user(
     client: &impl GenericClient,
     user_id: &str,
     status: Option<CouponStatus>,
+    shelves: Shelves,
     bounds: Bounds,
 ) -> Result<Page<WalletCoupon>, RowError> {
-    let page = coupons::of_user(client, user_id, status, bounds).await?;
+    let page = coupons::of_user(client, user_id, status, shelves, bounds).await?;
     let mut sns: Vec<&str> = page.items.iter().map(|c| c.template_sn.as_str()).collect();
     sns.sort_unstable();
     sns.dedup();

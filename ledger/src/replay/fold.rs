@@ -242,6 +242,7 @@ impl Replay {
                 .map(|l| i64::try_from(l).unwrap_or(i64::MAX)),
             bucket: e.bucket,
             reminded: !due.is_empty(),
+            changed_at: None,
         });
         if !due.is_empty() {
             let change = StepChange::Issued {
@@ -270,6 +271,7 @@ impl Replay {
         };
         let from = coupon.state.status;
         coupon.state = coupon_state::apply(&coupon.state, &change);
+        coupon.changed_at = Some(e.occurred_at);
         let (to, bucket, reminded) = (coupon.state.status, coupon.bucket, coupon.reminded);
         let moved = match (holder_change(from, to), self.notify) {
             (HolderChange::Left, _) => Some(StepChange::Left),

@@ -171,9 +171,13 @@ pub(super) fn debug<K: Debug>(key: &K) -> String {
 /// A live table: the query (copied out in binary) and its column types.
 pub(super) type Query = (&'static str, &'static [Type]);
 
+// Hot and cold alike (docs/design.md §16): a coupon is in one of the two.
 const COUPONS: Query = (
     "SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at, expires_at,
-            channel_id, refund_from, version, job_id, job_line FROM coupons",
+            channel_id, refund_from, version, job_id, job_line FROM coupons
+     UNION ALL
+     SELECT id, template_sn, user_id, status, order_id, issued_at, effective_at, expires_at,
+            channel_id, refund_from, version, job_id, job_line FROM coupons_archive",
     &[
         Type::UUID,
         Type::TEXT,
@@ -190,7 +194,10 @@ const COUPONS: Query = (
         Type::INT8,
     ],
 );
-const COUPON_IDS: Query = ("SELECT id FROM coupons", &[Type::UUID]);
+const COUPON_IDS: Query = (
+    "SELECT id FROM coupons UNION ALL SELECT id FROM coupons_archive",
+    &[Type::UUID],
+);
 const TEMPLATES: Query = (
     "SELECT sn, name, kind, currency, terms, face_value, issue_begin, issue_end, total, issued,
             per_user_limit, refund_policy, remind_days_before, status, version, created_at,
@@ -397,12 +404,14 @@ impl<'t, 'o, 'f> Live<'t, 'o, 'f> {
         Ok(())
     }
 
-    /// Reports the replayed coupons that have no live row.
+    /// Reports the replayed coupons that have no live row, but for those
+    /// that ended before the purge horizon: their rows were purged.
     async fn missing_coupons(
         &mut self,
         names: &Names,
         replayed: &Map<Uuid, ReplayedCoupon>,
     ) -> Result<(), tokio_postgres::Error> {
+        let horizon = crate::cold::purge::horizon(self.tx).await?;
         let mut live: Map<Uuid, ()> = Map::default();
         let rows = self.rows(COUPON_IDS).await?;
         pin_mut!(rows);
@@ -411,7 +420,7 @@ impl<'t, 'o, 'f> Live<'t, 'o, 'f> {
         }
         let mut missing: Vec<(&Uuid, &ReplayedCoupon)> = replayed
             .iter()
-            .filter(|(id, _)| !live.contains_key(id))
+            .filter(|(id, c)| !live.contains_key(id) && !c.purged_before(horizon))
             .collect();
         missing.sort_by_key(|(id, _)| **id);
         for (id, c) in missing {

@@ -26,7 +26,11 @@ pub async fn plan(
     reminders: bool,
 ) -> Result<(Partitions, usize), ReplayError> {
     let (partitions, coupons) = match partitions {
-        Some(p) => (p, estimated_rows(tx, "coupons").await?),
+        // Every coupon is replayed, the archived ones too (docs/design.md §16).
+        Some(p) => {
+            let hot = estimated_rows(tx, "coupons").await?;
+            (p, hot + estimated_rows(tx, "coupons_archive").await?)
+        }
         None => {
             let size = StoreSize::count(tx).await?;
             (Partitions::for_store(size, reminders), size.coupons)

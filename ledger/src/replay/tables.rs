@@ -373,9 +373,19 @@ pub struct ReplayedCoupon {
     pub bucket: u32,
     /// Whether it has reminders due, whose rows its moves may change.
     pub reminded: bool,
+    /// When its status last changed (None: never since its issue), as the
+    /// row's `changed_at`; read only against the purge horizon.
+    pub changed_at: Option<DateTime<Utc>>,
 }
 
 impl ReplayedCoupon {
+    /// Whether a purge before `horizon` may have deleted its row: it ended
+    /// before it, by the rule the purge uses (`cold::ENDED_AT_SQL`).
+    pub fn purged_before(&self, horizon: Option<DateTime<Utc>>) -> bool {
+        let ended_at = self.changed_at.unwrap_or(self.state.expires_at);
+        horizon.is_some_and(|h| crate::cold::is_ended(self.state.status) && ended_at < h)
+    }
+
     /// The `coupons` row the log implies.
     pub fn row(&self, names: &Names) -> CouponRow {
         CouponRow {

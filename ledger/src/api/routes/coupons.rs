@@ -20,7 +20,7 @@ use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::UserId;
 use crate::domain::names;
 use crate::idempotency::request_hash;
-use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE};
+use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE, Shelves};
 use crate::queries::page::Bounds;
 use crate::queries::wallet::{self, WalletPage};
 
@@ -128,6 +128,9 @@ pub struct PageQuery {
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
     pub limit: Option<i64>,
+    /// Also the coupons that ended long ago and were archived
+    /// (`LEDGER_ARCHIVE_AFTER_DAYS`); default false.
+    pub include_archived: Option<bool>,
 }
 
 /// A user's wallet: their coupons, paged, oldest first, with the total
@@ -159,6 +162,10 @@ pub async fn of_user(
         return Err(bad("offset must be >= 0 and limit 1 to 200"));
     }
     let client = state.pool.get().await?;
-    let page = wallet::of_user(&**client, user.as_str(), status, bounds).await?;
+    let shelves = match q.include_archived {
+        Some(true) => Shelves::HotAndCold,
+        _ => Shelves::Hot,
+    };
+    let page = wallet::of_user(&**client, user.as_str(), status, shelves, bounds).await?;
     Ok(Json(page.into()))
 }
