@@ -26,10 +26,22 @@ impl Workers {
 
     /// [`Workers::start`] with more arguments to `workers run`.
     pub fn start_with(env: &Env, only: &str, args: &[&str]) -> anyhow::Result<Self> {
+        Self::start_setting(env, only, args, &[])
+    }
+
+    /// [`Workers::start_with`] with more environment variables (`vars`
+    /// override the test's own).
+    pub fn start_setting(
+        env: &Env,
+        only: &str,
+        args: &[&str],
+        vars: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         let child = Command::new(bin("workers"))
             .args(["run", "--only", only, "--scan-interval", "1"])
             .args(args)
             .envs(env.vars())
+            .envs(vars.iter().copied())
             .stdout(Stdio::null())
             .kill_on_drop(true)
             .spawn()

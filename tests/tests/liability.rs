@@ -321,3 +321,53 @@ async fn bad_as_of_values_are_refused_with_a_clear_message() {
     .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Every report the history gives: as of each day's end (from the
+/// snapshots and from the start) and as of now, by template, channel and day.
+async fn all_reports(env: &Env) -> Vec<Vec<(String, Row)>> {
+    let mut all = vec![];
+    for day in 1..=5 {
+        let as_of = format!("2026-11-{day:02}");
+        all.push(report(env, &["--as-of", &as_of]).await);
+        all.push(report(env, &["--as-of", &as_of, "--from-start"]).await);
+    }
+    for by in ["template", "channel", "day"] {
+        all.push(report(env, &["--as-of", "now", "--by", by]).await);
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn liability_as_of_any_instant_is_the_same_before_an_archive_after_it_and_after_a_purge() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let h = script(&env, &server).await;
+    let before = all_reports(&env).await;
+    // As of day 3 (from the snapshots): the hand-computed row.
+    assert_eq!(find(&before[4], &h.r), &BY_DAY[1].1);
+
+    let out = ledger(&env, &["archive", "--before", "now"]).await.unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let client = env.db.client().await.unwrap();
+    let cold: i64 = client
+        .query_one("SELECT count(*) FROM coupons_archive", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(cold, 9, "every coupon of the history ended: {out:?}");
+    assert_eq!(all_reports(&env).await, before, "after the archive");
+
+    let purge = ["archive", "purge", "--before", "now", "--confirm"];
+    let out = ledger(&env, &purge).await.unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let left: i64 = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM coupons_archive) + (SELECT count(*) FROM coupons)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0, "no coupon row left");
+    assert_eq!(all_reports(&env).await, before, "after the purge");
+}
