@@ -147,29 +147,8 @@ async fn grow(store: &mut Store, to: i64, step: i64) {
             started.elapsed()
         );
     }
-    skip_setup(&client).await;
+    tests::cold_store::skip_setup(&client).await;
     settle_disk(&client, "").await;
-}
-
-/// The relay's cursors and the projections' positions past every event so
-/// far: the workers time only what comes after.
-async fn skip_setup(client: &tokio_postgres::Client) {
-    client
-        .batch_execute(
-            "INSERT INTO relay_cursors (name, tx_id, position)
-               SELECT r, e.tx_id, e.position FROM
-                 (SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1) e,
-                 unnest(ARRAY['coupon.events', 'coupon.events.balances',
-                              'coupon.events.template_stats', 'coupon.events.notify']) r
-             ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position;
-             INSERT INTO projection_positions (projection, position, applied)
-               SELECT p, (SELECT max(position) FROM events), (SELECT count(*) FROM events)
-                 FROM unnest(ARRAY['balances', 'template_stats', 'notify']) p
-             ON CONFLICT (projection) DO UPDATE SET position = excluded.position,
-                                                    applied = excluded.applied;",
-        )
-        .await
-        .unwrap();
 }
 
 fn quantile(sorted: &[Duration], q: f64) -> f64 {

@@ -13,7 +13,7 @@ use serde_json::json;
 
 /// The template `sn` of `n` coupons, written as the ledger writes it: its
 /// row, and its `TemplateCreated` and `TemplateActivated` events.
-async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
+pub async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
     let now = Utc::now().trunc_subsecs(6);
     let terms: RawTerms = serde_json::from_value(json!({
         "kind": "goods", "currency": "CNY",

@@ -16,6 +16,7 @@ pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 pub mod bench;
 pub mod bench_store;
 pub mod codes;
+pub mod cold_store;
 pub mod ops_metrics;
 pub mod own_redis;
 pub mod packages;
