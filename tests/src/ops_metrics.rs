@@ -44,6 +44,10 @@ pub const FAMILIES: &[&str] = &[
     "couponledger_event_partitions_ahead",
     "couponledger_event_partitions_default_rows",
     "couponledger_event_partitions_count",
+    // hot and cold coupons
+    "couponledger_cold_coupons_due",
+    "couponledger_cold_coupons_archived",
+    "couponledger_cold_coupons_purge_horizon_timestamp_seconds",
 ];
 
 /// The series of `/metrics` text as (name, labels, value): `labels` is the

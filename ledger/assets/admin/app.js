@@ -632,7 +632,8 @@ async function couponsPage(params) {
   } } }, el("label", { for: "lookup" }, "Coupon id or user id"), input, el("button", { type: "submit" }, "Look up"));
   if (!q) return show(el("h1", {}, "Coupons"), form);
   if (UUID.test(q)) return timelinePage(q, form);
-  const r = await api("GET", `/v1/users/${encodeURIComponent(q)}/coupons?limit=200`);
+  // Operators look up everything, archived coupons too (docs/design.md §16).
+  const r = await api("GET", `/v1/users/${encodeURIComponent(q)}/coupons?limit=200&include_archived=true`);
   if (r.status !== 200) return show(el("h1", {}, "Coupons"), form, el("p", { class: "error", role: "alert" }, errorText(r.body)));
   const rows = r.body.coupons.map((c) => el("tr", {},
     el("td", {}, el("a", { href: `#/coupons?q=${c.id}` }, el("code", {}, c.id))),
@@ -647,6 +648,12 @@ async function couponsPage(params) {
 /** A coupon's events, oldest first, as a timeline. */
 async function timelinePage(id, form) {
   const [coupon, events] = await Promise.all([api("GET", `/v1/coupons/${id}`), api("GET", `/v1/coupons/${id}/events`)]);
+  if (coupon.status === 404 && events.status === 200) {
+    // A purged coupon: its row is gone, its events stay.
+    return show(el("h1", {}, "Coupon"), form,
+      el("p", {}, el("code", {}, id), " ", el("span", { class: "hint" }, "row purged (cold storage); its events:")),
+      el("h2", {}, "Timeline"), eventList(events.body, "timeline"));
+  }
   if (coupon.status !== 200) return show(el("h1", {}, "Coupons"), form, el("p", { class: "error", role: "alert" }, errorText(coupon.body)));
   const c = coupon.body;
   show(el("h1", {}, "Coupon"), form,
