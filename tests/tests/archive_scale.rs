@@ -77,7 +77,10 @@ async fn archiving_while_claims_and_an_issuance_run_loses_and_doubles_nothing() 
     add_ended(&client, coupons).await;
     skip_setup(&client).await;
     client.batch_execute("VACUUM ANALYZE").await.unwrap();
-    eprintln!("{coupons} ended coupons written in {:.0?}", started.elapsed());
+    eprintln!(
+        "{coupons} ended coupons written in {:.0?}",
+        started.elapsed()
+    );
 
     let server = Arc::new(Server::start(&env).await.unwrap());
     let hot = server.active_template(1_000_000, 1).await.unwrap();
@@ -97,7 +100,13 @@ async fn archiving_while_claims_and_an_issuance_run_loses_and_doubles_nothing() 
     let job = job_done(&server, id, Duration::from_secs(1800)).await;
     assert_eq!(job["issued"].as_i64(), Some(lines), "{job}");
     let deadline = Instant::now() + Duration::from_secs(1800);
-    while count(&client, "SELECT count(*) FROM coupons WHERE status = 'expired'").await > 0 {
+    while count(
+        &client,
+        "SELECT count(*) FROM coupons WHERE status = 'expired'",
+    )
+    .await
+        > 0
+    {
         assert!(Instant::now() < deadline, "the archiver did not finish");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -111,9 +120,16 @@ async fn archiving_while_claims_and_an_issuance_run_loses_and_doubles_nothing() 
     let both = "SELECT count(*) FROM coupons c JOIN coupons_archive a USING (id)";
     assert_eq!(count(&client, both).await, 0, "no coupon in both tables");
     let hot_rows = count(&client, "SELECT count(*) FROM coupons").await;
-    assert_eq!(hot_rows, claims as i64 + lines, "every claim and line has its coupon");
+    assert_eq!(
+        hot_rows,
+        claims as i64 + lines,
+        "every claim and line has its coupon"
+    );
     let issued = "SELECT count(*) FROM events WHERE event_type = 'CouponIssued'";
-    assert_eq!(count(&client, issued).await, coupons + claims as i64 + lines);
+    assert_eq!(
+        count(&client, issued).await,
+        coupons + claims as i64 + lines
+    );
 
     projections_caught_up(&env, Duration::from_secs(600))
         .await

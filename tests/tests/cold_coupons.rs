@@ -54,9 +54,16 @@ async fn script(env: &Env, server: &Server) -> History {
         .unwrap();
     s.confirm(noon(2), "o1").await.unwrap();
     s.void(noon(3), voided).await.unwrap();
-    s.lock(noon(3), "o2", "bob", &[("l1", 2, "100.00")], locked, "180.00")
-        .await
-        .unwrap();
+    s.lock(
+        noon(3),
+        "o2",
+        "bob",
+        &[("l1", 2, "100.00")],
+        locked,
+        "180.00",
+    )
+    .await
+    .unwrap();
     History {
         used,
         voided,
@@ -116,7 +123,11 @@ async fn ended_coupons_move_cold_stay_readable_thaw_for_a_refund_and_purge_keeps
     let (code, out) = run(&env, &["archive", "--dry-run", "--before", "now"]).await;
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("2 ended coupons"), "{out}");
-    assert_eq!(place(&env, h.used).await, (true, false), "a dry run moves nothing");
+    assert_eq!(
+        place(&env, h.used).await,
+        (true, false),
+        "a dry run moves nothing"
+    );
 
     let (code, out) = run(&env, &["archive", "--before", "now"]).await;
     assert_eq!(code, Some(0), "{out}");
@@ -137,7 +148,11 @@ async fn ended_coupons_move_cold_stay_readable_thaw_for_a_refund_and_purge_keeps
         .await
         .unwrap();
     assert_eq!((status, body["status"].as_str()), (200, Some("used")));
-    assert_eq!(wallet_total(&server, "ann", false).await, 1, "only the live one");
+    assert_eq!(
+        wallet_total(&server, "ann", false).await,
+        1,
+        "only the live one"
+    );
     assert_eq!(wallet_total(&server, "ann", true).await, 2);
     assert_eq!(events_of(&server, h.used).await, 3, "issued, locked, used");
     assert_verifies_once_caught_up(&env).await;
@@ -162,9 +177,22 @@ async fn ended_coupons_move_cold_stay_readable_thaw_for_a_refund_and_purge_keeps
 async fn purge_then_verify(env: &Env, server: &Server, h: &History) {
     let (code, out) = run(env, &["archive", "purge", "--before", "now"]).await;
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("1 archived coupons") && out.contains("--confirm"), "{out}");
+    assert!(
+        out.contains("1 archived coupons") && out.contains("--confirm"),
+        "{out}"
+    );
     assert_eq!(place(env, h.voided).await, (false, true));
-    let (code, out) = run(env, &["archive", "purge", "--before", "2999-01-01T00:00:00Z", "--confirm"]).await;
+    let (code, out) = run(
+        env,
+        &[
+            "archive",
+            "purge",
+            "--before",
+            "2999-01-01T00:00:00Z",
+            "--confirm",
+        ],
+    )
+    .await;
     assert_eq!(code, Some(1), "a purge never reaches the future: {out}");
 
     let (code, out) = run(env, &["archive", "purge", "--before", "now", "--confirm"]).await;
@@ -176,7 +204,11 @@ async fn purge_then_verify(env: &Env, server: &Server, h: &History) {
         .await
         .unwrap();
     assert_eq!(status, 404, "no row any more");
-    assert_eq!(events_of(server, h.voided).await, 2, "issued, voided: the events stay");
+    assert_eq!(
+        events_of(server, h.voided).await,
+        2,
+        "issued, voided: the events stay"
+    );
     assert_verifies_once_caught_up(env).await;
     audit_verifies(env).await;
 
@@ -207,12 +239,18 @@ async fn the_archiver_worker_moves_what_ended_longer_ago_than_the_setting() {
         .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while place(&env, h.voided).await != (false, true) {
-        assert!(tokio::time::Instant::now() < deadline, "the archiver moved nothing");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the archiver moved nothing"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     now.terminate().await.unwrap();
     assert_eq!(place(&env, h.used).await, (false, true));
     assert_eq!(place(&env, h.live).await, (true, false));
     let metrics = server.metrics().await.unwrap();
-    assert!(metrics.contains("couponledger_cold_coupons_due"), "{metrics}");
+    assert!(
+        metrics.contains("couponledger_cold_coupons_due"),
+        "{metrics}"
+    );
 }

@@ -89,7 +89,10 @@ pub async fn move_due(config: &Config, args: MoveArgs) -> anyhow::Result<u8> {
 
 pub async fn purge(config: &Config, args: PurgeArgs) -> anyhow::Result<u8> {
     let now = Utc::now();
-    let before: DateTime<Utc> = args.before.resolve(config.tz, now).map_err(anyhow::Error::msg)?;
+    let before: DateTime<Utc> = args
+        .before
+        .resolve(config.tz, now)
+        .map_err(anyhow::Error::msg)?;
     if before > now {
         anyhow::bail!("--before: {before} is in the future; a purge deletes what already ended");
     }

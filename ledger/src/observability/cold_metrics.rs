@@ -48,7 +48,8 @@ impl ColdMetrics {
         let horizon = purge::horizon(&*tx).await?;
         tx.commit().await?;
         self.due.set(due);
-        self.archived.set(i64::try_from(archived).unwrap_or(i64::MAX));
+        self.archived
+            .set(i64::try_from(archived).unwrap_or(i64::MAX));
         self.horizon.set(horizon.map_or(0, |h| h.timestamp()));
         Ok(())
     }
