@@ -24,6 +24,9 @@ pub const DEFAULT_JOB_RETENTION_DAYS: &str = "90";
 /// Ended coupons stay hot this long (docs/design.md §16): refunds and
 /// disputes of the last quarter find them without a thaw.
 pub const DEFAULT_ARCHIVE_AFTER_DAYS: &str = "90";
+/// A second: a wallet a second old is what a user sees anyway between
+/// two refreshes; a replica further behind is passed over for the primary.
+pub const DEFAULT_REPLICA_MAX_LAG_MS: &str = "1000";
 /// 1 GiB.
 pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
@@ -102,6 +105,11 @@ pub struct Config {
     pub notify_retention_days: u32,
     /// Days an ended issuance or package job (and its report) is kept.
     pub job_retention_days: u32,
+    /// A streaming replica for lag-tolerant reads (`DATABASE_REPLICA_URL`).
+    pub database_replica: Option<tokio_postgres::Config>,
+    /// How far behind the replica may be for those reads
+    /// (`LEDGER_REPLICA_MAX_LAG_MS`).
+    pub replica_max_lag: std::time::Duration,
     /// Days an ended coupon stays in `coupons` before the archiver moves
     /// it to `coupons_archive` (`LEDGER_ARCHIVE_AFTER_DAYS`; 0: at once).
     pub archive_after_days: u32,
@@ -134,6 +142,8 @@ impl std::fmt::Debug for Config {
             .field("notify_retention_days", &self.notify_retention_days)
             .field("job_retention_days", &self.job_retention_days)
             .field("archive_after_days", &self.archive_after_days)
+            .field("replica", &self.database_replica.is_some())
+            .field("replica_max_lag", &self.replica_max_lag)
             .field("flash_reconcile", &self.flash_reconcile)
             .field("log_format", &self.log_format)
             .field("metrics_refresh", &self.metrics_refresh)
@@ -166,9 +176,13 @@ impl Config {
             return Err(error(var, &database_url, "names no database"));
         }
         let (var, amqp_url) = get("AMQP_URL", DEFAULT_AMQP_URL);
-        parse_with(var, &amqp_url, lapin::uri::AMQPUri::from_str)?;
+        for node in crate::messaging::nodes(&amqp_url) {
+            parse_with(var, node, lapin::uri::AMQPUri::from_str)?;
+        }
         let (var, redis_url) = get("REDIS_URL", DEFAULT_REDIS_URL);
-        parse_with(var, &redis_url, |s| redis::Client::open(s).map(|_| ()))?;
+        parse_with(var, &redis_url, |s| {
+            crate::redis_target::RedisTarget::parse(s).map(|_| ())
+        })?;
         let (var, listen) = get("LEDGER_LISTEN", DEFAULT_LISTEN);
         let listen = parse_with(var, &listen, SocketAddr::from_str)?;
         let (var, tz) = get("LEDGER_TZ", DEFAULT_TZ);
@@ -197,6 +211,16 @@ impl Config {
             .ok()
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
+        let database_replica = lookup("DATABASE_REPLICA_URL")
+            .filter(|v| !v.is_empty())
+            .map(|url| parse_with("DATABASE_REPLICA_URL", &url, tokio_postgres::Config::from_str))
+            .transpose()?;
+        let (var, ms) = get("LEDGER_REPLICA_MAX_LAG_MS", DEFAULT_REPLICA_MAX_LAG_MS);
+        let replica_max_lag = u64::from_str(&ms)
+            .ok()
+            .filter(|m| (1..=3_600_000).contains(m))
+            .map(std::time::Duration::from_millis)
+            .ok_or_else(|| error(var, &ms, "not a number of milliseconds from 1 to 3600000"))?;
         let (var, days) = get("LEDGER_ARCHIVE_AFTER_DAYS", DEFAULT_ARCHIVE_AFTER_DAYS);
         let archive_after_days = u32::from_str(&days)
             .ok()
@@ -243,6 +267,8 @@ impl Config {
             notify_retention_days,
             job_retention_days,
             archive_after_days,
+            database_replica,
+            replica_max_lag,
             flash_reconcile,
             log_format,
             metrics_refresh,

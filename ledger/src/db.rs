@@ -20,9 +20,27 @@ const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 /// are made for each run from the table's current size, and pick the index.
 pub const PLAN_CACHE_MODE: &str = "plan_cache_mode=force_custom_plan";
 
-/// A pool whose connections are checked (`Verified`) before reuse, so a
-/// Postgres restart costs one failed check, not a failed request.
+/// The check of a pooled connection before reuse: it fails on a server in
+/// recovery, so a connection to a primary demoted to a standby is dropped
+/// and opened again (to the new primary, through the writer's address)
+/// instead of answering every write with "read-only transaction". It
+/// writes nothing and takes no transaction id.
+const WRITER_CHECK: &str = "SELECT pg_current_wal_lsn()";
+
+/// A pool whose connections are checked before reuse ([`WRITER_CHECK`]),
+/// so a Postgres restart or failover costs one failed check, not a failed
+/// request.
 pub fn pool(config: &tokio_postgres::Config, size: usize) -> Pool {
+    pool_checked(config, size, RecyclingMethod::Custom(WRITER_CHECK.into()))
+}
+
+/// A pool of a streaming replica: its connections are checked by a plain
+/// round trip (a replica is in recovery by nature).
+pub fn replica_pool(config: &tokio_postgres::Config, size: usize) -> Pool {
+    pool_checked(config, size, RecyclingMethod::Verified)
+}
+
+fn pool_checked(config: &tokio_postgres::Config, size: usize, check: RecyclingMethod) -> Pool {
     let mut config = config.clone();
     let options = match config.get_options() {
         Some(given) => format!("{given} -c {PLAN_CACHE_MODE}"),
@@ -33,7 +51,7 @@ pub fn pool(config: &tokio_postgres::Config, size: usize) -> Pool {
         config,
         NoTls,
         ManagerConfig {
-            recycling_method: RecyclingMethod::Verified,
+            recycling_method: check,
         },
     );
     Pool::builder(manager)
@@ -43,6 +61,24 @@ pub fn pool(config: &tokio_postgres::Config, size: usize) -> Pool {
         .create_timeout(Some(CHECKOUT_TIMEOUT))
         .build()
         .expect("timeouts are set together with a runtime, so the pool always builds")
+}
+
+/// Whether a database error says the server is going away, starting, or
+/// no longer the primary: a failover in progress (docs/design.md §17), so
+/// the request is answered 503 and retried, never 500.
+pub fn is_failover(code: &tokio_postgres::error::SqlState) -> bool {
+    use tokio_postgres::error::SqlState as S;
+    [
+        S::ADMIN_SHUTDOWN,
+        S::CRASH_SHUTDOWN,
+        S::CANNOT_CONNECT_NOW,
+        S::READ_ONLY_SQL_TRANSACTION,
+        S::CONNECTION_EXCEPTION,
+        S::CONNECTION_FAILURE,
+        S::SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION,
+        S::TOO_MANY_CONNECTIONS,
+    ]
+    .contains(code)
 }
 
 /// One unpooled connection (migrations, locks held for a session, tests).

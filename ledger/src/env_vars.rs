@@ -5,9 +5,21 @@ use crate::config;
 
 /// (name, default or rule, what it is).
 pub const ENV_VARS: &[(&str, &str, &str)] = &[
-    ("DATABASE_URL", config::DEFAULT_DATABASE_URL, "PostgreSQL"),
-    ("AMQP_URL", config::DEFAULT_AMQP_URL, "RabbitMQ"),
-    ("REDIS_URL", config::DEFAULT_REDIS_URL, "Redis"),
+    (
+        "DATABASE_URL",
+        config::DEFAULT_DATABASE_URL,
+        "PostgreSQL, the primary (a cluster: HAProxy's writer port, or several hosts with target_session_attrs=read-write)",
+    ),
+    (
+        "AMQP_URL",
+        config::DEFAULT_AMQP_URL,
+        "RabbitMQ (a cluster: its nodes' URLs, comma-separated)",
+    ),
+    (
+        "REDIS_URL",
+        config::DEFAULT_REDIS_URL,
+        "Redis (behind Sentinels: redis+sentinel://host:port,host:port/<primary-name>)",
+    ),
     (
         "LEDGER_LISTEN",
         config::DEFAULT_LISTEN,
@@ -68,6 +80,16 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         "LEDGER_JOB_RETENTION_DAYS",
         config::DEFAULT_JOB_RETENTION_DAYS,
         "days an ended issuance or package job and its report are kept (1 to 3650)",
+    ),
+    (
+        "DATABASE_REPLICA_URL",
+        "none",
+        "a streaming replica for wallets, balances, stats and the liability report (unset: the primary)",
+    ),
+    (
+        "LEDGER_REPLICA_MAX_LAG_MS",
+        config::DEFAULT_REPLICA_MAX_LAG_MS,
+        "a replica further behind than this is passed over for the primary (1 to 3600000)",
     ),
     (
         "LEDGER_ARCHIVE_AFTER_DAYS",

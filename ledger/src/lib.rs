@@ -41,8 +41,8 @@
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`], [`operators`] (the admin role's named tokens),
-//!   [`env_vars`], [`redact`], [`logging`], [`db`], [`migrate`],
-//!   [`csv_line`], [`redis_handle`], [`secret_box`]: configuration and the
+//!   [`env_vars`], [`read_pool`] (lag-tolerant reads on a replica), [`redact`], [`logging`], [`db`], [`migrate`],
+//!   [`csv_line`], [`redis_handle`] ([`redis_target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 //!
@@ -68,8 +68,10 @@ pub mod observability;
 pub mod operators;
 pub mod projections;
 pub mod queries;
+pub mod read_pool;
 pub mod redact;
 pub mod redis_handle;
+pub mod redis_target;
 pub mod replay;
 pub mod retention;
 pub mod secret_box;

@@ -33,7 +33,8 @@ pub struct Issuer {
 
 impl Issuer {
     pub fn new(config: &Config) -> anyhow::Result<Self> {
-        let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
+        let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())
+            .map_err(anyhow::Error::msg)?;
         Ok(Self {
             tz: config.tz,
             redis,

@@ -756,6 +756,18 @@ async function auditStatus(box) {
 
 // ---- workers -------------------------------------------------------------
 
+/** Which member of each cluster serves the API (docs/design.md §17). */
+function clusterList(c) {
+  const nodes = (c.rabbitmq_nodes || []).map((n) => `${n.name}${n.running ? "" : " (down)"}`).join(", ") || "?";
+  const leaders = (c.queue_leaders || []).map((q) => el("li", {}, el("code", {}, q.queue), ` led by ${q.leader || "?"} (${(q.members || []).length} members)`));
+  const lag = c.replica_lag_ms == null ? "no replica answering" : `replica ${c.replica_lag_ms} ms behind${c.reads_on_replica ? ", serving reads" : ", reads on the primary"}`;
+  return el("dl", { id: "cluster" },
+    el("dt", {}, "Postgres primary"), el("dd", {}, c.postgres_primary || "?", " · ", lag),
+    el("dt", {}, "RabbitMQ nodes"), el("dd", {}, nodes),
+    el("dt", {}, "Queue leaders"), el("dd", {}, leaders.length ? el("ul", {}, leaders) : "?"),
+    el("dt", {}, "Redis primary"), el("dd", {}, c.redis_primary || "?"));
+}
+
 async function workersPage() {
   const box = el("div", { id: "workers" }, el("p", {}, "Loading…"));
   show(el("h1", {}, "Workers"), box, el("p", { class: "hint" }, "Refreshed every 5 s while this page is open."));
@@ -779,7 +791,8 @@ async function workersPage() {
       w.broker_error ? el("p", { class: "error", role: "alert" }, `RabbitMQ's management API: ${w.broker_error}`) :
         table(["Queue", "Messages", "Ready", "Unacked", "Consumers", "Of bound"], queues, { id: "queue-table" }),
       el("h2", {}, `Dead letters${dead ? `: ${dead.messages}` : ""}`),
-      letters.length ? el("ol", { id: "dead-letters" }, letters) : el("p", {}, "None waiting."));
+      letters.length ? el("ol", { id: "dead-letters" }, letters) : el("p", {}, "None waiting."),
+      el("h2", {}, "Cluster"), clusterList(w.cluster));
   };
   await tick();
   const timer = setInterval(tick, 5000);

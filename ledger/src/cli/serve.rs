@@ -34,7 +34,8 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let store = StoreCell::default();
     let guard =
         store_guard::guard_process(&pool, &store, &config.amqp_url, "couponledger-api").await?;
-    let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())?;
+    let redis = RedisHandle::new(&config.redis_url, config.redis_prefix.clone())
+        .map_err(anyhow::Error::msg)?;
     let metrics = std::sync::Arc::new(ledger::observability::metrics::Metrics::new());
     let flash = ledger::flash::Flash::new(
         pool.clone(),
@@ -50,8 +51,16 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("AMQP_URL: {e}"))?,
         http: ledger::observability::queue_metrics::client(),
     };
+    let reads = match &config.database_replica {
+        Some(replica) => {
+            let replica = ledger::db::replica_pool(replica, ledger::read_pool::REPLICA_POOL_SIZE);
+            ledger::read_pool::ReadPool::with_replica(pool.clone(), replica, config.replica_max_lag)
+        }
+        None => ledger::read_pool::ReadPool::primary_only(pool.clone()),
+    };
     let state = AppState::new(ledger::api::Shared {
         pool,
+        reads,
         redis: redis.clone(),
         tokens,
         tz: config.tz,

@@ -27,8 +27,37 @@ pub mod schemas;
 pub mod store_guard;
 pub mod topology;
 
-/// Opens a connection named after the process using it.
+/// Opens a connection named after the process using it. `amqp_url` may
+/// name several nodes of one cluster, comma-separated (docs/design.md §17):
+/// each connection starts at the next node in turn, so a process's
+/// connections spread over the cluster, and moves on past a node that does
+/// not answer; the error is the last node's when none does.
 pub async fn connect(amqp_url: &str, name: &str) -> Result<lapin::Connection, lapin::Error> {
-    let options = lapin::ConnectionProperties::default().with_connection_name(name.into());
-    lapin::Connection::connect(amqp_url, options).await
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nodes = nodes(amqp_url);
+    let first = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut last = None;
+    for i in 0..nodes.len() {
+        let node = nodes[(first + i) % nodes.len()];
+        let options = lapin::ConnectionProperties::default().with_connection_name(name.into());
+        match lapin::Connection::connect(node, options).await {
+            Ok(connection) => return Ok(connection),
+            Err(e) => {
+                tracing::debug!(node = %crate::redact::url(node), error = %e, "rabbitmq node not reached");
+                last = Some(e);
+            }
+        }
+    }
+    Err(last.expect("an AMQP URL names at least one node"))
+}
+
+/// The nodes of `amqp_url`: one URL, or several separated by commas.
+pub fn nodes(amqp_url: &str) -> Vec<&str> {
+    let nodes: Vec<&str> = amqp_url
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if nodes.is_empty() { vec![amqp_url] } else { nodes }
 }

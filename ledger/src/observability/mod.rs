@@ -6,6 +6,7 @@
 //! The SQL they run lives in `queries/`.
 
 pub mod claim_metrics;
+pub mod cluster_view;
 pub mod cold_metrics;
 pub mod dead_letters;
 pub mod issuance_metrics;

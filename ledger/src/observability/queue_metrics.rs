@@ -54,7 +54,9 @@ impl ManagementApi {
     /// `RABBITMQ_MANAGEMENT_URL` (`http://host:port`, which replaces the
     /// host and port 15672).
     pub fn new(amqp_url: &str, management_url: Option<&str>) -> Result<Self, String> {
-        let uri = lapin::uri::AMQPUri::from_str(amqp_url)?;
+        // A cluster's first node: its management API sees the whole cluster.
+        let first = crate::messaging::nodes(amqp_url)[0];
+        let uri = lapin::uri::AMQPUri::from_str(first)?;
         let base = match management_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
             None => format!("http://{}:{MANAGEMENT_PORT}", host(&uri.authority.host)),

@@ -63,6 +63,10 @@ pub enum ApiError {
     Internal(#[source] anyhow::Error),
 }
 
+/// `Retry-After` of a 503: a Postgres failover (Patroni's TTL and loop)
+/// or a broker's restart is over within seconds.
+pub const UNAVAILABLE_RETRY_SECS: u64 = 2;
+
 /// The error body of every failed request.
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
@@ -173,8 +177,15 @@ impl IntoResponse for ApiError {
             _ => None,
         };
         let mut response = (self.status(), Json(self.body())).into_response();
-        if let Self::Limited { retry_after, .. } = self {
-            let value = axum::http::HeaderValue::from(retry_after.max(1));
+        let retry_after = match &self {
+            Self::Limited { retry_after, .. } => Some(*retry_after),
+            // A service down or failing over (docs/design.md §17): the
+            // client retries with its Idempotency-Key once it is back.
+            Self::Unavailable(_) | Self::BatchFailed(_) => Some(UNAVAILABLE_RETRY_SECS),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
+            let value = axum::http::HeaderValue::from(secs.max(1));
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }
         if let Some(error) = server_error {
@@ -192,6 +203,12 @@ impl From<tokio_postgres::Error> for ApiError {
         let chain = crate::logging::chain(&e);
         if e.is_closed() || io {
             tracing::warn!(error = %chain, "postgres unreachable");
+            return Self::Unavailable("postgres".into());
+        }
+        if let Some(db) = e.as_db_error()
+            && crate::db::is_failover(db.code())
+        {
+            tracing::warn!(error = %chain, code = ?db.code(), "postgres is failing over");
             return Self::Unavailable("postgres".into());
         }
         match e.as_db_error() {

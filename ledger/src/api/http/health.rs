@@ -11,6 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::AppState;
+use crate::observability::cluster_view::{ClusterView, view};
 use crate::queries::lag::{ConsumerLag, consumer_lags};
 
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
@@ -38,6 +39,8 @@ pub struct Readiness {
     /// Postgres did not answer in time). Lag does not make the API unready:
     /// it answers from the write model; alert on it instead (docs/reference/messaging.md).
     pub lag: Vec<ConsumerLag>,
+    /// Which member of each cluster serves this process (docs/design.md §17).
+    pub cluster: ClusterView,
 }
 
 /// Postgres, RabbitMQ and Redis answer; 503 names what is down.
@@ -50,6 +53,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         state.redis.ping(),
         read_lag(&state)
     );
+    let cluster = view(&state.pool, &state.reads, &state.management, &state.redis).await;
     let down: Vec<&'static str> = [
         ("postgres", postgres),
         ("rabbitmq", rabbitmq),
@@ -74,6 +78,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         redis,
         down,
         lag,
+        cluster,
     };
     (status, Json(body)).into_response()
 }
@@ -101,8 +106,7 @@ async fn read_lag(state: &AppState) -> Vec<ConsumerLag> {
 }
 
 async fn check_rabbitmq(state: &AppState) -> bool {
-    let connect =
-        lapin::Connection::connect(&state.amqp_url, lapin::ConnectionProperties::default());
+    let connect = crate::messaging::connect(&state.amqp_url, "couponledger-readiness");
     match tokio::time::timeout(CHECK_TIMEOUT, connect).await {
         Ok(Ok(conn)) => {
             let _ = conn.close(200, "readiness check".into()).await;

@@ -169,7 +169,8 @@ pub async fn of_user(
     if bounds.offset < 0 || !(1..=MAX_PAGE).contains(&bounds.limit) {
         return Err(bad("offset must be >= 0 and limit 1 to 200"));
     }
-    let client = state.pool.get().await?;
+    // Lag-tolerant: a replica that keeps up (docs/design.md §17).
+    let client = state.reads.pick().get().await?;
     let shelves = match q.include_archived {
         Some(true) => Shelves::HotAndCold,
         _ => Shelves::Hot,

@@ -28,7 +28,8 @@ pub async fn balance(
         code: "invalid_field",
         message,
     })?;
-    let client = state.pool.get().await?;
+    // Lag-tolerant: a replica that keeps up (docs/design.md §17).
+    let client = state.reads.pick().get().await?;
     Ok(Json(read::balance(&**client, user.as_str()).await?))
 }
 
@@ -42,7 +43,8 @@ pub async fn template_stats(
     ApiPath(sn): ApiPath<String>,
 ) -> Result<Json<TemplateStats>, ApiError> {
     let sn = parse_sn(&sn)?;
-    let client = state.pool.get().await?;
+    // Lag-tolerant: a replica that keeps up (docs/design.md §17).
+    let client = state.reads.pick().get().await?;
     if !queries::exists(&**client, &sn).await? {
         return Err(ApiError::not_found("template", sn.as_str()));
     }

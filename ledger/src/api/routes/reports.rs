@@ -117,7 +117,9 @@ pub async fn liability(
         LiabilityError::Db(e) => ApiError::from(e),
         other => ApiError::Internal(other.into()),
     };
-    let mut client = state.pool.get().await?;
+    // Lag-tolerant: a replica that keeps up (docs/design.md §17); the
+    // report reads one snapshot and writes nothing.
+    let mut client = state.reads.pick().get().await?;
     let found = report(&mut client, as_of, state.tz, true)
         .await
         .map_err(failed)?;

@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
+use crate::observability::cluster_view::{ClusterView, view};
 use crate::observability::dead_letters::{self, DeadLetter};
 use crate::observability::queue_metrics::{QueueState, queue_states};
 use crate::queries::lag::{ConsumerLag, consumer_lags, head_position};
@@ -29,6 +30,8 @@ pub struct WorkersStatus {
     pub dead_letters: Vec<DeadLetter>,
     /// Why RabbitMQ's management API could not be read, if so.
     pub broker_error: Option<String>,
+    /// Which member of each cluster serves the API (docs/design.md §17).
+    pub cluster: ClusterView,
 }
 
 /// Relay and projection lag, queue depths, dead letters.
@@ -62,7 +65,9 @@ pub async fn status(
             )
         }
     };
+    let cluster = view(&state.pool, &state.reads, &state.management, &state.redis).await;
     Ok(Json(WorkersStatus {
+        cluster,
         head_position: head,
         consumers,
         queues,
