@@ -26,6 +26,7 @@ pub mod reminders;
 pub mod scenario;
 pub mod script;
 pub mod shop;
+pub mod tcp_proxy;
 pub mod subscriber;
 pub mod uploads;
 pub mod workers;
