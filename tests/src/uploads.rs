@@ -12,8 +12,11 @@ pub async fn upload(
     body: Vec<u8>,
     headers: &[(&str, &str)],
 ) -> (u16, Value) {
+    // A file of a million lines streams for minutes on a loaded machine.
+    let patience = std::time::Duration::from_secs(900);
     let mut req = server
         .admin(Method::POST, &format!("/v1/issuance-jobs?template={sn}"))
+        .timeout(patience)
         .body(body);
     for (k, v) in headers {
         req = req.header(*k, *v);
