@@ -15,6 +15,7 @@ pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
 pub mod bench;
 pub mod bench_store;
+pub mod cluster;
 pub mod codes;
 pub mod cold_store;
 pub mod ops_metrics;

@@ -21,7 +21,11 @@ pub struct TestDb {
 
 impl TestDb {
     pub async fn new() -> anyhow::Result<Self> {
-        let base = Config::from_env()?.database;
+        Self::on(Config::from_env()?.database).await
+    }
+
+    /// A fresh database on the server `base` names (a cluster's writer, say).
+    pub async fn on(base: tokio_postgres::Config) -> anyhow::Result<Self> {
         let mut admin = base.clone();
         admin.dbname("postgres");
         let template = ensure_template(&admin).await?;

@@ -13,9 +13,16 @@ pub struct TestVhost {
 
 impl TestVhost {
     pub async fn new() -> anyhow::Result<Self> {
-        let name = format!("test-{}", super::unique_suffix());
         let api = std::env::var("RABBITMQ_MANAGEMENT_URL")
             .unwrap_or_else(|_| DEFAULT_MANAGEMENT_URL.to_owned());
+        Self::on(&api, &["127.0.0.1:5672"]).await
+    }
+
+    /// A fresh vhost on the broker (or cluster) whose management API is
+    /// `api`; `AMQP_URL` names each of `nodes` (`host:port`), comma-separated.
+    pub async fn on(api: &str, nodes: &[&str]) -> anyhow::Result<Self> {
+        let name = format!("test-{}", super::unique_suffix());
+        let api = api.to_owned();
         let http = reqwest::Client::new();
         put(
             &http,
@@ -30,8 +37,12 @@ impl TestVhost {
             everything,
         )
         .await?;
+        let urls: Vec<String> = nodes
+            .iter()
+            .map(|node| format!("amqp://guest:guest@{node}/{name}"))
+            .collect();
         Ok(Self {
-            amqp_url: format!("amqp://guest:guest@127.0.0.1:5672/{name}"),
+            amqp_url: urls.join(","),
             name,
             api,
         })

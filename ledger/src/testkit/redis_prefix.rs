@@ -10,8 +10,13 @@ pub struct TestRedis {
 
 impl TestRedis {
     pub fn new() -> anyhow::Result<Self> {
+        Self::on(&Config::from_env()?.redis_url)
+    }
+
+    /// A prefix of its own on the Redis server `url` names directly.
+    pub fn on(url: &str) -> anyhow::Result<Self> {
         Ok(Self {
-            url: Config::from_env()?.redis_url,
+            url: url.to_owned(),
             prefix: format!("test:{}:", super::unique_suffix()),
         })
     }

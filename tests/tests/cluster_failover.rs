@@ -1,0 +1,257 @@
+//! A Postgres failover under load, on the cluster `scripts/cluster` starts
+//! (docs/design.md §17): the primary is SIGKILLed while a bulk issuance
+//! runs, 64 clients send signed claims on a hot template and orders are
+//! locked and confirmed. Patroni promotes the standby; the job ends `done`
+//! with every line in one outcome; every answer was 2xx or a 503 whose
+//! retry with the same Idempotency-Key ended exact; every claim answered
+//! 201 has its coupon and event, none twice; replay --verify and audit
+//! verify pass.
+//!
+//! Serial and ignored in the parallel run: `scripts/test` runs it alone at
+//! the end (CLUSTER_LINES, CLUSTER_CLAIMS, CLUSTER_ORDERS set the load).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tests::bench::env_number;
+use tests::cluster::Cluster;
+use tests::shop::{fixed_off, order, template};
+use tests::uploads::upload;
+use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
+use tests::{Channel, Server};
+
+/// How long one request is retried through a failover.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// What the clients saw: answers by status, and how many were retried.
+#[derive(Default)]
+struct Seen {
+    unavailable: AtomicUsize,
+    dropped: AtomicUsize,
+}
+
+/// Sends `send` until it answers other than 503 (or a dropped
+/// connection), waiting Retry-After between tries; the final answer.
+async fn retried<F, Fut>(seen: &Seen, send: F) -> (u16, Value)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = reqwest::Result<reqwest::Response>>,
+{
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        assert!(Instant::now() < deadline, "no answer through the failover");
+        match send().await {
+            Ok(r) if r.status() == 503 => {
+                seen.unavailable.fetch_add(1, Ordering::Relaxed);
+                let wait = r
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok()?.parse().ok())
+                    .expect("a 503 says when to retry");
+                tokio::time::sleep(Duration::from_secs(wait)).await;
+            }
+            Ok(r) => {
+                let status = r.status().as_u16();
+                assert!(status < 500, "{status}: never a 500");
+                return (status, r.json().await.unwrap_or(Value::Null));
+            }
+            Err(_) => {
+                seen.dropped.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+}
+
+async fn claim(server: &Server, ch: &Channel, sn: &str, user: &str, seen: &Seen) -> Value {
+    let body = json!({"template_sn": sn, "user_id": user}).to_string();
+    let (status, answer) = retried(seen, || {
+        // A fresh nonce each try: a nonce is spent by the first try.
+        let signed = ch.sign("POST", "/v1/claims", &body, &uuid::Uuid::new_v4().to_string());
+        let mut req = server
+            .http
+            .post(server.url("/v1/claims"))
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", format!("claim-{user}"))
+            .body(body.clone());
+        for (k, v) in signed.headers {
+            req = req.header(k, v);
+        }
+        req.send()
+    })
+    .await;
+    assert_eq!(status, 201, "{user}: {answer}");
+    answer
+}
+
+async fn service_post(server: &Server, path: &str, body: &Value, key: &str, seen: &Seen) -> (u16, Value) {
+    retried(seen, || {
+        server
+            .service(reqwest::Method::POST, path)
+            .header("Idempotency-Key", key)
+            .json(body)
+            .send()
+    })
+    .await
+}
+
+async fn count(client: &tokio_postgres::Client, sql: &str, sn: &str) -> i64 {
+    client.query_one(sql, &[&sn]).await.unwrap().get(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs scripts/cluster: scripts/test runs it alone"]
+async fn the_postgres_primary_killed_under_load_loses_and_doubles_nothing() {
+    let lines = env_number("CLUSTER_LINES", 200_000) as usize;
+    let claims = env_number("CLUSTER_CLAIMS", 2_000) as usize;
+    let orders = env_number("CLUSTER_ORDERS", 200) as usize;
+    let cluster = Cluster::up().await.unwrap();
+    let env = cluster.env().await.unwrap();
+    let server = Arc::new(Server::start_with(&env, &cluster.extra()).await.unwrap());
+    let workers = Workers::start(&env, "relay,balances,template_stats,issuance,sealer").unwrap();
+    let hot = server.active_template(claims as i64, 1).await.unwrap();
+    let ch = Arc::new(server.channel_for(&hot).await.unwrap());
+    let bulk = server.active_template(lines as i64, 1).await.unwrap();
+    let shop = server
+        .activate_template(&template("goods", fixed_off("5.00", "1.00"), "stackable", "restore"))
+        .await
+        .unwrap();
+    let shop_ch = server.channel_for(&shop).await.unwrap();
+    let mut coupons = vec![];
+    for i in 0..orders {
+        let (status, c) = server.claim(&shop_ch, &shop, &format!("buyer-{i}")).await.unwrap();
+        assert_eq!(status, 201, "{c}");
+        coupons.push(c["id"].as_str().unwrap().to_owned());
+    }
+    let file: String = (0..lines).map(|i| format!("bulk-{i}\n")).collect();
+    let (status, job) = upload(&server, &bulk, file.into_bytes(), &[]).await;
+    assert_eq!(status, 202, "{job}");
+    let job_id = job["job_id"].as_str().unwrap().to_owned();
+    let seen = Arc::new(Seen::default());
+
+    let primary = cluster.resolve("pg-primary").await.unwrap();
+    let claimers = spawn_claims(&server, &ch, &hot, claims, &seen);
+    let buyers = spawn_orders(&server, coupons, &seen);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    cluster.run(&["kill", &primary]).await.unwrap();
+    let killed_at = Instant::now();
+    let mut ids = HashSet::new();
+    for task in claimers {
+        for answer in task.await.unwrap() {
+            assert!(ids.insert(answer["id"].as_str().unwrap().to_owned()), "a coupon twice");
+        }
+    }
+    for task in buyers {
+        task.await.unwrap();
+    }
+    let after = cluster.resolve("pg-primary").await.unwrap();
+    assert_ne!(after, primary, "the standby took over");
+    eprintln!(
+        "{primary} killed; {after} primary; clients done {:.1?} after; {} answers 503, {} dropped",
+        killed_at.elapsed(),
+        seen.unavailable.load(Ordering::Relaxed),
+        seen.dropped.load(Ordering::Relaxed)
+    );
+    assert_eq!(ids.len(), claims);
+
+    let job = job_done(&server, &job_id).await;
+    let outcomes: i64 = ["issued", "over_limit", "sold_out", "cancelled", "not_eligible"]
+        .iter()
+        .filter_map(|k| job[*k].as_i64())
+        .sum();
+    assert_eq!(job["valid"].as_i64(), Some(lines as i64), "{job}");
+    assert_eq!(outcomes, lines as i64, "every line in one outcome: {job}");
+    assert_eq!(job["issued"].as_i64(), Some(lines as i64), "{job}");
+
+    let client = env.db.client().await.unwrap();
+    let per_user = "SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+                     GROUP BY user_id HAVING count(*) > 1) twice";
+    assert_eq!(count(&client, per_user, &hot).await, 0, "no user twice");
+    let issued = "SELECT count(*) FROM events WHERE event_type = 'CouponIssued'
+                   AND payload->>'template_sn' = $1";
+    assert_eq!(count(&client, issued, &hot).await, claims as i64);
+    let coupons = "SELECT count(*) FROM coupons WHERE template_sn = $1";
+    assert_eq!(count(&client, coupons, &hot).await, claims as i64);
+    let used = "SELECT count(*) FROM coupons WHERE template_sn = $1 AND status = 'used'";
+    assert_eq!(count(&client, used, &shop).await, orders as i64, "every confirm made its coupon used");
+
+    projections_caught_up(&env, Duration::from_secs(600)).await.unwrap();
+    workers.terminate().await.unwrap();
+    assert_replay_verifies(&env).await;
+    let out = ledger(&env, &["audit", "verify"]).await.unwrap();
+    assert!(out.status.success(), "{out:?}");
+    cluster.run(&["start", &primary]).await.unwrap();
+}
+
+fn spawn_claims(
+    server: &Arc<Server>,
+    ch: &Arc<Channel>,
+    sn: &str,
+    claims: usize,
+    seen: &Arc<Seen>,
+) -> Vec<tokio::task::JoinHandle<Vec<Value>>> {
+    const CLIENTS: usize = 64;
+    (0..CLIENTS)
+        .map(|c| {
+            let (server, ch, sn, seen) = (server.clone(), ch.clone(), sn.to_owned(), seen.clone());
+            tokio::spawn(async move {
+                let mut answers = vec![];
+                for i in (c..claims).step_by(CLIENTS) {
+                    answers.push(claim(&server, &ch, &sn, &format!("hot-{i}"), &seen).await);
+                }
+                answers
+            })
+        })
+        .collect()
+}
+
+/// Each buyer locks its coupon on an order and confirms it, both with keys.
+fn spawn_orders(
+    server: &Arc<Server>,
+    coupons: Vec<String>,
+    seen: &Arc<Seen>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    coupons
+        .into_iter()
+        .enumerate()
+        .map(|(i, coupon)| {
+            let (server, seen) = (server.clone(), seen.clone());
+            tokio::spawn(async move {
+                let id = format!("fo-{i}");
+                let o = order(&id, &format!("buyer-{i}"), &[("l1", 5, "2.00")], "0.00");
+                let body = json!({"order": o, "coupon_ids": [coupon], "expected_payable": "9.00"});
+                let (status, locked) =
+                    service_post(&server, "/v1/orders/lock", &body, &format!("lock-{id}"), &seen).await;
+                assert_eq!(status, 200, "{locked}");
+                let path = format!("/v1/orders/{id}/confirm");
+                let (status, done) =
+                    service_post(&server, &path, &json!({}), &format!("confirm-{id}"), &seen).await;
+                assert_eq!(status, 200, "{done}");
+            })
+        })
+        .collect()
+}
+
+async fn job_done(server: &Server, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(900);
+    loop {
+        let r = server
+            .admin(reqwest::Method::GET, &format!("/v1/issuance-jobs/{id}"))
+            .send()
+            .await;
+        if let Ok(r) = r
+            && r.status() == 200
+        {
+            let job: Value = r.json().await.unwrap();
+            if job["status"] == "done" {
+                return job;
+            }
+            assert_ne!(job["status"], "failed", "{job}");
+        }
+        assert!(Instant::now() < deadline, "the job never ended");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
