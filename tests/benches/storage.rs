@@ -13,8 +13,9 @@
 //! time only what the measurements append.
 //!
 //! `cargo build --release --bins && cargo bench -p tests --bench storage`
-//! (BENCH_SMALL, BENCH_LARGE, BENCH_STEP; BENCH_ARCHIVE=1 also measures the
-//! large store after archiving, once the archiver exists).
+//! (BENCH_SMALL, BENCH_LARGE, BENCH_STEP; BENCH_ARCHIVE=0 skips the last
+//! phase: the large store's ended coupons archived, the archiver's rate
+//! against plain SQL's, and the hot paths measured again, "cold").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,6 +91,59 @@ async fn main() {
     measure(&store, "small").await;
     grow(&mut store, large, step).await;
     measure(&store, "large").await;
+    if env_number("BENCH_ARCHIVE", 1) != 0 {
+        archive(&store).await;
+        measure(&store, "cold").await;
+    }
+}
+
+/// The ended coupons moved to cold storage as the archiver moves them
+/// (batches of one statement, `cold::archive::move_batch`), against the
+/// same rows moved back by two plain statements (INSERT ... SELECT, then
+/// DELETE: the baseline, same rows, as many indexes), then archived again.
+async fn archive(store: &Store) {
+    use ledger::cold::{COLUMNS, archive};
+    let client = store.env.db.client().await.unwrap();
+    settle_disk(&client, "coupons").await;
+    let before = chrono::Utc::now();
+    let moved = |started: Instant, rows: u64| rows as f64 / started.elapsed().as_secs_f64();
+    let mut rows = 0;
+    let started = Instant::now();
+    loop {
+        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH).await.unwrap();
+        rows += batch;
+        if batch < archive::DEFAULT_BATCH.unsigned_abs() {
+            break;
+        }
+    }
+    let archiver = moved(started, rows);
+    settle_disk(&client, "coupons_archive").await;
+    let started = Instant::now();
+    client
+        .batch_execute(&format!(
+            "BEGIN; INSERT INTO coupons ({COLUMNS}) SELECT {COLUMNS} FROM coupons_archive;
+             DELETE FROM coupons_archive; COMMIT;"
+        ))
+        .await
+        .unwrap();
+    let plain = moved(started, rows);
+    settle_disk(&client, "coupons").await;
+    let started = Instant::now();
+    let mut again = 0;
+    loop {
+        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH).await.unwrap();
+        again += batch;
+        if batch < archive::DEFAULT_BATCH.unsigned_abs() {
+            break;
+        }
+    }
+    let second = moved(started, again);
+    client.batch_execute("VACUUM ANALYZE coupons, coupons_archive").await.unwrap();
+    println!(
+        "archive  {rows} ended coupons: archiver {archiver:.0}/s, again {second:.0}/s; \
+         INSERT ... SELECT + DELETE {plain:.0}/s (baseline); ratio {:.2}",
+        archiver.min(second) / plain
+    );
 }
 
 /// The hot template, its channel, and the probe users' valid coupons.

@@ -69,9 +69,12 @@ impl Cluster {
         })
     }
 
-    /// The variables a binary needs on top of the test's own: the replica.
-    pub fn extra(&self) -> Vec<(&str, &str)> {
-        vec![("DATABASE_REPLICA_URL", self.var("DATABASE_REPLICA_URL"))]
+    /// The variables a binary needs on top of the test's own: the
+    /// replica's address (HAProxy's reader port) of the test's database.
+    pub fn extra(&self, env: &Env) -> Vec<(&'static str, String)> {
+        let reader = self.var("DATABASE_REPLICA_URL");
+        let server = reader.rsplit_once('/').map_or(reader, |(server, _)| server);
+        vec![("DATABASE_REPLICA_URL", format!("{server}/{}", env.db.name))]
     }
 }
 

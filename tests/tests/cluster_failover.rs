@@ -110,7 +110,9 @@ async fn the_postgres_primary_killed_under_load_loses_and_doubles_nothing() {
     let orders = env_number("CLUSTER_ORDERS", 200) as usize;
     let cluster = Cluster::up().await.unwrap();
     let env = cluster.env().await.unwrap();
-    let server = Arc::new(Server::start_with(&env, &cluster.extra()).await.unwrap());
+    let extra = cluster.extra(&env);
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let server = Arc::new(Server::start_with(&env, &extra).await.unwrap());
     let workers = Workers::start(&env, "relay,balances,template_stats,issuance,sealer").unwrap();
     let hot = server.active_template(claims as i64, 1).await.unwrap();
     let ch = Arc::new(server.channel_for(&hot).await.unwrap());
