@@ -213,7 +213,13 @@ impl Config {
             .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
         let database_replica = lookup("DATABASE_REPLICA_URL")
             .filter(|v| !v.is_empty())
-            .map(|url| parse_with("DATABASE_REPLICA_URL", &url, tokio_postgres::Config::from_str))
+            .map(|url| {
+                parse_with(
+                    "DATABASE_REPLICA_URL",
+                    &url,
+                    tokio_postgres::Config::from_str,
+                )
+            })
             .transpose()?;
         let (var, ms) = get("LEDGER_REPLICA_MAX_LAG_MS", DEFAULT_REPLICA_MAX_LAG_MS);
         let replica_max_lag = u64::from_str(&ms)

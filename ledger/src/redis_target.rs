@@ -36,7 +36,9 @@ impl RedisTarget {
             .map(|h| redis::Client::open(format!("redis://{h}/")).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
         if sentinels.is_empty() || sentinels.len() > MAX_SENTINELS {
-            return Err(format!("a Sentinel URL names 1 to {MAX_SENTINELS} Sentinels"));
+            return Err(format!(
+                "a Sentinel URL names 1 to {MAX_SENTINELS} Sentinels"
+            ));
         }
         Ok(RedisTarget::Sentinel {
             sentinels,
@@ -54,7 +56,9 @@ impl RedisTarget {
         let mut last = None;
         for sentinel in sentinels {
             match tokio::time::timeout(SENTINEL_TIMEOUT, ask(sentinel, primary)).await {
-                Ok(Ok((host, port))) => return redis::Client::open(format!("redis://{host}:{port}/")),
+                Ok(Ok((host, port))) => {
+                    return redis::Client::open(format!("redis://{host}:{port}/"));
+                }
                 Ok(Err(e)) => last = Some(e),
                 Err(_) => last = Some(timeout()),
             }
@@ -90,7 +94,8 @@ mod tests {
 
     #[test]
     fn sentinel_urls_name_their_sentinels_and_primary() {
-        let t = RedisTarget::parse("redis+sentinel://127.0.0.1:26391,127.0.0.1:26392/ledger").unwrap();
+        let t =
+            RedisTarget::parse("redis+sentinel://127.0.0.1:26391,127.0.0.1:26392/ledger").unwrap();
         match t {
             RedisTarget::Sentinel { sentinels, primary } => {
                 assert_eq!(sentinels.len(), 2);

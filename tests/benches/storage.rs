@@ -110,7 +110,9 @@ async fn archive(store: &Store) {
     let mut rows = 0;
     let started = Instant::now();
     loop {
-        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH).await.unwrap();
+        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH)
+            .await
+            .unwrap();
         rows += batch;
         if batch < archive::DEFAULT_BATCH.unsigned_abs() {
             break;
@@ -131,14 +133,19 @@ async fn archive(store: &Store) {
     let started = Instant::now();
     let mut again = 0;
     loop {
-        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH).await.unwrap();
+        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH)
+            .await
+            .unwrap();
         again += batch;
         if batch < archive::DEFAULT_BATCH.unsigned_abs() {
             break;
         }
     }
     let second = moved(started, again);
-    client.batch_execute("VACUUM ANALYZE coupons, coupons_archive").await.unwrap();
+    client
+        .batch_execute("VACUUM ANALYZE coupons, coupons_archive")
+        .await
+        .unwrap();
     println!(
         "archive  {rows} ended coupons: archiver {archiver:.0}/s, again {second:.0}/s; \
          INSERT ... SELECT + DELETE {plain:.0}/s (baseline); ratio {:.2}",

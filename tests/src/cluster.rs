@@ -54,13 +54,25 @@ impl Cluster {
     /// and Redis prefix (the binaries reach Redis through the Sentinels).
     pub async fn env(&self) -> anyhow::Result<Env> {
         let writer: tokio_postgres::Config = self.var("DATABASE_URL").parse()?;
-        let api = self.var("CLUSTER_RABBIT_MANAGEMENT").split(',').next().unwrap_or("");
+        let api = self
+            .var("CLUSTER_RABBIT_MANAGEMENT")
+            .split(',')
+            .next()
+            .unwrap_or("");
         let nodes: Vec<&str> = self
             .var("AMQP_URL")
             .split(',')
             .filter_map(|u| u.split('@').nth(1)?.split('/').next())
             .collect();
-        let redis = self.var("CLUSTER_REDIS_NODES").split(',').next().unwrap_or("");
+        // The prefix's keys are cleaned up on the primary of now.
+        let primary = self.resolve("redis-primary").await?;
+        let redis_nodes: Vec<&str> = self.var("CLUSTER_REDIS_NODES").split(',').collect();
+        let redis = if primary == "redis2" {
+            redis_nodes.get(1)
+        } else {
+            redis_nodes.first()
+        };
+        let redis = redis.copied().unwrap_or("");
         Ok(Env {
             db: TestDb::on(writer).await?,
             vhost: TestVhost::on(api, &nodes).await?,

@@ -27,8 +27,8 @@ pub mod reminders;
 pub mod scenario;
 pub mod script;
 pub mod shop;
-pub mod tcp_proxy;
 pub mod subscriber;
+pub mod tcp_proxy;
 pub mod uploads;
 pub mod workers;
 

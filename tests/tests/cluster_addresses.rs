@@ -38,20 +38,33 @@ async fn a_dead_first_node_is_passed_over_and_reads_go_to_a_replica_that_keeps_u
     let replica = env.db.url();
     let server = Server::start_with(
         &env,
-        &[("AMQP_URL", &dead_first), ("DATABASE_REPLICA_URL", &replica)],
+        &[
+            ("AMQP_URL", &dead_first),
+            ("DATABASE_REPLICA_URL", &replica),
+        ],
     )
     .await
     .unwrap();
     let cluster = cluster_until(&server, |c| c["reads_on_replica"] == true).await;
     assert_eq!(cluster["replica_lag_ms"], 0, "{cluster}");
-    assert!(cluster["postgres_primary"].as_str().unwrap().ends_with(":5432"), "{cluster}");
+    assert!(
+        cluster["postgres_primary"]
+            .as_str()
+            .unwrap()
+            .ends_with(":5432"),
+        "{cluster}"
+    );
     assert!(ready(&server).await["rabbitmq"].as_bool().unwrap());
     let sn = server.active_template(10, 1).await.unwrap();
     let ch = server.channel_for(&sn).await.unwrap();
     let (status, body) = server.claim(&ch, &sn, "ann").await.unwrap();
     assert_eq!(status, 201, "{body}");
     let (status, wallet) = server.service_get("/v1/users/ann/coupons").await.unwrap();
-    assert_eq!((status, wallet["total"].as_i64()), (200, Some(1)), "{wallet}");
+    assert_eq!(
+        (status, wallet["total"].as_i64()),
+        (200, Some(1)),
+        "{wallet}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -66,7 +79,11 @@ async fn reads_stay_on_the_primary_while_the_replica_does_not_answer() {
     assert_eq!(cluster["reads_on_replica"], false, "{cluster}");
     assert!(cluster["replica_lag_ms"].is_null(), "{cluster}");
     let (status, wallet) = server.service_get("/v1/users/bob/coupons").await.unwrap();
-    assert_eq!((status, wallet["total"].as_i64()), (200, Some(0)), "{wallet}");
+    assert_eq!(
+        (status, wallet["total"].as_i64()),
+        (200, Some(0)),
+        "{wallet}"
+    );
 }
 
 #[tokio::test]
@@ -82,5 +99,8 @@ async fn a_sentinel_url_without_a_primary_name_is_refused_naming_its_variable() 
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("REDIS_URL"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("REDIS_URL"),
+        "{stderr}"
+    );
 }

@@ -1,11 +1,13 @@
-//! A Postgres failover under load, on the cluster `scripts/cluster` starts
-//! (docs/design.md §17): the primary is SIGKILLed while a bulk issuance
-//! runs, 64 clients send signed claims on a hot template and orders are
-//! locked and confirmed. Patroni promotes the standby; the job ends `done`
-//! with every line in one outcome; every answer was 2xx or a 503 whose
-//! retry with the same Idempotency-Key ended exact; every claim answered
-//! 201 has its coupon and event, none twice; replay --verify and audit
-//! verify pass.
+//! Failovers under load, on the cluster `scripts/cluster` starts
+//! (docs/design.md §17): while a bulk issuance runs, 64 clients send signed
+//! claims on a hot template and orders are locked and confirmed, the
+//! Postgres primary is SIGKILLed (Patroni promotes the standby), or the
+//! RabbitMQ node leading the queues is, or each RabbitMQ node is stopped
+//! and started in turn. Then: the job ends `done` with every line in one
+//! outcome; every answer was 2xx or a 503 whose retry with the same
+//! Idempotency-Key ended exact; every claim answered 201 has its coupon and
+//! event, none twice; every confirm made its coupon used; replay --verify
+//! and audit verify pass; an outside subscriber holds every event.
 //!
 //! Serial and ignored in the parallel run: `scripts/test` runs it alone at
 //! the end (CLUSTER_LINES, CLUSTER_CLAIMS, CLUSTER_ORDERS set the load).
@@ -19,6 +21,7 @@ use serde_json::{Value, json};
 use tests::bench::env_number;
 use tests::cluster::Cluster;
 use tests::shop::{fixed_off, order, template};
+use tests::subscriber::{self, Subscriber, ids};
 use tests::uploads::upload;
 use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
 use tests::{Channel, Server};
@@ -70,7 +73,12 @@ async fn claim(server: &Server, ch: &Channel, sn: &str, user: &str, seen: &Seen)
     let body = json!({"template_sn": sn, "user_id": user}).to_string();
     let (status, answer) = retried(seen, || {
         // A fresh nonce each try: a nonce is spent by the first try.
-        let signed = ch.sign("POST", "/v1/claims", &body, &uuid::Uuid::new_v4().to_string());
+        let signed = ch.sign(
+            "POST",
+            "/v1/claims",
+            &body,
+            &uuid::Uuid::new_v4().to_string(),
+        );
         let mut req = server
             .http
             .post(server.url("/v1/claims"))
@@ -87,7 +95,13 @@ async fn claim(server: &Server, ch: &Channel, sn: &str, user: &str, seen: &Seen)
     answer
 }
 
-async fn service_post(server: &Server, path: &str, body: &Value, key: &str, seen: &Seen) -> (u16, Value) {
+async fn service_post(
+    server: &Server,
+    path: &str,
+    body: &Value,
+    key: &str,
+    seen: &Seen,
+) -> (u16, Value) {
     retried(seen, || {
         server
             .service(reqwest::Method::POST, path)
@@ -102,29 +116,104 @@ async fn count(client: &tokio_postgres::Client, sql: &str, sn: &str) -> i64 {
     client.query_one(sql, &[&sn]).await.unwrap().get(0)
 }
 
+/// What a fault does to the cluster while the load runs.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// SIGKILL of Patroni's primary (Postgres and Patroni).
+    KillPostgresPrimary,
+    /// SIGKILL of the RabbitMQ node leading the projections' queues.
+    KillRabbitLeader,
+    /// Each RabbitMQ node stopped and started again, one after the other.
+    RollingRabbitRestart,
+}
+
+impl Fault {
+    /// Injects the fault; the member to start again afterwards, if any.
+    async fn inject(self, cluster: &Cluster) -> Option<String> {
+        match self {
+            Fault::KillPostgresPrimary => {
+                let primary = cluster.resolve("pg-primary").await.unwrap();
+                cluster.run(&["kill", &primary]).await.unwrap();
+                Some(primary)
+            }
+            Fault::KillRabbitLeader => {
+                let leader = cluster.resolve("rabbit-leader").await.unwrap();
+                cluster.run(&["kill", &leader]).await.unwrap();
+                Some(leader)
+            }
+            Fault::RollingRabbitRestart => {
+                for node in ["rabbit1", "rabbit2", "rabbit3"] {
+                    cluster.run(&["stop", node]).await.unwrap();
+                    cluster.run(&["start", node]).await.unwrap();
+                }
+                None
+            }
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs scripts/cluster: scripts/test runs it alone"]
 async fn the_postgres_primary_killed_under_load_loses_and_doubles_nothing() {
+    let cluster = Cluster::up().await.unwrap();
+    let before = cluster.resolve("pg-primary").await.unwrap();
+    under_load(&cluster, Fault::KillPostgresPrimary).await;
+    let after = cluster.resolve("pg-primary").await.unwrap();
+    assert_ne!(after, before, "the standby took over");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs scripts/cluster: scripts/test runs it alone"]
+async fn the_rabbitmq_node_leading_the_queues_killed_under_load_loses_and_doubles_nothing() {
+    let cluster = Cluster::up().await.unwrap();
+    under_load(&cluster, Fault::KillRabbitLeader).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs scripts/cluster: scripts/test runs it alone"]
+async fn a_rolling_restart_of_rabbitmq_under_load_loses_and_doubles_nothing() {
+    let cluster = Cluster::up().await.unwrap();
+    under_load(&cluster, Fault::RollingRabbitRestart).await;
+}
+
+/// The load of the module's doc, `fault` injected two seconds in; then
+/// every check.
+async fn under_load(cluster: &Cluster, fault: Fault) {
     let lines = env_number("CLUSTER_LINES", 200_000) as usize;
     let claims = env_number("CLUSTER_CLAIMS", 2_000) as usize;
     let orders = env_number("CLUSTER_ORDERS", 200) as usize;
-    let cluster = Cluster::up().await.unwrap();
     let env = cluster.env().await.unwrap();
     let extra = cluster.extra(&env);
     let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let server = Arc::new(Server::start_with(&env, &extra).await.unwrap());
     let workers = Workers::start(&env, "relay,balances,template_stats,issuance,sealer").unwrap();
+    // An outside subscriber's queue, bound before the load: a quorum queue,
+    // which outlives any one node; it reads once the faults are over (a
+    // consumer connected meanwhile would lose its link with its node).
+    drop(
+        subscriber::declare(&env, OUTSIDER, true, quorum())
+            .await
+            .unwrap(),
+    );
     let hot = server.active_template(claims as i64, 1).await.unwrap();
     let ch = Arc::new(server.channel_for(&hot).await.unwrap());
     let bulk = server.active_template(lines as i64, 1).await.unwrap();
     let shop = server
-        .activate_template(&template("goods", fixed_off("5.00", "1.00"), "stackable", "restore"))
+        .activate_template(&template(
+            "goods",
+            fixed_off("5.00", "1.00"),
+            "stackable",
+            "restore",
+        ))
         .await
         .unwrap();
     let shop_ch = server.channel_for(&shop).await.unwrap();
     let mut coupons = vec![];
     for i in 0..orders {
-        let (status, c) = server.claim(&shop_ch, &shop, &format!("buyer-{i}")).await.unwrap();
+        let (status, c) = server
+            .claim(&shop_ch, &shop, &format!("buyer-{i}"))
+            .await
+            .unwrap();
         assert_eq!(status, 201, "{c}");
         coupons.push(c["id"].as_str().unwrap().to_owned());
     }
@@ -134,58 +223,136 @@ async fn the_postgres_primary_killed_under_load_loses_and_doubles_nothing() {
     let job_id = job["job_id"].as_str().unwrap().to_owned();
     let seen = Arc::new(Seen::default());
 
-    let primary = cluster.resolve("pg-primary").await.unwrap();
     let claimers = spawn_claims(&server, &ch, &hot, claims, &seen);
     let buyers = spawn_orders(&server, coupons, &seen);
     tokio::time::sleep(Duration::from_secs(2)).await;
-    cluster.run(&["kill", &primary]).await.unwrap();
-    let killed_at = Instant::now();
+    let started = Instant::now();
+    let restart = fault.inject(cluster).await;
     let mut ids = HashSet::new();
     for task in claimers {
         for answer in task.await.unwrap() {
-            assert!(ids.insert(answer["id"].as_str().unwrap().to_owned()), "a coupon twice");
+            assert!(
+                ids.insert(answer["id"].as_str().unwrap().to_owned()),
+                "a coupon twice"
+            );
         }
     }
     for task in buyers {
         task.await.unwrap();
     }
-    let after = cluster.resolve("pg-primary").await.unwrap();
-    assert_ne!(after, primary, "the standby took over");
     eprintln!(
-        "{primary} killed; {after} primary; clients done {:.1?} after; {} answers 503, {} dropped",
-        killed_at.elapsed(),
+        "{fault:?}: clients done {:.1?} after; {} answers 503, {} connections dropped",
+        started.elapsed(),
         seen.unavailable.load(Ordering::Relaxed),
         seen.dropped.load(Ordering::Relaxed)
     );
     assert_eq!(ids.len(), claims);
-
-    let job = job_done(&server, &job_id).await;
-    let outcomes: i64 = ["issued", "over_limit", "sold_out", "cancelled", "not_eligible"]
-        .iter()
-        .filter_map(|k| job[*k].as_i64())
-        .sum();
-    assert_eq!(job["valid"].as_i64(), Some(lines as i64), "{job}");
-    assert_eq!(outcomes, lines as i64, "every line in one outcome: {job}");
-    assert_eq!(job["issued"].as_i64(), Some(lines as i64), "{job}");
-
-    let client = env.db.client().await.unwrap();
-    let per_user = "SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
-                     GROUP BY user_id HAVING count(*) > 1) twice";
-    assert_eq!(count(&client, per_user, &hot).await, 0, "no user twice");
-    let issued = "SELECT count(*) FROM events WHERE event_type = 'CouponIssued'
-                   AND payload->>'template_sn' = $1";
-    assert_eq!(count(&client, issued, &hot).await, claims as i64);
-    let coupons = "SELECT count(*) FROM coupons WHERE template_sn = $1";
-    assert_eq!(count(&client, coupons, &hot).await, claims as i64);
-    let used = "SELECT count(*) FROM coupons WHERE template_sn = $1 AND status = 'used'";
-    assert_eq!(count(&client, used, &shop).await, orders as i64, "every confirm made its coupon used");
-
-    projections_caught_up(&env, Duration::from_secs(600)).await.unwrap();
+    if let Some(member) = restart {
+        cluster.run(&["start", &member]).await.unwrap();
+    }
+    check(
+        &env,
+        &server,
+        &job_id,
+        (&hot, &shop),
+        (lines, claims, orders),
+    )
+    .await;
+    projections_caught_up(&env, Duration::from_secs(600))
+        .await
+        .unwrap();
     workers.terminate().await.unwrap();
     assert_replay_verifies(&env).await;
     let out = ledger(&env, &["audit", "verify"]).await.unwrap();
     assert!(out.status.success(), "{out:?}");
-    cluster.run(&["start", &primary]).await.unwrap();
+    every_event_reached(&env).await;
+}
+
+const OUTSIDER: &str = "analytics.failover";
+
+/// The job, the claims and the orders, exact.
+async fn check(
+    env: &tests::Env,
+    server: &Server,
+    job_id: &str,
+    (hot, shop): (&str, &str),
+    (lines, claims, orders): (usize, usize, usize),
+) {
+    let job = job_done(server, job_id).await;
+    let outcomes: i64 = [
+        "issued",
+        "over_limit",
+        "sold_out",
+        "cancelled",
+        "not_eligible",
+    ]
+    .iter()
+    .filter_map(|k| job[*k].as_i64())
+    .sum();
+    assert_eq!(job["valid"].as_i64(), Some(lines as i64), "{job}");
+    assert_eq!(outcomes, lines as i64, "every line in one outcome: {job}");
+    assert_eq!(job["issued"].as_i64(), Some(lines as i64), "{job}");
+    let client = env.db.client().await.unwrap();
+    let per_user = "SELECT count(*) FROM (SELECT user_id FROM coupons WHERE template_sn = $1
+                     GROUP BY user_id HAVING count(*) > 1) twice";
+    assert_eq!(count(&client, per_user, hot).await, 0, "no user twice");
+    let issued = "SELECT count(*) FROM events WHERE event_type = 'CouponIssued'
+                   AND payload->>'template_sn' = $1";
+    assert_eq!(count(&client, issued, hot).await, claims as i64);
+    let coupons = "SELECT count(*) FROM coupons WHERE template_sn = $1";
+    assert_eq!(count(&client, coupons, hot).await, claims as i64);
+    let used = "SELECT count(*) FROM coupons WHERE template_sn = $1 AND status = 'used'";
+    assert_eq!(
+        count(&client, used, shop).await,
+        orders as i64,
+        "every confirm made its coupon used"
+    );
+}
+
+/// The outside subscriber holds every stored event at least once.
+async fn every_event_reached(env: &tests::Env) {
+    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, quorum())
+        .await
+        .unwrap();
+    let client = env.db.client().await.unwrap();
+    let stored: HashSet<uuid::Uuid> = client
+        .query("SELECT event_id FROM events", &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    // Counted, not collected, while receiving: a set of every id so far at
+    // each message would cost the square of the events.
+    let mut got = HashSet::new();
+    loop {
+        let wanted = stored.len().saturating_sub(got.len()).max(1);
+        let batch = outsider
+            .receive_until(Duration::from_secs(30), |r| r.len() >= wanted)
+            .await
+            .unwrap();
+        let before = got.len();
+        got.extend(ids(&batch));
+        if got.len() >= stored.len() || got.len() == before {
+            break;
+        }
+    }
+    let missing = stored.difference(&got).count();
+    assert_eq!(
+        missing,
+        0,
+        "the subscriber misses {missing} of {} events",
+        stored.len()
+    );
+}
+
+fn quorum() -> lapin::types::FieldTable {
+    let mut args = lapin::types::FieldTable::default();
+    args.insert(
+        "x-queue-type".into(),
+        lapin::types::AMQPValue::LongString("quorum".into()),
+    );
+    args
 }
 
 fn spawn_claims(
@@ -225,8 +392,14 @@ fn spawn_orders(
                 let id = format!("fo-{i}");
                 let o = order(&id, &format!("buyer-{i}"), &[("l1", 5, "2.00")], "0.00");
                 let body = json!({"order": o, "coupon_ids": [coupon], "expected_payable": "9.00"});
-                let (status, locked) =
-                    service_post(&server, "/v1/orders/lock", &body, &format!("lock-{id}"), &seen).await;
+                let (status, locked) = service_post(
+                    &server,
+                    "/v1/orders/lock",
+                    &body,
+                    &format!("lock-{id}"),
+                    &seen,
+                )
+                .await;
                 assert_eq!(status, 200, "{locked}");
                 let path = format!("/v1/orders/{id}/confirm");
                 let (status, done) =
@@ -256,4 +429,84 @@ async fn job_done(server: &Server, id: &str) -> Value {
         assert!(Instant::now() < deadline, "the job never ended");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs scripts/cluster: scripts/test runs it alone"]
+async fn the_redis_primary_killed_in_a_flash_sale_keeps_the_quota_exact() {
+    // A sale that lasts through the failover (Sentinel promotes in about
+    // 3 s; the sale takes about 8 s here).
+    const QUOTA: i64 = 15_000;
+    const BUYERS: usize = 20_000;
+    const CLIENTS: usize = 64;
+    let cluster = Cluster::up().await.unwrap();
+    let primary = cluster.resolve("redis-primary").await.unwrap();
+    let env = cluster.env().await.unwrap();
+    let server = Arc::new(Server::start(&env).await.unwrap());
+    let sn = server.active_template(QUOTA, 1).await.unwrap();
+    let ch = Arc::new(server.channel_for(&sn).await.unwrap());
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (server, ch, sn) = (server.clone(), ch.clone(), sn.clone());
+            tokio::spawn(async move {
+                let mut answers = vec![];
+                for i in (c..BUYERS).step_by(CLIENTS) {
+                    let user = format!("fan-{i}");
+                    let (status, body) = server.claim(&ch, &sn, &user).await.unwrap();
+                    answers.push((
+                        user,
+                        status,
+                        body["error"]["code"].as_str().map(str::to_owned),
+                    ));
+                }
+                answers
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    cluster.run(&["kill", &primary]).await.unwrap();
+    let killed = Instant::now();
+    let mut created = HashSet::new();
+    for task in tasks {
+        for (user, status, code) in task.await.unwrap() {
+            match (status, code.as_deref()) {
+                (201, _) => assert!(created.insert(user), "a second coupon"),
+                (410, Some("sold_out")) | (503, _) => {}
+                other => panic!("{user}: unexpected answer {other:?}"),
+            }
+        }
+    }
+    eprintln!(
+        "the sale ended {:.1?} after the kill; {} coupons",
+        killed.elapsed(),
+        created.len()
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while cluster.resolve("redis-primary").await.unwrap() == primary {
+        assert!(
+            Instant::now() < deadline,
+            "no Sentinel promoted the replica"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    cluster.run(&["start", &primary]).await.unwrap();
+    let client = env.db.client().await.unwrap();
+    let coupons = "SELECT count(*) FROM coupons WHERE template_sn = $1";
+    assert_eq!(
+        count(&client, coupons, &sn).await,
+        QUOTA,
+        "the quota, exactly"
+    );
+    let holders: HashSet<String> = client
+        .query("SELECT user_id FROM coupons WHERE template_sn = $1", &[&sn])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(created.is_subset(&holders), "every 201 has its coupon");
+    assert_eq!(holders.len() as i64, QUOTA, "nobody twice");
+    let cluster_view = server.http.get(server.url("/readyz")).send().await.unwrap();
+    let view: Value = cluster_view.json().await.unwrap();
+    assert!(view["cluster"]["redis_primary"].is_string(), "{view}");
 }

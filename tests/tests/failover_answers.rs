@@ -12,9 +12,20 @@ use serde_json::{Value, json};
 use tests::tcp_proxy::TcpProxy;
 use tests::{Env, Server};
 
-async fn claim(server: &Server, ch: &tests::Channel, sn: &str, user: &str, key: &str) -> (u16, Option<String>, Value) {
+async fn claim(
+    server: &Server,
+    ch: &tests::Channel,
+    sn: &str,
+    user: &str,
+    key: &str,
+) -> (u16, Option<String>, Value) {
     let body = json!({"template_sn": sn, "user_id": user}).to_string();
-    let signed = ch.sign("POST", "/v1/claims", &body, &uuid::Uuid::new_v4().to_string());
+    let signed = ch.sign(
+        "POST",
+        "/v1/claims",
+        &body,
+        &uuid::Uuid::new_v4().to_string(),
+    );
     let mut req = server
         .http
         .post(server.url("/v1/claims"))
@@ -40,7 +51,9 @@ async fn requests_caught_while_postgres_is_away_answer_503_and_their_retries_tak
     let postgres: SocketAddr = "127.0.0.1:5432".parse().unwrap();
     let proxy = TcpProxy::start(postgres).await.unwrap();
     let url = env.db.url().replace(":5432/", &format!(":{}/", proxy.port));
-    let server = Server::start_with(&env, &[("DATABASE_URL", &url)]).await.unwrap();
+    let server = Server::start_with(&env, &[("DATABASE_URL", &url)])
+        .await
+        .unwrap();
     let sn = server.active_template(1_000, 1).await.unwrap();
     let ch = server.channel_for(&sn).await.unwrap();
     let (status, _, first) = claim(&server, &ch, &sn, "before", "k-before").await;
@@ -49,9 +62,13 @@ async fn requests_caught_while_postgres_is_away_answer_503_and_their_retries_tak
     proxy.cut();
     let mut caught = vec![];
     for i in 0..20 {
-        let (status, retry, body) = claim(&server, &ch, &sn, &format!("u{i}"), &format!("k{i}")).await;
+        let (status, retry, body) =
+            claim(&server, &ch, &sn, &format!("u{i}"), &format!("k{i}")).await;
         assert_eq!(status, 503, "{body}");
-        assert!(retry.is_some_and(|s| s.parse::<u64>().is_ok_and(|s| s >= 1)), "Retry-After");
+        assert!(
+            retry.is_some_and(|s| s.parse::<u64>().is_ok_and(|s| s >= 1)),
+            "Retry-After"
+        );
         assert_eq!(body["error"]["code"], "unavailable", "{body}");
         caught.push(i);
     }
@@ -69,7 +86,11 @@ async fn requests_caught_while_postgres_is_away_answer_503_and_their_retries_tak
         ids.push(body["id"].clone());
     }
     let (status, _, before) = claim(&server, &ch, &sn, "before", "k-before").await;
-    assert_eq!((status, &before["id"]), (201, &first["id"]), "the first answer again");
+    assert_eq!(
+        (status, &before["id"]),
+        (201, &first["id"]),
+        "the first answer again"
+    );
 
     let client = env.db.client().await.unwrap();
     let row = client
@@ -80,7 +101,11 @@ async fn requests_caught_while_postgres_is_away_answer_503_and_their_retries_tak
         .await
         .unwrap();
     let (coupons, users): (i64, i64) = (row.get(0), row.get(1));
-    assert_eq!((coupons, users), (21, 21), "one coupon per user, none twice");
+    assert_eq!(
+        (coupons, users),
+        (21, 21),
+        "one coupon per user, none twice"
+    );
 
     // A primary demoted under the pool answers writes "read-only": 503 too.
     let db = client
@@ -88,7 +113,8 @@ async fn requests_caught_while_postgres_is_away_answer_503_and_their_retries_tak
         .await
         .unwrap()
         .get::<_, String>(0);
-    let read_only = |on: bool| format!("ALTER DATABASE {db} SET default_transaction_read_only = {on}");
+    let read_only =
+        |on: bool| format!("ALTER DATABASE {db} SET default_transaction_read_only = {on}");
     client.batch_execute(&read_only(true)).await.unwrap();
     terminate_others(&client).await;
     let (status, retry, body) = claim(&server, &ch, &sn, "demoted", "k-demoted").await;

@@ -59,5 +59,9 @@ pub fn nodes(amqp_url: &str) -> Vec<&str> {
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .collect();
-    if nodes.is_empty() { vec![amqp_url] } else { nodes }
+    if nodes.is_empty() {
+        vec![amqp_url]
+    } else {
+        nodes
+    }
 }

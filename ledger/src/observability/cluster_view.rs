@@ -51,7 +51,12 @@ pub struct QueueLeader {
 }
 
 /// Reads every part at once, each bounded.
-pub async fn view(pool: &Pool, reads: &ReadPool, management: &Management, redis: &RedisHandle) -> ClusterView {
+pub async fn view(
+    pool: &Pool,
+    reads: &ReadPool,
+    management: &Management,
+    redis: &RedisHandle,
+) -> ClusterView {
     let (primary, nodes, leaders) = tokio::join!(
         bounded(postgres_primary(pool)),
         bounded(rabbit_nodes(management)),
@@ -102,7 +107,10 @@ async fn queue_leaders(m: &Management) -> anyhow::Result<Vec<QueueLeader>> {
     );
     let all: Vec<QueueLeader> = get(m, &url).await?;
     let ours = crate::messaging::topology::QUEUES;
-    Ok(all.into_iter().filter(|q| ours.contains(&q.queue.as_str())).collect())
+    Ok(all
+        .into_iter()
+        .filter(|q| ours.contains(&q.queue.as_str()))
+        .collect())
 }
 
 async fn get<T: serde::de::DeserializeOwned>(m: &Management, url: &str) -> anyhow::Result<T> {
