@@ -48,6 +48,12 @@ pub const FAMILIES: &[&str] = &[
     "couponledger_cold_coupons_due",
     "couponledger_cold_coupons_archived",
     "couponledger_cold_coupons_purge_horizon_timestamp_seconds",
+    // the clusters' members (docs/design.md §17)
+    "couponledger_cluster_member",
+    "couponledger_postgres_replica_lag_ms",
+    "couponledger_reads_on_replica",
+    "couponledger_rabbitmq_node_running",
+    "couponledger_rabbitmq_queue_leader",
 ];
 
 /// The series of `/metrics` text as (name, labels, value): `labels` is the

@@ -137,6 +137,14 @@ fn spawn_metrics_refresh(state: &AppState, config: &Config) {
         let (m, p) = (m.clone(), p.clone());
         async move { m.cold.refresh(&p, days).await }
     }));
+    let s = state.clone();
+    tokio::spawn(refresh::every("cluster", every, move || {
+        let s = s.clone();
+        async move {
+            let m = &s.metrics.cluster;
+            m.refresh(&s.pool, &s.reads, &s.management, &s.redis).await
+        }
+    }));
     let m = state.management.clone();
     tokio::spawn(refresh::every("queues", every, move || {
         let (metrics, m) = (metrics.clone(), m.clone());

@@ -23,6 +23,7 @@ pub struct Metrics {
     pub flash: crate::flash::metrics::FlashMetrics,
     pub claims: crate::observability::claim_metrics::ClaimMetrics,
     pub cold: crate::observability::cold_metrics::ColdMetrics,
+    pub cluster: crate::observability::cluster_metrics::ClusterMetrics,
     pub pipeline: crate::observability::pipeline_metrics::PipelineMetrics,
     pub queues: crate::observability::queue_metrics::QueueMetrics,
     pub reminders: crate::observability::reminder_metrics::ReminderMetrics,
@@ -56,6 +57,9 @@ impl Metrics {
         claims.register(&mut registry);
         let cold = crate::observability::cold_metrics::ColdMetrics::default();
         cold.register(&mut registry);
+
+        let cluster = crate::observability::cluster_metrics::ClusterMetrics::default();
+        cluster.register(&mut registry);
         let pipeline = crate::observability::pipeline_metrics::PipelineMetrics::default();
         pipeline.register(&mut registry);
         let queues = crate::observability::queue_metrics::QueueMetrics::default();
@@ -75,6 +79,7 @@ impl Metrics {
             flash,
             claims,
             cold,
+            cluster,
             pipeline,
             queues,
             reminders,

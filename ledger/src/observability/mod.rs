@@ -1,11 +1,12 @@
 //! What operators watch: the Prometheus registry ([`metrics`]) and the
 //! families each part fills (claims, issuance, lag, the pipeline, queues,
 //! reminders, the sealer, the event store's partitions, cold coupons,
-//! tokens), refreshed in the background
+//! the clusters' members, tokens), refreshed in the background
 //! ([`refresh`]); RabbitMQ's management API (queue depths, dead letters).
 //! The SQL they run lives in `queries/`.
 
 pub mod claim_metrics;
+pub mod cluster_metrics;
 pub mod cluster_view;
 pub mod cold_metrics;
 pub mod dead_letters;
