@@ -107,17 +107,10 @@ async fn archive(store: &Store) {
     settle_disk(&client, "coupons").await;
     let before = chrono::Utc::now();
     let moved = |started: Instant, rows: u64| rows as f64 / started.elapsed().as_secs_f64();
-    let mut rows = 0;
     let started = Instant::now();
-    loop {
-        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH)
-            .await
-            .unwrap();
-        rows += batch;
-        if batch < archive::DEFAULT_BATCH.unsigned_abs() {
-            break;
-        }
-    }
+    let rows = archive::move_all(&client, before, archive::DEFAULT_BATCH, |_| true)
+        .await
+        .unwrap();
     let archiver = moved(started, rows);
     settle_disk(&client, "coupons_archive").await;
     let started = Instant::now();
@@ -131,16 +124,9 @@ async fn archive(store: &Store) {
     let plain = moved(started, rows);
     settle_disk(&client, "coupons").await;
     let started = Instant::now();
-    let mut again = 0;
-    loop {
-        let batch = archive::move_batch(&client, before, archive::DEFAULT_BATCH)
-            .await
-            .unwrap();
-        again += batch;
-        if batch < archive::DEFAULT_BATCH.unsigned_abs() {
-            break;
-        }
-    }
+    let again = archive::move_all(&client, before, archive::DEFAULT_BATCH, |_| true)
+        .await
+        .unwrap();
     let second = moved(started, again);
     client
         .batch_execute("VACUUM ANALYZE coupons, coupons_archive")

@@ -37,14 +37,12 @@ pub async fn run(
 pub async fn sweep(pool: &Pool, after_days: u32, shutdown: &Shutdown) -> anyhow::Result<u64> {
     let client = pool.get().await?;
     let before = archive::cutoff(ledger::store::now(), after_days);
-    let mut total = 0;
-    for _ in 0..MAX_BATCHES {
-        let moved = archive::move_batch(&**client, before, archive::DEFAULT_BATCH).await?;
-        total += moved;
-        if shutdown.is_set() || moved < archive::DEFAULT_BATCH.unsigned_abs() {
-            break;
-        }
-    }
+    let mut batches = 0;
+    let total = archive::move_all(&**client, before, archive::DEFAULT_BATCH, |_| {
+        batches += 1;
+        batches < MAX_BATCHES && !shutdown.is_set()
+    })
+    .await?;
     if total > 0 {
         tracing::info!(moved = total, %before, "ended coupons archived");
     }

@@ -69,15 +69,11 @@ pub async fn move_due(config: &Config, args: MoveArgs) -> anyhow::Result<u8> {
     }
     let bar = progress::counted_of(u64::try_from(due).unwrap_or(0), "archiving", "coupons");
     let started = Instant::now();
-    let mut moved = 0u64;
-    loop {
-        let batch = archive::move_batch(&client, before, args.batch).await?;
-        moved += batch;
+    let moved = archive::move_all(&client, before, args.batch, |batch| {
         bar.inc(batch);
-        if batch < args.batch.unsigned_abs() {
-            break;
-        }
-    }
+        true
+    })
+    .await?;
     bar.finish_and_clear();
     let secs = started.elapsed().as_secs_f64();
     println!(

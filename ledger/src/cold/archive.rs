@@ -59,6 +59,24 @@ pub async fn move_batch(
         .await
 }
 
+/// Moves batches of `batch` until nothing more is due or `go_on` (told
+/// each batch's count) says stop; returns how many moved in all.
+pub async fn move_all(
+    client: &impl GenericClient,
+    before: DateTime<Utc>,
+    batch: i64,
+    mut go_on: impl FnMut(u64) -> bool,
+) -> Result<u64, tokio_postgres::Error> {
+    let mut total = 0;
+    loop {
+        let moved = move_batch(client, before, batch).await?;
+        total += moved;
+        if moved < batch.clamp(1, MAX_BATCH).unsigned_abs() || !go_on(moved) {
+            return Ok(total);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
