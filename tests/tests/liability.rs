@@ -139,8 +139,7 @@ async fn script(env: &Env, server: &Server) -> History {
 /// Seals every event so far, checkpoints and builds the snapshot.
 async fn checkpoint(env: &Env) {
     let mut client = env.db.client().await.unwrap();
-    let head = seal::head(&client).await.unwrap();
-    let events = seal::unsealed(&client, &head, 10_000).await.unwrap();
+    let (head, events) = all_unsealed(&client).await;
     let tx = client.transaction().await.unwrap();
     let next = seal::seal(&tx, &head, &events).await.unwrap();
     seal::checkpoint(&tx, &next)
@@ -150,6 +149,29 @@ async fn checkpoint(env: &Env) {
     tx.commit().await.unwrap();
     let built = build_next_snapshot(&mut client, TZ).await.unwrap();
     assert!(built.is_some());
+}
+
+/// The head and every event after it. The sealer reads only below the
+/// store's commit horizon, which another database's transaction ending at
+/// the wrong moment can hold back for an instant, so this waits (a bounded
+/// while) until the events it reads are all the store holds.
+async fn all_unsealed(
+    client: &tokio_postgres::Client,
+) -> (seal::Head, Vec<ledger::audit::chain::Sealable>) {
+    let stored: i64 = client
+        .query_one("SELECT count(*) FROM events", &[])
+        .await
+        .unwrap()
+        .get(0);
+    for _ in 0..600 {
+        let head = seal::head(client).await.unwrap();
+        let events = seal::unsealed(client, &head, 10_000).await.unwrap();
+        if head.seq + events.len() as i64 >= stored {
+            return (head, events);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the sealer never saw all {stored} events");
 }
 
 /// The report as JSON rows by their group.
