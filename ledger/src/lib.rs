@@ -44,6 +44,8 @@
 //!   [`env_vars`], [`read_pool`] (lag-tolerant reads on a replica), [`redact`], [`logging`], [`db`], [`migrate`],
 //!   [`csv_line`], [`redis_handle`] ([`redis_target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
+//! - [`planted`]: bugs planted for the fault suite's checker (feature
+//!   `planted-bugs`; absent from every other build).
 //! - `testkit` (feature `testkit`): a fresh database, vhost and Redis prefix per test.
 //!
 //! Where each feature lives, layer by layer: `docs/reference/repository-map.md`.
@@ -66,6 +68,7 @@ pub mod messaging;
 pub mod migrate;
 pub mod observability;
 pub mod operators;
+pub mod planted;
 pub mod projections;
 pub mod queries;
 pub mod read_pool;

@@ -18,6 +18,7 @@ pub mod bench_store;
 pub mod cluster;
 pub mod codes;
 pub mod cold_store;
+pub mod faults;
 pub mod ops_metrics;
 pub mod own_redis;
 pub mod packages;
@@ -41,12 +42,15 @@ pub const SECRET_KEY: &str =
 /// Path of a workspace binary (`ledger`, `workers`), built next to this test.
 pub fn bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary knows its path");
-    // target/<profile>/deps/<test> -> target/<profile>/<name>
-    let path = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|profile| profile.join(name))
-        .expect("test binaries live in target/<profile>/deps");
+    // target/<profile>/deps/<test> (a test) or target/<profile>/<bin> (the
+    // fault suite's binary) -> target/<profile>/<name>
+    let dir = exe.parent().expect("a binary lives in a directory");
+    let profile = if dir.ends_with("deps") {
+        dir.parent().expect("deps lives in target/<profile>")
+    } else {
+        dir
+    };
+    let path = profile.join(name);
     assert!(
         path.exists(),
         "{} is missing: run `cargo build --workspace --bins` first (scripts/test does)",

@@ -120,6 +120,9 @@ async fn apply_all<H: BatchHandler>(
     dead: &Publisher,
     mut deliveries: Vec<Delivery>,
 ) -> anyhow::Result<()> {
+    if ledger::planted::active(ledger::planted::Bug::AckBeforeCommit) {
+        ack_up_to(deliveries.last()).await?;
+    }
     while !deliveries.is_empty() {
         match apply_batch(spec, pool, handler, &deliveries).await {
             Ok(()) => {

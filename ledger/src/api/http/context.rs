@@ -146,6 +146,10 @@ impl Ctx {
             };
             idempotency::record_response(&tx, scope, key, &stored).await?;
         }
+        if crate::planted::loses_this_write() {
+            rollback(tx).await;
+            return Ok(respond(status.as_u16(), body));
+        }
         tx.commit().await?;
         Ok(respond(status.as_u16(), body))
     }

@@ -1,0 +1,207 @@
+//! The fault suite (docs/design.md §18): a mixed workload against two
+//! `serve`s and the workers, a nemesis injecting the seed's schedule of
+//! faults meanwhile, then a checker over the history and the final state.
+//!
+//! - [`schedule`]: the faults, derived from the seed alone.
+//! - [`stack`]: the processes and the links the faults hit.
+//! - [`nemesis`]: injects and heals each fault.
+//! - [`client`], [`workload`], [`history`]: what the clients send and saw.
+//! - [`checker`]: every acknowledged effect once, nothing refused taken.
+//! - [`report`]: what a run writes under `target/faults/`.
+
+pub mod checker;
+pub mod client;
+pub mod history;
+pub mod nemesis;
+pub mod report;
+pub mod schedule;
+pub mod stack;
+pub mod workload;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use checker::Anomaly;
+use history::History;
+use report::Report;
+use schedule::Planned;
+use stack::Stack;
+use workload::{Campaign, Shared};
+
+use crate::subscriber::{self, Subscriber};
+use crate::workers::{findings, ledger};
+
+/// Concurrent clients: enough to keep both serves busy on two cores.
+const CLIENTS: usize = 12;
+
+/// The outside subscriber's queue, bound to `coupon.events` before the load.
+const OUTSIDER: &str = "analytics.faults";
+
+/// What a run is.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub seed: u64,
+    pub length: Duration,
+    pub cluster: bool,
+    /// A bug planted in the binaries (`ledger::planted::Bug`'s name).
+    pub planted: Option<String>,
+    /// The faults; None: the seed's schedule.
+    pub schedule: Option<Vec<Planned>>,
+}
+
+impl Run {
+    pub fn new(seed: u64, length: Duration, cluster: bool) -> Self {
+        Run {
+            seed,
+            length,
+            cluster,
+            planted: None,
+            schedule: None,
+        }
+    }
+
+    pub fn planned(&self) -> Vec<Planned> {
+        self.schedule
+            .clone()
+            .unwrap_or_else(|| schedule::schedule(self.seed, self.length, self.cluster))
+    }
+}
+
+/// Runs the workload under the faults and checks it; the report (also
+/// written under `target/faults/`).
+pub async fn run(run: &Run) -> anyhow::Result<Report> {
+    let planned = run.planned();
+    let mut stack = if run.cluster {
+        Stack::on_cluster(run.planted.as_deref()).await?
+    } else {
+        Stack::single(run.planted.as_deref()).await?
+    };
+    let args = if run.cluster { quorum() } else { Default::default() };
+    drop(subscriber::declare(&stack.env, OUTSIDER, true, args).await?);
+    let client = client::Client::new(stack.bases())?;
+    let campaign = Campaign::make(&client).await?;
+    let start = Instant::now();
+    let shared = Arc::new(Shared::new(campaign, History::new(start), client));
+    let until = tokio::time::Instant::from_std(start + run.length);
+    let mut load = Vec::new();
+    for _ in 0..CLIENTS {
+        load.push(tokio::spawn(workload::client(shared.clone(), until)));
+    }
+    load.push(tokio::spawn(workload::uploads(shared.clone(), run.length)));
+    load.push(tokio::spawn(workload::void(shared.clone(), run.length)));
+    let injected = nemesis::run(&mut stack, &planned, start).await;
+    for task in load {
+        task.await?;
+    }
+    stack.heal().await?;
+    let history = shared.history.entries();
+    let mut anomalies = checker::check(&stack.env, &shared.campaign, &history).await?;
+    anomalies.extend(settled(&mut stack, run.cluster).await?);
+    let report = Report::new(run, planned, injected, &history, anomalies);
+    report.write(&history)?;
+    Ok(report)
+}
+
+fn quorum() -> lapin::types::FieldTable {
+    let mut args = lapin::types::FieldTable::default();
+    args.insert("x-queue-type".into(), lapin::types::AMQPValue::LongString("quorum".into()));
+    args
+}
+
+/// With the workers caught up and stopped: the projections equal the
+/// replay, the chain verifies, the subscriber holds every event.
+async fn settled(stack: &mut Stack, cluster: bool) -> anyhow::Result<Vec<Anomaly>> {
+    let mut found = Vec::new();
+    if let Err(e) = caught_up(&stack.env).await {
+        found.push(anomaly("projections", format!("{e:#}")));
+    }
+    // The sealer seals what is left before the audit.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    stack.stop().await;
+    let out = ledger(&stack.env, &["replay", "--verify"]).await?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || !stdout.contains(" 0 differences") {
+        let lines: Vec<&str> = findings(&stdout).into_iter().take(12).collect();
+        found.push(anomaly("projections", format!("replay --verify: {}", lines.join("\n"))));
+    }
+    let out = ledger(&stack.env, &["audit", "verify"]).await?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        found.push(anomaly("audit", format!("audit verify: {text}")));
+    }
+    found.extend(every_event_reached(&stack.env, cluster).await?);
+    Ok(found)
+}
+
+fn anomaly(check: &'static str, detail: String) -> Anomaly {
+    Anomaly {
+        check,
+        detail,
+        entries: vec![],
+    }
+}
+
+/// Waits while the projections move; an error once they stop short of
+/// the store for 30 s.
+async fn caught_up(env: &crate::Env) -> anyhow::Result<()> {
+    let client = env.db.client().await?;
+    let (mut last, mut still) = (-1i64, Instant::now());
+    loop {
+        let row = client
+            .query_one(
+                "SELECT (SELECT count(*) FROM events),
+                        (SELECT coalesce(min(applied), 0) FROM projection_positions),
+                        (SELECT count(*) FROM projection_positions)",
+                &[],
+            )
+            .await?;
+        let (events, applied, projections): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+        if projections >= 2 && applied >= events {
+            return Ok(());
+        }
+        if applied != last {
+            (last, still) = (applied, Instant::now());
+        }
+        anyhow::ensure!(
+            still.elapsed() < Duration::from_secs(30),
+            "the projections stopped at {applied} of {events} events"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The outside subscriber holds every stored event at least once.
+async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<Vec<Anomaly>> {
+    let args = if cluster { quorum() } else { Default::default() };
+    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, args).await?;
+    let client = env.db.client().await?;
+    let stored: HashSet<uuid::Uuid> = client
+        .query("SELECT event_id FROM events", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let mut got = HashSet::new();
+    loop {
+        let wanted = stored.len().saturating_sub(got.len()).max(1);
+        let batch = outsider
+            .receive_until(Duration::from_secs(20), |r| r.len() >= wanted)
+            .await?;
+        let before = got.len();
+        got.extend(subscriber::ids(&batch));
+        if stored.is_subset(&got) || got.len() == before {
+            break;
+        }
+    }
+    let missing: Vec<_> = stored.difference(&got).take(5).collect();
+    if missing.is_empty() {
+        return Ok(vec![]);
+    }
+    let detail = format!(
+        "the subscriber misses {} of {} events, e.g. {missing:?}",
+        stored.difference(&got).count(),
+        stored.len()
+    );
+    Ok(vec![anomaly("subscriber", detail)])
+}

@@ -1,0 +1,190 @@
+//! Injects the schedule's faults into the stack, one at a time, each
+//! healed after its time; records what it did and when.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::process::Command;
+
+use super::schedule::{Fault, Planned};
+use super::stack::{Stack, signal};
+
+/// How slow a slowed link is, each way per chunk.
+const SLOW: Duration = Duration::from_millis(150);
+
+/// One fault as it happened.
+#[derive(Clone, Debug, Serialize)]
+pub struct Injected {
+    pub fault: Fault,
+    pub started_ms: u64,
+    pub healed_ms: u64,
+    /// What it hit (a process id, a member) or why it could not.
+    pub detail: String,
+}
+
+/// Runs `schedule` against `stack`, from `start`; what was injected.
+pub async fn run(stack: &mut Stack, schedule: &[Planned], start: Instant) -> Vec<Injected> {
+    let mut done = Vec::new();
+    for planned in schedule {
+        tokio::time::sleep_until((start + planned.at).into()).await;
+        let started_ms = ms(start);
+        let detail = match inject(stack, planned).await {
+            Ok(detail) => detail,
+            Err(e) => format!("not injected: {e:#}"),
+        };
+        done.push(Injected {
+            fault: planned.fault,
+            started_ms,
+            healed_ms: ms(start),
+            detail,
+        });
+    }
+    done
+}
+
+fn ms(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Injects one fault, waits its time, heals it.
+async fn inject(stack: &mut Stack, planned: &Planned) -> anyhow::Result<String> {
+    let lasts = planned.lasts;
+    match planned.fault {
+        Fault::KillServe(i) => {
+            let pid = stack.serve_pid(i);
+            stack.kill_serve(i).await;
+            tokio::time::sleep(lasts).await;
+            stack.start_serve(i)?;
+            Ok(format!("serve {i} pid {pid:?}"))
+        }
+        Fault::PauseServe(i) => {
+            let pid = stack.serve_pid(i);
+            paused(pid, lasts).await;
+            Ok(format!("serve {i} pid {pid:?}"))
+        }
+        Fault::KillWorkers => {
+            let pid = stack.workers_pid();
+            stack.kill_workers().await;
+            tokio::time::sleep(lasts).await;
+            stack.start_workers(false)?;
+            Ok(format!("workers pid {pid:?}"))
+        }
+        Fault::PauseWorkers => {
+            let pid = stack.workers_pid();
+            paused(pid, lasts).await;
+            Ok(format!("workers pid {pid:?}"))
+        }
+        Fault::SkewWorkersClock => {
+            stack.kill_workers().await;
+            stack.start_workers(true)?;
+            let pid = stack.workers_pid();
+            tokio::time::sleep(lasts).await;
+            stack.kill_workers().await;
+            stack.start_workers(false)?;
+            Ok(format!("workers pid {pid:?} {}", super::stack::SKEW))
+        }
+        Fault::RabbitmqDiskAlarm => disk_alarm(stack, lasts).await,
+        _ if stack.cluster.is_some() => member(stack, planned.fault, lasts).await,
+        _ => link(stack, planned.fault, lasts).await,
+    }
+}
+
+async fn paused(pid: Option<u32>, lasts: Duration) {
+    signal(pid, "STOP").await;
+    tokio::time::sleep(lasts).await;
+    signal(pid, "CONT").await;
+}
+
+/// A single node's fault: on a link (the run's proxies) or a service.
+async fn link(stack: &mut Stack, fault: Fault, lasts: Duration) -> anyhow::Result<String> {
+    let links = stack.links.as_mut().expect("single nodes have links");
+    let proxy = match fault {
+        Fault::CutPostgres | Fault::SlowPostgres => Some(&links.postgres),
+        Fault::CutRabbitmq | Fault::SlowRabbitmq => Some(&links.rabbitmq),
+        Fault::CutRedis | Fault::SlowRedis => Some(&links.redis),
+        _ => None,
+    };
+    match (fault, proxy) {
+        (Fault::CutPostgres | Fault::CutRabbitmq | Fault::CutRedis, Some(proxy)) => {
+            proxy.cut();
+            tokio::time::sleep(lasts).await;
+            proxy.restore();
+            Ok("link cut".into())
+        }
+        (_, Some(proxy)) => {
+            proxy.slow(SLOW);
+            tokio::time::sleep(lasts).await;
+            proxy.restore();
+            Ok(format!("link slowed {SLOW:?} a chunk"))
+        }
+        (Fault::RestartRedis, None) => {
+            links.own_redis.stop().await?;
+            tokio::time::sleep(lasts).await;
+            links.own_redis.restart().await?;
+            Ok(format!("redis on {} restarted empty", links.own_redis.port))
+        }
+        (Fault::RestartRabbitmq, None) => {
+            rabbitmqctl(&["stop_app"]).await?;
+            tokio::time::sleep(lasts).await;
+            rabbitmqctl(&["start_app"]).await?;
+            rabbitmqctl(&["await_startup"]).await?;
+            Ok("rabbitmq app restarted".into())
+        }
+        _ => anyhow::bail!("{fault:?} is for the clusters"),
+    }
+}
+
+/// A cluster's fault: a member killed, started again when it heals.
+async fn member(stack: &mut Stack, fault: Fault, lasts: Duration) -> anyhow::Result<String> {
+    let cluster = stack.cluster.as_ref().expect("on the clusters");
+    let alias = match fault {
+        Fault::KillPostgresPrimary => "pg-primary",
+        Fault::KillRabbitmqNode => "rabbit-leader",
+        Fault::KillRedisPrimary => "redis-primary",
+        _ => anyhow::bail!("{fault:?} is for single nodes"),
+    };
+    let member = cluster.resolve(alias).await?;
+    cluster.run(&["kill", &member]).await?;
+    tokio::time::sleep(lasts).await;
+    cluster.run(&["start", &member]).await?;
+    Ok(format!("{member} killed and started"))
+}
+
+/// The disk alarm: the free-disk limit raised above any disk, then put
+/// back. On the clusters, on one node (the alarm is cluster-wide).
+async fn disk_alarm(stack: &Stack, lasts: Duration) -> anyhow::Result<String> {
+    let node = match &stack.cluster {
+        Some(cluster) => Some(cluster.resolve("rabbit-leader").await?),
+        None => None,
+    };
+    let limit = |value: &'static str| {
+        let node = node.clone();
+        async move {
+            match (&node, &stack.cluster) {
+                (Some(node), Some(cluster)) => {
+                    cluster.run(&["rabbitmqctl", node, "set_disk_free_limit", value]).await?;
+                    Ok::<_, anyhow::Error>(())
+                }
+                _ => rabbitmqctl(&["set_disk_free_limit", value]).await,
+            }
+        }
+    };
+    limit("100000GB").await?;
+    tokio::time::sleep(lasts).await;
+    limit(DEFAULT_DISK_LIMIT).await?;
+    Ok(format!("disk alarm on {}", node.as_deref().unwrap_or("the node")))
+}
+
+/// RabbitMQ's default free-disk limit, put back after the alarm.
+const DEFAULT_DISK_LIMIT: &str = "50MB";
+
+async fn rabbitmqctl(args: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new("rabbitmqctl")
+        .arg("-q")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .await?;
+    anyhow::ensure!(status.success(), "rabbitmqctl {args:?}: {status}");
+    Ok(())
+}
