@@ -38,5 +38,8 @@ pub async fn claim_all(
         .await?;
     let mut fresh: std::collections::HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
     let skip = crate::planted::active(crate::planted::Bug::SkipInbox);
-    Ok(message_ids.iter().map(|id| fresh.remove(*id) || skip).collect())
+    Ok(message_ids
+        .iter()
+        .map(|id| fresh.remove(*id) || skip)
+        .collect())
 }

@@ -49,14 +49,22 @@ async fn main() -> anyhow::Result<()> {
     let length = Duration::from_secs_f64(args.minutes * 60.0);
     if args.schedule {
         for p in faults::schedule::schedule(args.seed, length, args.cluster) {
-            println!("{:>7.1} s  {:<22} {:.1} s", p.at.as_secs_f64(), p.fault.name(), p.lasts.as_secs_f64());
+            println!(
+                "{:>7.1} s  {:<22} {:.1} s",
+                p.at.as_secs_f64(),
+                p.fault.name(),
+                p.lasts.as_secs_f64()
+            );
         }
         return Ok(());
     }
     let count = if args.soak { args.seeds } else { 1 };
     let mut failed = 0;
     if args.soak {
-        println!("{:>6}  {:>8}  {:>6}  {:>9}  verdict", "seed", "requests", "faults", "anomalies");
+        println!(
+            "{:>6}  {:>8}  {:>6}  {:>9}  verdict",
+            "seed", "requests", "faults", "anomalies"
+        );
     }
     for seed in args.seed..args.seed + count {
         let mut run = Run::new(seed, length, args.cluster);
@@ -69,7 +77,11 @@ async fn main() -> anyhow::Result<()> {
                 report.requests,
                 report.injected.len(),
                 report.anomalies.len(),
-                if report.passed() { "pass".to_owned() } else { format!("FAIL {:?}", report.failed_checks()) }
+                if report.passed() {
+                    "pass".to_owned()
+                } else {
+                    format!("FAIL {:?}", report.failed_checks())
+                }
             );
         } else {
             print!("{}", report.summary());

@@ -81,11 +81,17 @@ impl State {
 
 /// The checks on the history and the state (the replay, the audit and the
 /// subscriber are checked by the run, which owns those processes).
-pub async fn check(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Result<Vec<Anomaly>> {
+pub async fn check(
+    env: &Env,
+    campaign: &Campaign,
+    history: &[Entry],
+) -> anyhow::Result<Vec<Anomaly>> {
     let state = State::read(env).await?;
     let mut found = no_server_error(history);
     found.extend(acknowledged_coupons_exist(&state, history));
-    found.extend(nothing_unacknowledged_took_effect(&state, campaign, history));
+    found.extend(nothing_unacknowledged_took_effect(
+        &state, campaign, history,
+    ));
     found.extend(per_user_limits(&state, campaign));
     found.extend(quotas(env, campaign).await?);
     found.extend(orders(env, &state, history).await?);
@@ -100,7 +106,13 @@ fn no_server_error(history: &[Entry]) -> Vec<Anomaly> {
         .iter()
         .filter(|e| e.answer.status().is_some_and(|s| s >= 500))
         .take(1)
-        .map(|e| anomaly("no_server_error", format!("{:?} answered {:?}", e.op, e.answer.status()), vec![e.clone()]))
+        .map(|e| {
+            anomaly(
+                "no_server_error",
+                format!("{:?} answered {:?}", e.op, e.answer.status()),
+                vec![e.clone()],
+            )
+        })
         .collect()
 }
 
@@ -109,7 +121,11 @@ fn answered_coupons(entry: &Entry) -> Vec<String> {
     let body = entry.answer.body();
     let mut ids: Vec<String> = body["id"].as_str().map(str::to_owned).into_iter().collect();
     if let Some(coupons) = body["coupons"].as_array() {
-        ids.extend(coupons.iter().filter_map(|c| c["id"].as_str().map(str::to_owned)));
+        ids.extend(
+            coupons
+                .iter()
+                .filter_map(|c| c["id"].as_str().map(str::to_owned)),
+        );
     }
     ids
 }
@@ -117,7 +133,13 @@ fn answered_coupons(entry: &Entry) -> Vec<String> {
 fn gives_coupons(op: Op) -> bool {
     matches!(
         op,
-        Op::ClaimHot | Op::ClaimFlash | Op::ClaimDoomed | Op::ClaimShop | Op::Redeem | Op::RedeemShared | Op::PackageClaim
+        Op::ClaimHot
+            | Op::ClaimFlash
+            | Op::ClaimDoomed
+            | Op::ClaimShop
+            | Op::Redeem
+            | Op::RedeemShared
+            | Op::PackageClaim
     )
 }
 
@@ -126,20 +148,39 @@ fn gives_coupons(op: Op) -> bool {
 fn acknowledged_coupons_exist(state: &State, history: &[Entry]) -> Vec<Anomaly> {
     let mut found = Vec::new();
     let mut given: HashMap<String, &Entry> = HashMap::new();
-    for entry in history.iter().filter(|e| gives_coupons(e.op) && e.answer.is(201)) {
+    for entry in history
+        .iter()
+        .filter(|e| gives_coupons(e.op) && e.answer.is(201))
+    {
         for id in answered_coupons(entry) {
             if let Some(first) = given.insert(id.clone(), entry) {
                 let detail = format!("coupon {id} was given to two requests");
-                found.push(anomaly("no_coupon_twice", detail, vec![first.clone(), entry.clone()]));
+                found.push(anomaly(
+                    "no_coupon_twice",
+                    detail,
+                    vec![first.clone(), entry.clone()],
+                ));
             }
             let stored = state.coupons.get(&id);
-            let events = state.issued_events.get(&format!("coupon-{id}")).copied().unwrap_or(0);
+            let events = state
+                .issued_events
+                .get(&format!("coupon-{id}"))
+                .copied()
+                .unwrap_or(0);
             if stored.is_none() || events != 1 {
                 let detail = format!(
                     "acknowledged coupon {id}: row {}, {events} CouponIssued events",
-                    if stored.is_some() { "present" } else { "missing" }
+                    if stored.is_some() {
+                        "present"
+                    } else {
+                        "missing"
+                    }
                 );
-                found.push(anomaly("acknowledged_effect_exists", detail, vec![entry.clone()]));
+                found.push(anomaly(
+                    "acknowledged_effect_exists",
+                    detail,
+                    vec![entry.clone()],
+                ));
             }
         }
     }
@@ -150,7 +191,11 @@ fn acknowledged_coupons_exist(state: &State, history: &[Entry]) -> Vec<Anomaly> 
 /// Of each template the clients claim from, coupons nobody was answered
 /// 201 for number at most the requests that may have taken effect unseen
 /// (no answer; or, without a key, a retry answered "already holds one").
-fn nothing_unacknowledged_took_effect(state: &State, campaign: &Campaign, history: &[Entry]) -> Vec<Anomaly> {
+fn nothing_unacknowledged_took_effect(
+    state: &State,
+    campaign: &Campaign,
+    history: &[Entry],
+) -> Vec<Anomaly> {
     let given: HashSet<String> = history
         .iter()
         .filter(|e| e.answer.is(201))
@@ -167,7 +212,10 @@ fn nothing_unacknowledged_took_effect(state: &State, campaign: &Campaign, histor
         let unseen = history
             .iter()
             .filter(|e| e.op == op)
-            .filter(|e| matches!(e.answer, Answer::Unknown { .. }) || (op == Op::ClaimFlash && e.answer.is(409) && e.uncertain_tries > 0))
+            .filter(|e| {
+                matches!(e.answer, Answer::Unknown { .. })
+                    || (op == Op::ClaimFlash && e.answer.is(409) && e.uncertain_tries > 0)
+            })
             .count();
         let extra: Vec<&String> = state
             .coupons
@@ -176,8 +224,18 @@ fn nothing_unacknowledged_took_effect(state: &State, campaign: &Campaign, histor
             .map(|(id, _)| id)
             .collect();
         if extra.len() > unseen {
-            let users: Vec<&str> = extra.iter().filter_map(|id| state.coupons.get(*id)).map(|c| c.user_id.as_str()).take(5).collect();
-            let entries = history.iter().filter(|e| e.op == op && users.contains(&e.subject.as_str())).take(10).cloned().collect();
+            let users: Vec<&str> = extra
+                .iter()
+                .filter_map(|id| state.coupons.get(*id))
+                .map(|c| c.user_id.as_str())
+                .take(5)
+                .collect();
+            let entries = history
+                .iter()
+                .filter(|e| e.op == op && users.contains(&e.subject.as_str()))
+                .take(10)
+                .cloned()
+                .collect();
             let detail = format!(
                 "{op:?}: {} coupons nobody was given, {unseen} requests unanswered (users {users:?})",
                 extra.len()
@@ -193,7 +251,9 @@ fn per_user_limits(state: &State, campaign: &Campaign) -> Vec<Anomaly> {
     let limits: HashMap<&str, i64> = campaign.limits().into_iter().collect();
     let mut held: HashMap<(&str, &str), i64> = HashMap::new();
     for c in state.coupons.values() {
-        *held.entry((c.template_sn.as_str(), c.user_id.as_str())).or_default() += 1;
+        *held
+            .entry((c.template_sn.as_str(), c.user_id.as_str()))
+            .or_default() += 1;
     }
     let mut over: Vec<String> = held
         .iter()
@@ -204,7 +264,11 @@ fn per_user_limits(state: &State, campaign: &Campaign) -> Vec<Anomaly> {
     if over.is_empty() {
         return vec![];
     }
-    let detail = format!("{} users over a per-user limit: {:?}", over.len(), &over[..over.len().min(5)]);
+    let detail = format!(
+        "{} users over a per-user limit: {:?}",
+        over.len(),
+        &over[..over.len().min(5)]
+    );
     vec![anomaly("per_user_limit", detail, vec![])]
 }
 
@@ -223,13 +287,18 @@ async fn quotas(env: &Env, campaign: &Campaign) -> anyhow::Result<Vec<Anomaly>> 
         .await?;
     let mut found = Vec::new();
     for r in rows {
-        let (sn, issued, total, coupons): (String, i64, i64, i64) = (r.get(0), r.get(1), r.get(2), r.get(3));
+        let (sn, issued, total, coupons): (String, i64, i64, i64) =
+            (r.get(0), r.get(1), r.get(2), r.get(3));
         if issued != coupons || coupons > total {
             let detail = format!("{sn}: issued counter {issued}, {coupons} coupons, total {total}");
             found.push(anomaly("quota", detail, vec![]));
         }
         if sn == campaign.flash && coupons > FLASH_TOTAL {
-            found.push(anomaly("quota", format!("the flash sale sold {coupons} of {FLASH_TOTAL}"), vec![]));
+            found.push(anomaly(
+                "quota",
+                format!("the flash sale sold {coupons} of {FLASH_TOTAL}"),
+                vec![],
+            ));
         }
     }
     Ok(found)
@@ -245,19 +314,34 @@ async fn orders(env: &Env, state: &State, history: &[Entry]) -> anyhow::Result<V
         .map(|e| (e.subject.as_str(), e))
         .collect();
     let mut found = Vec::new();
-    for e in history.iter().filter(|e| matches!(e.op, Op::Confirm | Op::Cancel) && e.answer.is(200)) {
+    for e in history
+        .iter()
+        .filter(|e| matches!(e.op, Op::Confirm | Op::Cancel) && e.answer.is(200))
+    {
         let Some(lock) = locks.get(e.subject.as_str()) else {
             continue;
         };
-        let coupon = lock.answer.body()["allocations"][0]["coupon_id"].as_str().unwrap_or("");
-        let wanted = if e.op == Op::Confirm { "used" } else { "unused" };
+        let coupon = lock.answer.body()["allocations"][0]["coupon_id"]
+            .as_str()
+            .unwrap_or("");
+        let wanted = if e.op == Op::Confirm {
+            "used"
+        } else {
+            "unused"
+        };
         let status = state.coupons.get(coupon).map(|c| c.status.as_str());
         if status != Some(wanted) {
-            let detail = format!("order {}: {:?} answered 200, coupon {coupon} is {status:?}", e.subject, e.op);
+            let detail = format!(
+                "order {}: {:?} answered 200, coupon {coupon} is {status:?}",
+                e.subject, e.op
+            );
             found.push(anomaly("orders", detail, vec![(*lock).clone(), e.clone()]));
         }
     }
-    for e in history.iter().filter(|e| e.op == Op::Refund && e.answer.is(200)) {
+    for e in history
+        .iter()
+        .filter(|e| e.op == Op::Refund && e.answer.is(200))
+    {
         let row = client
             .query_opt(
                 "SELECT response->>'amount' FROM refunds WHERE order_id = $1 AND refund_id = 'r1'",
@@ -267,7 +351,10 @@ async fn orders(env: &Env, state: &State, history: &[Entry]) -> anyhow::Result<V
         let stored: Option<String> = row.and_then(|r| r.get(0));
         let answered = e.answer.body()["amount"].as_str().map(str::to_owned);
         if stored.is_none() || stored != answered {
-            let detail = format!("refund of {}: answered {answered:?}, stored {stored:?}", e.subject);
+            let detail = format!(
+                "refund of {}: answered {answered:?}, stored {stored:?}",
+                e.subject
+            );
             found.push(anomaly("orders", detail, vec![e.clone()]));
         }
     }
@@ -291,7 +378,13 @@ async fn codes(env: &Env) -> anyhow::Result<Vec<Anomaly>> {
         .iter()
         .map(|r| {
             let (serial, uses, n): (i64, i32, i64) = (r.get(0), r.get(1), r.get(2));
-            anomaly("code_uses", format!("serial {serial}: {n} redemptions of {uses} allowed (shared: {SHARED_USES})"), vec![])
+            anomaly(
+                "code_uses",
+                format!(
+                    "serial {serial}: {n} redemptions of {uses} allowed (shared: {SHARED_USES})"
+                ),
+                vec![],
+            )
         })
         .collect())
 }
@@ -301,14 +394,28 @@ async fn jobs(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
     let mut found = Vec::new();
     for e in history.iter().filter(|e| e.op == Op::Upload) {
         if !e.answer.is(202) {
-            found.push(anomaly("jobs", format!("{}: never accepted", e.subject), vec![e.clone()]));
+            found.push(anomaly(
+                "jobs",
+                format!("{}: never accepted", e.subject),
+                vec![e.clone()],
+            ));
             continue;
         }
         let id = e.answer.body()["job_id"].as_str().unwrap_or("").to_owned();
         let job = job_ended(env, &id).await?;
         let n = |k: &str| job[k].as_i64().unwrap_or(-1);
-        let outcomes: i64 = ["issued", "over_limit", "sold_out", "cancelled", "not_eligible"].iter().map(|k| n(k)).sum();
-        let lines_ok = n("valid") == UPLOAD_LINES as i64 && n("invalid") == 2 && outcomes == n("valid");
+        let outcomes: i64 = [
+            "issued",
+            "over_limit",
+            "sold_out",
+            "cancelled",
+            "not_eligible",
+        ]
+        .iter()
+        .map(|k| n(k))
+        .sum();
+        let lines_ok =
+            n("valid") == UPLOAD_LINES as i64 && n("invalid") == 2 && outcomes == n("valid");
         let client = env.db.client().await?;
         let coupons: i64 = client
             .query_one(
@@ -330,7 +437,10 @@ async fn job_ended(env: &Env, id: &str) -> anyhow::Result<Value> {
     let client = env.db.client().await?;
     for _ in 0..1200 {
         let row = client
-            .query_one("SELECT status FROM issuance_jobs WHERE id = $1::text::uuid", &[&id])
+            .query_one(
+                "SELECT status FROM issuance_jobs WHERE id = $1::text::uuid",
+                &[&id],
+            )
             .await?;
         let status: String = row.get(0);
         if status == "done" || status == "failed" {
@@ -338,16 +448,28 @@ async fn job_ended(env: &Env, id: &str) -> anyhow::Result<Value> {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let view = ledger::queries::issuance_jobs::job(&client, id.parse()?, chrono::Utc::now()).await?;
+    let view =
+        ledger::queries::issuance_jobs::job(&client, id.parse()?, chrono::Utc::now()).await?;
     Ok(serde_json::to_value(view)?)
 }
 
 /// Once the void is acknowledged and has run its course, no coupon of the
 /// template is unused or locked, and no claim started after it got one.
 async fn void(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Result<Vec<Anomaly>> {
-    let Some(voided) = history.iter().find(|e| e.op == Op::Void && e.answer.is(200)) else {
-        let entries = history.iter().filter(|e| e.op == Op::Void).cloned().collect();
-        return Ok(vec![anomaly("void", "the void was never acknowledged".into(), entries)]);
+    let Some(voided) = history
+        .iter()
+        .find(|e| e.op == Op::Void && e.answer.is(200))
+    else {
+        let entries = history
+            .iter()
+            .filter(|e| e.op == Op::Void)
+            .cloned()
+            .collect();
+        return Ok(vec![anomaly(
+            "void",
+            "the void was never acknowledged".into(),
+            entries,
+        )]);
     };
     let mut found = Vec::new();
     let late: Vec<Entry> = history
@@ -357,7 +479,11 @@ async fn void(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
         .cloned()
         .collect();
     if !late.is_empty() {
-        found.push(anomaly("void", "a claim after the void got a coupon".into(), late));
+        found.push(anomaly(
+            "void",
+            "a claim after the void got a coupon".into(),
+            late,
+        ));
     }
     let client = env.db.client().await?;
     let mut left = 0;
@@ -375,7 +501,11 @@ async fn void(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     if left > 0 {
-        found.push(anomaly("void", format!("{left} coupons of the void template still usable"), vec![voided.clone()]));
+        found.push(anomaly(
+            "void",
+            format!("{left} coupons of the void template still usable"),
+            vec![voided.clone()],
+        ));
     }
     Ok(found)
 }

@@ -52,7 +52,9 @@ impl Client {
         let text = body.to_string();
         self.retried(|base| {
             let mut req = self.request(Method::POST, base, path, auth, &text);
-            req = req.header("Content-Type", "application/json").body(text.clone());
+            req = req
+                .header("Content-Type", "application/json")
+                .body(text.clone());
             if let Some(key) = key {
                 req = req.header("Idempotency-Key", key);
             }
@@ -104,7 +106,10 @@ impl Client {
             Auth::Channel(channel) => {
                 let nonce = uuid::Uuid::new_v4().to_string();
                 let signed = channel.sign(method.as_str(), path, body, &nonce);
-                signed.headers.into_iter().fold(req, |r, (k, v)| r.header(k, v))
+                signed
+                    .headers
+                    .into_iter()
+                    .fold(req, |r, (k, v)| r.header(k, v))
             }
         }
     }
@@ -127,7 +132,11 @@ impl Client {
                     let status = r.status().as_u16();
                     let body = r.json().await.unwrap_or(Value::Null);
                     let answer = Answer::Status { status, body };
-                    return Sent { answer, tries, uncertain };
+                    return Sent {
+                        answer,
+                        tries,
+                        uncertain,
+                    };
                 }
                 Err(e) => {
                     uncertain += 1;

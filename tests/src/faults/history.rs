@@ -102,10 +102,16 @@ impl History {
     }
 
     pub fn push(&self, entry: Entry) {
-        self.entries.lock().expect("no client panics holding it").push(entry);
+        self.entries
+            .lock()
+            .expect("no client panics holding it")
+            .push(entry);
     }
 
     pub fn entries(&self) -> Vec<Entry> {
-        self.entries.lock().expect("no client panics holding it").clone()
+        self.entries
+            .lock()
+            .expect("no client panics holding it")
+            .clone()
     }
 }

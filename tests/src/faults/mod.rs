@@ -77,7 +77,11 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
     } else {
         Stack::single(run.planted.as_deref()).await?
     };
-    let args = if run.cluster { quorum() } else { Default::default() };
+    let args = if run.cluster {
+        quorum()
+    } else {
+        Default::default()
+    };
     drop(subscriber::declare(&stack.env, OUTSIDER, true, args).await?);
     let client = client::Client::new(stack.bases())?;
     let campaign = Campaign::make(&client).await?;
@@ -90,7 +94,8 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
     }
     load.push(tokio::spawn(workload::uploads(shared.clone(), run.length)));
     load.push(tokio::spawn(workload::void(shared.clone(), run.length)));
-    let injected = nemesis::run(&mut stack, &planned, start).await;
+    let last_start = run.length.saturating_sub(Duration::from_secs(5));
+    let injected = nemesis::run(&mut stack, &planned, start, last_start).await;
     for task in load {
         task.await?;
     }
@@ -105,7 +110,10 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
 
 fn quorum() -> lapin::types::FieldTable {
     let mut args = lapin::types::FieldTable::default();
-    args.insert("x-queue-type".into(), lapin::types::AMQPValue::LongString("quorum".into()));
+    args.insert(
+        "x-queue-type".into(),
+        lapin::types::AMQPValue::LongString("quorum".into()),
+    );
     args
 }
 
@@ -123,11 +131,15 @@ async fn settled(stack: &mut Stack, cluster: bool) -> anyhow::Result<Vec<Anomaly
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || !stdout.contains(" 0 differences") {
         let lines: Vec<&str> = findings(&stdout).into_iter().take(12).collect();
-        found.push(anomaly("projections", format!("replay --verify: {}", lines.join("\n"))));
+        found.push(anomaly(
+            "projections",
+            format!("replay --verify: {}", lines.join("\n")),
+        ));
     }
     let out = ledger(&stack.env, &["audit", "verify"]).await?;
     if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
         found.push(anomaly("audit", format!("audit verify: {text}")));
     }
     found.extend(every_event_reached(&stack.env, cluster).await?);
@@ -142,8 +154,9 @@ fn anomaly(check: &'static str, detail: String) -> Anomaly {
     }
 }
 
-/// Waits while the projections move; an error once they stop short of
-/// the store for 30 s.
+/// Waits while the projections and the relay's routes move (the outside
+/// subscribers' route included); an error once they stop short of the
+/// store for 30 s.
 async fn caught_up(env: &crate::Env) -> anyhow::Result<()> {
     let client = env.db.client().await?;
     let (mut last, mut still) = (-1i64, Instant::now());
@@ -152,12 +165,16 @@ async fn caught_up(env: &crate::Env) -> anyhow::Result<()> {
             .query_one(
                 "SELECT (SELECT count(*) FROM events),
                         (SELECT coalesce(min(applied), 0) FROM projection_positions),
-                        (SELECT count(*) FROM projection_positions)",
+                        (SELECT count(*) FROM projection_positions),
+                        (SELECT count(*) FROM relay_cursors c
+                          WHERE (c.tx_id, c.position) < (SELECT tx_id, position FROM events
+                                                          ORDER BY tx_id DESC, position DESC LIMIT 1))",
                 &[],
             )
             .await?;
         let (events, applied, projections): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-        if projections >= 2 && applied >= events {
+        let routes_behind: i64 = row.get(3);
+        if projections >= 2 && applied >= events && routes_behind == 0 {
             return Ok(());
         }
         if applied != last {
@@ -173,7 +190,11 @@ async fn caught_up(env: &crate::Env) -> anyhow::Result<()> {
 
 /// The outside subscriber holds every stored event at least once.
 async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<Vec<Anomaly>> {
-    let args = if cluster { quorum() } else { Default::default() };
+    let args = if cluster {
+        quorum()
+    } else {
+        Default::default()
+    };
     let mut outsider = Subscriber::with_args(env, OUTSIDER, true, args).await?;
     let client = env.db.client().await?;
     let stored: HashSet<uuid::Uuid> = client
@@ -194,14 +215,25 @@ async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<
             break;
         }
     }
-    let missing: Vec<_> = stored.difference(&got).take(5).collect();
+    let missing: Vec<uuid::Uuid> = stored.difference(&got).copied().collect();
     if missing.is_empty() {
         return Ok(vec![]);
     }
+    // Where in the log they are says whether a stretch was lost or a few.
+    let row = client
+        .query_one(
+            "SELECT min(position), max(position), min(recorded_at)::text, max(recorded_at)::text
+               FROM events WHERE event_id = ANY($1)",
+            &[&missing],
+        )
+        .await?;
+    let (first, last): (i64, i64) = (row.get(0), row.get(1));
+    let (from, to): (String, String) = (row.get(2), row.get(3));
     let detail = format!(
-        "the subscriber misses {} of {} events, e.g. {missing:?}",
-        stored.difference(&got).count(),
-        stored.len()
+        "the subscriber misses {} of {} events, positions {first}..={last} recorded {from} to {to}, e.g. {:?}",
+        missing.len(),
+        stored.len(),
+        &missing[..missing.len().min(3)]
     );
     Ok(vec![anomaly("subscriber", detail)])
 }

@@ -22,11 +22,21 @@ pub struct Injected {
     pub detail: String,
 }
 
-/// Runs `schedule` against `stack`, from `start`; what was injected.
-pub async fn run(stack: &mut Stack, schedule: &[Planned], start: Instant) -> Vec<Injected> {
+/// Runs `schedule` against `stack`, from `start`, until `last_start` (a
+/// fault pushed past it by a slow one before would meet no load); what
+/// was injected.
+pub async fn run(
+    stack: &mut Stack,
+    schedule: &[Planned],
+    start: Instant,
+    last_start: Duration,
+) -> Vec<Injected> {
     let mut done = Vec::new();
     for planned in schedule {
         tokio::time::sleep_until((start + planned.at).into()).await;
+        if start.elapsed() > last_start {
+            break;
+        }
         let started_ms = ms(start);
         let detail = match inject(stack, planned).await {
             Ok(detail) => detail,
@@ -162,7 +172,9 @@ async fn disk_alarm(stack: &Stack, lasts: Duration) -> anyhow::Result<String> {
         async move {
             match (&node, &stack.cluster) {
                 (Some(node), Some(cluster)) => {
-                    cluster.run(&["rabbitmqctl", node, "set_disk_free_limit", value]).await?;
+                    cluster
+                        .run(&["rabbitmqctl", node, "set_disk_free_limit", value])
+                        .await?;
                     Ok::<_, anyhow::Error>(())
                 }
                 _ => rabbitmqctl(&["set_disk_free_limit", value]).await,
@@ -172,7 +184,10 @@ async fn disk_alarm(stack: &Stack, lasts: Duration) -> anyhow::Result<String> {
     limit("100000GB").await?;
     tokio::time::sleep(lasts).await;
     limit(DEFAULT_DISK_LIMIT).await?;
-    Ok(format!("disk alarm on {}", node.as_deref().unwrap_or("the node")))
+    Ok(format!(
+        "disk alarm on {}",
+        node.as_deref().unwrap_or("the node")
+    ))
 }
 
 /// RabbitMQ's default free-disk limit, put back after the alarm.

@@ -41,8 +41,15 @@ impl Report {
     ) -> Self {
         let mut answers: BTreeMap<&'static str, BTreeMap<String, usize>> = BTreeMap::new();
         for e in history {
-            let answer = e.answer.status().map_or("unknown".to_owned(), |s| s.to_string());
-            *answers.entry(<&str>::from(e.op)).or_default().entry(answer).or_default() += 1;
+            let answer = e
+                .answer
+                .status()
+                .map_or("unknown".to_owned(), |s| s.to_string());
+            *answers
+                .entry(<&str>::from(e.op))
+                .or_default()
+                .entry(answer)
+                .or_default() += 1;
         }
         let mut faults = BTreeMap::new();
         for i in &injected {
@@ -75,7 +82,9 @@ impl Report {
     }
 
     pub fn dir(&self) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/faults").join(&self.name)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/faults")
+            .join(&self.name)
     }
 
     /// The verdict and the counts, as a person reads them.
@@ -85,14 +94,33 @@ impl Report {
             self.name,
             self.seed,
             self.seconds,
-            if self.cluster { " on the clusters" } else { " on single nodes" },
-            self.planted.as_ref().map_or(String::new(), |b| format!(" with the planted bug {b}")),
+            if self.cluster {
+                " on the clusters"
+            } else {
+                " on single nodes"
+            },
+            self.planted
+                .as_ref()
+                .map_or(String::new(), |b| format!(" with the planted bug {b}")),
             self.requests,
             self.injected.len(),
-            if self.passed() { "PASS".to_owned() } else { format!("FAIL: {} anomalies {:?}", self.anomalies.len(), self.failed_checks()) }
+            if self.passed() {
+                "PASS".to_owned()
+            } else {
+                format!(
+                    "FAIL: {} anomalies {:?}",
+                    self.anomalies.len(),
+                    self.failed_checks()
+                )
+            }
         );
         for i in &self.injected {
-            s += &format!("  fault {:>6} ms  {:<22} {}\n", i.started_ms, i.fault.name(), i.detail);
+            s += &format!(
+                "  fault {:>6} ms  {:<22} {}\n",
+                i.started_ms,
+                i.fault.name(),
+                i.detail
+            );
         }
         for (op, answers) in &self.answers {
             s += &format!("  {op:<14} {answers:?}\n");

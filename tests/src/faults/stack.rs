@@ -50,8 +50,14 @@ impl Stack {
         let redis = TcpProxy::start(SocketAddr::from(([127, 0, 0, 1], own_redis.port))).await?;
         let mut vars = vec![
             ("DATABASE_URL".into(), through(&env.db.url(), postgres.port)),
-            ("AMQP_URL".into(), through(&env.vhost.amqp_url, rabbitmq.port)),
-            ("REDIS_URL".into(), format!("redis://127.0.0.1:{}", redis.port)),
+            (
+                "AMQP_URL".into(),
+                through(&env.vhost.amqp_url, rabbitmq.port),
+            ),
+            (
+                "REDIS_URL".into(),
+                format!("redis://127.0.0.1:{}", redis.port),
+            ),
         ];
         vars.extend(planted_var(planted));
         let links = Links {

@@ -67,15 +67,27 @@ impl Campaign {
         let bulk = template(client, template_body(100_000, 1), None).await?;
         let code_template = template(client, template_body(1_000_000, 1), None).await?;
         let package_items = vec![
-            (template(client, template_body(1_000_000, 1), None).await?, 1),
-            (template(client, template_body(1_000_000, 2), None).await?, 2),
+            (
+                template(client, template_body(1_000_000, 1), None).await?,
+                1,
+            ),
+            (
+                template(client, template_body(1_000_000, 2), None).await?,
+                2,
+            ),
         ];
         let package = package(client, &package_items, &channel).await?;
-        let one_use = codes(client, json!({"template_sn": code_template, "count": ONE_USE_CODES}))
-            .await?;
+        let one_use = codes(
+            client,
+            json!({"template_sn": code_template, "count": ONE_USE_CODES}),
+        )
+        .await?;
         let shared_body = json!({"template_sn": code_template, "count": 1,
                                  "uses_per_code": SHARED_USES});
-        let shared = codes(client, shared_body).await?.pop().context("a shared code")?;
+        let shared = codes(client, shared_body)
+            .await?
+            .pop()
+            .context("a shared code")?;
         Ok(Campaign {
             hot,
             flash,
@@ -109,23 +121,41 @@ async fn channel(client: &Client) -> anyhow::Result<Channel> {
     })
 }
 
-async fn template(client: &Client, body: Value, channel: Option<&Channel>) -> anyhow::Result<String> {
+async fn template(
+    client: &Client,
+    body: Value,
+    channel: Option<&Channel>,
+) -> anyhow::Result<String> {
     let sent = client.post(Auth::Admin, "/v1/templates", &body, None).await;
     let sn = must(sent, 201, "a template").await?["sn"]
         .as_str()
         .context("sn")?
         .to_owned();
     let path = format!("/v1/templates/{sn}/activate");
-    must(client.post(Auth::Admin, &path, &json!({}), None).await, 200, "activate").await?;
+    must(
+        client.post(Auth::Admin, &path, &json!({}), None).await,
+        200,
+        "activate",
+    )
+    .await?;
     if let Some(channel) = channel {
         let path = format!("/v1/templates/{sn}/channels");
         let allow = json!({"channel_id": channel.id});
-        must(client.post(Auth::Admin, &path, &allow, None).await, 200, "allow").await?;
+        must(
+            client.post(Auth::Admin, &path, &allow, None).await,
+            200,
+            "allow",
+        )
+        .await?;
     }
     Ok(sn)
 }
 
-async fn package(client: &Client, items: &[(String, i64)], channel: &Channel) -> anyhow::Result<String> {
+async fn package(
+    client: &Client,
+    items: &[(String, i64)],
+    channel: &Channel,
+) -> anyhow::Result<String> {
     let now = chrono::Utc::now();
     let items: Vec<Value> = items
         .iter()
@@ -140,15 +170,24 @@ async fn package(client: &Client, items: &[(String, i64)], channel: &Channel) ->
         .context("sn")?
         .to_owned();
     let path = format!("/v1/packages/{sn}/activate");
-    must(client.post(Auth::Admin, &path, &json!({}), None).await, 200, "activate").await?;
+    must(
+        client.post(Auth::Admin, &path, &json!({}), None).await,
+        200,
+        "activate",
+    )
+    .await?;
     Ok(sn)
 }
 
 async fn codes(client: &Client, body: Value) -> anyhow::Result<Vec<String>> {
-    let sent = client.post(Auth::Admin, "/v1/code-batches", &body, None).await;
+    let sent = client
+        .post(Auth::Admin, "/v1/code-batches", &body, None)
+        .await;
     let batch = must(sent, 201, "a code batch").await?;
     let id = batch["id"].as_str().context("id")?;
-    let sent = client.get_text(&format!("/v1/code-batches/{id}/codes")).await?;
+    let sent = client
+        .get_text(&format!("/v1/code-batches/{id}/codes"))
+        .await?;
     Ok(sent.lines().map(str::to_owned).collect())
 }
 
@@ -190,7 +229,15 @@ impl Shared {
     }
 
     /// A request recorded in the history; its answer.
-    async fn send(&self, op: Op, subject: String, path: &str, body: Value, auth: Auth<'_>, keyed: bool) -> Sent {
+    async fn send(
+        &self,
+        op: Op,
+        subject: String,
+        path: &str,
+        body: Value,
+        auth: Auth<'_>,
+        keyed: bool,
+    ) -> Sent {
         let key = format!("{}-{}", <&str>::from(op), uuid::Uuid::new_v4());
         let started = self.history.now_ms();
         let sent = self
@@ -244,8 +291,19 @@ async fn claim_doomed(shared: &Shared) {
 /// Claim, lock, then confirm (and maybe refund one of two units) or cancel.
 async fn checkout(shared: &Shared) {
     let user = format!("shop-u{}", shared.fresh());
-    let sent = claim(shared, Op::ClaimShop, &shared.campaign.shop, user.clone(), true).await;
-    let Some(coupon) = sent.answer.is(201).then(|| sent.answer.body()["id"].clone()) else {
+    let sent = claim(
+        shared,
+        Op::ClaimShop,
+        &shared.campaign.shop,
+        user.clone(),
+        true,
+    )
+    .await;
+    let Some(coupon) = sent
+        .answer
+        .is(201)
+        .then(|| sent.answer.body()["id"].clone())
+    else {
         return;
     };
     let order_id = format!("o-{}", uuid::Uuid::now_v7());
@@ -257,7 +315,16 @@ async fn checkout(shared: &Shared) {
         "coupon_ids": [coupon], "expected_payable": "130.00"
     });
     let svc = Auth::Service;
-    let sent = shared.send(Op::Lock, order_id.clone(), "/v1/orders/lock", body, svc, true).await;
+    let sent = shared
+        .send(
+            Op::Lock,
+            order_id.clone(),
+            "/v1/orders/lock",
+            body,
+            svc,
+            true,
+        )
+        .await;
     if !sent.answer.is(200) {
         return;
     }
@@ -267,11 +334,15 @@ async fn checkout(shared: &Shared) {
         (Op::Cancel, "cancel")
     };
     let path = format!("/v1/orders/{order_id}/{action}");
-    let sent = shared.send(op, order_id.clone(), &path, json!({}), svc, true).await;
+    let sent = shared
+        .send(op, order_id.clone(), &path, json!({}), svc, true)
+        .await;
     if op == Op::Confirm && sent.answer.is(200) && rand::random_bool(0.5) {
         let path = format!("/v1/orders/{order_id}/refunds");
         let body = json!({"refund_id": "r1", "lines": [{"line_id": "l1", "quantity": 1}]});
-        shared.send(Op::Refund, order_id, &path, body, svc, true).await;
+        shared
+            .send(Op::Refund, order_id, &path, body, svc, true)
+            .await;
     }
 }
 
@@ -281,7 +352,14 @@ async fn redeem(shared: &Shared) {
     let code = &shared.campaign.one_use[i % shared.campaign.one_use.len()];
     let body = json!({"code": code, "user_id": format!("red-u{i}")});
     shared
-        .send(Op::Redeem, code.clone(), "/v1/redemptions", body, Auth::Service, true)
+        .send(
+            Op::Redeem,
+            code.clone(),
+            "/v1/redemptions",
+            body,
+            Auth::Service,
+            true,
+        )
         .await;
 }
 
@@ -289,7 +367,14 @@ async fn redeem_shared(shared: &Shared) {
     let user = format!("share-u{}", shared.fresh());
     let body = json!({"code": shared.campaign.shared, "user_id": user});
     shared
-        .send(Op::RedeemShared, user, "/v1/redemptions", body, Auth::Service, true)
+        .send(
+            Op::RedeemShared,
+            user,
+            "/v1/redemptions",
+            body,
+            Auth::Service,
+            true,
+        )
         .await;
 }
 
@@ -298,7 +383,14 @@ async fn package_claim(shared: &Shared) {
     let path = format!("/v1/packages/{}/claims", shared.campaign.package);
     let auth = Auth::Channel(&shared.campaign.channel);
     shared
-        .send(Op::PackageClaim, user.clone(), &path, json!({"user_id": user}), auth, true)
+        .send(
+            Op::PackageClaim,
+            user.clone(),
+            &path,
+            json!({"user_id": user}),
+            auth,
+            true,
+        )
         .await;
 }
 
@@ -309,7 +401,9 @@ pub async fn uploads(shared: Arc<Shared>, length: Duration) {
         if job == 1 {
             tokio::time::sleep(length / 3).await;
         }
-        let mut file: String = (0..UPLOAD_LINES).map(|i| format!("bulk-{job}-{i}\n")).collect();
+        let mut file: String = (0..UPLOAD_LINES)
+            .map(|i| format!("bulk-{job}-{i}\n"))
+            .collect();
         for bad in BAD_LINES {
             file.push_str(bad);
             file.push('\n');
@@ -329,5 +423,7 @@ pub async fn void(shared: Arc<Shared>, length: Duration) {
     tokio::time::sleep(length / 2).await;
     let path = format!("/v1/templates/{}/void", shared.campaign.doomed);
     let sn = shared.campaign.doomed.clone();
-    shared.send(Op::Void, sn, &path, json!({}), Auth::Admin, true).await;
+    shared
+        .send(Op::Void, sn, &path, json!({}), Auth::Admin, true)
+        .await;
 }
