@@ -11,7 +11,9 @@ use strum::{EnumString, IntoStaticStr};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, EnumString, IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
 pub enum Bug {
-    /// Consumers apply a message even when the inbox has seen it.
+    /// Consumers apply a message even when they have seen it: the inbox
+    /// and the projections' own seen-checks (stream versions, a coupon
+    /// already projected) skipped.
     SkipInbox,
     /// A claim ignores the template's per-user limit.
     DropQuotaGuard,

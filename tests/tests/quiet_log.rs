@@ -70,7 +70,7 @@ async fn ten_thousand_unroutable_events_leave_a_short_log_without_user_ids() {
         .await
         .unwrap();
     let mut counted = 0;
-    for _ in 0..60 {
+    for _ in 0..240 {
         counted = unroutable(&server).await;
         if counted >= USERS as u64 {
             break;
