@@ -27,6 +27,10 @@ pub const DEFAULT_ARCHIVE_AFTER_DAYS: &str = "90";
 /// A second: a wallet a second old is what a user sees anyway between
 /// two refreshes; a replica further behind is passed over for the primary.
 pub const DEFAULT_REPLICA_MAX_LAG_MS: &str = "1000";
+/// `serve`'s connections to the writer: enough for the group commits and
+/// the requests in flight on a few cores; each is a Postgres backend, so
+/// several serves on one database share its `max_connections`.
+pub const DEFAULT_DB_POOL_SIZE: &str = "32";
 /// 1 GiB.
 pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
 pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
@@ -110,6 +114,8 @@ pub struct Config {
     /// How far behind the replica may be for those reads
     /// (`LEDGER_REPLICA_MAX_LAG_MS`).
     pub replica_max_lag: std::time::Duration,
+    /// `serve`'s writer connections at most (`LEDGER_DB_POOL_SIZE`).
+    pub db_pool_size: usize,
     /// Days an ended coupon stays in `coupons` before the archiver moves
     /// it to `coupons_archive` (`LEDGER_ARCHIVE_AFTER_DAYS`; 0: at once).
     pub archive_after_days: u32,
@@ -144,6 +150,7 @@ impl std::fmt::Debug for Config {
             .field("archive_after_days", &self.archive_after_days)
             .field("replica", &self.database_replica.is_some())
             .field("replica_max_lag", &self.replica_max_lag)
+            .field("db_pool_size", &self.db_pool_size)
             .field("flash_reconcile", &self.flash_reconcile)
             .field("log_format", &self.log_format)
             .field("metrics_refresh", &self.metrics_refresh)
@@ -227,6 +234,11 @@ impl Config {
             .filter(|m| (1..=3_600_000).contains(m))
             .map(std::time::Duration::from_millis)
             .ok_or_else(|| error(var, &ms, "not a number of milliseconds from 1 to 3600000"))?;
+        let (var, size) = get("LEDGER_DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE);
+        let db_pool_size = usize::from_str(&size)
+            .ok()
+            .filter(|n| (2..=512).contains(n))
+            .ok_or_else(|| error(var, &size, "not a number of connections from 2 to 512"))?;
         let (var, days) = get("LEDGER_ARCHIVE_AFTER_DAYS", DEFAULT_ARCHIVE_AFTER_DAYS);
         let archive_after_days = u32::from_str(&days)
             .ok()
@@ -275,6 +287,7 @@ impl Config {
             archive_after_days,
             database_replica,
             replica_max_lag,
+            db_pool_size,
             flash_reconcile,
             log_format,
             metrics_refresh,

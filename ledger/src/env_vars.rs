@@ -92,6 +92,11 @@ pub const ENV_VARS: &[(&str, &str, &str)] = &[
         "a replica further behind than this is passed over for the primary (1 to 3600000)",
     ),
     (
+        "LEDGER_DB_POOL_SIZE",
+        config::DEFAULT_DB_POOL_SIZE,
+        "serve's connections to the writer at most (2 to 512); each is a Postgres backend",
+    ),
+    (
         "LEDGER_ARCHIVE_AFTER_DAYS",
         config::DEFAULT_ARCHIVE_AFTER_DAYS,
         "days an ended coupon stays hot before the archiver moves it to cold storage (0 to 3650)",

@@ -13,20 +13,21 @@ use std::time::Duration;
 use tests::faults::schedule::{Fault, Planned};
 use tests::faults::{self, Run};
 
+/// Half the suite's clients: these run beside the parallel suite's tests.
+const CLIENTS: usize = 6;
+
 /// Cuts and kills that reach each bug: the database gone while messages
 /// arrive, the broker's link cut under the relay, the workers killed mid-batch.
 fn schedule() -> Vec<Planned> {
     let plan = [
-        (5, Fault::CutPostgres),
-        (9, Fault::KillWorkers),
-        (12, Fault::CutRabbitmq),
-        (15, Fault::KillWorkers),
-        (18, Fault::KillServe(0)),
-        (21, Fault::KillWorkers),
-        (24, Fault::CutRabbitmq),
-        (27, Fault::KillWorkers),
-        (30, Fault::CutPostgres),
-        (33, Fault::KillWorkers),
+        (4, Fault::CutPostgres),
+        (7, Fault::KillWorkers),
+        (10, Fault::CutRabbitmq),
+        (13, Fault::KillWorkers),
+        (16, Fault::KillServe(0)),
+        (19, Fault::KillWorkers),
+        (22, Fault::CutRabbitmq),
+        (25, Fault::KillWorkers),
     ];
     plan.iter()
         .map(|(at, fault)| Planned {
@@ -37,11 +38,12 @@ fn schedule() -> Vec<Planned> {
         .collect()
 }
 
-/// Runs 40 s with `bug` planted; the checks that failed.
+/// Runs 30 s with `bug` planted; the checks that failed.
 async fn caught(bug: &str) -> Vec<&'static str> {
-    let mut run = Run::new(100, Duration::from_secs(40), false);
+    let mut run = Run::new(100, Duration::from_secs(30), false);
     run.planted = Some(bug.to_owned());
     run.schedule = Some(schedule());
+    run.clients = CLIENTS;
     let report = faults::run(&run).await.unwrap();
     eprint!("{}", report.summary());
     report.failed_checks()
@@ -65,7 +67,8 @@ async fn an_answer_sent_before_its_commit_is_named() {
 async fn the_same_faults_without_a_bug_find_nothing() {
     let run = Run {
         schedule: Some(schedule()),
-        ..Run::new(101, Duration::from_secs(40), false)
+        clients: CLIENTS,
+        ..Run::new(101, Duration::from_secs(30), false)
     };
     let report = faults::run(&run).await.unwrap();
     assert!(report.passed(), "{}", report.summary());

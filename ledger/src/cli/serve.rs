@@ -28,7 +28,7 @@ pub struct Args {
 pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let tokens = tokens(&config, args.dev)?;
     let keys = secret_keys(&config, args.dev)?;
-    let pool = ledger::db::pool(&config.database, ledger::db::DEFAULT_POOL_SIZE);
+    let pool = ledger::db::pool(&config.database, config.db_pool_size);
     let secrets = Arc::new(SecretCache::new(keys));
     prove_keys(&pool, &secrets, &config.database_url).await?;
     let store = StoreCell::default();

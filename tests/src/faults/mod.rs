@@ -33,7 +33,7 @@ use crate::subscriber::{self, Subscriber};
 use crate::workers::{findings, ledger};
 
 /// Concurrent clients: enough to keep both serves busy on two cores.
-const CLIENTS: usize = 12;
+pub const CLIENTS: usize = 12;
 
 /// The outside subscriber's queue, bound to `coupon.events` before the load.
 const OUTSIDER: &str = "analytics.faults";
@@ -48,6 +48,8 @@ pub struct Run {
     pub planted: Option<String>,
     /// The faults; None: the seed's schedule.
     pub schedule: Option<Vec<Planned>>,
+    /// Concurrent clients ([`CLIENTS`] unless a run beside others wants fewer).
+    pub clients: usize,
 }
 
 impl Run {
@@ -58,6 +60,7 @@ impl Run {
             cluster,
             planted: None,
             schedule: None,
+            clients: CLIENTS,
         }
     }
 
@@ -89,7 +92,7 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
     let shared = Arc::new(Shared::new(campaign, History::new(start), client));
     let until = tokio::time::Instant::from_std(start + run.length);
     let mut load = Vec::new();
-    for _ in 0..CLIENTS {
+    for _ in 0..run.clients {
         load.push(tokio::spawn(workload::client(shared.clone(), until)));
     }
     load.push(tokio::spawn(workload::uploads(shared.clone(), run.length)));

@@ -121,6 +121,9 @@ impl Stack {
             .envs(self.env.vars())
             .envs(self.vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env("RUST_LOG", "error")
+            // Eight connections a serve: a run shares Postgres with the
+            // parallel suite's tests (max_connections 100 by default).
+            .env("LEDGER_DB_POOL_SIZE", "8")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true);
