@@ -39,7 +39,7 @@ use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
     allow_lists, audit, channel_lifecycle, channels, claimable, claims, code_batches, coupons,
     history, issuance_jobs, orders, package_jobs, packages, projections, redemptions, reports,
-    templates, workers,
+    template_changes, template_channels, templates, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -130,11 +130,11 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(health::readyz))
         .routes(routes!(health::metrics))
         .routes(routes!(templates::create, templates::list))
-        .routes(routes!(templates::read, templates::update))
+        .routes(routes!(templates::read, template_changes::update))
         .routes(routes!(templates::activate))
         .routes(routes!(templates::stop))
         .routes(routes!(templates::void))
-        .routes(routes!(templates::quota))
+        .routes(routes!(template_changes::quota))
         .routes(routes!(allow_lists::read_file))
         .merge(channel_routes())
         .merge(app_routes())
@@ -190,8 +190,8 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
 /// The channels' routes and a template's list of channels (docs/design.md §15).
 fn channel_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(templates::allow_channel))
-        .routes(routes!(templates::remove_channel))
+        .routes(routes!(template_channels::allow_channel))
+        .routes(routes!(template_channels::remove_channel))
         .routes(routes!(channels::create, channels::list))
         .routes(routes!(channels::read))
         .routes(routes!(channel_lifecycle::disable))

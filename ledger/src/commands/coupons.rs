@@ -101,6 +101,57 @@ pub async fn change(
     Ok(next)
 }
 
+/// Applies `command` to many coupons the caller locked (`FOR UPDATE`), as
+/// [`change`] would to each, in two statements: one UPDATE of the rows, one
+/// COPY of their events. The void and expiry sweeps move tens of thousands
+/// of coupons (docs/design.md §15): a statement per coupon made them crawl.
+/// A coupon the command cannot apply to fails the whole batch.
+pub async fn change_many(
+    tx: &Transaction<'_>,
+    coupons: &[CouponRow],
+    command: &CouponCommand,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<usize, CommandError> {
+    let (mut ids, mut statuses, mut orders, mut versions, mut events) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for coupon in coupons {
+        let change = coupon_state::decide(&coupon.state(), command, now)?;
+        let next = coupon_state::apply(&coupon.state(), &change);
+        let event = LedgerEvent::coupon_changed(coupon.id, &change, None);
+        events.push(store::StreamEvent {
+            stream_id: CouponId(coupon.id).stream_id(),
+            stream_version: coupon.version + 1,
+            event: NewEvent::of(&event, metadata, now)?,
+        });
+        ids.push(coupon.id);
+        statuses.push(next.status.as_str());
+        orders.push(next.order_id);
+        versions.push(coupon.version);
+    }
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let sql = "UPDATE coupons c SET status = x.status, order_id = x.order_id,
+                      version = c.version + 1, changed_at = $5
+                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[])
+                      AS x (id, status, order_id, version)
+                WHERE c.id = x.id AND c.version = x.version";
+    let params: [&(dyn ToSql + Sync); 5] = [&ids, &statuses, &orders, &versions, &now];
+    let moved = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
+    // The rows are locked: a version that moved means a caller that did
+    // not lock them, a bug to stop at rather than write past.
+    if moved != ids.len() as u64 {
+        return Err(store::StoreError::VersionConflict {
+            stream_id: "a coupon of the batch".into(),
+            expected: 0,
+        }
+        .into());
+    }
+    store::copy_events(tx, &events).await?;
+    Ok(ids.len())
+}
+
 /// Expires unused coupons past their expiry, in one bounded batch; returns
 /// how many. Concurrent sweepers skip each other's rows (SKIP LOCKED).
 pub async fn expire_coupons(
@@ -118,14 +169,11 @@ pub async fn expire_coupons(
             &[&now, &batch.clamp(1, 10_000)],
         )
         .await?;
-    let metadata = system("expiry");
-    let mut expired = 0;
-    for row in &rows {
-        let coupon = CouponRow::from_row(row)?;
-        change(tx, &coupon, &CouponCommand::Expire, None, &metadata, now).await?;
-        expired += 1;
-    }
-    Ok(expired)
+    let coupons = rows
+        .iter()
+        .map(CouponRow::from_row)
+        .collect::<Result<Vec<_>, _>>()?;
+    change_many(tx, &coupons, &CouponCommand::Expire, &system("expiry"), now).await
 }
 
 /// Settles one coupon of an order with `command` (confirm, cancel,

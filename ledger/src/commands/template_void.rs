@@ -68,12 +68,11 @@ pub async fn void_batch(
             &[sn, &limit.clamp(1, 10_000)],
         )
         .await?;
-    let metadata = cause.metadata();
-    for row in &rows {
-        let coupon = CouponRow::from_row(row)?;
-        coupons::change(tx, &coupon, &CouponCommand::Void, None, &metadata, now).await?;
-    }
-    Ok(rows.len())
+    let rows = rows
+        .iter()
+        .map(CouponRow::from_row)
+        .collect::<Result<Vec<_>, _>>()?;
+    coupons::change_many(tx, &rows, &CouponCommand::Void, &cause.metadata(), now).await
 }
 
 /// One batch for the scanner: the first void template that still has

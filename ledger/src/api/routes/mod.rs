@@ -17,5 +17,7 @@ pub mod packages;
 pub mod projections;
 pub mod redemptions;
 pub mod reports;
+pub mod template_changes;
+pub mod template_channels;
 pub mod templates;
 pub mod workers;
