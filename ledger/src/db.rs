@@ -132,8 +132,12 @@ pub async fn analyze_if_stale(
     Ok(stale)
 }
 
-/// How often a worker that loads tables in bulk checks their statistics.
-pub const STATS_CHECK_EVERY: Duration = Duration::from_secs(30);
+/// How often a worker that loads tables in bulk checks their statistics:
+/// the check is one read of `pg_stat_user_tables`, and a table is analysed
+/// only once a tenth of it changed, so a growing table costs a few ANALYZEs
+/// in all; a longer wait let an issuance scan a fresh `user_claims` whole
+/// per chunk for tens of seconds.
+pub const STATS_CHECK_EVERY: Duration = Duration::from_secs(5);
 
 /// [`analyze_if_stale`] over a worker's tables, at most once per
 /// [`STATS_CHECK_EVERY`]: a projection catching up or an issuance writes
@@ -146,9 +150,11 @@ pub struct StatsKeeper {
 
 impl StatsKeeper {
     pub fn new(tables: &'static [&'static str]) -> Self {
+        // The first batch checks: a worker started on tables just loaded
+        // would otherwise plan on their old statistics for its first 30 s.
         Self {
             tables,
-            next: std::time::Instant::now() + STATS_CHECK_EVERY,
+            next: std::time::Instant::now(),
         }
     }
 

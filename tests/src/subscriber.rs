@@ -153,6 +153,46 @@ pub async fn depth(channel: &lapin::Channel, queue: &str) -> anyhow::Result<u32>
     Ok(q.message_count())
 }
 
+/// Arguments of a quorum queue: an outsider's queue on the clusters, which
+/// outlives any one node.
+pub fn quorum() -> FieldTable {
+    let mut args = FieldTable::default();
+    args.insert(
+        "x-queue-type".into(),
+        AMQPValue::LongString("quorum".into()),
+    );
+    args
+}
+
+/// The stored events `outsider` has not received: it reads until it holds
+/// them all or `quiet` passes without a new one.
+pub async fn missing_events(
+    env: &Env,
+    outsider: &mut Subscriber,
+    quiet: Duration,
+) -> anyhow::Result<Vec<Uuid>> {
+    let client = env.db.client().await?;
+    let stored: std::collections::HashSet<Uuid> = client
+        .query("SELECT event_id FROM events", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    // Counted, not collected, while receiving: a set of every id so far at
+    // each message would cost the square of the events.
+    let mut got = std::collections::HashSet::new();
+    loop {
+        let wanted = stored.len().saturating_sub(got.len()).max(1);
+        let batch = outsider.receive_until(quiet, |r| r.len() >= wanted).await?;
+        let before = got.len();
+        got.extend(ids(&batch));
+        if stored.is_subset(&got) || got.len() == before {
+            break;
+        }
+    }
+    Ok(stored.difference(&got).copied().collect())
+}
+
 /// The event ids a set of messages covers.
 pub fn ids(got: &[Received]) -> std::collections::HashSet<Uuid> {
     got.iter()

@@ -55,3 +55,17 @@ pub async fn upload_allow_list(
     let r = req.send().await.unwrap();
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
+
+/// The outcomes a job line ends in: each valid line in exactly one.
+pub const OUTCOMES: [&str; 5] = [
+    "issued",
+    "over_limit",
+    "sold_out",
+    "cancelled",
+    "not_eligible",
+];
+
+/// How many lines a job's view counts in an outcome (a missing count is 0).
+pub fn decided(job: &Value) -> i64 {
+    OUTCOMES.iter().filter_map(|k| job[*k].as_i64()).sum()
+}

@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 use tests::bench::env_number;
 use tests::cluster::Cluster;
 use tests::shop::{fixed_off, order, template};
-use tests::subscriber::{self, Subscriber, ids};
-use tests::uploads::upload;
+use tests::subscriber::{self, Subscriber};
+use tests::uploads::{self, upload};
 use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
 use tests::{Channel, Server};
 
@@ -197,7 +197,7 @@ async fn under_load(cluster: &Cluster, phases: &[Fault]) {
     // which outlives any one node; it reads once the faults are over (a
     // consumer connected meanwhile would lose its link with its node).
     drop(
-        subscriber::declare(&env, OUTSIDER, true, quorum())
+        subscriber::declare(&env, OUTSIDER, true, subscriber::quorum())
             .await
             .unwrap(),
     );
@@ -320,16 +320,7 @@ async fn check(
     (lines, claims, orders): (usize, usize, usize),
 ) {
     let job = job_done(server, &load.job_id).await;
-    let outcomes: i64 = [
-        "issued",
-        "over_limit",
-        "sold_out",
-        "cancelled",
-        "not_eligible",
-    ]
-    .iter()
-    .filter_map(|k| job[*k].as_i64())
-    .sum();
+    let outcomes = uploads::decided(&job);
     assert_eq!(job["valid"].as_i64(), Some(lines as i64), "{job}");
     assert_eq!(outcomes, lines as i64, "every line in one outcome: {job}");
     assert_eq!(job["issued"].as_i64(), Some(lines as i64), "{job}");
@@ -354,48 +345,17 @@ async fn check(
 
 /// The outside subscriber holds every stored event at least once.
 async fn every_event_reached(env: &tests::Env) {
-    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, quorum())
+    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, subscriber::quorum())
         .await
         .unwrap();
-    let client = env.db.client().await.unwrap();
-    let stored: HashSet<uuid::Uuid> = client
-        .query("SELECT event_id FROM events", &[])
+    let missing = subscriber::missing_events(env, &mut outsider, Duration::from_secs(30))
         .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    // Counted, not collected, while receiving: a set of every id so far at
-    // each message would cost the square of the events.
-    let mut got = HashSet::new();
-    loop {
-        let wanted = stored.len().saturating_sub(got.len()).max(1);
-        let batch = outsider
-            .receive_until(Duration::from_secs(30), |r| r.len() >= wanted)
-            .await
-            .unwrap();
-        let before = got.len();
-        got.extend(ids(&batch));
-        if got.len() >= stored.len() || got.len() == before {
-            break;
-        }
-    }
-    let missing = stored.difference(&got).count();
-    assert_eq!(
-        missing,
-        0,
-        "the subscriber misses {missing} of {} events",
-        stored.len()
+        .unwrap();
+    assert!(
+        missing.is_empty(),
+        "the subscriber misses {} events",
+        missing.len()
     );
-}
-
-fn quorum() -> lapin::types::FieldTable {
-    let mut args = lapin::types::FieldTable::default();
-    args.insert(
-        "x-queue-type".into(),
-        lapin::types::AMQPValue::LongString("quorum".into()),
-    );
-    args
 }
 
 fn spawn_claims(

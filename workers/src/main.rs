@@ -270,7 +270,12 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
         Worker::Issuance => {
             let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url, store);
             spec.prefetch = issuance::PREFETCH;
-            spec.analyze = &["coupons", "user_claims", "issuance_lines"];
+            spec.analyze = &[
+                "coupons",
+                "user_claims",
+                "issuance_lines",
+                "template_allow_list",
+            ];
             match issuance::Issuer::new(&config) {
                 Ok(handler) => tasks.spawn(consumer::run(spec, pool, handler, shutdown)),
                 Err(e) => tasks.spawn(async move { Err(e) }),

@@ -184,6 +184,9 @@ pub async fn ingest(
     match result {
         Ok((counts, sha256)) => {
             finish(&**client, target.file_id, &counts, Some(&sha256), None).await?;
+            // A list of a million ids is otherwise planned as the few it held
+            // at the last ANALYZE: claims and issuance scan it whole.
+            crate::db::analyze_if_stale(&client, "template_allow_list").await?;
             Ok(counts)
         }
         Err(UploadError::File(FileError::Empty)) if discard_empty(&**client, target).await? => {

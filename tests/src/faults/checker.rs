@@ -404,16 +404,7 @@ async fn jobs(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
         let id = e.answer.body()["job_id"].as_str().unwrap_or("").to_owned();
         let job = job_ended(env, &id).await?;
         let n = |k: &str| job[k].as_i64().unwrap_or(-1);
-        let outcomes: i64 = [
-            "issued",
-            "over_limit",
-            "sold_out",
-            "cancelled",
-            "not_eligible",
-        ]
-        .iter()
-        .map(|k| n(k))
-        .sum();
+        let outcomes: i64 = crate::uploads::OUTCOMES.iter().map(|k| n(k)).sum();
         let lines_ok =
             n("valid") == UPLOAD_LINES as i64 && n("invalid") == 2 && outcomes == n("valid");
         let client = env.db.client().await?;
