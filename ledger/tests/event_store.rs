@@ -37,15 +37,32 @@ async fn append_one(
     Ok(out)
 }
 
+/// Every stored event through the commit-safe read. That read stops below
+/// the oldest transaction still open on the server, any database's: under
+/// the parallel suite another test's transaction can hold it back for an
+/// instant, so this reads again (for at most 30 s) until it sees as many
+/// events as the table holds.
 async fn read_everything(db: &TestDb) -> Vec<RecordedEvent> {
     let client = db.pool.get().await.unwrap();
-    let mut all = Vec::new();
-    let mut cursor = GlobalCursor::START;
+    let stored: i64 = client
+        .query_one("SELECT count(*) FROM events", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let page = read_all(&**client, cursor, 1000).await.unwrap();
-        let Some(last) = page.last() else { return all };
-        cursor = last.cursor();
-        all.extend(page);
+        let mut all = Vec::new();
+        let mut cursor = GlobalCursor::START;
+        loop {
+            let page = read_all(&**client, cursor, 1000).await.unwrap();
+            let Some(last) = page.last() else { break };
+            cursor = last.cursor();
+            all.extend(page);
+        }
+        if all.len() as i64 >= stored || std::time::Instant::now() > deadline {
+            return all;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
 

@@ -211,5 +211,18 @@ async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<
         total,
         &missing[..missing.len().min(3)]
     );
+    // What the relay's routes say they sent: a route that counted the
+    // missing events unroutable sent them while the queue was unbound.
+    let routes: Vec<String> = client
+        .query(
+            "SELECT name || ' at ' || position || ', published ' || published
+                    || ', unroutable ' || unroutable FROM relay_cursors ORDER BY name",
+            &[],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let detail = format!("{detail}; relay routes: {}", routes.join("; "));
     Ok(vec![anomaly("subscriber", detail)])
 }
