@@ -6,7 +6,7 @@
 
 use chrono::Utc;
 use ledger::store::{
-    self, GlobalCursor, NewEvent, StoreError, StreamEvent, partitions, read_all, read_stream,
+    self, GlobalCursor, NewEvent, StoreError, StreamEvent, partitions, read_stream,
 };
 use ledger::testkit::TestDb;
 use serde_json::json;
@@ -126,7 +126,9 @@ async fn twins_in_another_partition_are_refused_by_every_way_of_appending() {
     let stream = read_stream(&**client, "twin-1", 0, 10).await.unwrap();
     let versions: Vec<i32> = stream.iter().map(|e| e.stream_version).collect();
     assert_eq!(versions, [1, 2]);
-    let all = read_all(&**client, GlobalCursor::START, 100).await.unwrap();
+    let all = ledger::testkit::read_all_settled(&**client, GlobalCursor::START, 100)
+        .await
+        .unwrap();
     assert_eq!(all.len(), 2, "nothing refused was written");
     let ids: i64 = client
         .query_one("SELECT count(*) FROM event_ids", &[])

@@ -50,7 +50,7 @@ async fn issued(db: &TestDb, n: u64) -> Vec<RecordedEvent> {
     let tx = client.transaction().await.unwrap();
     store::copy_events(&tx, &events).await.unwrap();
     tx.commit().await.unwrap();
-    store::read_all(&**client, GlobalCursor::START, 10_000)
+    ledger::testkit::read_all_settled(&**client, GlobalCursor::START, 10_000)
         .await
         .unwrap()
 }

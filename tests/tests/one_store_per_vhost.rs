@@ -82,7 +82,7 @@ async fn dead_letter_errors(channel: &Channel, expected: usize) -> Vec<String> {
 /// to the balances queue.
 async fn forge(channel: &Channel, env: &Env, theirs: StoreId) {
     let client = env.db.client().await.unwrap();
-    let event = &ledger::store::read_all(&client, ledger::store::GlobalCursor::START, 1)
+    let event = &ledger::testkit::read_all_settled(&client, ledger::store::GlobalCursor::START, 1)
         .await
         .unwrap()[0];
     let mut message = messaging::message::encode(event);

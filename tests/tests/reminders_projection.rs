@@ -9,7 +9,8 @@ use chrono::{Days, NaiveDate};
 use ledger::messaging::message::encode;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
-use ledger::store::{GlobalCursor, read_all};
+use ledger::store::GlobalCursor;
+use ledger::testkit::read_all_settled as read_all;
 use serde_json::{Value, json};
 use tests::reminder_days::{
     CANCELLED, CATCH_UP, PENDING, at, due, expiry_day, listed, template, users,

@@ -7,10 +7,12 @@
 mod database;
 mod rabbit;
 mod redis_prefix;
+mod settled_read;
 
 pub use database::TestDb;
 pub use rabbit::TestVhost;
 pub use redis_prefix::TestRedis;
+pub use settled_read::read_all_settled;
 
 /// Runs an async cleanup to completion from `Drop`, on a thread of its own so
 /// it works inside and outside a tokio runtime.
