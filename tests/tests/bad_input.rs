@@ -116,15 +116,25 @@ async fn every_route_answers_malformed_input_with_a_4xx_in_the_error_shape() {
                 req = req.header(k, v);
             }
         }
-        let r = req.body(huge).send().await.unwrap();
-        let status = r.status().as_u16();
-        if [
+        let must_413 = [
             format!("/v1/templates/{sn}/quota"),
             "/v1/claims".into(),
             "/v1/templates".into(),
         ]
-        .contains(path)
-        {
+        .contains(path);
+        let r = match req.body(huge).send().await {
+            Ok(r) => r,
+            // A route that refuses before reading the body answers and
+            // closes; the client may still be writing then and see the
+            // pipe break before it reads the answer. Nothing to check.
+            Err(e) if e.is_request() && !e.is_timeout() && !must_413 => {
+                eprintln!("POST {path} with 1 MiB: closed while sending ({e})");
+                continue;
+            }
+            Err(e) => panic!("POST {path} with 1 MiB: {e}"),
+        };
+        let status = r.status().as_u16();
+        if must_413 {
             assert_eq!(status, 413, "POST {path} with 1 MiB");
         }
         assert_error_shape(
