@@ -88,6 +88,17 @@ pub async fn assert_verifies_once_caught_up(env: &Env) {
     assert_replay_verifies(env).await;
 }
 
+/// After a load: the projections caught up (within `patience`), the
+/// workers stopped, `replay --verify` finds no difference and `audit
+/// verify` passes.
+pub async fn assert_settled_and_verified(env: &Env, workers: Workers, patience: Duration) {
+    projections_caught_up(env, patience).await.unwrap();
+    workers.terminate().await.unwrap();
+    assert_replay_verifies(env).await;
+    let out = ledger(env, &["audit", "verify"]).await.unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
 /// Runs `ledger replay --verify` (in one pass and in [`PARTITIONS`]) and
 /// asserts it found no difference.
 pub async fn assert_replay_verifies(env: &Env) {

@@ -17,7 +17,7 @@ use serde_json::Value;
 use tests::bench::env_number;
 use tests::cold_store::{add_ended, skip_setup};
 use tests::uploads::upload;
-use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
+use tests::workers::{Workers, assert_settled_and_verified};
 use tests::{Env, Server};
 
 const CLIENTS: usize = 64;
@@ -131,11 +131,5 @@ async fn archiving_while_claims_and_an_issuance_run_loses_and_doubles_nothing() 
         coupons + claims as i64 + lines
     );
 
-    projections_caught_up(&env, Duration::from_secs(600))
-        .await
-        .unwrap();
-    workers.terminate().await.unwrap();
-    assert_replay_verifies(&env).await;
-    let out = ledger(&env, &["audit", "verify"]).await.unwrap();
-    assert!(out.status.success(), "{out:?}");
+    assert_settled_and_verified(&env, workers, Duration::from_secs(600)).await;
 }

@@ -25,7 +25,7 @@ use tests::cluster::Cluster;
 use tests::shop::{fixed_off, order, template};
 use tests::subscriber::{self, Subscriber};
 use tests::uploads::{self, upload};
-use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
+use tests::workers::{Workers, assert_settled_and_verified};
 use tests::{Channel, Server};
 
 /// How long one request is retried through a failover.
@@ -206,13 +206,7 @@ async fn under_load(cluster: &Cluster, phases: &[Fault]) {
         one_phase(cluster, &server, &load, phase, *fault, claims).await;
     }
     check(&env, &server, &load, (lines, claims, orders)).await;
-    projections_caught_up(&env, Duration::from_secs(600))
-        .await
-        .unwrap();
-    workers.terminate().await.unwrap();
-    assert_replay_verifies(&env).await;
-    let out = ledger(&env, &["audit", "verify"]).await.unwrap();
-    assert!(out.status.success(), "{out:?}");
+    assert_settled_and_verified(&env, workers, Duration::from_secs(600)).await;
     every_event_reached(&env).await;
 }
 
