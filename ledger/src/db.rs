@@ -81,6 +81,20 @@ pub fn is_failover(code: &tokio_postgres::error::SqlState) -> bool {
     .contains(code)
 }
 
+/// Whether a client error says Postgres went away (the connection closed
+/// or broke): worth trying again on a new connection, as opposed to the
+/// server refusing the SQL.
+pub fn connection_lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+}
+
+/// Whether `e` means Postgres is away for now, not that the statement is
+/// wrong: the connection lost ([`connection_lost`]) or a failover under way
+/// ([`is_failover`]).
+pub fn unreachable(e: &tokio_postgres::Error) -> bool {
+    connection_lost(e) || e.as_db_error().is_some_and(|db| is_failover(db.code()))
+}
+
 /// One unpooled connection (migrations, locks held for a session, tests).
 pub async fn connect(
     config: &tokio_postgres::Config,

@@ -25,8 +25,9 @@ use lapin::options::BasicAckOptions;
 use ledger::db::StatsKeeper;
 use ledger::messaging::publish::Publisher;
 
-use crate::consumer::{Handler, Spec, keep_stats, process};
+use crate::consumer::{Handler, Spec, Worker, keep_stats, process};
 use crate::consumer_session::ConsumerSession;
+use crate::retries::Retries;
 use crate::shutdown::Shutdown;
 
 /// A handler that can apply a whole batch at once (set-based SQL); the
@@ -74,20 +75,26 @@ pub async fn run<H: BatchHandler>(
     handler: H,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let (batch, pool, handler) = (&batch, &pool, &handler);
+    let retries = Retries::default();
+    let worker = Worker {
+        spec: &batch.spec,
+        pool: &pool,
+        handler: &handler,
+        retries: &retries,
+    };
+    let batch = &batch;
     crate::session::reconnecting(batch.spec.name, &mut shutdown, |mut shutdown| async move {
-        session(batch, pool, handler, &mut shutdown).await
+        session(batch, worker, &mut shutdown).await
     })
     .await
 }
 
 async fn session<H: BatchHandler>(
     batch: &BatchSpec,
-    pool: &Pool,
-    handler: &H,
+    worker: Worker<'_, H>,
     shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
-    let spec = &batch.spec;
+    let (spec, pool) = (&batch.spec, worker.pool);
     let mut session = ConsumerSession::open(spec).await?;
     tracing::info!(
         worker = spec.name,
@@ -105,7 +112,7 @@ async fn session<H: BatchHandler>(
                 None => break,
             }
         }
-        apply_all(spec, pool, handler, &session.dead, deliveries).await?;
+        apply_all(worker, &session.dead, deliveries, shutdown).await?;
         keep_stats(&mut stats, pool).await?;
     }
     session.close().await;
@@ -114,16 +121,21 @@ async fn session<H: BatchHandler>(
 
 /// Applies `deliveries` in as few transactions as their failures allow.
 async fn apply_all<H: BatchHandler>(
-    spec: &Spec,
-    pool: &Pool,
-    handler: &H,
+    worker: Worker<'_, H>,
     dead: &Publisher,
     mut deliveries: Vec<Delivery>,
+    shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
+    let (spec, pool, handler) = (worker.spec, worker.pool, worker.handler);
     if ledger::planted::active(ledger::planted::Bug::AckBeforeCommit) {
         ack_up_to(deliveries.last()).await?;
     }
     while !deliveries.is_empty() {
+        // A message held through a Postgres outage when shutdown came is
+        // unacked: acking a later batch (`multiple`) would ack it too.
+        if shutdown.is_set() {
+            return Ok(());
+        }
         match apply_batch(spec, pool, handler, &deliveries).await {
             Ok(()) => {
                 ack_up_to(deliveries.last()).await?;
@@ -140,9 +152,9 @@ async fn apply_all<H: BatchHandler>(
                 );
                 // The messages before it, again, without it.
                 if !deliveries.is_empty() {
-                    Box::pin(apply_all(spec, pool, handler, dead, deliveries)).await?;
+                    Box::pin(apply_all(worker, dead, deliveries, shutdown)).await?;
                 }
-                process(spec, pool, handler, dead, failed).await?;
+                process(worker, dead, failed, shutdown).await?;
                 deliveries = rest;
             }
         }

@@ -4,10 +4,11 @@
 //!   events are applied in the order they arrive;
 //! - the effect and the inbox row (consumer, message id) commit in one
 //!   transaction, and the ack follows the commit: a redelivery is a no-op;
-//! - a failure is retried (nack + requeue after a backoff); the quorum
-//!   queue counts deliveries (`x-delivery-count`), and after
-//!   [`Spec::max_attempts`] the message goes to `coupon.dead` with its error
-//!   in the `x-error` header, and the worker goes on;
+//! - a failure is retried (nack + requeue after a backoff), and after
+//!   [`Spec::max_attempts`] failures the message goes to `coupon.dead` with
+//!   its error in the `x-error` header, and the worker goes on; Postgres
+//!   going away is waited out with the message held, and counts against
+//!   nothing ([`crate::retries`]);
 //! - the connection is re-established after a broker restart;
 //! - on shutdown the consumer is cancelled after the in-flight message.
 //!
@@ -15,7 +16,6 @@
 //! messages, one transaction each (the `notify` projection uses it).
 
 use std::future::Future;
-use std::time::Duration;
 
 use deadpool_postgres::{Pool, Transaction};
 use lapin::message::Delivery;
@@ -30,7 +30,8 @@ use ledger::store::StoreCell;
 use ledger::store::identity::Origin;
 
 use crate::consumer_session::ConsumerSession;
-use crate::shutdown::Shutdown;
+use crate::retries::{self, MAX_DELIVERIES, Retries};
+use crate::shutdown::{Shutdown, backoff};
 
 /// What a worker does with one message, inside the transaction that also
 /// records it in the inbox, and then (with what `handle` returned) once
@@ -59,7 +60,7 @@ pub struct Spec {
     pub name: &'static str,
     pub queue: &'static str,
     pub prefetch: u16,
-    /// Deliveries of one message before it is dead-lettered.
+    /// Failures of one message before it is dead-lettered.
     pub max_attempts: u32,
     pub amqp_url: String,
     /// Tables the worker fills in bulk, analysed when their statistics go
@@ -90,24 +91,43 @@ pub async fn run<H: Handler>(
     handler: H,
     mut shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let (spec, pool, handler) = (&spec, &pool, &handler);
+    let retries = Retries::default();
+    let worker = Worker {
+        spec: &spec,
+        pool: &pool,
+        handler: &handler,
+        retries: &retries,
+    };
     crate::session::reconnecting(spec.name, &mut shutdown, |mut shutdown| async move {
-        session(spec, pool, handler, &mut shutdown).await
+        session(worker, &mut shutdown).await
     })
     .await
 }
 
-async fn session<H: Handler>(
-    spec: &Spec,
-    pool: &Pool,
-    handler: &H,
-    shutdown: &mut Shutdown,
-) -> anyhow::Result<()> {
+/// What every message of a worker is handled with.
+pub(crate) struct Worker<'a, H> {
+    pub spec: &'a Spec,
+    pub pool: &'a Pool,
+    pub handler: &'a H,
+    /// Failures of the messages still being tried, kept across sessions.
+    pub retries: &'a Retries,
+}
+
+impl<H> Clone for Worker<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for Worker<'_, H> {}
+
+async fn session<H: Handler>(worker: Worker<'_, H>, shutdown: &mut Shutdown) -> anyhow::Result<()> {
+    let (spec, pool) = (worker.spec, worker.pool);
     let mut session = ConsumerSession::open(spec).await?;
     tracing::info!(worker = spec.name, queue = spec.queue, "consuming");
     let mut stats = StatsKeeper::new(spec.analyze);
     while let Some(delivery) = session.next(shutdown).await? {
-        process(spec, pool, handler, &session.dead, delivery).await?;
+        process(worker, &session.dead, delivery, shutdown).await?;
         keep_stats(&mut stats, pool).await?;
     }
     session.close().await;
@@ -123,56 +143,95 @@ pub(crate) async fn keep_stats(stats: &mut StatsKeeper, pool: &Pool) -> anyhow::
     Ok(())
 }
 
-/// Handles one delivery to the end: acked, requeued, or dead-lettered.
-/// (The batch mode sends a message that failed inside a batch here.)
+/// Handles one delivery to the end: acked, requeued, or dead-lettered;
+/// left unacked (the broker gives it back) if shutdown comes while
+/// Postgres is away. (The batch mode sends a message that failed inside a
+/// batch here.)
 pub(crate) async fn process<H: Handler>(
-    spec: &Spec,
-    pool: &Pool,
-    handler: &H,
+    worker: Worker<'_, H>,
     dead: &Publisher,
     delivery: Delivery,
+    shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
+    let spec = worker.spec;
     if let Some(foreign) = foreign(spec, &delivery)? {
         return dead_letter_now(spec, dead, delivery, &foreign).await;
     }
-    let attempt = delivery_count(&delivery) + 1;
-    match handle_once(spec, pool, handler, &delivery).await {
-        Ok(()) => {
-            delivery.ack(BasicAckOptions::default()).await?;
-        }
-        Err(e) if attempt >= spec.max_attempts => {
-            let error = ledger::logging::chain(e.as_ref());
-            tracing::error!(
-                worker = spec.name,
-                attempt,
-                error,
-                "dead-lettering a message"
-            );
-            dead.publish_all(
-                topology::DEAD,
-                "",
-                &[dead_letter(spec, &delivery, &error, attempt)],
-            )
-            .await?;
-            delivery.ack(BasicAckOptions::default()).await?;
-        }
-        Err(e) => {
-            let error = ledger::logging::chain(e.as_ref());
-            tracing::warn!(
-                worker = spec.name,
-                attempt,
-                error,
-                "message failed; will retry"
-            );
-            tokio::time::sleep(retry_delay(attempt)).await;
-            let requeue = BasicNackOptions {
-                requeue: true,
-                ..Default::default()
-            };
-            delivery.nack(requeue).await?;
+    let deliveries = delivery_count(&delivery) + 1;
+    if deliveries > MAX_DELIVERIES {
+        let why = format!(
+            "delivered {deliveries} times without an outcome (it may bring its worker down)"
+        );
+        return dead_letter_now(spec, dead, delivery, &why).await;
+    }
+    let id = message_id(&delivery)?;
+    let Some(result) = handle_while_postgres_away(worker, &delivery, shutdown).await else {
+        return Ok(());
+    };
+    let Err(e) = result else {
+        worker.retries.done(&id);
+        delivery.ack(BasicAckOptions::default()).await?;
+        return Ok(());
+    };
+    let error = ledger::logging::chain(e.as_ref());
+    let failures = worker.retries.failed(&id);
+    if failures >= spec.max_attempts {
+        tracing::error!(
+            worker = spec.name,
+            failures,
+            error,
+            "dead-lettering a message"
+        );
+        let letter = dead_letter(spec, &delivery, &error, failures);
+        dead.publish_all(topology::DEAD, "", &[letter]).await?;
+        worker.retries.done(&id);
+        delivery.ack(BasicAckOptions::default()).await?;
+        return Ok(());
+    }
+    tracing::warn!(
+        worker = spec.name,
+        failures,
+        error,
+        "message failed; will retry"
+    );
+    tokio::time::sleep(retries::delay(failures)).await;
+    let requeue = BasicNackOptions {
+        requeue: true,
+        ..Default::default()
+    };
+    delivery.nack(requeue).await?;
+    Ok(())
+}
+
+/// Handles the message, trying again for as long as Postgres is away
+/// (a failover, a cut link): the message keeps its place and its attempts.
+/// None if shutdown came meanwhile.
+async fn handle_while_postgres_away<H: Handler>(
+    worker: Worker<'_, H>,
+    delivery: &Delivery,
+    shutdown: &mut Shutdown,
+) -> Option<anyhow::Result<()>> {
+    let mut waits = 0;
+    loop {
+        let result = handle_once(worker.spec, worker.pool, worker.handler, delivery).await;
+        match result {
+            Err(e) if retries::postgres_away(&e) => {
+                if waits % 20 == 0 {
+                    let error = ledger::logging::chain(e.as_ref());
+                    tracing::warn!(
+                        worker = worker.spec.name,
+                        error,
+                        "postgres is away; holding the message until it is back"
+                    );
+                }
+                waits += 1;
+                if shutdown.sleep(backoff(waits)).await {
+                    return None;
+                }
+            }
+            result => return Some(result),
         }
     }
-    Ok(())
 }
 
 /// Why `delivery` must not be applied, if it was published by another
@@ -232,7 +291,8 @@ pub(crate) fn message_id(delivery: &Delivery) -> anyhow::Result<String> {
         .to_string())
 }
 
-/// Earlier deliveries of this message, as the quorum queue counts them.
+/// Earlier deliveries of this message, as the quorum queue counts them
+/// (every return to the queue: failures, kills, broker restarts).
 fn delivery_count(delivery: &Delivery) -> u32 {
     let headers = delivery.properties.headers().as_ref();
     let count = headers.and_then(|h| h.inner().get("x-delivery-count"));
@@ -242,10 +302,6 @@ fn delivery_count(delivery: &Delivery) -> u32 {
         Some(AMQPValue::ShortInt(n)) => u32::try_from(*n).unwrap_or(u32::MAX),
         _ => 0,
     }
-}
-
-fn retry_delay(attempt: u32) -> Duration {
-    Duration::from_millis(50u64 << attempt.min(5))
 }
 
 /// The failed message as it was, plus where it came from and why it failed.

@@ -4,7 +4,8 @@
 //!   one route each, with confirms; [`relay_batches`]: reads shared by the routes.
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown); [`consumer_session`]:
-//!   its connection to the broker, opened and closed alike in both modes.
+//!   its connection to the broker, opened and closed alike in both modes;
+//!   [`retries`]: what counts against a message before it is dead-lettered.
 //! - [`projector`]: the projection workers (`balances`, `template_stats`,
 //!   and the reminders'), one handler for all.
 //! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
@@ -28,6 +29,7 @@ mod projector;
 mod relay;
 mod relay_batches;
 mod requeue;
+mod retries;
 mod scanner;
 mod sealer;
 mod session;

@@ -251,11 +251,6 @@ async fn retry_prove_keys(pool: Pool, secrets: Arc<SecretCache>) {
     }
 }
 
-/// Postgres went away (worth retrying), as opposed to refusing the SQL.
-fn connection_lost(e: &tokio_postgres::Error) -> bool {
-    e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
-}
-
 /// Why the keys could not be proven: fatal, or Postgres is unreachable.
 enum Sealing {
     Fatal(anyhow::Error),
@@ -275,7 +270,7 @@ async fn seal_channel_secrets(pool: &Pool, secrets: &SecretCache) -> Result<(), 
             "LEDGER_SECRET_KEY: the configured key(s) cannot open the stored channel secrets \
              ({e}); set the key they were sealed with (an older one in LEDGER_SECRET_KEYS_OLD)"
         )),
-        SealError::Db(e) if connection_lost(&e) => unreachable(e.into()),
+        SealError::Db(e) if ledger::db::connection_lost(&e) => unreachable(e.into()),
         // E.g. V6 not applied: retrying cannot help, so `serve` stops.
         SealError::Db(e) => Sealing::Fatal(
             anyhow::Error::new(e).context("reading channel_secrets (is `ledger migrate` done?)"),

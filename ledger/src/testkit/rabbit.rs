@@ -49,6 +49,24 @@ impl TestVhost {
     }
 }
 
+impl TestVhost {
+    /// GETs `path` of the management API under this vhost (`queues/{name}`
+    /// is `/api/queues/<vhost>/{name}`): what the broker says it holds.
+    pub async fn inspect(&self, kind: &str, path: &str) -> anyhow::Result<serde_json::Value> {
+        let url = format!("{}/api/{kind}/{}/{path}", self.api, self.name);
+        let value = reqwest::Client::new()
+            .get(&url)
+            .basic_auth("guest", Some("guest"))
+            .send()
+            .await
+            .with_context(|| format!("GET {url}"))?
+            .error_for_status()?
+            .json()
+            .await?;
+        Ok(value)
+    }
+}
+
 async fn put(http: &reqwest::Client, url: &str, body: serde_json::Value) -> anyhow::Result<()> {
     http.put(url)
         .basic_auth("guest", Some("guest"))

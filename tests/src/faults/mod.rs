@@ -188,6 +188,7 @@ async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<
     } else {
         Default::default()
     };
+    let held = broker_view(env).await;
     let mut outsider = Subscriber::with_args(env, OUTSIDER, true, args).await?;
     let missing = subscriber::missing_events(env, &mut outsider, Duration::from_secs(20)).await?;
     let client = env.db.client().await?;
@@ -223,6 +224,29 @@ async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<
         .iter()
         .map(|r| r.get(0))
         .collect();
-    let detail = format!("{detail}; relay routes: {}", routes.join("; "));
+    let detail = format!(
+        "{detail}; relay routes: {}; before reading, the broker said: {held}",
+        routes.join("; ")
+    );
     Ok(vec![anomaly("subscriber", detail)])
+}
+
+/// The outsider's queue as the broker describes it (depth, what it says
+/// was published into it, its bindings), for an anomaly's report.
+async fn broker_view(env: &crate::Env) -> String {
+    let queue = env.vhost.inspect("queues", OUTSIDER).await;
+    let bindings = env
+        .vhost
+        .inspect("queues", &format!("{OUTSIDER}/bindings"))
+        .await;
+    match (queue, bindings) {
+        (Ok(q), Ok(b)) => format!(
+            "messages {}, published in {}, delivered {}, bindings {}",
+            q["messages"],
+            q["message_stats"]["publish"],
+            q["message_stats"]["deliver_get"],
+            b.as_array().map_or(0, Vec::len)
+        ),
+        (Err(e), _) | (_, Err(e)) => format!("(management API: {e:#})"),
+    }
 }

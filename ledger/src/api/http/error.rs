@@ -199,9 +199,8 @@ impl IntoResponse for ApiError {
 
 impl From<tokio_postgres::Error> for ApiError {
     fn from(e: tokio_postgres::Error) -> Self {
-        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
         let chain = crate::logging::chain(&e);
-        if e.is_closed() || io {
+        if crate::db::connection_lost(&e) {
             tracing::warn!(error = %chain, "postgres unreachable");
             return Self::Unavailable("postgres".into());
         }
