@@ -3,10 +3,6 @@
 //! short run under faults that reach it ends with the checker naming the
 //! check the bug breaks. The faults here touch only the run's own links
 //! and processes, so these run in the parallel suite.
-//!
-//! `ack_before_commit` has no test here: the messages it loses are lost in
-//! a crash, and the projection that restarts backfills from the position it
-//! recorded, so the store heals before the checker looks (docs/design.md §18).
 
 use std::time::Duration;
 
@@ -17,22 +13,23 @@ use tests::faults::{self, Run};
 const CLIENTS: usize = 6;
 
 /// Cuts and kills that reach each bug: the database gone while messages
-/// arrive, the broker's link cut under the relay, the workers killed mid-batch.
+/// arrive, the broker's link cut under the relay, the workers killed
+/// mid-batch (with the database slowed, every consumer is mid-batch).
 fn schedule() -> Vec<Planned> {
     let plan = [
-        (4, Fault::CutPostgres),
-        (7, Fault::KillWorkers),
-        (10, Fault::CutRabbitmq),
-        (13, Fault::KillWorkers),
-        (16, Fault::KillServe(0)),
-        (19, Fault::KillWorkers),
-        (22, Fault::CutRabbitmq),
-        (25, Fault::KillWorkers),
+        (4, 1, Fault::CutPostgres),
+        (7, 1, Fault::KillWorkers),
+        (10, 1, Fault::CutRabbitmq),
+        (13, 3, Fault::KillWorkersWhilePostgresSlow),
+        (18, 1, Fault::KillServe(0)),
+        (21, 1, Fault::KillWorkers),
+        (23, 1, Fault::CutRabbitmq),
+        (25, 1, Fault::KillWorkers),
     ];
     plan.iter()
-        .map(|(at, fault)| Planned {
+        .map(|(at, lasts, fault)| Planned {
             at: Duration::from_secs(*at),
-            lasts: Duration::from_secs(1),
+            lasts: Duration::from_secs(*lasts),
             fault: *fault,
         })
         .collect()
@@ -72,6 +69,12 @@ async fn the_same_faults_without_a_bug_find_nothing() {
     };
     let report = faults::run(&run).await.unwrap();
     assert!(report.passed(), "{}", report.summary());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_acked_before_its_commit_is_named() {
+    let checks = caught("ack_before_commit").await;
+    assert!(checks.contains(&"acked_after_commit"), "{checks:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

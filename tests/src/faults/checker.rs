@@ -502,3 +502,42 @@ async fn void(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
     }
     Ok(found)
 }
+
+/// Every event each projection's queue carried is in that projection's
+/// inbox: a consumer acks a message only once the transaction that
+/// records it committed, so an event missing there was acked and lost
+/// (or dead-lettered). The store can hide such a loss, since a later
+/// version of the stream catches the projection up from it; the inbox
+/// cannot. Read once the projections caught up.
+pub async fn messages_committed(env: &Env) -> anyhow::Result<Vec<Anomaly>> {
+    let consumers = [
+        ledger::domain::projection::BALANCES,
+        ledger::domain::projection::TEMPLATE_STATS,
+        ledger::projections::notify::NOTIFY,
+    ];
+    let client = env.db.client().await?;
+    let rows = client
+        .query(
+            "SELECT c.consumer, count(*), min(e.position), max(e.position)
+               FROM unnest($1::text[]) AS c (consumer)
+               CROSS JOIN events e
+              WHERE NOT EXISTS (SELECT 1 FROM inbox i
+                                 WHERE i.consumer = c.consumer
+                                   AND i.message_id = e.event_id::text)
+              GROUP BY c.consumer ORDER BY c.consumer",
+            &[&&consumers[..]],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let (consumer, missing): (String, i64) = (r.get(0), r.get(1));
+            let (first, last): (i64, i64) = (r.get(2), r.get(3));
+            let detail = format!(
+                "{consumer}: {missing} events (positions {first}..={last}) are not in its \
+                 inbox: their messages were acked without their transaction committing"
+            );
+            anomaly("acked_after_commit", detail, vec![])
+        })
+        .collect())
+}

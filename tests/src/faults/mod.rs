@@ -117,6 +117,7 @@ async fn settled(stack: &mut Stack, cluster: bool) -> anyhow::Result<Vec<Anomaly
     if let Err(e) = caught_up(&stack.env).await {
         found.push(anomaly("projections", format!("{e:#}")));
     }
+    found.extend(checker::messages_committed(&stack.env).await?);
     // The sealer seals what is left before the audit.
     tokio::time::sleep(Duration::from_secs(3)).await;
     stack.stop().await;

@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+
 use serde::Serialize;
 use tokio::process::Command;
 
@@ -94,9 +96,26 @@ async fn inject(stack: &mut Stack, planned: &Planned) -> anyhow::Result<String> 
             Ok(format!("workers pid {pid:?} {}", super::stack::SKEW))
         }
         Fault::RabbitmqDiskAlarm => disk_alarm(stack, lasts).await,
+        Fault::KillWorkersWhilePostgresSlow => {
+            postgres(stack)?.slow(SLOW);
+            tokio::time::sleep(lasts).await;
+            let pid = stack.workers_pid();
+            stack.kill_workers().await;
+            postgres(stack)?.restore();
+            stack.start_workers(false)?;
+            Ok(format!(
+                "workers pid {pid:?} killed with postgres slowed {SLOW:?} a chunk"
+            ))
+        }
         _ if stack.cluster.is_some() => member(stack, planned.fault, lasts).await,
         _ => link(stack, planned.fault, lasts).await,
     }
+}
+
+/// The link to Postgres of a run on single nodes.
+fn postgres(stack: &Stack) -> anyhow::Result<&crate::tcp_proxy::TcpProxy> {
+    let links = stack.links.as_ref().context("single nodes only")?;
+    Ok(&links.postgres)
 }
 
 async fn paused(pid: Option<u32>, lasts: Duration) {

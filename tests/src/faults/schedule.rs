@@ -41,6 +41,12 @@ pub enum Fault {
     RestartRabbitmq,
     /// RabbitMQ's disk alarm raised: publishers block until it clears.
     RabbitmqDiskAlarm,
+    /// Single nodes, and only in a schedule given whole (kept out of the
+    /// seeded kinds so that every seed keeps its schedule): the link to
+    /// Postgres slowed until every transaction takes seconds, the workers
+    /// SIGKILLed meanwhile (each consumer in the middle of a batch), started
+    /// again once it is fast.
+    KillWorkersWhilePostgresSlow,
     /// Cluster only: Patroni's primary SIGKILLed (a failover).
     KillPostgresPrimary,
     /// Cluster only: one RabbitMQ node SIGKILLed, started when it heals.
