@@ -60,6 +60,8 @@ async fn main() -> anyhow::Result<()> {
     }
     let count = if args.soak { args.seeds } else { 1 };
     let mut failed = 0;
+    // Faults injected by kind, over the whole soak.
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
     if args.soak {
         println!(
             "{:>6}  {:>8}  {:>6}  {:>9}  verdict",
@@ -69,8 +71,20 @@ async fn main() -> anyhow::Result<()> {
     for seed in args.seed..args.seed + count {
         let mut run = Run::new(seed, length, args.cluster);
         run.planted = args.planted.clone();
-        let report = faults::run(&run).await?;
+        let report = match faults::run(&run).await {
+            Ok(report) => report,
+            // A soak goes on past a run that could not finish; one seed stops.
+            Err(e) if args.soak => {
+                failed += 1;
+                println!("{seed:>6}  {:>8}  {:>6}  {:>9}  ERROR {e:#}", "-", "-", "-");
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         failed += usize::from(!report.passed());
+        for injected in &report.injected {
+            *kinds.entry(injected.fault.name()).or_default() += 1;
+        }
         if args.soak {
             println!(
                 "{seed:>6}  {:>8}  {:>6}  {:>9}  {}",
@@ -87,6 +101,10 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", report.summary());
         }
         eprintln!("report: {}", report.dir().display());
+    }
+    if args.soak {
+        let by_kind: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("faults by kind: {}", by_kind.join(", "));
     }
     if failed > 0 {
         eprintln!("{failed} of {count} runs found anomalies");
