@@ -254,3 +254,50 @@ async fn the_archiver_worker_moves_what_ended_longer_ago_than_the_setting() {
         "{metrics}"
     );
 }
+
+/// Bytes of every index of `coupons`.
+async fn hot_index_bytes(env: &Env) -> i64 {
+    let client = env.db.client().await.unwrap();
+    client
+        .query_one(
+            "SELECT sum(pg_relation_size(indexrelid))::bigint FROM pg_index
+              WHERE indrelid = 'coupons'::regclass",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0)
+}
+
+/// A DELETE never shrinks an index: an archive that moved most of
+/// `coupons` away rebuilds its indexes (online), so the hot paths walk
+/// indexes the size of what stays hot; a trickle after it rebuilds nothing.
+#[tokio::test]
+async fn an_archive_that_empties_most_of_coupons_gives_its_indexes_their_space_back() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let h = script(&env, &server).await;
+    tests::cold_store::add_ended(&env.db.client().await.unwrap(), 40_000).await;
+    let before = hot_index_bytes(&env).await;
+
+    let (code, out) = run(&env, &["archive"]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("moved 40000 ended coupons"), "{out}");
+    assert!(out.contains("rebuilt"), "{out}");
+    let after = hot_index_bytes(&env).await;
+    assert!(
+        after * 4 < before,
+        "the indexes keep {after} of {before} bytes"
+    );
+
+    let (code, out) = run(&env, &["archive", "--before", "now"]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("moved 2 ended coupons"), "{out}");
+    assert!(
+        !out.contains("rebuilt"),
+        "a trickle rebuilds nothing: {out}"
+    );
+    for id in [h.live, h.locked] {
+        assert_eq!(place(&env, id).await, (true, false), "{id} stays hot");
+    }
+}

@@ -2,12 +2,13 @@
 //! that ended more than `LEDGER_ARCHIVE_AFTER_DAYS` ago from `coupons` to
 //! `coupons_archive`, oldest first, one statement per batch. Each batch
 //! commits whole or not at all, so a kill loses nothing and the next run
-//! goes on where it stopped; two archivers skip each other's rows.
+//! goes on where it stopped; two archivers skip each other's rows. A
+//! sweep that emptied most of `coupons` rebuilds its indexes (`cold::compact`).
 
 use std::time::Duration;
 
 use deadpool_postgres::Pool;
-use ledger::cold::archive;
+use ledger::cold::{archive, compact};
 
 use crate::shutdown::Shutdown;
 
@@ -45,6 +46,13 @@ pub async fn sweep(pool: &Pool, after_days: u32, shutdown: &Shutdown) -> anyhow:
     .await?;
     if total > 0 {
         tracing::info!(moved = total, %before, "ended coupons archived");
+    }
+    if total >= compact::MIN_MOVED && !shutdown.is_set() {
+        let remaining = compact::remaining(&**client).await?;
+        if compact::worth_rebuilding(total, remaining) {
+            let rebuilt = compact::rebuild_indexes(&**client).await?;
+            tracing::info!(moved = total, remaining, indexes = ?rebuilt, "hot indexes rebuilt");
+        }
     }
     Ok(total)
 }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use ledger::cold::{archive, purge as cold_purge};
+use ledger::cold::{archive, compact, purge as cold_purge};
 use ledger::config::Config;
 use ledger::domain::liability_report::AsOf;
 
@@ -17,7 +17,9 @@ Moves the coupons that ended (used, refunded, expired, void) before --before
 coupons_archive, oldest first, in batches of one statement each: online (a
 claim never waits for it), and safe to stop and run again (a batch moved
 whole or not at all). The archiver worker (workers run --only archiver)
-does the same every interval. Wallets show archived coupons with
+does the same every interval. When an archive moved at least as many
+coupons as it left, the indexes of coupons are rebuilt concurrently
+(online) to give back the space the moved rows held. Wallets show archived coupons with
 ?include_archived=true; a coupon read by id, a job's report, a template's
 history, replay and audit see them wherever they are.";
 
@@ -80,7 +82,27 @@ pub async fn move_due(config: &Config, args: MoveArgs) -> anyhow::Result<u8> {
         "moved {moved} ended coupons (before {at}) to coupons_archive in {secs:.1} s ({})",
         super::rate::per_second(moved as f64 / secs.max(1e-9))
     );
+    compact_after(&client, moved).await?;
     Ok(0)
+}
+
+/// Rebuilds the hot indexes when the archive emptied most of `coupons`.
+async fn compact_after(client: &tokio_postgres::Client, moved: u64) -> anyhow::Result<()> {
+    if moved < compact::MIN_MOVED {
+        return Ok(());
+    }
+    let remaining = compact::remaining(client).await?;
+    if !compact::worth_rebuilding(moved, remaining) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let rebuilt = compact::rebuild_indexes(client).await?;
+    println!(
+        "rebuilt {} indexes of coupons ({remaining} rows left) in {:.1} s",
+        rebuilt.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 pub async fn purge(config: &Config, args: PurgeArgs) -> anyhow::Result<u8> {

@@ -5,11 +5,13 @@
 //!
 //! - [`archive`]: what is due, and moving it in bounded batches (the
 //!   archiver worker and `ledger archive`).
+//! - [`compact`]: the hot table's indexes rebuilt after a large archive.
 //! - [`thaw`]: an archived coupon back to `coupons` when a refund needs it.
 //! - [`purge`]: deleting cold rows before an instant, and the horizon
 //!   replay reads.
 
 pub mod archive;
+pub mod compact;
 pub mod purge;
 pub mod thaw;
 
