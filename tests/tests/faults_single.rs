@@ -1,11 +1,7 @@
 //! The fault suite on the single-node services (docs/design.md §18):
 //! seeds FAULT_SEEDS (default 2,3,4), FAULT_MINUTES each (default 1).
-//! Out of `scripts/test`'s run (FAULTS_SINGLE=1 puts it back) while two
-//! anomalies these seeds find in some runs are open (design §18, "Open"):
-//! seed 1's subscriber missing events after a skewed workers restart, and
-//! seed 3's job left running with a chunk never applied after a RabbitMQ
-//! restart. Ignored in the parallel suite: a run restarts this machine's
-//! RabbitMQ app and raises its disk alarm.
+//! Ignored in the parallel suite: a run restarts this machine's RabbitMQ
+//! app and raises its disk alarm, so `scripts/test` runs it alone.
 
 use std::time::Duration;
 
