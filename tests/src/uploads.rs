@@ -69,3 +69,27 @@ pub const OUTCOMES: [&str; 5] = [
 pub fn decided(job: &Value) -> i64 {
     OUTCOMES.iter().filter_map(|k| job[*k].as_i64()).sum()
 }
+
+/// A bulk-issuance job as `GET /v1/issuance-jobs/{id}` answers it.
+pub async fn job(server: &Server, id: &str) -> Value {
+    let r = server
+        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+/// The job once it is `done`; panics with it if it is not within `patience`.
+pub async fn wait_done(server: &Server, id: &str, patience: std::time::Duration) -> Value {
+    let until = std::time::Instant::now() + patience;
+    while std::time::Instant::now() < until {
+        let j = job(server, id).await;
+        if j["status"] == "done" {
+            return j;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("job {id} not done: {}", job(server, id).await);
+}

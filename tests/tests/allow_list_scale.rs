@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use tests::uploads::{upload, upload_allow_list};
+use serde_json::json;
+use tests::uploads::{upload, upload_allow_list, wait_done};
 use tests::workers::Workers;
 use tests::{Env, Server, template_body};
 
@@ -96,24 +96,4 @@ async fn a_million_id_list_applied_to_a_million_line_file() {
         .await
         .unwrap();
     assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (eligible, 0));
-}
-
-async fn wait_done(server: &Server, id: &str, limit: Duration) -> Value {
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        let r = server
-            .admin(reqwest::Method::GET, &format!("/v1/issuance-jobs/{id}"))
-            .send()
-            .await
-            .unwrap();
-        let job: Value = r.json().await.unwrap();
-        if job["status"] == "done" {
-            return job;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "job not done: {job}"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
 }

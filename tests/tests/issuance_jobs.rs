@@ -17,25 +17,8 @@ use tests::uploads::upload;
 use tests::workers::{Workers, ledger, projections_caught_up};
 use tests::{Env, Server, template_body};
 
-async fn job(server: &Server, id: &str) -> Value {
-    let r = server
-        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.json().await.unwrap()
-}
-
 async fn wait_done(server: &Server, id: &str) -> Value {
-    for _ in 0..600 {
-        let j = job(server, id).await;
-        if j["status"] == "done" {
-            return j;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("job {id} not done: {}", job(server, id).await);
+    tests::uploads::wait_done(server, id, Duration::from_secs(60)).await
 }
 
 async fn report(server: &Server, id: &str, all: bool) -> String {

@@ -9,38 +9,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use ledger::messaging::topology;
-use reqwest::Method;
-use serde_json::Value;
 use tests::subscriber::depth;
 use tests::tcp_proxy::TcpProxy;
-use tests::uploads::{upload, users_file};
+use tests::uploads::{upload, users_file, wait_done};
 use tests::workers::{Workers, assert_settled_and_verified};
 use tests::{Env, Server};
 
 /// Longer than every retry of a failing message together (about 3 s), several times over.
 const OUTAGE: Duration = Duration::from_secs(20);
-
-async fn job(server: &Server, id: &str) -> Value {
-    let r = server
-        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.json().await.unwrap()
-}
-
-async fn wait_done(server: &Server, id: &str, patience: Duration) -> Value {
-    let until = std::time::Instant::now() + patience;
-    while std::time::Instant::now() < until {
-        let j = job(server, id).await;
-        if j["status"] == "done" {
-            return j;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    panic!("job {id} not done: {}", job(server, id).await);
-}
 
 async fn dead_letters(env: &Env) -> u32 {
     let (_connection, channel) =
