@@ -18,6 +18,7 @@ pub mod bench_store;
 pub mod cluster;
 pub mod codes;
 pub mod cold_store;
+pub mod dead_letters;
 pub mod faults;
 pub mod ops_metrics;
 pub mod own_redis;

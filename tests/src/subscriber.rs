@@ -141,6 +141,39 @@ pub fn bounded(max_length: i64) -> FieldTable {
     args
 }
 
+/// The events waiting in `queue` (runs opened), each with how many times
+/// it is there, read without taking them: consumed unacked until `expected`
+/// events or 5 s of quiet, then given back as the channel closes.
+pub async fn peek_events(
+    env: &Env,
+    queue: &str,
+    expected: usize,
+) -> anyhow::Result<HashMap<Uuid, usize>> {
+    let connection = messaging::connect(&env.vhost.amqp_url, "test-peek").await?;
+    let channel = connection.create_channel().await?;
+    let mut consumer = channel
+        .basic_consume(
+            queue.into(),
+            "peek".into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
+        .await?;
+    let (mut counts, mut seen) = (HashMap::new(), 0);
+    while seen < expected {
+        let next = tokio::time::timeout(Duration::from_secs(5), consumer.next()).await;
+        let Ok(next) = next else { break };
+        let d = next.context("consumer closed")??;
+        for event in ledger::messaging::run_message::events(&d.properties, &d.data)? {
+            *counts.entry(event.event_id).or_default() += 1;
+            seen += 1;
+        }
+    }
+    channel.close(200, "peeked".into()).await?;
+    connection.close(200, "peeked".into()).await?;
+    Ok(counts)
+}
+
 /// Messages waiting in `queue` (a passive declare).
 pub async fn depth(channel: &lapin::Channel, queue: &str) -> anyhow::Result<u32> {
     let passive = QueueDeclareOptions {

@@ -66,10 +66,17 @@ async fn a_full_outsider_queue_stops_nothing_duplicates_nothing_and_loses_nothin
             route_caught_up(&env, queue, Duration::from_secs(60)).await,
             "the route to {queue} kept publishing"
         );
+        let held = subscriber::peek_events(&env, queue, stored.len() + 1)
+            .await
+            .unwrap();
         assert_eq!(
-            depth(&channel, queue).await.unwrap() as usize,
-            stored.len(),
-            "{queue} holds every event once: no duplicate caused by the full queue"
+            held.keys().copied().collect::<HashSet<_>>(),
+            stored,
+            "{queue} holds every event"
+        );
+        assert!(
+            held.values().all(|n| *n == 1),
+            "{queue} holds each once: no duplicate caused by the full queue"
         );
     }
     assert_eq!(depth(&channel, OUTSIDER).await.unwrap(), BOUND as u32);

@@ -4,16 +4,15 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use futures_util::StreamExt;
 use lapin::BasicProperties;
-use lapin::options::BasicConsumeOptions;
-use lapin::types::{AMQPValue, FieldTable};
+use lapin::types::AMQPValue;
 use ledger::messaging::message::encode;
 use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 use ledger::store::GlobalCursor;
 use ledger::testkit::read_all_settled as read_all;
 use serde_json::{Value, json};
+use tests::dead_letters::{self, DeadLetters};
 use tests::scenario::{checkout, claim_many};
 use tests::workers::{Workers, projections_caught_up, replay_both_ways};
 use tests::{Env, Server, template_body};
@@ -147,27 +146,12 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         .unwrap();
     let workers = Workers::start(&env, "balances").unwrap();
 
-    let dead_channel = amqp.create_channel().await.unwrap();
-    let mut dead = dead_channel
-        .basic_consume(
-            topology::DEAD_LETTERS_QUEUE.into(),
-            "t".into(),
-            BasicConsumeOptions::default(),
-            FieldTable::default(),
-        )
-        .await
-        .unwrap();
-    let letter = tokio::time::timeout(Duration::from_secs(60), dead.next())
-        .await
-        .expect("the poison message is dead-lettered")
-        .unwrap()
-        .unwrap();
+    let mut dead = DeadLetters::watch(&amqp).await.unwrap();
+    let letter = dead.next(Duration::from_secs(60)).await.unwrap();
+    let letter = letter.expect("the poison message is dead-lettered");
     assert_eq!(letter.data, b"{not json");
     let headers = letter.properties.headers().clone().unwrap();
-    let error = match headers.inner().get("x-error") {
-        Some(AMQPValue::LongString(s)) => s.to_string(),
-        other => panic!("x-error header: {other:?}"),
-    };
+    let error = dead_letters::text(&letter, "x-error").unwrap();
     assert!(error.contains("not an event message"), "{error}");
     assert_eq!(
         headers.inner().get("x-attempts"),

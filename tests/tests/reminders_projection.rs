@@ -133,27 +133,15 @@ async fn a_poison_message_inside_a_batch_is_dead_lettered_alone_and_the_rest_app
         .unwrap();
     let workers = Workers::start(&env, "notify").unwrap();
 
-    let channel = amqp.create_channel().await.unwrap();
-    let mut dead = channel
-        .basic_consume(
-            topology::DEAD_LETTERS_QUEUE.into(),
-            "t".into(),
-            lapin::options::BasicConsumeOptions::default(),
-            lapin::types::FieldTable::default(),
-        )
+    let mut dead = tests::dead_letters::DeadLetters::watch(&amqp)
         .await
         .unwrap();
-    use futures_util::StreamExt;
-    let letter = tokio::time::timeout(Duration::from_secs(60), dead.next())
-        .await
-        .expect("the poison message is dead-lettered")
-        .unwrap()
-        .unwrap();
+    let letter = dead.next(Duration::from_secs(60)).await.unwrap();
+    let letter = letter.expect("the poison message is dead-lettered");
     assert_eq!(letter.data, b"{not json");
-    let headers = letter.properties.headers().clone().unwrap();
     assert_eq!(
-        headers.inner().get("x-consumer"),
-        Some(&lapin::types::AMQPValue::LongString("notify".into()))
+        tests::dead_letters::text(&letter, "x-consumer").as_deref(),
+        Some("notify")
     );
     let state = rows(&env).await.unwrap();
     assert_eq!(state.len(), 40, "every other message of the batch applied");

@@ -5,11 +5,9 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use lapin::options::BasicConsumeOptions;
-use lapin::types::{AMQPValue, FieldTable};
-use ledger::messaging::{self, topology};
+use ledger::messaging;
 use tests::Env;
+use tests::dead_letters::{self, DeadLetters};
 use tests::scenario::append_unknown;
 use tests::workers::{Workers, ledger};
 
@@ -46,28 +44,11 @@ async fn a_projection_dead_letters_an_unknown_event_naming_its_position() {
     let amqp = messaging::connect(&env.vhost.amqp_url, "test")
         .await
         .unwrap();
-    let channel = amqp.create_channel().await.unwrap();
-    topology::declare(&channel).await.unwrap();
-    let mut dead = channel
-        .basic_consume(
-            topology::DEAD_LETTERS_QUEUE.into(),
-            "t".into(),
-            BasicConsumeOptions::default(),
-            FieldTable::default(),
-        )
-        .await
-        .unwrap();
+    let mut dead = DeadLetters::watch(&amqp).await.unwrap();
     let workers = Workers::start(&env, "relay,balances").unwrap();
-    let letter = tokio::time::timeout(Duration::from_secs(90), dead.next())
-        .await
-        .expect("the unknown event is dead-lettered")
-        .unwrap()
-        .unwrap();
-    let headers = letter.properties.headers().clone().unwrap();
-    let error = match headers.inner().get("x-error") {
-        Some(AMQPValue::LongString(s)) => s.to_string(),
-        other => panic!("x-error header: {other:?}"),
-    };
+    let letter = dead.next(Duration::from_secs(90)).await.unwrap();
+    let letter = letter.expect("the unknown event is dead-lettered");
+    let error = dead_letters::text(&letter, "x-error").unwrap();
     assert!(
         error.contains(&format!("event at position {position} (coupon-")),
         "{error}"

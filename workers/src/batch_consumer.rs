@@ -1,19 +1,22 @@
-//! The consumer runtime's batch mode: the same discipline as
-//! [`crate::consumer`] (inbox row and effect in one transaction, ack after
-//! the commit, retries, dead letters, reconnects), but messages are applied
-//! in batches — up to [`BatchSpec::max_messages`] or [`BatchSpec::max_wait`]
-//! — in ONE transaction, and acked with one `multiple` ack.
+//! The consumer runtime's batch mode, for the event queues the relay feeds
+//! (the projections): the same discipline as [`crate::consumer`] (inbox
+//! row and effect in one transaction, ack after the commit, retries, dead
+//! letters, reconnects), but the events of many messages, single events or
+//! runs ([`crate::event_batch`]), are applied in ONE transaction, up to
+//! [`BatchSpec::max_events`] or [`BatchSpec::max_wait`], and acked with one
+//! `multiple` ack.
 //!
-//! The inbox rows of a batch are claimed in one statement, and a
-//! [`BatchHandler`] applies the batch's new messages at once (the notify
-//! projection inserts a run of `CouponIssued` with a few statements).
+//! The inbox records each event by its id, in one statement per batch, and
+//! a [`BatchHandler`] applies the new ones at once (set-based SQL for runs
+//! of `CouponIssued`).
 //!
-//! A message that fails inside a batch is isolated: the messages before it
+//! An event that fails inside a batch is isolated: the events before it
 //! are applied again without it (they did not depend on it: each stream's
-//! order is kept, and a later version of its stream would catch it up from
-//! the store), then it goes through the single-message path alone (retried
-//! with backoff, dead-lettered at the bound), then the rest of the batch
-//! follows as a new batch.
+//! order is kept, and a later version of its stream would catch it up
+//! from the store), then it is tried alone (with backoff, Postgres' absence
+//! waited out) and dead-lettered alone, with its position, once it used
+//! its attempts; then the rest of the batch follows as a new batch. So a
+//! poison event inside a run costs only itself.
 
 use std::future::Future;
 use std::time::Duration;
@@ -23,47 +26,56 @@ use lapin::message::Delivery;
 use lapin::options::BasicAckOptions;
 
 use ledger::db::StatsKeeper;
+use ledger::messaging::message::{self, Outgoing};
 use ledger::messaging::publish::Publisher;
+use ledger::messaging::{run_message, topology};
+use ledger::store::RecordedEvent;
 
-use crate::consumer::{Handler, Spec, Worker, keep_stats, process};
+use crate::consumer::{Handler, Spec, Worker, keep_stats, process, why_dead};
 use crate::consumer_session::ConsumerSession;
-use crate::retries::Retries;
-use crate::shutdown::Shutdown;
+use crate::event_batch::{EventBatch, Events};
+use crate::retries::{self, Retries};
+use crate::shutdown::{Shutdown, backoff};
 
-/// A handler that can apply a whole batch at once (set-based SQL); the
-/// runtime has already claimed the inbox for every message it passes.
+/// A handler that can apply many events at once (set-based SQL); the
+/// runtime has already claimed the inbox for every event it passes.
 pub trait BatchHandler: Handler {
-    /// Applies `deliveries` in order inside `tx`; on failure, the position
-    /// (in `deliveries`) of the message to blame.
+    /// Applies `events` in order inside `tx`; on failure, the index (in
+    /// `events`) of the event to blame.
     fn handle_batch(
         &self,
         tx: &Transaction<'_>,
-        deliveries: &[&Delivery],
+        events: &[RecordedEvent],
     ) -> impl Future<Output = Result<(), (usize, anyhow::Error)>> + Send;
 }
 
-/// The most messages one batch may hold (and the prefetch is kept above it).
-pub const MAX_BATCH: usize = 2_000;
+/// The most events one batch may hold: a batch stops taking messages at
+/// [`BatchSpec::max_events`], and one more run adds at most a run's bound.
+pub const MAX_BATCH: usize = 1_000 + run_message::MAX_RUN;
+
+/// Unacked messages a batch consumer holds at once. A run is up to 1,000
+/// events (about 1 MB), so this bounds a worker's prefetched bytes to
+/// about 100 MB; single event messages (a backfill, an older relay) still
+/// fill batches of 100.
+const PREFETCH: u16 = 100;
 
 /// How a batch consumer batches.
 #[derive(Clone, Debug)]
 pub struct BatchSpec {
     pub spec: Spec,
-    /// Messages per batch (1..=[`MAX_BATCH`]).
-    pub max_messages: usize,
+    /// Events after which a batch takes no more messages (1..=1,000).
+    pub max_events: usize,
     /// How long a batch waits to fill once it has a first message.
     pub max_wait: Duration,
 }
 
 impl BatchSpec {
-    /// 1,000 messages or 20 ms, prefetch twice the batch so the next batch
-    /// is arriving while one commits.
+    /// 1,000 events or 20 ms.
     pub fn new(mut spec: Spec) -> Self {
-        let max_messages = 1_000;
-        spec.prefetch = u16::try_from(max_messages * 2).unwrap_or(u16::MAX);
+        spec.prefetch = PREFETCH;
         Self {
             spec,
-            max_messages,
+            max_events: 1_000,
             max_wait: Duration::from_millis(20),
         }
     }
@@ -101,110 +113,206 @@ async fn session<H: BatchHandler>(
         queue = spec.queue,
         "consuming in batches"
     );
-    let max = batch.max_messages.clamp(1, MAX_BATCH);
+    let max = batch.max_events.clamp(1, 1_000);
     let mut stats = StatsKeeper::new(spec.analyze);
     while let Some(first) = session.next(shutdown).await? {
-        let mut deliveries = vec![first];
+        let mut events = EventBatch::default();
+        events.add(spec, first)?;
         let deadline = tokio::time::Instant::now() + batch.max_wait;
-        while deliveries.len() < max {
+        while events.events.len() < max {
             match session.next_by(deadline).await? {
-                Some(next) => deliveries.push(next),
+                Some(next) => events.add(spec, next)?,
                 None => break,
             }
         }
-        apply_all(worker, &session.dead, deliveries, shutdown).await?;
+        debug_assert!(events.events.len() <= MAX_BATCH);
+        apply_all(worker, &session.dead, events, shutdown).await?;
         keep_stats(&mut stats, pool).await?;
     }
     session.close().await;
     Ok(())
 }
 
-/// Applies `deliveries` in as few transactions as their failures allow.
+/// Applies a batch, then the deliveries set aside one by one, then acks
+/// the rest with one `multiple` ack. Nothing is acked if shutdown came
+/// while an event or message was held through a Postgres outage: a
+/// `multiple` ack would cover it; the broker gives them all back, and the
+/// inbox skips what was applied.
 async fn apply_all<H: BatchHandler>(
     worker: Worker<'_, H>,
     dead: &Publisher,
-    mut deliveries: Vec<Delivery>,
+    batch: EventBatch,
     shutdown: &mut Shutdown,
 ) -> anyhow::Result<()> {
-    let (spec, pool, handler) = (worker.spec, worker.pool, worker.handler);
+    let EventBatch {
+        deliveries,
+        events,
+        set_aside,
+    } = batch;
     if ledger::planted::active(ledger::planted::Bug::AckBeforeCommit) {
         ack_up_to(deliveries.last()).await?;
     }
-    while !deliveries.is_empty() {
-        // A message held through a Postgres outage when shutdown came is
-        // unacked: acking a later batch (`multiple`) would ack it too.
+    if !apply_events(worker, dead, &deliveries, events, shutdown).await? {
+        return Ok(());
+    }
+    let mut slots: Vec<Option<Delivery>> = deliveries.into_iter().map(Some).collect();
+    for i in set_aside {
+        let delivery = slots[i].take().expect("set aside once");
+        process(worker, dead, delivery, shutdown).await?;
         if shutdown.is_set() {
             return Ok(());
         }
-        match apply_batch(spec, pool, handler, &deliveries).await {
-            Ok(()) => {
-                ack_up_to(deliveries.last()).await?;
-                return Ok(());
-            }
-            Err(Failed { index, error }) => {
-                let rest = deliveries.split_off(index + 1);
-                let failed = deliveries.pop().expect("index is within the batch");
-                tracing::warn!(
-                    worker = spec.name,
-                    error = ledger::logging::chain(error.as_ref()),
-                    before = deliveries.len(),
-                    "a message failed inside a batch; isolating it"
-                );
-                // The messages before it, again, without it.
-                if !deliveries.is_empty() {
-                    Box::pin(apply_all(worker, dead, deliveries, shutdown)).await?;
-                }
-                process(worker, dead, failed, shutdown).await?;
-                deliveries = rest;
-            }
-        }
     }
-    Ok(())
+    // The single path settled what it took; the rest is acked up to the last.
+    ack_up_to(slots.iter().rev().flatten().next()).await
 }
 
-/// Which message of a batch failed, and why.
+/// Applies `events` in as few transactions as their failures allow;
+/// false if shutdown came while one was held.
+async fn apply_events<H: BatchHandler>(
+    worker: Worker<'_, H>,
+    dead: &Publisher,
+    deliveries: &[Delivery],
+    mut events: Events,
+    shutdown: &mut Shutdown,
+) -> anyhow::Result<bool> {
+    while !events.is_empty() {
+        if shutdown.is_set() {
+            return Ok(false);
+        }
+        let Err(Failed { index, error }) = apply_batch(worker, &events).await else {
+            return Ok(true);
+        };
+        let rest = events.split_off(index + 1);
+        let (failed, from) = events.pop().expect("index is within the batch");
+        tracing::warn!(
+            worker = worker.spec.name,
+            error = ledger::logging::chain(error.as_ref()),
+            before = events.len(),
+            position = failed.position,
+            "an event failed inside a batch; isolating it"
+        );
+        // The events before it, again, without it.
+        if !events.is_empty()
+            && !Box::pin(apply_events(worker, dead, deliveries, events, shutdown)).await?
+        {
+            return Ok(false);
+        }
+        if !alone(worker, dead, &deliveries[from], failed, shutdown).await? {
+            return Ok(false);
+        }
+        events = rest;
+    }
+    Ok(true)
+}
+
+/// Tries one event by itself until it applies or used its attempts, then
+/// dead-letters it alone; Postgres' absence is waited out and spends
+/// nothing. False if shutdown came meanwhile.
+async fn alone<H: BatchHandler>(
+    worker: Worker<'_, H>,
+    dead: &Publisher,
+    delivery: &Delivery,
+    event: RecordedEvent,
+    shutdown: &mut Shutdown,
+) -> anyhow::Result<bool> {
+    let spec = worker.spec;
+    let one = Events::one(event, 0);
+    let (mut failures, mut waits) = (0, 0);
+    loop {
+        let Err(Failed { error, .. }) = apply_batch(worker, &one).await else {
+            return Ok(true);
+        };
+        let slept = if retries::postgres_away(&error) {
+            waits += 1;
+            shutdown.sleep(backoff(waits)).await
+        } else {
+            failures += 1;
+            let error = ledger::logging::chain(error.as_ref());
+            if failures >= spec.max_attempts {
+                tracing::error!(
+                    worker = spec.name,
+                    failures,
+                    error,
+                    "dead-lettering an event"
+                );
+                let letter = dead_letter(spec, delivery, &one.events[0], &error, failures);
+                dead.publish_all(topology::DEAD, "", &[letter]).await?;
+                return Ok(true);
+            }
+            tracing::warn!(
+                worker = spec.name,
+                failures,
+                error,
+                "event failed; will retry"
+            );
+            shutdown.sleep(retries::delay(failures)).await
+        };
+        if slept {
+            return Ok(false);
+        }
+    }
+}
+
+/// The failed event as a message of its own (wherever it arrived, alone or
+/// in a run: its position in the `position` header), with where it came
+/// from and why it failed.
+fn dead_letter(
+    spec: &Spec,
+    delivery: &Delivery,
+    event: &RecordedEvent,
+    error: &str,
+    attempts: u32,
+) -> Outgoing {
+    let mut letter = message::encode(event);
+    let mut headers = letter.properties.headers().clone().unwrap_or_default();
+    let arrived = delivery.properties.headers().clone().unwrap_or_default();
+    for key in ["store_id", "run_first", "run_last"] {
+        if let Some(value) = arrived.inner().get(key) {
+            headers.insert(key.into(), value.clone());
+        }
+    }
+    why_dead(&mut headers, spec, error, attempts);
+    letter.properties = letter.properties.with_headers(headers);
+    letter
+}
+
+/// Which event of a batch failed, and why.
 struct Failed {
     index: usize,
     error: anyhow::Error,
 }
 
-/// One transaction: the inbox rows of the batch (one statement), then the
-/// effects of the messages seen for the first time.
+/// One transaction: the inbox rows of the events (one statement), then
+/// the effects of those seen for the first time.
 async fn apply_batch<H: BatchHandler>(
-    spec: &Spec,
-    pool: &Pool,
-    handler: &H,
-    deliveries: &[Delivery],
+    worker: Worker<'_, H>,
+    events: &Events,
 ) -> Result<(), Failed> {
-    // A failure outside any one message (the pool, BEGIN, the inbox,
-    // COMMIT) is blamed on the first, which the single path then retries
-    // with backoff.
+    // A failure outside any one event (the pool, BEGIN, the inbox,
+    // COMMIT) is blamed on the first, which is then tried alone.
     let whole = |error: anyhow::Error| Failed { index: 0, error };
-    let mut ids = Vec::with_capacity(deliveries.len());
-    for (index, d) in deliveries.iter().enumerate() {
-        let failed = |error| Failed { index, error };
-        // Another store's message goes alone to the single path, which
-        // dead-letters it.
-        if let Some(why) = crate::consumer::foreign(spec, d).map_err(failed)? {
-            return Err(failed(anyhow::anyhow!(why)));
-        }
-        ids.push(crate::consumer::message_id(d).map_err(failed)?);
-    }
-    let mut client = pool.get().await.map_err(|e| whole(e.into()))?;
-    let tx = client.transaction().await.map_err(|e| whole(e.into()))?;
+    let ids = events.inbox_ids();
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let fresh = ledger::inbox::claim_all(&tx, spec.name, &id_refs)
+    let mut client = worker.pool.get().await.map_err(|e| whole(e.into()))?;
+    let tx = client.transaction().await.map_err(|e| whole(e.into()))?;
+    let fresh = ledger::inbox::claim_all(&tx, worker.spec.name, &id_refs)
         .await
         .map_err(|e| whole(e.into()))?;
-    let (positions, todo): (Vec<usize>, Vec<&Delivery>) = deliveries
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| fresh[*i])
-        .unzip();
-    if let Err((at, error)) = handler.handle_batch(&tx, &todo).await {
-        let index = positions.get(at).copied().unwrap_or(0);
-        return Err(Failed { index, error });
-    }
+    let applied = if fresh.iter().all(|f| *f) {
+        worker.handler.handle_batch(&tx, &events.events).await
+    } else {
+        let (positions, todo): (Vec<usize>, Vec<RecordedEvent>) = events
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| fresh[*i])
+            .map(|(i, e)| (i, e.clone()))
+            .unzip();
+        let applied = worker.handler.handle_batch(&tx, &todo).await;
+        applied.map_err(|(at, e)| (positions.get(at).copied().unwrap_or(0), e))
+    };
+    applied.map_err(|(index, error)| Failed { index, error })?;
     tx.commit().await.map_err(|e| whole(e.into()))?;
     Ok(())
 }

@@ -20,7 +20,7 @@ use std::future::Future;
 use deadpool_postgres::{Pool, Transaction};
 use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicNackOptions};
-use lapin::types::AMQPValue;
+use lapin::types::{AMQPValue, FieldTable};
 
 use ledger::db::StatsKeeper;
 use ledger::messaging::message::Outgoing;
@@ -293,7 +293,7 @@ pub(crate) fn message_id(delivery: &Delivery) -> anyhow::Result<String> {
 
 /// Earlier deliveries of this message, as the quorum queue counts them
 /// (every return to the queue: failures, kills, broker restarts).
-fn delivery_count(delivery: &Delivery) -> u32 {
+pub(crate) fn delivery_count(delivery: &Delivery) -> u32 {
     let headers = delivery.properties.headers().as_ref();
     let count = headers.and_then(|h| h.inner().get("x-delivery-count"));
     match count {
@@ -307,6 +307,16 @@ fn delivery_count(delivery: &Delivery) -> u32 {
 /// The failed message as it was, plus where it came from and why it failed.
 fn dead_letter(spec: &Spec, delivery: &Delivery, error: &str, attempts: u32) -> Outgoing {
     let mut headers = delivery.properties.headers().clone().unwrap_or_default();
+    why_dead(&mut headers, spec, error, attempts);
+    Outgoing {
+        body: delivery.data.clone(),
+        properties: delivery.properties.clone().with_headers(headers),
+    }
+}
+
+/// The headers a dead letter carries on top of its own: why it failed,
+/// who gave up on it, from which queue, after how many attempts.
+pub(crate) fn why_dead(headers: &mut FieldTable, spec: &Spec, error: &str, attempts: u32) {
     for (key, value) in [
         ("x-error", error),
         ("x-consumer", spec.name),
@@ -318,8 +328,4 @@ fn dead_letter(spec: &Spec, delivery: &Delivery, error: &str, attempts: u32) -> 
         "x-attempts".into(),
         AMQPValue::LongLongInt(i64::from(attempts)),
     );
-    Outgoing {
-        body: delivery.data.clone(),
-        properties: delivery.properties.clone().with_headers(headers),
-    }
 }

@@ -22,6 +22,7 @@ mod archiver;
 mod batch_consumer;
 mod consumer;
 mod consumer_session;
+mod event_batch;
 mod issuance;
 mod notify;
 mod package_jobs;

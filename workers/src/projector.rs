@@ -1,21 +1,23 @@
 //! The projection workers (`balances`, `template_stats`, and the `notify`
-//! worker's reminder projection): each consumes its own queue bound to
-//! `coupon.events` and applies every event through its projection's
+//! worker's reminder projection): each consumes its own queue, fed by a
+//! relay route of its own in runs of events (or one event per message,
+//! from a backfill), and applies every event through its projection's
 //! `apply` (`ledger::projections`, or `ledger::projections::notify` for
 //! the reminders), which skips versions it has seen and catches up from
 //! Postgres when one is missing.
 //!
 //! They run in the runtime's batch mode: the events of a batch are applied
-//! in arrival order in ONE transaction (one commit for up to 500 events,
-//! where each event used to wait for its own commit's flush), runs of
-//! `CouponIssued` set-based (each projection's `apply_batch`).
+//! in arrival order in ONE transaction (one commit for up to 2,000
+//! events), runs of `CouponIssued` set-based (each projection's
+//! `apply_batch`).
 
 use deadpool_postgres::Transaction;
 use lapin::message::Delivery;
 use ledger::domain::projection::Projection;
-use ledger::messaging::message;
+use ledger::messaging::run_message;
+use ledger::projections;
 use ledger::projections::notify::{self, NotifyClock};
-use ledger::projections::{self, Applied};
+use ledger::store::RecordedEvent;
 
 use crate::batch_consumer::BatchHandler;
 use crate::consumer::Handler;
@@ -33,25 +35,13 @@ pub enum Projector {
 impl Handler for Projector {
     type Committed = ();
 
+    /// The single-message path (a message the batch set aside): an event
+    /// message, or a run, applied whole.
     async fn handle(&self, tx: &Transaction<'_>, delivery: &Delivery) -> anyhow::Result<()> {
-        let event = message::decode(&delivery.data)?;
-        match *self {
-            Projector::Named(projection) => {
-                let applied = projections::apply(tx, projection, &event).await?;
-                if applied == Applied::AlreadyApplied {
-                    tracing::debug!(
-                        projection = projection.as_str(),
-                        stream = event.stream_id,
-                        version = event.stream_version,
-                        "already applied"
-                    );
-                }
-            }
-            Projector::Notify(clock) => {
-                notify::apply(tx, clock, &event).await?;
-            }
-        }
-        Ok(())
+        let events = run_message::events(&delivery.properties, &delivery.data)?;
+        self.handle_batch(tx, &events)
+            .await
+            .map_err(|(_, error)| error)
     }
 }
 
@@ -59,25 +49,12 @@ impl BatchHandler for Projector {
     async fn handle_batch(
         &self,
         tx: &Transaction<'_>,
-        deliveries: &[&Delivery],
+        events: &[RecordedEvent],
     ) -> Result<(), (usize, anyhow::Error)> {
-        let events = decode_all(deliveries)?;
         let applied = match *self {
-            Projector::Named(projection) => projections::apply_batch(tx, projection, &events).await,
-            Projector::Notify(clock) => notify::apply_batch(tx, clock, &events).await,
+            Projector::Named(projection) => projections::apply_batch(tx, projection, events).await,
+            Projector::Notify(clock) => notify::apply_batch(tx, clock, events).await,
         };
         applied.map_err(|(i, e)| (i, e.into()))
     }
-}
-
-/// The events of a batch's messages; on failure, the index of the one that
-/// is not an event message.
-fn decode_all(
-    deliveries: &[&Delivery],
-) -> Result<Vec<ledger::store::RecordedEvent>, (usize, anyhow::Error)> {
-    deliveries
-        .iter()
-        .enumerate()
-        .map(|(i, d)| message::decode(&d.data).map_err(|e| (i, e.into())))
-        .collect()
 }

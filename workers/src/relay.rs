@@ -1,8 +1,9 @@
 //! The outbox relay: publishes every committed event, in the store's
 //! commit-safe order (which keeps each stream in version order), with
 //! publisher confirms and `mandatory`, along each of its routes
-//! (`messaging::routes`): the ledger's own queues directly, outsiders
-//! through `coupon.events`. Each route keeps its own cursor, so a full
+//! (`messaging::routes`): the ledger's own queues directly, in runs of
+//! consecutive events, outsiders through `coupon.events`, one message per
+//! event. Each route keeps its own cursor, so a full
 //! queue holds back only its own route, and only what it refused is sent
 //! again (docs/event-pipeline.md).
 //!
@@ -90,7 +91,7 @@ async fn route_loop(
             continue;
         };
         let sent = tokio::select! {
-            sent = publisher.publish_patiently(&route, &batch.messages) => sent?,
+            sent = publisher.publish_patiently(&route, batch.packed(route.packing)) => sent?,
             // A route waiting for a full queue must not hold up shutdown:
             // its batch is sent again after the restart.
             () = shutdown.wait() => return Ok(()),

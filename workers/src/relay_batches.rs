@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use ledger::messaging::message::{self, Outgoing};
+use ledger::messaging::routes::Packing;
+use ledger::messaging::run_message;
 use ledger::store::{GlobalCursor, StoreId, read_all};
 use tokio::sync::Mutex;
 use tokio_postgres::Client;
@@ -16,14 +18,27 @@ use tokio_postgres::Client;
 /// Events read and published per round and route (bounds memory and re-sends).
 pub const BATCH: i64 = 5_000;
 /// Batches kept for routes that are behind: at most this many are held
-/// (with BATCH, about 35 MB of messages).
+/// (with BATCH, about 70 MB of messages: each event once alone, once in a run).
 const KEPT: usize = 8;
 
 /// The events after one cursor, ready to publish.
 pub struct Batch {
+    /// One message per event.
     pub messages: Vec<Outgoing>,
+    /// The same events in runs, for the ledger's own queues.
+    pub runs: Vec<Outgoing>,
     /// The cursor after the batch's last event.
     pub last: GlobalCursor,
+}
+
+impl Batch {
+    /// What `packing` sends of this batch.
+    pub fn packed(&self, packing: Packing) -> &[Outgoing] {
+        match packing {
+            Packing::OnePerEvent => &self.messages,
+            Packing::Runs => &self.runs,
+        }
+    }
 }
 
 pub struct SharedBatches {
@@ -87,8 +102,17 @@ impl SharedBatches {
         let Some(last) = events.last() else {
             return Ok(None);
         };
+        let messages: Vec<Outgoing> = events.iter().map(|e| self.encode(e)).collect();
+        let runs = run_message::runs(&events, &messages)
+            .into_iter()
+            .map(|mut run| {
+                run.properties = self.store.stamped(&run.properties);
+                run
+            })
+            .collect();
         let batch = Arc::new(Batch {
-            messages: events.iter().map(|e| self.encode(e)).collect(),
+            messages,
+            runs,
             last: last.cursor(),
         });
         let mut recent = self.recent.lock().expect("no panic while holding it");

@@ -87,7 +87,12 @@ pub struct DecodeError(#[from] serde_json::Error);
 /// The event a message carries (its `tx_id` is not published: 0).
 pub fn decode(body: &[u8]) -> Result<RecordedEvent, DecodeError> {
     let e: Envelope<Value, Value> = serde_json::from_slice(body)?;
-    Ok(RecordedEvent {
+    Ok(from_envelope(e))
+}
+
+/// The event an envelope describes (its `tx_id` is not published: 0).
+pub fn from_envelope(e: Envelope<Value, Value>) -> RecordedEvent {
+    RecordedEvent {
         position: e.position,
         event_id: e.event_id,
         stream_id: e.stream_id,
@@ -99,5 +104,5 @@ pub fn decode(body: &[u8]) -> Result<RecordedEvent, DecodeError> {
         occurred_at: e.occurred_at,
         recorded_at: e.recorded_at,
         tx_id: 0,
-    })
+    }
 }

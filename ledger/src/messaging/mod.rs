@@ -6,6 +6,7 @@
 //! - [`publish`]: publish a batch with confirms and `mandatory`, retrying
 //!   nacks and returns.
 //! - [`routes`]: the relay's destinations, each with its own cursor.
+//! - [`run_message`]: consecutive events in one message, on the ledger's own queues.
 //! - [`chunk_message`]: a bulk-issuance chunk as a message and back;
 //!   [`package_job_message`]: a large package's claim, on the same queue;
 //!   [`issuance_message`]: either, decoded once from what arrives there.
@@ -23,6 +24,7 @@ pub mod package_job_message;
 pub mod publish;
 pub mod reminder_message;
 pub mod routes;
+pub mod run_message;
 pub mod schemas;
 pub mod store_guard;
 pub mod topology;

@@ -4,7 +4,8 @@
 //!
 //! - The ledger's own queues (balances, template_stats, notify) are fed
 //!   directly through the default exchange: a refusal names exactly one
-//!   queue, so re-sending the refused messages duplicates nothing.
+//!   queue, so re-sending the refused messages duplicates nothing. They
+//!   carry runs of events, up to 1,000 per message (`run_message`).
 //! - `coupon.events`, the public fanout, carries every event to outside
 //!   subscribers. The ledger's queues are not bound to it, so an outsider's
 //!   full queue can only hold back (and, on a re-send, duplicate into) the
@@ -21,6 +22,17 @@ pub struct Route {
     pub routing_key: &'static str,
     /// What a `mandatory` return (routed to no queue) means.
     pub unroutable: Unroutable,
+    pub packing: Packing,
+}
+
+/// How a route packs events into messages (docs/design.md §5, "Runs").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    /// One message per event: what outside subscribers are promised.
+    OnePerEvent,
+    /// Runs of consecutive events (`run_message`): the ledger's own queues,
+    /// whose consumers read both.
+    Runs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +51,7 @@ pub const PUBLIC: Route = Route {
     exchange: topology::EVENTS,
     routing_key: "",
     unroutable: Unroutable::Accept,
+    packing: Packing::OnePerEvent,
 };
 
 const fn own_queue(queue: &'static str) -> Route {
@@ -47,6 +60,7 @@ const fn own_queue(queue: &'static str) -> Route {
         exchange: "",
         routing_key: queue,
         unroutable: Unroutable::Retry,
+        packing: Packing::Runs,
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::chunk_message::{CHUNK_SCHEMA_VERSION, CHUNK_TYPE};
 use super::message::{Envelope, schema_file};
 use super::package_job_message::{PACKAGE_JOB_SCHEMA_VERSION, PACKAGE_JOB_TYPE};
+use super::run_message::{MAX_RUN, RUN_SCHEMA_VERSION, RUN_TYPE};
 use crate::domain::events::Metadata;
 use crate::domain::issuance::IssuanceChunk;
 use crate::domain::ledger_event::{EventType, PayloadVisitor};
@@ -17,16 +18,35 @@ use crate::domain::package_job::PackageJob;
 use crate::domain::reminder::{ExpiryReminder, MESSAGE_TYPE, REMINDER_SCHEMA_VERSION};
 
 /// Every message the ledger publishes: each event type's envelope at its
-/// current version, the bulk-issuance chunk and the package job.
+/// current version, a run of them, the bulk-issuance chunk and the package job.
 pub fn all() -> Vec<(String, Value)> {
     let mut schemas: Vec<(String, Value)> = EventType::ALL
         .iter()
         .map(|t| t.visit_payload(EnvelopeSchema))
         .collect();
+    schemas.push(run_schema());
     schemas.push(chunk_schema());
     schemas.push(package_job_schema());
     schemas.push(reminder_schema());
     schemas
+}
+
+/// The schema of a run on the ledger's own queues: an array of envelopes,
+/// each also valid against its own type's file.
+fn run_schema() -> (String, Value) {
+    let (file, mut schema) =
+        root_schema::<Vec<Envelope<Value, Value>>>(RUN_TYPE, RUN_SCHEMA_VERSION);
+    let object = schema.as_object_mut().expect("a schema is an object");
+    object.insert("minItems".into(), json!(1));
+    object.insert("maxItems".into(), json!(MAX_RUN));
+    object.insert(
+        "description".into(),
+        json!(
+            "Consecutive events of one relay route, in order (headers run_first, run_last, \
+             run_events); each element is valid against <event_type>.v<schema_version>.json"
+        ),
+    );
+    (file, schema)
 }
 
 /// The schema of `coupon.notifications` messages (docs/design.md §10).
