@@ -1,14 +1,16 @@
 //! The `workers` binary: outbox relay, projection workers, scanner, archiver.
 //!
-//! - [`relay`]: committed events → the ledger's queues and `coupon.events`,
-//!   one route each, with confirms; [`relay_batches`]: reads shared by the routes.
+//! - [`relay`]: committed events → the ledger's queues (in runs of events)
+//!   and `coupon.events` (one per event), one route each, with confirms;
+//!   [`relay_batches`]: reads shared by the routes.
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown); [`consumer_session`]:
 //!   its connection to the broker, opened and closed alike in both modes;
 //!   [`retries`]: what counts against a message before it is dead-lettered.
 //! - [`projector`]: the projection workers (`balances`, `template_stats`,
 //!   and the reminders'), one handler for all.
-//! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch).
+//! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch);
+//!   [`event_batch`]: a batch's messages opened into their events.
 //! - [`notify`]: the reminder projection (batched) and the reminder sender.
 //! - [`issuance`]: bulk-issuance chunks, one transaction each;
 //!   [`package_jobs`]: claims of large packages, on the same queue.
