@@ -23,8 +23,19 @@
 //!    queue, timed until it has applied every event. Target >= 0.5x the
 //!    ack-only consumer of the same queue and >= 10,000 events/s.
 //!
+//! 0. **Deployed** (issue 33). As `scripts/run` deploys it: one `workers
+//!    run` with its default set (issuance, relay, projections, sealer,
+//!    scanner, archiver) beside `ledger serve`; timed from the start of an
+//!    n-line upload until balances, template_stats and notify have applied
+//!    every event. Baseline, same run, on a fresh store of its own: the
+//!    same upload issued by `workers run --only issuance` alone (upload
+//!    start to the job done). Target <= 2x (stretch 1.5x).
+//!
 //! `cargo build --release --bins && cargo bench -p tests --bench pipeline`
+//! (BENCH_EVENTS=n; BENCH_PHASES=deployed,pipeline selects phase 0 and
+//! phases 1-3, which share one store; default both)
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueuePurgeOptions};
@@ -74,6 +85,45 @@ const LEAST_APPLIED: &str = "SELECT CASE WHEN count(*) = 3 THEN min(applied) ELS
 /// Events published by the route least far along (0 until all four started).
 const LEAST_PUBLISHED: &str = "SELECT CASE WHEN count(*) = 4 THEN min(published) ELSE 0 END
                                  FROM relay_cursors";
+
+/// Whether BENCH_PHASES (default: all) includes `name`.
+fn phase(name: &str) -> bool {
+    std::env::var("BENCH_PHASES").map_or(true, |p| p.split(',').any(|q| q == name))
+}
+
+/// Phase 0: (the issuance alone on a fresh store; with the default set,
+/// the job done; every projection caught up), each from the upload's start.
+async fn deployed(lines: u64) -> (Duration, Duration, Duration) {
+    let (dir, file) = users_file(lines);
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let issuer = Workers::start(&env, "issuance").unwrap();
+    let (_, alone) = upload(&env, &server, &file, lines).await;
+    issuer.terminate().await.unwrap();
+    drop(server);
+
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let workers = Workers::start_default(&env).unwrap();
+    let (started, done) = upload(&env, &server, &file, lines).await;
+    let client = env.db.client().await.unwrap();
+    let events = count_events(&client).await;
+    wait_until(&client, LEAST_APPLIED, events).await;
+    let reflected = started.elapsed();
+    workers.terminate().await.unwrap();
+    std::fs::remove_dir_all(dir).ok();
+    (alone, done, reflected)
+}
+
+/// A fresh template, the disk settled, then `file` uploaded and issued:
+/// (the upload's start, how long until its job was done).
+async fn upload(env: &Env, server: &Server, file: &Path, lines: u64) -> (Instant, Duration) {
+    let body = template_body(i64::try_from(lines).unwrap(), 1);
+    let sn = server.activate_template(&body).await.unwrap();
+    let client = env.db.client().await.unwrap();
+    settle_disk(&client, "coupons, events, user_claims").await;
+    (Instant::now(), issue(env, server, &sn, file).await)
+}
 
 /// Phase 1; (issuance, catch-up after it).
 async fn follow(env: &Env, server: &Server, lines: u64) -> (Duration, Duration) {
@@ -238,6 +288,21 @@ fn rate(n: i64, d: Duration) -> f64 {
 #[tokio::main]
 async fn main() {
     let n = env_number("BENCH_EVENTS", 1_000_000);
+    if phase("deployed") {
+        let (alone, done, reflected) = deployed(n).await;
+        println!(
+            "0. as deployed: a {n}-line upload reflected in every projection {:.1} s after \
+             its start (job done at {:.1} s); the issuance worker alone on a fresh store: \
+             {:.1} s: {:.2}x (target <= 2x, stretch 1.5x)",
+            reflected.as_secs_f64(),
+            done.as_secs_f64(),
+            alone.as_secs_f64(),
+            reflected.as_secs_f64() / alone.as_secs_f64()
+        );
+    }
+    if !phase("pipeline") {
+        return;
+    }
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let (_amqp, channel) = subscriber::declare(&env, ANALYTICS, true, FieldTable::default())

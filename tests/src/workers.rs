@@ -24,6 +24,18 @@ impl Workers {
         Self::start_with(env, only, &[])
     }
 
+    /// `workers run` with its default set, as `scripts/run` deploys it.
+    pub fn start_default(env: &Env) -> anyhow::Result<Self> {
+        let child = Command::new(bin("workers"))
+            .args(["run"])
+            .envs(env.vars())
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("starting workers")?;
+        Ok(Self { child })
+    }
+
     /// [`Workers::start`] with more arguments to `workers run`.
     pub fn start_with(env: &Env, only: &str, args: &[&str]) -> anyhow::Result<Self> {
         Self::start_setting(env, only, args, &[])
