@@ -32,7 +32,6 @@ use ledger::domain::money::Money;
 use ledger::domain::reminder::{NotifyAt, RawRemindDays, RemindDays, instant};
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::message::encode;
-use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 use ledger::store::RecordedEvent;
 use serde_json::json;
@@ -72,13 +71,7 @@ async fn templates(client: &tokio_postgres::Client) {
 /// Publishes the `CouponIssued` messages of every (user, template), chunk
 /// by chunk (confirmed), to the notify queue.
 async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
-    let amqp = messaging::connect(&env.vhost.amqp_url, "bench")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (_amqp, publisher) = tests::test_publisher::open(env, "bench").await.unwrap();
     let now = Utc::now().trunc_subsecs(6);
     let remind = RemindDays::parse(&RawRemindDays::One(1)).unwrap();
     let mut chunk = Vec::with_capacity(CHUNK);

@@ -31,6 +31,7 @@ pub mod script;
 pub mod shop;
 pub mod subscriber;
 pub mod tcp_proxy;
+pub mod test_publisher;
 pub mod uploads;
 pub mod workers;
 

@@ -13,7 +13,6 @@ use lapin::BasicProperties;
 use lapin::options::BasicConsumeOptions;
 use lapin::types::{AMQPValue, FieldTable};
 use ledger::messaging::message::{Outgoing, encode};
-use ledger::messaging::publish::Publisher;
 use ledger::messaging::run_message::{self, RUN_TYPE};
 use ledger::messaging::{self, topology};
 use ledger::store::{GlobalCursor, RecordedEvent};
@@ -177,13 +176,7 @@ async fn a_poison_event_inside_a_run_is_dead_lettered_alone_and_overlapping_runs
     // A second run, cut elsewhere: u2 and u3 again, then u4 and u5.
     let second = issued[2..6].to_vec();
 
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
     let runs = [run_of(&env, &first).await, run_of(&env, &second).await];
     publisher
         .publish_all("", topology::BALANCES_QUEUE, &runs)

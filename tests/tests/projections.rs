@@ -7,8 +7,7 @@ use chrono::Utc;
 use lapin::BasicProperties;
 use lapin::types::AMQPValue;
 use ledger::messaging::message::encode;
-use ledger::messaging::publish::Publisher;
-use ledger::messaging::{self, topology};
+use ledger::messaging::topology;
 use ledger::store::GlobalCursor;
 use ledger::testkit::read_all_settled as read_all;
 use serde_json::{Value, json};
@@ -119,13 +118,7 @@ async fn a_message_delivered_three_times_counts_once_and_poison_is_dead_lettered
         .map(encode)
         .collect();
 
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
     let message = encode(issued);
     let poison = ledger::messaging::message::Outgoing {
         body: b"{not json".to_vec(),
@@ -211,13 +204,7 @@ async fn a_missing_version_is_caught_up_from_postgres_not_applied_out_of_order()
     assert_eq!(used.stream_version, 3, "issued, locked, used");
 
     // Only the last event of the coupon reaches the worker.
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (_amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
     publisher
         .publish_all("", topology::BALANCES_QUEUE, &[encode(used)])
         .await

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use chrono::{Days, NaiveDate};
 use ledger::messaging::message::encode;
-use ledger::messaging::publish::Publisher;
 use ledger::messaging::{self, topology};
 use ledger::store::GlobalCursor;
 use ledger::testkit::read_all_settled as read_all;
@@ -45,13 +44,7 @@ async fn a_duplicated_event_changes_nothing_and_a_gap_is_caught_up_from_the_stor
     assert_eq!(used.stream_version, 3);
 
     // u0's issue three times; of u1's coupon only the last version.
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (_amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
     let batch = [encode(issued), encode(issued), encode(used), encode(issued)];
     publisher
         .publish_all("", topology::NOTIFY_QUEUE, &batch)
@@ -120,13 +113,7 @@ async fn a_poison_message_inside_a_batch_is_dead_lettered_alone_and_the_rest_app
     };
     batch.insert(20, poison);
     // Published before the worker starts: they arrive as one batch.
-    let amqp = messaging::connect(&env.vhost.amqp_url, "test")
-        .await
-        .unwrap();
-    let publisher = Publisher::open(&amqp, env.store_id().await.unwrap())
-        .await
-        .unwrap();
-    topology::declare(publisher.channel()).await.unwrap();
+    let (amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
     publisher
         .publish_all("", topology::NOTIFY_QUEUE, &batch)
         .await
