@@ -204,6 +204,63 @@ async fn a_code_gives_its_coupon_once_and_every_refusal_has_its_answer() {
     assert_verifies_once_caught_up(&env).await;
 }
 
+/// A `serve` keeps the batches its redemptions found for a few seconds
+/// (docs/design.md §13); a stop made through another `serve` must still
+/// refuse the next code at once, from many clients, alone or batched.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_batch_stopped_through_another_server_refuses_its_codes_at_once() {
+    let env = Env::new().await.unwrap();
+    let (here, there) = (
+        Arc::new(Server::start(&env).await.unwrap()),
+        Server::start(&env).await.unwrap(),
+    );
+    let sn = here.active_template(1_000, 1).await.unwrap();
+    let made = batch(&here, json!({"template_sn": sn, "count": 200})).await;
+    let codes = codes_of(&here, &made).await;
+    // Found, and kept, by `here`.
+    assert_eq!(redeem(&here, &codes[0], "first").await.0, 201);
+    let id = made["id"].as_str().unwrap();
+    let (status, _) = there
+        .admin_post(&format!("/v1/code-batches/{id}/stop"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let tries: Vec<_> = (1..101)
+        .map(|i| {
+            let (here, code) = (Arc::clone(&here), codes[i].clone());
+            tokio::spawn(async move { redeem(&here, &code, &format!("u{i}")).await })
+        })
+        .collect();
+    for t in tries {
+        let (status, body) = t.await.unwrap();
+        assert_eq!(
+            (status, body["error"]["code"].clone()),
+            (422, json!("code_batch_stopped"))
+        );
+    }
+    // With an Idempotency-Key, the redemption is written alone.
+    let r = here
+        .service(Method::POST, "/v1/redemptions")
+        .header("Idempotency-Key", "alone-after-stop")
+        .json(&json!({"code": codes[150], "user_id": "alone"}))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (422, json!("code_batch_stopped"))
+    );
+    let client = env.db.client().await.unwrap();
+    let used: i64 = client
+        .query_one("SELECT count(*) FROM code_redemptions", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(used, 1, "only the code redeemed before the stop");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn guessing_codes_is_answered_429_per_user_and_per_address() {
     let env = Env::new().await.unwrap();

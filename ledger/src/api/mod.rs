@@ -84,6 +84,8 @@ pub struct Shared {
     pub metrics: Arc<Metrics>,
     pub secrets: Arc<secret_cache::SecretCache>,
     pub auth_limit: Arc<auth_limit::AuthLimit>,
+    /// Code batches as redemptions find them (a stop here forgets its batch).
+    pub code_batches: crate::commands::batch_cache::BatchCache,
     /// Failed redemptions per user and address (against guessing codes).
     pub guess_limit: Arc<guess_limit::GuessLimit>,
     /// Wrong bearer tokens per client address.

@@ -68,6 +68,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         metrics,
         secrets,
         auth_limit: Default::default(),
+        code_batches: Default::default(),
         guess_limit: Arc::new(GuessLimit::shared(redis.clone())),
         token_limit: Arc::new(TokenLimit::shared(redis.clone())),
         chunks: Arc::new(LazyPublisher::new(

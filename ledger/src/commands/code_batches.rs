@@ -265,6 +265,27 @@ pub async fn list(
     page::fetch(client, &list, &params, bounds, read).await
 }
 
+/// `batch` with its status and expiry as they are now, read inside a
+/// redemption's transaction: the request found its batch in a cache
+/// ([`super::batch_cache`]), and a stop committed since then refuses the code.
+pub async fn current(tx: &Transaction<'_>, batch: &Batch) -> Result<Batch, CommandError> {
+    let sql = "SELECT status = 'stopped', expires_at FROM code_batches WHERE id = $1";
+    let row = tx
+        .query_opt(&tx.prepare_cached(sql).await?, &[&batch.id])
+        .await?
+        .ok_or_else(|| CommandError::not_found("code batch", batch.id))?;
+    let status = if row.get(0) {
+        CodeBatchStatus::Stopped
+    } else {
+        CodeBatchStatus::Active
+    };
+    Ok(Batch {
+        status,
+        expires_at: row.get(1),
+        ..batch.clone()
+    })
+}
+
 /// The batch of `key_id` whose range holds `serial`, if any (its
 /// redemptions not counted).
 pub async fn holding(

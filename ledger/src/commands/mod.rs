@@ -13,7 +13,8 @@
 //! - [`orders`]: checkout TCC — lock (Try), confirm, cancel, lock timeout.
 //! - [`code_batches`], [`redeem`], [`redeem_batch`], [`packages`]: redemption
 //!   codes (a batch's serial range; one redemption, or a group-committed
-//!   batch of them) and coupon packages; [`package_coupons`]: a package
+//!   batch of them; [`batch_cache`]: batches as redemptions find them) and
+//!   coupon packages; [`package_coupons`]: a package
 //!   claim's coupons, a template's share at once; [`package_job`]: a large
 //!   package's claim run by the issuance worker.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
@@ -22,6 +23,7 @@
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
 pub mod allow_list;
+pub mod batch_cache;
 pub mod body_stream;
 pub mod channel_lifecycle;
 pub mod channels;

@@ -50,7 +50,7 @@ pub async fn open(
     now: DateTime<Utc>,
 ) -> Result<PackageJob, CommandError> {
     if let Some((batch, _)) = new.code {
-        redeem::open(batch, now)?;
+        redeem::open(&code_batches::current(tx, batch).await?, now)?;
     }
     let package = packages::read(&**tx, new.package_sn)
         .await?

@@ -14,7 +14,7 @@ use tokio_postgres::GenericClient;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
-use super::code_batches::Batch;
+use super::code_batches::{self, Batch};
 use super::packages::{self, Giver};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::eligibility::UserFacts;
@@ -54,7 +54,7 @@ pub async fn redeem(
 ) -> Result<Redeemed, CommandError> {
     let batch = req.batch;
     debug_assert!(batch.holds(req.serial));
-    open(batch, req.now)?;
+    open(&code_batches::current(tx, batch).await?, req.now)?;
     let metadata = Metadata {
         code: Some(CodeRef {
             batch_id: batch.id,

@@ -21,7 +21,7 @@ use tokio_postgres::types::ToSql;
 use super::CommandError;
 use super::claim;
 use super::claim_batch::{self, BatchClaim};
-use super::code_batches::Batch;
+use super::code_batches::{self, Batch};
 use super::redeem;
 use crate::domain::claim_batch::Refusal;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued};
@@ -51,7 +51,7 @@ pub async fn redeem_batch(
     let sn = batch.template_sn.as_ref().ok_or_else(|| {
         CommandError::Internal(anyhow::anyhow!("a package's code is redeemed alone"))
     })?;
-    redeem::open(batch, now)?;
+    redeem::open(&code_batches::current(tx, batch).await?, now)?;
     let (view, _) = claim_batch::read_template(tx, sn, &[]).await?;
     claim::open_for_claims(&view, now)?;
     for item in items.iter_mut() {

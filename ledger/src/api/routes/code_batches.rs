@@ -257,13 +257,15 @@ pub async fn stop(
 ) -> Result<Response, ApiError> {
     let hash = crate::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
-    ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
+    let stopped = ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let batch = code_batches::stop(tx, id, &metadata, now).await?;
             Ok(BatchView::of(&batch))
         })
-    })
-    .await
+    });
+    let answer = stopped.await;
+    state.code_batches.forget(id);
+    answer
 }
 
 #[derive(Deserialize, IntoParams)]

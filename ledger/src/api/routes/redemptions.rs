@@ -37,7 +37,7 @@ use crate::api::http::extract::{parse_json, read_body};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
-use crate::commands::code_batches::{self, Batch};
+use crate::commands::code_batches::Batch;
 use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
@@ -231,9 +231,16 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
     if candidates.is_empty() {
         return Ok(None);
     }
+    let (cache, now) = (&state.code_batches, Instant::now());
+    let hit = candidates
+        .iter()
+        .find_map(|(key_id, serial)| Some((cache.cached(key_id, *serial, now)?, *serial)));
+    if hit.is_some() {
+        return Ok(hit);
+    }
     let client = state.pool.get().await?;
     for (key_id, serial) in candidates {
-        if let Some(batch) = code_batches::holding(&client, &key_id, serial).await? {
+        if let Some(batch) = cache.read(&client, &key_id, serial, now).await? {
             return Ok(Some((batch, serial)));
         }
     }
