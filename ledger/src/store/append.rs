@@ -21,43 +21,18 @@ pub struct AppendOutcome {
     pub duplicate: bool,
 }
 
-/// One statement: the events are fresh (no id recorded before), the
-/// stream is at `$3` (its `streams` row moved on, or made for a new one),
-/// then the events at positions taken from the sequence and their ids.
-/// Nothing is written when either guard fails (no error: the caller's
-/// transaction goes on, and [`previous_append`] says which). Both guards
-/// are unique keys outside the partitioned table (docs/design.md §16):
-/// `event_ids`' and `streams`' own; a race between two appends is settled
-/// by the `streams` row (the second waits for it, then finds it moved).
-const INSERT: &str = "
-    WITH fresh AS (SELECT NOT EXISTS (SELECT 1 FROM event_ids WHERE event_id = ANY($1)) AS ok),
-    pos AS MATERIALIZED (
-        SELECT nextval('events_position_seq') AS position, ord
-          FROM generate_series(1, cardinality($1)) AS ord WHERE (SELECT ok FROM fresh)),
-    made AS (
-        INSERT INTO streams (stream_id, version, last_tx, first_position)
-        SELECT $2, $3 + cardinality($1), pg_current_xact_id()::text::bigint,
-               (SELECT min(position) FROM pos)
-         WHERE $3 = 0 AND (SELECT ok FROM fresh)
-        ON CONFLICT (stream_id) DO NOTHING RETURNING version),
-    moved AS (
-        UPDATE streams SET version = $3 + cardinality($1),
-                           last_tx = GREATEST(last_tx, pg_current_xact_id()::text::bigint)
-         WHERE stream_id = $2 AND version = $3 AND $3 > 0 AND (SELECT ok FROM fresh)
-        RETURNING version),
-    appended AS (
-        INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
-                            schema_version, payload, metadata, occurred_at)
-        SELECT p.position, e.event_id, $2, $3 + e.ord::int, e.event_type, e.schema_version,
-               e.payload, e.metadata, e.occurred_at
-          FROM unnest($1::uuid[], $4::text[], $5::int2[], $6::jsonb[], $7::jsonb[],
-                      $8::timestamptz[]) WITH ORDINALITY
-               AS e(event_id, event_type, schema_version, payload, metadata, occurred_at, ord)
-          JOIN pos p ON p.ord = e.ord
-         WHERE EXISTS (SELECT 1 FROM made UNION ALL SELECT 1 FROM moved)
-        RETURNING position, event_id, stream_version),
-    ids AS (INSERT INTO event_ids (event_id, position) SELECT event_id, position FROM appended)
-    SELECT position, stream_version FROM appended ORDER BY stream_version";
+/// One call of `append_events` (migration V32): the events are fresh (no
+/// id recorded before), the stream is at `$3` (its `streams` row moved on,
+/// or made for a new one), then the events at positions taken from the
+/// sequence and their ids. Nothing is written when either guard fails (no
+/// error: the caller's transaction goes on, and [`previous_append`] says
+/// which). Both guards are unique keys outside the partitioned table
+/// (docs/design.md §16): `event_ids`' and `streams`' own; a race between two
+/// appends is settled by the `streams` row (the second waits for it, then
+/// finds it moved). A function so that its plan is made once per
+/// connection, not at every call (docs/design.md §4, "The append's plan").
+const INSERT: &str = "SELECT event_position, event_version
+                        FROM append_events($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// Appends `events` to `stream_id`, which must be at version `expected` (0: new).
 ///
