@@ -205,6 +205,15 @@ const COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
 const OWN_COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
                            uses_per_code, per_user, status = 'stopped', expires_at, created_at";
 
+/// A batch's status from the columns' `status = 'stopped'`.
+fn status_of(stopped: bool) -> CodeBatchStatus {
+    if stopped {
+        CodeBatchStatus::Stopped
+    } else {
+        CodeBatchStatus::Active
+    }
+}
+
 fn batch_from(r: &tokio_postgres::Row) -> Batch {
     Batch {
         id: r.get(0),
@@ -215,11 +224,7 @@ fn batch_from(r: &tokio_postgres::Row) -> Batch {
         count: r.get(5),
         uses_per_code: r.get(6),
         per_user: r.get(7),
-        status: if r.get(8) {
-            CodeBatchStatus::Stopped
-        } else {
-            CodeBatchStatus::Active
-        },
+        status: status_of(r.get(8)),
         expires_at: r.get(9),
         created_at: r.get(10),
         redeemed: (r.len() > 11).then(|| r.get(11)),
@@ -274,13 +279,8 @@ pub async fn current(tx: &Transaction<'_>, batch: &Batch) -> Result<Batch, Comma
         .query_opt(&tx.prepare_cached(sql).await?, &[&batch.id])
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", batch.id))?;
-    let status = if row.get(0) {
-        CodeBatchStatus::Stopped
-    } else {
-        CodeBatchStatus::Active
-    };
     Ok(Batch {
-        status,
+        status: status_of(row.get(0)),
         expires_at: row.get(1),
         ..batch.clone()
     })
