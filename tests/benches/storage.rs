@@ -131,6 +131,42 @@ async fn restart_server(store: &mut Store, label: &str) {
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     eprintln!("  serve ready after {:.1?}", started.elapsed());
+    gate_warmed(store).await;
+}
+
+/// Waits (up to 5 minutes) until the new server's first reconcile pass has
+/// reset every active template's gate, claimers included (the grown
+/// templates hold 200,000 claimers each): that start-up work is not what
+/// the phase measures. The wait is printed, not timed.
+async fn gate_warmed(store: &Store) {
+    let client = store.env.db.client().await.unwrap();
+    let sql = "SELECT count(*) FROM templates WHERE status = 'active'";
+    let active: i64 = client.query_one(sql, &[]).await.unwrap().get(0);
+    let started = Instant::now();
+    let mut resets = 0.0;
+    while started.elapsed() < Duration::from_secs(300) {
+        let text = store
+            .server
+            .http
+            .get(store.server.url("/metrics"))
+            .send()
+            .await
+            .unwrap();
+        let text = text.text().await.unwrap();
+        resets = text
+            .lines()
+            .find(|l| l.contains("flash_reconcile_resets_total"))
+            .and_then(|l| l.split_whitespace().last()?.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        if resets >= active as f64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "  gate: {resets} resets of {active} active templates after {:.1?}",
+        started.elapsed()
+    );
 }
 
 /// The ended coupons moved to cold storage as the archiver moves them

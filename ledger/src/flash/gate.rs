@@ -181,9 +181,10 @@ pub async fn warm(
         )
         .await?;
     let Some(row) = row else {
+        // UNLINK: a stopped sale's claimers are freed off Redis' main thread.
         redis::pipe()
-            .del(&keys.stock)
-            .del(&keys.claimers)
+            .unlink(&keys.stock)
+            .unlink(&keys.claimers)
             .query_async::<()>(conn)
             .await?;
         return Ok(None);

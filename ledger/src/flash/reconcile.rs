@@ -80,11 +80,28 @@ async fn active_templates(flash: &Flash) -> anyhow::Result<Vec<TemplateSn>> {
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// One pass over the active templates.
+/// One pass over the active templates. A template that cannot be reset
+/// (a Redis timeout while loading its claimers) does not stop the pass:
+/// the others are still reset, and the failures are reported once, with
+/// the first error.
 async fn pass(flash: &Flash, claimers: bool) -> anyhow::Result<usize> {
     let templates = active_templates(flash).await?;
+    let mut failed = 0;
+    let mut first = None;
     for sn in &templates {
-        reset(flash, sn, claimers).await?;
+        if let Err(e) = reset(flash, sn, claimers).await {
+            failed += 1;
+            first.get_or_insert((sn.clone(), e));
+        }
+    }
+    if let Some((sn, e)) = first {
+        tracing::warn!(
+            failed,
+            of = templates.len(),
+            first = %sn,
+            error = crate::logging::chain(e.as_ref()),
+            "flash gate: templates not reset in this pass"
+        );
     }
     Ok(templates.len())
 }

@@ -4,11 +4,15 @@
 -- 3 "full" when the claimers were reloaded (none loaded: no claimers).
 -- Returns the stock Redis held before (-1 when it held none), to count
 -- corrections.
+-- The old claimers are UNLINKed, not overwritten: RENAME onto a hash frees
+-- it inside the call (134 ms for 200,000 claimers on a busy machine, past
+-- the clients' timeout), UNLINK frees it on Redis' background thread.
 local before = tonumber(redis.call('GET', KEYS[1]) or '-1')
 if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('UNLINK', KEYS[2])
   redis.call('RENAME', KEYS[3], KEYS[2])
 elseif ARGV[3] == 'full' then
-  redis.call('DEL', KEYS[2])
+  redis.call('UNLINK', KEYS[2])
 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 if redis.call('EXISTS', KEYS[2]) == 1 then
