@@ -99,8 +99,8 @@ async fn main() {
 
 /// A new `serve` for a measuring phase, answering claims before the clock
 /// starts. The 2026-11-27 run at 20M timed out on its first claim: the one
-/// server started before an hour of growth could not open a connection
-/// while Postgres was still writing the growth out. A fresh process starts
+/// server started before an hour of growth could not open a Postgres
+/// connection in time (the cause was not diagnosed). A fresh process starts
 /// every phase alike (empty pool, empty caches); the wait for its first
 /// good claim is printed, not timed.
 async fn restart_server(store: &mut Store, label: &str) {
@@ -145,19 +145,9 @@ async fn gate_warmed(store: &Store) {
     let started = Instant::now();
     let mut resets = 0.0;
     while started.elapsed() < Duration::from_secs(300) {
-        let text = store
-            .server
-            .http
-            .get(store.server.url("/metrics"))
-            .send()
-            .await
-            .unwrap();
-        let text = text.text().await.unwrap();
-        resets = text
-            .lines()
-            .find(|l| l.contains("flash_reconcile_resets_total"))
-            .and_then(|l| l.split_whitespace().last()?.parse::<f64>().ok())
-            .unwrap_or(0.0);
+        let text = store.server.metrics().await.unwrap();
+        let name = "couponledger_flash_reconcile_resets_total";
+        resets = tests::ops_metrics::value(&text, name, &[]).unwrap_or(0.0);
         if resets >= active as f64 {
             break;
         }
