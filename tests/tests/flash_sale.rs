@@ -174,6 +174,30 @@ async fn five_thousand_claims_on_a_quota_of_a_thousand_issue_exactly_a_thousand(
     assert!(metrics.contains("couponledger_flash_batch_size_count"));
 }
 
+/// A template whose gate cannot be reset (its stock key holds a hash, so
+/// every reset of it fails) does not keep the start-up pass from warming
+/// the templates after it (the pass goes newest first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gate_that_cannot_be_reset_does_not_keep_the_others_cold() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let older = server.active_template(QUOTA, 1).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let newer = server.active_template(QUOTA, 1).await.unwrap();
+    server.terminate().await.unwrap();
+    let mut redis = env.redis.connection().await.unwrap();
+    let stock = |sn: &str| format!("{}flash:{sn}:stock", env.redis.prefix);
+    redis::pipe()
+        .del(stock(&older))
+        .del(stock(&newer))
+        .hset(stock(&newer), "broken", 1)
+        .query_async::<()>(&mut redis)
+        .await
+        .unwrap();
+    let _server = Server::start(&env).await.unwrap();
+    assert_reconciled(&mut redis, &env, &older).await;
+}
+
 /// A sale on a Redis of the test's own, which `disrupt` upsets mid-sale.
 async fn sale_with_redis_trouble(flush: bool) {
     let mut own = OwnRedis::start().await.unwrap();
