@@ -79,12 +79,9 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
     } else {
         Stack::single(run.planted.as_deref()).await?
     };
-    let args = if run.cluster {
-        subscriber::quorum()
-    } else {
-        Default::default()
-    };
-    drop(subscriber::declare(&stack.env, OUTSIDER, true, args).await?);
+    // A quorum queue, as docs/design.md §5 advises outside subscribers: the
+    // broker confirms a publish routed to a crashed classic queue.
+    drop(subscriber::declare(&stack.env, OUTSIDER, true, subscriber::quorum()).await?);
     let client = client::Client::new(stack.bases())?;
     let campaign = Campaign::make(&client).await?;
     let start = Instant::now();
@@ -104,7 +101,7 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
     stack.heal().await?;
     let history = shared.history.entries();
     let mut anomalies = checker::check(&stack.env, &shared.campaign, &history).await?;
-    anomalies.extend(settled(&mut stack, run.cluster).await?);
+    anomalies.extend(settled(&mut stack).await?);
     let report = Report::new(run, planned, injected, &history, anomalies);
     report.write(&history)?;
     Ok(report)
@@ -112,7 +109,7 @@ pub async fn run(run: &Run) -> anyhow::Result<Report> {
 
 /// With the workers caught up and stopped: the projections equal the
 /// replay, the chain verifies, the subscriber holds every event.
-async fn settled(stack: &mut Stack, cluster: bool) -> anyhow::Result<Vec<Anomaly>> {
+async fn settled(stack: &mut Stack) -> anyhow::Result<Vec<Anomaly>> {
     let mut found = Vec::new();
     if let Err(e) = caught_up(&stack.env).await {
         found.push(anomaly("projections", format!("{e:#}")));
@@ -136,7 +133,7 @@ async fn settled(stack: &mut Stack, cluster: bool) -> anyhow::Result<Vec<Anomaly
             + &String::from_utf8_lossy(&out.stderr);
         found.push(anomaly("audit", format!("audit verify: {text}")));
     }
-    found.extend(every_event_reached(&stack.env, cluster).await?);
+    found.extend(every_event_reached(&stack.env).await?);
     Ok(found)
 }
 
@@ -183,14 +180,9 @@ async fn caught_up(env: &crate::Env) -> anyhow::Result<()> {
 }
 
 /// The outside subscriber holds every stored event at least once.
-async fn every_event_reached(env: &crate::Env, cluster: bool) -> anyhow::Result<Vec<Anomaly>> {
-    let args = if cluster {
-        subscriber::quorum()
-    } else {
-        Default::default()
-    };
+async fn every_event_reached(env: &crate::Env) -> anyhow::Result<Vec<Anomaly>> {
     let held = broker_view(env).await;
-    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, args).await?;
+    let mut outsider = Subscriber::with_args(env, OUTSIDER, true, subscriber::quorum()).await?;
     let missing = subscriber::missing_events(env, &mut outsider, Duration::from_secs(20)).await?;
     let client = env.db.client().await?;
     if missing.is_empty() {
