@@ -62,12 +62,16 @@ pub async fn claim_batch(
         })
         .collect();
     spend_nonces(tx, claims, &mut refused).await?;
-    let issued = claim_standing(tx, sn, claims, refused, &view, (now, tz)).await?;
+    let (issued, events) = claim_standing(tx, sn, claims, refused, &view, (now, tz)).await?;
+    store::copy_events(tx, &events).await?;
     Ok((issued, view.per_user_limit))
 }
 
 /// The template's guards over the requests still standing after the
-/// caller's (`refused`): the users' limits, the quota, then the coupons.
+/// caller's (`refused`): the users' limits, the quota, then the coupons,
+/// written. Their `CouponIssued` events are returned for the caller to
+/// append, so that a redemption appends them with its own in one COPY
+/// while the template's row is locked (docs/design.md §12).
 pub(crate) async fn claim_standing(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
@@ -75,7 +79,7 @@ pub(crate) async fn claim_standing(
     mut refused: Vec<Option<Refusal>>,
     view: &TemplateView,
     (now, tz): (DateTime<Utc>, Tz),
-) -> Result<Outcomes, CommandError> {
+) -> Result<(Outcomes, Vec<StreamEvent>), CommandError> {
     debug_assert_eq!(claims.len(), refused.len());
     refuse_ineligible(tx, sn, claims, view, &mut refused).await?;
     limit_users(tx, sn, claims, view.per_user_limit, &mut refused).await?;
@@ -288,7 +292,7 @@ async fn write_coupons(
     view: &TemplateView,
     now: DateTime<Utc>,
     tz: Tz,
-) -> Result<Outcomes, CommandError> {
+) -> Result<(Outcomes, Vec<StreamEvent>), CommandError> {
     let remind = view.remind_days_before.clone();
     let issue = Issue::at(sn, &view.terms, remind, (now, tz))?;
     let mut results = Vec::with_capacity(claims.len());
@@ -318,7 +322,6 @@ async fn write_coupons(
     }
     if !coupons.is_empty() {
         super::issuance::copy_coupons(tx, &coupons).await?;
-        store::copy_events(tx, &events).await?;
     }
-    Ok(results)
+    Ok((results, events))
 }
