@@ -137,8 +137,16 @@ async fn gate_stock(
     env: &Env,
     sn: &str,
 ) -> Option<i64> {
-    let key = format!("{}flash:{sn}:stock", env.redis.prefix);
-    redis::cmd("GET").arg(key).query_async(redis).await.unwrap()
+    redis::cmd("GET")
+        .arg(stock_key(env, sn))
+        .query_async(redis)
+        .await
+        .unwrap()
+}
+
+/// The Redis key of a template's gate stock, under the test's prefix.
+fn stock_key(env: &Env, sn: &str) -> String {
+    format!("{}flash:{sn}:stock", env.redis.prefix)
 }
 
 /// Waits until Redis holds the stock Postgres says is left.
@@ -186,11 +194,10 @@ async fn a_gate_that_cannot_be_reset_does_not_keep_the_others_cold() {
     let newer = server.active_template(QUOTA, 1).await.unwrap();
     server.terminate().await.unwrap();
     let mut redis = env.redis.connection().await.unwrap();
-    let stock = |sn: &str| format!("{}flash:{sn}:stock", env.redis.prefix);
     redis::pipe()
-        .del(stock(&older))
-        .del(stock(&newer))
-        .hset(stock(&newer), "broken", 1)
+        .del(stock_key(&env, &older))
+        .del(stock_key(&env, &newer))
+        .hset(stock_key(&env, &newer), "broken", 1)
         .query_async::<()>(&mut redis)
         .await
         .unwrap();
