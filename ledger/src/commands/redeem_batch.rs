@@ -4,6 +4,8 @@
 //! (`uses < uses_per_code`), the (code, user) pairs already redeemed, the
 //! users' count of the batch (`per_user`), then the template's claim guards
 //! over what is left standing ([`super::claim_batch::claim_standing`]).
+//! Where no pair can have been redeemed before (one use per code, or one
+//! code per user), the uses and the count are one statement.
 //! A request refused at a later guard gives back what the earlier ones took.
 //!
 //! The batcher puts each user and each code at most once in a batch, so
@@ -11,11 +13,13 @@
 //! other processes cannot deadlock with this one. For a batch of a
 //! template's codes only: a package's code is redeemed alone.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
+use futures_util::TryFutureExt;
+use futures_util::future::try_join;
 use tokio_postgres::types::ToSql;
 
 use super::CommandError;
@@ -51,8 +55,13 @@ pub async fn redeem_batch(
     let sn = batch.template_sn.as_ref().ok_or_else(|| {
         CommandError::Internal(anyhow::anyhow!("a package's code is redeemed alone"))
     })?;
-    redeem::open(&code_batches::current(tx, batch).await?, now)?;
-    let (view, _) = claim_batch::read_template(tx, sn, &[]).await?;
+    // Two reads sent together (one round trip).
+    let (current, (view, _)) = try_join(
+        code_batches::current(tx, batch),
+        claim_batch::read_template(tx, sn, &[]),
+    )
+    .await?;
+    redeem::open(&current, now)?;
     claim::open_for_claims(&view, now)?;
     for item in items.iter_mut() {
         item.claim.metadata.code = Some(CodeRef {
@@ -61,9 +70,7 @@ pub async fn redeem_batch(
         });
     }
     let mut refused = vec![None; items.len()];
-    let uses = use_codes(tx, batch, items, &mut refused).await?;
-    refuse_pairs(tx, batch, items, &mut refused).await?;
-    count_users(tx, batch, items, &mut refused).await?;
+    let uses = guard_codes(tx, batch, items, &mut refused).await?;
     let claims: Vec<BatchClaim> = items.iter().map(|i| i.claim.clone()).collect();
     let (issued, events) =
         claim_batch::claim_standing(tx, sn, &claims, refused, &view, (now, tz)).await?;
@@ -75,6 +82,29 @@ pub async fn redeem_batch(
         .collect();
     record(tx, batch, items, &outcomes, (events, now)).await?;
     Ok((outcomes, view.per_user_limit))
+}
+
+/// The code batch's guards: the codes' uses, the pairs, the users' count.
+/// Each code's uses after it, `None` for the codes used up.
+async fn guard_codes(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    refused: &mut [Option<Refusal>],
+) -> Result<Vec<Option<i32>>, CommandError> {
+    if !pairs_possible(batch) {
+        return use_and_count(tx, batch, items, refused).await;
+    }
+    let uses = use_codes(tx, batch, items, refused).await?;
+    refuse_pairs(tx, batch, items, refused).await?;
+    count_users(tx, batch, items, refused).await?;
+    Ok(uses)
+}
+
+/// Whether a user may have redeemed a code of the batch before: only when
+/// a code has several uses and a user may redeem several of its codes.
+fn pairs_possible(batch: &Batch) -> bool {
+    batch.uses_per_code > 1 && batch.per_user > 1
 }
 
 fn distinct(items: &[BatchRedemption]) -> bool {
@@ -89,6 +119,32 @@ fn params<'a>(p: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
     p
 }
 
+/// One use of each code of batch `$1`, serials `$2`, that has one left
+/// (`$3` uses a code).
+macro_rules! use_codes_sql {
+    () => {
+        "INSERT INTO code_uses AS c (batch_id, serial, uses)
+         SELECT $1, s, 1 FROM unnest($2::bigint[]) AS s ORDER BY s
+         ON CONFLICT (batch_id, serial) DO UPDATE SET uses = c.uses + 1 WHERE c.uses < $3
+         RETURNING serial, uses"
+    };
+}
+
+/// One more of batch `$1`'s codes for each user of the `users (v)` before
+/// it, up to the parameter `limit`, rows taken in the users' order.
+macro_rules! count_users_sql {
+    ($limit:literal) => {
+        concat!(
+            "INSERT INTO code_batch_users AS u (batch_id, user_id, redeemed)
+             SELECT $1, v, 1 FROM users ORDER BY v
+             ON CONFLICT (batch_id, user_id) DO UPDATE SET redeemed = u.redeemed + 1
+              WHERE u.redeemed < ",
+            $limit,
+            " RETURNING user_id"
+        )
+    };
+}
+
 /// One use of each code that has one left; the others are used up.
 async fn use_codes(
     tx: &Transaction<'_>,
@@ -97,40 +153,86 @@ async fn use_codes(
     refused: &mut [Option<Refusal>],
 ) -> Result<Vec<Option<i32>>, CommandError> {
     let serials: Vec<i64> = items.iter().map(|i| i.serial).collect();
-    let sql = "INSERT INTO code_uses AS c (batch_id, serial, uses)
-               SELECT $1, s, 1 FROM unnest($2::bigint[]) AS s ORDER BY s
-               ON CONFLICT (batch_id, serial) DO UPDATE SET uses = c.uses + 1
-                WHERE c.uses < $3
-               RETURNING serial, uses";
     let rows = tx
         .query(
-            &tx.prepare_cached(sql).await?,
+            &tx.prepare_cached(use_codes_sql!()).await?,
             params(&[&batch.id, &serials, &batch.uses_per_code]),
         )
         .await?;
-    let used: std::collections::HashMap<i64, i32> =
-        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    let uses: Vec<Option<i32>> = serials.iter().map(|s| used.get(s).copied()).collect();
+    let used: HashMap<i64, i32> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    Ok(refuse_used_up(items, &used, refused))
+}
+
+/// Each request's code's uses after it; the codes not in `used` are used up.
+fn refuse_used_up(
+    items: &[BatchRedemption],
+    used: &HashMap<i64, i32>,
+    refused: &mut [Option<Refusal>],
+) -> Vec<Option<i32>> {
+    let uses: Vec<Option<i32>> = items.iter().map(|i| used.get(&i.serial).copied()).collect();
     for (u, r) in uses.iter().zip(refused.iter_mut()) {
         if u.is_none() {
             *r = Some(Refusal::UsedUp);
         }
     }
+    uses
+}
+
+/// [`use_codes`] then [`count_users`] in one statement, for the batches
+/// where no pair can have been redeemed before (one use per code, or one
+/// code per user): the users of the codes that got a use are counted. The
+/// second insert's `ORDER BY` reads all of the first's rows before it
+/// writes, so every code's row is taken before any user's, in the same
+/// order as by the two statements apart.
+async fn use_and_count(
+    tx: &Transaction<'_>,
+    batch: &Batch,
+    items: &[BatchRedemption],
+    refused: &mut [Option<Refusal>],
+) -> Result<Vec<Option<i32>>, CommandError> {
+    const SQL: &str = concat!(
+        "WITH used AS (",
+        use_codes_sql!(),
+        "), users AS (SELECT r.u AS v FROM unnest($2::bigint[], $4::text[]) AS r (s, u)
+                        JOIN used ON used.serial = r.s),
+            counted AS (",
+        count_users_sql!("$5"),
+        ") SELECT serial, uses, NULL FROM used
+           UNION ALL SELECT NULL, NULL, user_id FROM counted"
+    );
+    let serials: Vec<i64> = items.iter().map(|i| i.serial).collect();
+    let users: Vec<&str> = items.iter().map(|i| i.claim.user_id.as_str()).collect();
+    let rows = tx
+        .query(
+            &tx.prepare_cached(SQL).await?,
+            params(&[
+                &batch.id,
+                &serials,
+                &batch.uses_per_code,
+                &users,
+                &batch.per_user,
+            ]),
+        )
+        .await?;
+    let used: HashMap<i64, i32> = rows
+        .iter()
+        .filter_map(|r| Some((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i32>>(1)?)))
+        .collect();
+    let counted: HashSet<&str> = rows.iter().filter_map(|r| r.get(2)).collect();
+    let uses = refuse_used_up(items, &used, refused);
+    refuse_uncounted(items, &counted, refused);
     Ok(uses)
 }
 
-/// A shared code redeemed before by the same user. Only possible when a
-/// code has several uses and a user may redeem several of the batch's
-/// codes; the code's row, locked by [`use_codes`], serializes its pairs.
+/// A shared code redeemed before by the same user ([`pairs_possible`]);
+/// the code's row, locked by [`use_codes`], serializes its pairs.
 async fn refuse_pairs(
     tx: &Transaction<'_>,
     batch: &Batch,
     items: &[BatchRedemption],
     refused: &mut [Option<Refusal>],
 ) -> Result<(), CommandError> {
-    if batch.uses_per_code == 1 || batch.per_user == 1 {
-        return Ok(());
-    }
+    debug_assert!(pairs_possible(batch));
     let (serials, users) = standing(items, refused);
     let sql = "SELECT serial, user_id FROM code_redemptions
                 WHERE batch_id = $1
@@ -171,24 +273,33 @@ async fn count_users(
     if users.is_empty() {
         return Ok(());
     }
-    let sql = "INSERT INTO code_batch_users AS u (batch_id, user_id, redeemed)
-               SELECT $1, v, 1 FROM unnest($2::text[]) AS v ORDER BY v
-               ON CONFLICT (batch_id, user_id) DO UPDATE SET redeemed = u.redeemed + 1
-                WHERE u.redeemed < $3
-               RETURNING user_id";
+    const SQL: &str = concat!(
+        "WITH users AS (SELECT unnest($2::text[]) AS v) ",
+        count_users_sql!("$3")
+    );
     let rows = tx
         .query(
-            &tx.prepare_cached(sql).await?,
+            &tx.prepare_cached(SQL).await?,
             params(&[&batch.id, &users, &batch.per_user]),
         )
         .await?;
-    let counted: HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    let counted: HashSet<&str> = rows.iter().map(|r| r.get(0)).collect();
+    refuse_uncounted(items, &counted, refused);
+    Ok(())
+}
+
+/// The standing requests whose user was not counted: at the batch's
+/// `per_user` already.
+fn refuse_uncounted(
+    items: &[BatchRedemption],
+    counted: &HashSet<&str>,
+    refused: &mut [Option<Refusal>],
+) {
     for (item, r) in items.iter().zip(refused.iter_mut()) {
         if r.is_none() && !counted.contains(item.claim.user_id.as_str()) {
             *r = Some(Refusal::AlreadyRedeemed);
         }
     }
-    Ok(())
 }
 
 /// The refused requests give back their code's use and their count of the
@@ -282,11 +393,14 @@ async fn record(
     let sql = "INSERT INTO code_redemptions (batch_id, serial, user_id, coupon_ids, redeemed_at)
                SELECT $1, s, u, ARRAY[c], $5
                  FROM unnest($2::bigint[], $3::text[], $4::uuid[]) AS r(s, u, c)";
-    tx.execute(
-        &tx.prepare_cached(sql).await?,
-        params(&[&batch.id, &serials, &users, &coupons, &now]),
+    let statement = tx.prepare_cached(sql).await?;
+    let values: [&(dyn ToSql + Sync); 5] = [&batch.id, &serials, &users, &coupons, &now];
+    let pairs = tx.execute(&statement, &values);
+    // Sent together with the append's first statement (one round trip).
+    try_join(
+        pairs.err_into::<CommandError>(),
+        store::copy_events(tx, &events).err_into::<CommandError>(),
     )
     .await?;
-    store::copy_events(tx, &events).await?;
     Ok(())
 }
