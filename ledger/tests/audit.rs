@@ -34,15 +34,34 @@ async fn append(db: &TestDb, streams: usize, per_stream: usize) {
     }
 }
 
-/// Seals everything committed, `batch` events a transaction, with a
-/// checkpoint after each batch; the head.
+/// Seals every event in the store, `batch` events a transaction, with a
+/// checkpoint after each batch; the head. The store's horizon errs on the
+/// safe side: a transaction of another database that ends while it is read
+/// holds that read back, and the read comes back empty (it failed the
+/// suite once, beside 500 other tests). So an empty read waits (at most
+/// 30 s) until every event is sealed, as the sealer itself reads again.
 async fn seal_all(db: &TestDb, batch: i64) -> Head {
     let mut client = db.pool.get().await.unwrap();
     let mut at = head(&**client).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let events = unsealed(&**client, &at, batch).await.unwrap();
         if events.is_empty() {
-            return at;
+            let stored: i64 = client
+                .query_one("SELECT count(*) FROM events", &[])
+                .await
+                .unwrap()
+                .get(0);
+            if at.seq >= stored {
+                return at;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{stored} events, {} sealed",
+                at.seq
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            continue;
         }
         let tx = client.transaction().await.unwrap();
         at = seal(&*tx, &at, &events).await.unwrap();
