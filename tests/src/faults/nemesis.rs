@@ -99,17 +99,62 @@ async fn inject(stack: &mut Stack, planned: &Planned) -> anyhow::Result<String> 
         Fault::KillWorkersWhilePostgresSlow => {
             postgres(stack)?.slow(SLOW);
             tokio::time::sleep(lasts).await;
+            let mid_batch = until_a_projection_is_mid_batch(stack).await;
             let pid = stack.workers_pid();
             stack.kill_workers().await;
             postgres(stack)?.restore();
             stack.start_workers(false)?;
             Ok(format!(
-                "workers pid {pid:?} killed with postgres slowed {SLOW:?} a chunk"
+                "workers pid {pid:?} killed with postgres slowed {SLOW:?} a chunk, \
+                 a projection {}",
+                if mid_batch {
+                    "mid-batch"
+                } else {
+                    "not seen mid-batch"
+                }
             ))
         }
         _ if stack.cluster.is_some() => member(stack, planned.fault, lasts).await,
         _ => link(stack, planned.fault, lasts).await,
     }
+}
+
+/// How long the compound fault waits, the link slowed, for a projection
+/// to open a batch's transaction: a relay slowed by the same link may
+/// send nothing for a while, and a kill between batches reaches no bug.
+const MID_BATCH_WAIT: Duration = Duration::from_secs(15);
+
+/// Waits (at most [`MID_BATCH_WAIT`]) until a projection is inside a
+/// batch's transaction: a backend of the run's database holding the
+/// inbox's row lock without writing events (only the projections claim
+/// inbox rows without appending). With the link slowed, that transaction
+/// takes seconds more, so a kill right after lands inside it. Read on a
+/// direct connection, not through the slowed link.
+async fn until_a_projection_is_mid_batch(stack: &Stack) -> bool {
+    let Ok(client) = stack.env.db.client().await else {
+        return false;
+    };
+    let sql = "SELECT EXISTS (
+                 SELECT 1 FROM pg_locks l
+                  WHERE l.database = (SELECT oid FROM pg_database
+                                       WHERE datname = current_database())
+                    AND l.relation = 'inbox'::regclass
+                    AND l.mode = 'RowExclusiveLock' AND l.granted
+                    AND l.pid <> pg_backend_pid()
+                    AND NOT EXISTS (SELECT 1 FROM pg_locks e
+                                     WHERE e.pid = l.pid
+                                       AND e.relation = 'events'::regclass
+                                       AND e.mode = 'RowExclusiveLock'))";
+    let deadline = Instant::now() + MID_BATCH_WAIT;
+    while Instant::now() < deadline {
+        if let Ok(row) = client.query_one(sql, &[]).await
+            && row.get::<_, bool>(0)
+        {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }
 
 /// The link to Postgres of a run on single nodes.
