@@ -11,6 +11,8 @@
 //! 2. Baseline, same run: a plain lapin publisher sends the same number of
 //!    persistent messages of the same size to the same exchange (so to the
 //!    same queues, purged first), one by one, waiting for each confirm.
+//!    One outside queue (`bench.analytics`) is bound to `coupon.events`
+//!    throughout, so both publish into a subscriber.
 //! 3. `ledger replay --verify` over the same store, after its baseline:
 //!    Postgres alone handing over the same events in the same order (the
 //!    replay's first read), received and dropped.
@@ -27,7 +29,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use lapin::BasicProperties;
-use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, QueuePurgeOptions};
+use lapin::options::{
+    BasicPublishOptions, ConfirmSelectOptions, QueueBindOptions, QueueDeclareOptions,
+    QueuePurgeOptions,
+};
+use lapin::types::FieldTable;
 use ledger::messaging::{self, topology};
 use tests::bench_store::{bare_read, issued_store};
 use tests::{Env, bin};
@@ -68,6 +74,36 @@ async fn relay(env: &Env, total: i64) -> Duration {
     }
 }
 
+/// An outside subscriber's queue, bound to `coupon.events` for the whole
+/// bench: with nobody bound the relay would send one probe a batch
+/// (docs/design.md §5), and the baseline would publish into nothing.
+const ANALYTICS: &str = "bench.analytics";
+
+async fn bind_analytics(env: &Env) {
+    let connection = messaging::connect(&env.vhost.amqp_url, "bench-bind")
+        .await
+        .unwrap();
+    let channel = connection.create_channel().await.unwrap();
+    let durable = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    channel
+        .queue_declare(ANALYTICS.into(), durable, FieldTable::default())
+        .await
+        .unwrap();
+    channel
+        .queue_bind(
+            ANALYTICS.into(),
+            topology::EVENTS.into(),
+            "".into(),
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+}
+
 /// Empties the queues bound to `coupon.events`, so the baseline publishes
 /// into queues as empty as the relay found them (and stays under their
 /// bound, where the broker would refuse it).
@@ -77,6 +113,7 @@ async fn purge_event_queues(env: &Env) {
         .unwrap();
     let channel = connection.create_channel().await.unwrap();
     for queue in [
+        ANALYTICS,
         topology::BALANCES_QUEUE,
         topology::TEMPLATE_STATS_QUEUE,
         topology::NOTIFY_QUEUE,
@@ -160,6 +197,7 @@ fn phase(name: &str) -> bool {
 
 /// The relay, then the baseline publisher, and their ratio.
 async fn publish(env: &Env, client: &tokio_postgres::Client, total: i64) {
+    bind_analytics(env).await;
     let relay_time = relay(env, total).await;
     let relay_rate = total as f64 / relay_time.as_secs_f64();
     println!(

@@ -1,6 +1,7 @@
 //! The outbox relay over real Postgres and RabbitMQ: every committed event
 //! reaches a subscriber once by id, each stream in version order, each
-//! message valid against its schema; a queue created later is backfilled.
+//! message valid against its schema; a queue created later is backfilled;
+//! with nobody bound to `coupon.events`, the relay sends a probe a batch.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -158,4 +159,77 @@ async fn a_second_relay_stands_by_and_takes_over_when_the_first_dies() {
     let all: Vec<Received> = got.into_iter().chain(more).collect();
     assert_complete_and_ordered(&stored, &all);
     second.terminate().await.unwrap();
+}
+
+/// The public route's running totals: (events passed on, messages sent,
+/// events no queue took).
+async fn public_route(env: &Env) -> (i64, i64, i64) {
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_opt(
+            "SELECT published, sent, unroutable FROM relay_cursors WHERE name = 'coupon.events'",
+            &[],
+        )
+        .await
+        .unwrap();
+    row.map_or((0, 0, 0), |r| (r.get(0), r.get(1), r.get(2)))
+}
+
+/// Waits until the public route passed on `events` events.
+async fn public_route_passed(env: &Env, events: usize) -> (i64, i64, i64) {
+    for _ in 0..600 {
+        let totals = public_route(env).await;
+        if totals.0 >= events as i64 {
+            return totals;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the public route did not pass on {events} events");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_nobody_bound_coupon_events_gets_one_probe_a_batch_and_a_later_subscriber_misses_nothing()
+ {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(20_000, 1).await.unwrap();
+    claim_many(&env, &sn, 0..6_000, 500).await.unwrap();
+    let before = stored_ids(&env).await.unwrap();
+    // given: nobody bound to coupon.events when the relay starts.
+    let relay = Workers::start(&env, "relay").unwrap();
+    let (published, sent, unroutable) = public_route_passed(&env, before.len()).await;
+    assert_eq!(unroutable, published, "every event reached nobody");
+    assert!(
+        sent <= 3,
+        "one probe a batch of up to 5,000: {sent} messages for {published} events"
+    );
+
+    // when: an analytics queue binds, and more events come.
+    let mut late = Subscriber::new(&env, "analytics.late", true).await.unwrap();
+    claim_many(&env, &sn, 6_000..9_000, 500).await.unwrap();
+    let all = stored_ids(&env).await.unwrap();
+    let after: HashSet<Uuid> = all.difference(&before).copied().collect();
+    assert!(after.len() >= 3_000, "{} events after binding", after.len());
+    let got = late
+        .receive_until(Duration::from_secs(30), |got| ids(got).is_superset(&after))
+        .await
+        .unwrap();
+
+    // then: every event stored after it bound arrives, each stream in order.
+    let received = ids(&got);
+    let missing = after.difference(&received).count();
+    assert_eq!(missing, 0, "events stored after binding that never came");
+    assert!(received.is_subset(&all), "only stored events arrive");
+    let mut last_version: HashMap<&str, i32> = HashMap::new();
+    for r in &got {
+        let last = last_version.entry(&r.stream_id).or_insert(0);
+        assert!(r.stream_version > *last, "{} out of order", r.stream_id);
+        *last = r.stream_version;
+    }
+    let (published, _, unroutable) = public_route_passed(&env, all.len()).await;
+    assert!(
+        unroutable < published,
+        "events were routed once someone bound"
+    );
+    relay.terminate().await.unwrap();
 }

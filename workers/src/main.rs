@@ -2,7 +2,8 @@
 //!
 //! - [`relay`]: committed events → the ledger's queues (in runs of events)
 //!   and `coupon.events` (one per event), one route each, with confirms;
-//!   [`relay_batches`]: reads shared by the routes.
+//!   [`relay_batches`]: reads shared by the routes; [`relay_send`]: what a
+//!   route sends of a batch (a probe while nobody is bound to coupon.events).
 //! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
 //!   dead letters, reconnects, graceful shutdown); [`consumer_session`]:
 //!   its connection to the broker, opened and closed alike in both modes;
@@ -31,6 +32,7 @@ mod package_jobs;
 mod projector;
 mod relay;
 mod relay_batches;
+mod relay_send;
 mod requeue;
 mod retries;
 mod scanner;

@@ -25,6 +25,7 @@ use ledger::store::{GlobalCursor, StoreCell, StoreId};
 use tokio_postgres::Client;
 
 use crate::relay_batches::SharedBatches;
+use crate::relay_send;
 use crate::session::{reconnecting, wait_for_lock};
 use crate::shutdown::Shutdown;
 
@@ -84,25 +85,29 @@ async fn route_loop(
     let mut cursor = load_cursor(&client, route.name).await?;
     tracing::debug!(route = route.name, ?cursor, "route resumes");
     let mut unroutable = UnroutableSummary::new(route.name);
+    let mut probe = relay_send::probes_at_start(&route);
     while !shutdown.is_set() {
         let Some(batch) = batches.after(cursor).await? else {
             unroutable.maybe_log();
             shutdown.sleep(IDLE_POLL).await;
             continue;
         };
-        let sent = tokio::select! {
-            sent = publisher.publish_patiently(&route, batch.packed(route.packing)) => sent?,
+        let messages = batch.packed(route.packing);
+        let outcome = tokio::select! {
+            sent = relay_send::send(&publisher, &route, messages, probe) => sent?,
             // A route waiting for a full queue must not hold up shutdown:
             // its batch is sent again after the restart.
             () = shutdown.wait() => return Ok(()),
         };
+        probe = outcome.nobody_bound(&route, messages.len());
         cursor = batch.last;
         let counts = Counts {
             published: batch.messages.len(),
-            unroutable: sent.unroutable,
+            sent: outcome.sent,
+            unroutable: outcome.unroutable,
         };
         save_cursor(&client, route.name, cursor, counts).await?;
-        unroutable.add(sent.unroutable);
+        unroutable.add(outcome.unroutable);
     }
     Ok(())
 }
@@ -151,7 +156,10 @@ impl UnroutableSummary {
 
 /// What one batch of a route came to.
 struct Counts {
+    /// Events the route passed on (sent, or skipped while nobody is bound).
     published: usize,
+    /// Messages handed to the broker (a run counts once, a probe once).
+    sent: u64,
     unroutable: u64,
 }
 
@@ -193,14 +201,16 @@ async fn save_cursor(
     counts: Counts,
 ) -> anyhow::Result<()> {
     let published = i64::try_from(counts.published)?;
+    let sent = i64::try_from(counts.sent)?;
     let unroutable = i64::try_from(counts.unroutable)?;
     client
         .execute(
-            "INSERT INTO relay_cursors (name, tx_id, position, published, unroutable)
-             VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO relay_cursors (name, tx_id, position, published, sent, unroutable)
+             VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (name) DO UPDATE
                SET tx_id = EXCLUDED.tx_id, position = EXCLUDED.position,
                    published = relay_cursors.published + EXCLUDED.published,
+                   sent = relay_cursors.sent + EXCLUDED.sent,
                    unroutable = relay_cursors.unroutable + EXCLUDED.unroutable,
                    updated_at = now()
              WHERE (relay_cursors.tx_id, relay_cursors.position)
@@ -210,6 +220,7 @@ async fn save_cursor(
                 &cursor.tx_id,
                 &cursor.position,
                 &published,
+                &sent,
                 &unroutable,
             ],
         )

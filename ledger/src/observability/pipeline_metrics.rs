@@ -41,9 +41,10 @@ pub struct PipelineMetrics {
     head: Gauge,
     relay_position: Family<RouteLabel, Gauge>,
     relay_published: Family<RouteLabel, Counter>,
+    relay_sent: Family<RouteLabel, Counter>,
     relay_unroutable: Family<RouteLabel, Counter>,
     projection_position: Family<ProjectionLabel, Gauge>,
-    /// `relay_cursors.published` and `.unroutable` last read per route, so
+    /// `relay_cursors.published`, `.sent` and `.unroutable` last read per route, so
     /// the counters move by what happened since.
     seen: std::sync::Arc<Mutex<FxHashMap<(&'static str, Tally), i64>>>,
 }
@@ -52,6 +53,7 @@ pub struct PipelineMetrics {
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 enum Tally {
     Published,
+    Sent,
     Unroutable,
 }
 
@@ -71,6 +73,12 @@ impl PipelineMetrics {
             "relay_published_events",
             "Events a relay route has published (rate() is the publish rate)",
             self.relay_published.clone(),
+        );
+        registry.register(
+            "relay_sent_messages",
+            "Messages a relay route handed to the broker (a run of events counts once; \
+             coupon.events with no subscriber: one probe per batch)",
+            self.relay_sent.clone(),
         );
         registry.register(
             "relay_unroutable_events",
@@ -111,7 +119,7 @@ impl PipelineMetrics {
         Ok(())
     }
 
-    /// One route's cursor row: its position and its two running totals.
+    /// One route's cursor row: its position and its three running totals.
     fn relay_row(&self, route: &'static str, cursor: &RelayCursor) {
         let label = RouteLabel { route };
         self.relay_position
@@ -120,6 +128,7 @@ impl PipelineMetrics {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         for (tally, total, family) in [
             (Tally::Published, cursor.published, &self.relay_published),
+            (Tally::Sent, cursor.sent, &self.relay_sent),
             (Tally::Unroutable, cursor.unroutable, &self.relay_unroutable),
         ] {
             let total = total.unwrap_or(0);

@@ -73,12 +73,13 @@ pub struct RelayCursor {
     pub name: String,
     pub position: Option<i64>,
     pub published: Option<i64>,
+    pub sent: Option<i64>,
     pub unroutable: Option<i64>,
 }
 
 /// The cursors of the routes `names`, one row each, stored or not.
 pub async fn relay_cursors(c: &impl GenericClient, names: &[&str]) -> Result<Vec<RelayCursor>> {
-    let sql = "SELECT r.name, c.position, c.published, c.unroutable
+    let sql = "SELECT r.name, c.position, c.published, c.unroutable, c.sent
                  FROM unnest($1::text[]) AS r (name)
                  LEFT JOIN relay_cursors c ON c.name = r.name";
     let rows = c.query(sql, &[&names]).await?;
@@ -87,6 +88,7 @@ pub async fn relay_cursors(c: &impl GenericClient, names: &[&str]) -> Result<Vec
         position: r.get(1),
         published: r.get(2),
         unroutable: r.get(3),
+        sent: r.get(4),
     };
     Ok(rows.iter().map(cursor).collect())
 }
