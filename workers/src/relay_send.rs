@@ -46,27 +46,25 @@ pub async fn send(
     messages: &[Outgoing],
     probe: bool,
 ) -> Result<Outcome, lapin::Error> {
-    let count = |n: usize| n as u64;
-    let (first, rest) = match messages.split_first() {
-        Some((first, rest)) if probe && !rest.is_empty() => (std::slice::from_ref(first), rest),
-        _ => {
-            let sent = publisher.publish_patiently(route, messages).await?;
-            return Ok(Outcome {
-                sent: count(messages.len()),
-                unroutable: sent.unroutable,
-            });
+    let all = messages.len() as u64;
+    let rest = match messages.split_first() {
+        Some((first, rest)) if probe && !rest.is_empty() => {
+            let probed = publisher
+                .publish_patiently(route, std::slice::from_ref(first))
+                .await?;
+            if probed.unroutable == 1 {
+                return Ok(Outcome {
+                    sent: 1,
+                    unroutable: all,
+                });
+            }
+            rest
         }
+        _ => messages,
     };
-    let probed = publisher.publish_patiently(route, first).await?;
-    if probed.unroutable == 1 {
-        return Ok(Outcome {
-            sent: 1,
-            unroutable: count(messages.len()),
-        });
-    }
     let sent = publisher.publish_patiently(route, rest).await?;
     Ok(Outcome {
-        sent: count(messages.len()),
+        sent: all,
         unroutable: sent.unroutable,
     })
 }
