@@ -2,7 +2,9 @@
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --bins
+# Exactly the shipped binaries, with their own features: never the tests
+# crate, whose test-only features Cargo would unify into them (scripts/shipped).
+RUN cargo build --release -p ledger -p workers
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \

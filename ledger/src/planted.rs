@@ -1,15 +1,21 @@
 //! Bugs planted on purpose, for the fault suite to prove its checker can
 //! fail (docs/design.md §18). Compiled only with the feature
-//! `planted-bugs`, which only the tests crate turns on; without it every
-//! [`active`] is the constant `false` and the bugs do not exist.
+//! `planted-bugs`, which only the test run turns on (the tests crate
+//! depends on it; the shipped build, `-p ledger -p workers`, never selects
+//! that crate, so Cargo never unifies the feature into it: `scripts/shipped`
+//! proves it on every CI run). Without the feature, every [`active`] is the
+//! constant `false`, and neither the names nor the variable are in the
+//! binary.
 //!
 //! One bug at a time, named by `LEDGER_PLANTED_BUG` when a binary starts.
 
-use strum::{EnumString, IntoStaticStr};
-
 /// Every planted bug, by the name `LEDGER_PLANTED_BUG` gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumString, IntoStaticStr, strum::VariantArray)]
-#[strum(serialize_all = "snake_case")]
+#[cfg_attr(
+    feature = "planted-bugs",
+    derive(strum::EnumString, strum::IntoStaticStr, strum::VariantArray),
+    strum(serialize_all = "snake_case")
+)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bug {
     /// Consumers apply a message even when they have seen it: the inbox
     /// and the projections' own seen-checks (stream versions, a coupon

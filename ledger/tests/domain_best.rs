@@ -160,6 +160,62 @@ fn a_wallet_past_the_search_bound_searches_the_highest_discounts_first() {
     assert!(small.truncated, "the caller left some out");
 }
 
+/// Five stackable templates on one order; the two largest alone are the
+/// two whose copies filled the old bound's 200 places.
+fn five_stackable() -> Vec<(String, ledger::domain::Terms)> {
+    vec![
+        ("t0".into(), goods(fixed_off("0", "40"))),
+        ("t1".into(), goods(fixed_off("0", "35"))),
+        ("t2".into(), goods(rate("0.1"))),
+        ("t3".into(), goods(fixed_off("100", "12"))),
+        ("t4".into(), goods(fixed_off("0", "8"))),
+    ]
+}
+
+/// A wallet holding many copies of each of 5 templates quotes as one
+/// holding a single copy of each: an order takes at most one coupon of a
+/// template, so the copies never crowd the others out of the search.
+#[test]
+fn copies_of_a_template_do_not_crowd_others_out_of_the_search() {
+    let o = order(&[("a", "c", 1, "300"), ("b", "c", 2, "50")], "0");
+    let one_each: Vec<Coupon<String>> = five_stackable()
+        .into_iter()
+        .map(|(t, terms)| coupon(&format!("{t}-0"), &t, terms))
+        .collect();
+    let best_of_five = best_combination(&o, &one_each, now());
+    assert_eq!(best_of_five.coupon_ids.len(), 5, "every template helps");
+    for copies in [2, 20, 100, 1_000] {
+        let wallet: Vec<Coupon<String>> = (0..copies)
+            .flat_map(|k| {
+                five_stackable()
+                    .into_iter()
+                    .map(move |(t, terms)| coupon(&format!("{t}-{k}"), &t, terms))
+            })
+            .collect();
+        let q = quote(&o, &wallet, now(), false);
+        assert_eq!(q.best.discount, best_of_five.discount, "{copies} copies");
+        assert_eq!(q.coupons.len(), 5, "one listed per template");
+        assert!(!q.truncated, "5 templates are within the bound");
+        let mut templates: Vec<&str> = q.best.coupon_ids.iter().map(|id| &id[..2]).collect();
+        templates.sort_unstable();
+        templates.dedup();
+        assert_eq!(templates.len(), q.best.coupon_ids.len(), "one of each");
+    }
+}
+
+/// Of a template's copies the quote offers the one expiring first.
+#[test]
+fn of_a_templates_copies_the_one_expiring_first_is_offered() {
+    let o = order(&[("a", "c", 1, "100")], "0");
+    let mut later = coupon("late", "tA", goods(fixed_off("0", "10")));
+    let mut sooner = coupon("soon", "tA", goods(fixed_off("0", "10")));
+    later.validity.expires_at = now() + chrono::Duration::days(9);
+    sooner.validity.expires_at = now() + chrono::Duration::days(2);
+    let q = quote(&o, &[later, sooner], now(), false);
+    assert_eq!(ids(&q.best), vec!["soon"]);
+    assert_eq!(q.coupons.len(), 1);
+}
+
 /// 12 distinct whole-order templates mixing rates and thresholds: every
 /// order of them gives a different total.
 fn twelve_interacting() -> Vec<Coupon<String>> {

@@ -138,6 +138,128 @@ async fn twins_in_another_partition_are_refused_by_every_way_of_appending() {
     assert_eq!(ids, 2);
 }
 
+/// A plain INSERT into `events`, past the store: the twin of an event id or
+/// of a (stream, version) whose original lies in another partition.
+const RAW_INSERT: &str = "INSERT INTO events (event_id, stream_id, stream_version, event_type,
+                          schema_version, payload, occurred_at)
+                 VALUES ($1, $2, $3, 'ChannelCreated', 1, '{}', now())";
+
+/// Runs [`RAW_INSERT`] as `role` (none: the connection's own, a superuser)
+/// in a transaction of its own; the SQLSTATE and constraint it failed on.
+async fn raw_insert(
+    db: &TestDb,
+    role: Option<&str>,
+    id: Uuid,
+    stream: &str,
+    version: i32,
+) -> Result<(), (String, Option<String>)> {
+    let mut client = db.pool.get().await.unwrap();
+    let tx = client.transaction().await.unwrap();
+    if let Some(role) = role {
+        tx.batch_execute(&format!("SET LOCAL ROLE {role}"))
+            .await
+            .unwrap();
+    }
+    let done = tx.execute(RAW_INSERT, &[&id, &stream, &version]).await;
+    match done {
+        Ok(_) => {
+            tx.commit().await.unwrap();
+            Ok(())
+        }
+        Err(e) => {
+            let db_error = e.as_db_error().expect("a database error");
+            let constraint = db_error.constraint().map(str::to_owned);
+            Err((db_error.code().code().to_owned(), constraint))
+        }
+    }
+}
+
+/// The database itself refuses a twin, whoever writes it and however: a
+/// plain INSERT of the superuser the tests run as, and of a plain role
+/// that may only insert (docs/design.md §16, "Uniqueness the database
+/// keeps"). A plain INSERT of a new stream's next versions goes in, with
+/// its keys.
+#[tokio::test]
+async fn raw_inserts_of_twins_are_refused_by_the_database_for_every_role() {
+    let db = TestDb::new().await.unwrap();
+    let first = append(&db, "raw-1", 0, &event(1)).await.unwrap();
+    let original = event(2);
+    append(&db, "raw-1", 1, &original).await.unwrap();
+    assert_eq!(partition_of(&db, first.positions[0]).await, "events_p0");
+    next_partition(&db).await;
+    let role = "couponledger_test_inserter";
+    let client = db.pool.get().await.unwrap();
+    // Roles are the cluster's: made once, by whichever test comes first.
+    let _ = client
+        .batch_execute(&format!("CREATE ROLE {role} NOLOGIN"))
+        .await;
+    client
+        .batch_execute(&format!(
+            "GRANT SELECT, INSERT ON events, event_ids, streams TO {role};
+             GRANT UPDATE ON streams TO {role};
+             GRANT USAGE ON SEQUENCE events_position_seq TO {role};"
+        ))
+        .await
+        .unwrap();
+    let unique = |constraint: &str| Err(("23505".to_owned(), Some(constraint.to_owned())));
+    for who in [None, Some(role)] {
+        let twin_version = raw_insert(&db, who, Uuid::now_v7(), "raw-1", 2).await;
+        assert_eq!(twin_version, unique("streams_pkey"), "{who:?}");
+        let twin_first = raw_insert(&db, who, Uuid::now_v7(), "raw-1", 1).await;
+        assert_eq!(twin_first, unique("streams_pkey"), "{who:?}");
+        let twin_id = raw_insert(&db, who, original.event_id, "raw-other", 1).await;
+        assert_eq!(twin_id, unique("event_ids_pkey"), "{who:?}");
+        let skipped = raw_insert(&db, who, Uuid::now_v7(), "raw-1", 4).await;
+        assert_eq!(
+            skipped,
+            unique("streams_pkey"),
+            "a version skipped: {who:?}"
+        );
+    }
+    // The next version, written plainly, goes in and moves the stream on.
+    raw_insert(&db, Some(role), Uuid::now_v7(), "raw-1", 3)
+        .await
+        .unwrap();
+    raw_insert(&db, None, Uuid::now_v7(), "raw-new", 1)
+        .await
+        .unwrap();
+    let version: i32 = client
+        .query_one("SELECT version FROM streams WHERE stream_id = 'raw-1'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 3);
+    let (events, ids): (i64, i64) = {
+        let r = client
+            .query_one(
+                "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM event_ids)",
+                &[],
+            )
+            .await
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    assert_eq!(
+        (events, ids),
+        (4, 4),
+        "every event has its key, no twin went in"
+    );
+    // The keys themselves cannot be forgotten or moved back.
+    for sql in [
+        "DELETE FROM event_ids",
+        "UPDATE streams SET version = 1 WHERE stream_id = 'raw-1'",
+        "DELETE FROM streams",
+        "TRUNCATE event_ids",
+    ] {
+        let refused = client.batch_execute(sql).await.unwrap_err();
+        assert_eq!(
+            refused.as_db_error().map(|e| e.code().code()),
+            Some("42501"),
+            "{sql}"
+        );
+    }
+}
+
 /// The same events appended again are still a no-op reporting their first
 /// positions, when those lie in an earlier partition.
 #[tokio::test]

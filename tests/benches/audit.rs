@@ -17,7 +17,7 @@
 //!    events): target <= 2 s. Baseline in the same run: the same report
 //!    with `--from-start`, folding every event.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench audit`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench audit`
 
 use std::time::{Duration, Instant};
 

@@ -12,7 +12,7 @@
 //! writeback of the setup or of the phase before; a phase that runs past the
 //! kernel's dirty-page expiry (30 s) pays for its own.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench checkout`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench checkout`
 //! (BENCH_ORDERS=n, BENCH_CLIENTS=c, BENCH_RATE=r; defaults 4,000, 32, 500).
 
 use std::sync::Arc;

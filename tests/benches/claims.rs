@@ -1,7 +1,7 @@
 //! Hot-template claims (a flash sale, docs/design.md §12) against two SQL baselines,
 //! all in one run on the same database.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench claims`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench claims`
 //! (BENCH_CLAIMS=n, BENCH_CLIENTS=c, BENCH_REFUSALS=r; defaults 20,000, 64
 //! and 60,000).
 //!

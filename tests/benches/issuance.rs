@@ -14,7 +14,7 @@
 //! Each timed phase starts after a VACUUM of the tables it writes, a
 //! CHECKPOINT and a `sync`.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench issuance`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench issuance`
 //! (BENCH_LINES=n, default 1,000,000; BENCH_WORKERS=n, default 2).
 
 use std::time::{Duration, Instant};

@@ -31,7 +31,7 @@
 //!    same upload issued by `workers run --only issuance` alone (upload
 //!    start to the job done). Target <= 2x (stretch 1.5x).
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench pipeline`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench pipeline`
 //! (BENCH_EVENTS=n; BENCH_PHASES=deployed,pipeline selects phase 0 and
 //! phases 1-3, which share one store; default both)
 

@@ -1,7 +1,7 @@
 //! Redemptions over HTTP (docs/design.md §13) against the claim path, in one run on
 //! the same `ledger serve` (release) and database.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench redemptions`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench redemptions`
 //! (BENCH_REDEMPTIONS=n, BENCH_CLIENTS=c; defaults 10,000 and 64).
 //!
 //! (a) claims: signed `POST /v1/claims` for distinct users on a template

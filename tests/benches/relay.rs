@@ -21,7 +21,7 @@
 //! replay's baseline and the replay each start after a CHECKPOINT and a
 //! `sync`, so that none pays for the writeback of what came before.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench relay`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench relay`
 //! (BENCH_EVENTS=n, default 1,000,000; BENCH_PHASES=publish,replay selects
 //! the phases: `replay` alone takes a minute, `publish` a quarter of an hour).
 

@@ -17,7 +17,7 @@
 //!    queue bound to it; timed over the whole `send_due` run. (The coupons'
 //!    rows are written first, as the write model has them.)
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench reminders`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench reminders`
 //! (BENCH_EVENTS=n, default 1,000,000).
 
 use std::time::{Duration, Instant};

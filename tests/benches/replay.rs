@@ -18,7 +18,7 @@
 //! BENCH_ONE_PASS=1 also runs `--partitions 1` at each size (the whole store
 //! in memory at once, as before passes), for its memory.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench replay`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench replay`
 
 use std::time::{Duration, Instant};
 

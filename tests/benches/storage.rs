@@ -12,7 +12,7 @@
 //! projection positions are moved past the setup's events, so the workers
 //! time only what the measurements append.
 //!
-//! `cargo build --release --bins && cargo bench -p tests --bench storage`
+//! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench storage`
 //! (BENCH_SMALL, BENCH_LARGE, BENCH_STEP; BENCH_ARCHIVE=0 skips the last
 //! phase: the large store's ended coupons archived, the archiver's rate
 //! against plain SQL's, and the hot paths measured again, "cold";

@@ -61,6 +61,17 @@ fn the_signing_example_is_the_ledgers_own_signature() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), signature);
+    let shell = block_after(&text, "Shell (openssl):", "sh");
+    let out = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &shell])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), signature);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -45,6 +45,8 @@ use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
 use crate::observability::queue_metrics;
 use crate::redis_handle::RedisHandle;
+use axum::http::{HeaderValue, header};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// Largest JSON body accepted (uploads have their own limit). Sized for the
 /// largest request the API takes: a quote or lock of the most lines an order
@@ -230,6 +232,13 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(request_log::log))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        // Answers hold secrets shown once (a channel's, a rotation's),
+        // wallets and reports: no cache keeps one (the console's assets
+        // set their own).
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
         .with_state(state)
 }
 
@@ -237,9 +246,17 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
-/// 405; axum adds the `Allow` header listing the route's methods.
+/// Longest method name an answer repeats (the metrics' label is bounded
+/// apart: `request_metrics::method_label`).
+const MAX_METHOD_SHOWN: usize = 32;
+
+/// 405 naming the method that came (`TRACE`, an extension method cut to
+/// [`MAX_METHOD_SHOWN`]); axum adds the `Allow` header listing the route's
+/// methods.
 async fn method_not_allowed(method: axum::http::Method) -> ApiError {
-    ApiError::MethodNotAllowed(request_metrics::method_label(&method).to_owned())
+    let name = method.as_str();
+    let shown = name.get(..MAX_METHOD_SHOWN).unwrap_or(name);
+    ApiError::MethodNotAllowed(shown.to_owned())
 }
 
 pub use self::http::server::serve;

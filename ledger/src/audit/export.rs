@@ -332,12 +332,16 @@ fn write_jsonl(out: &mut impl Write, row: &ExportedEvent) -> io::Result<()> {
 }
 
 /// One record; null is an empty cell (no other column is ever empty).
+/// Text and JSON cells go through the exports' one neutraliser
+/// (`csv_line::cell`): a spreadsheet opens the file as data.
 fn write_csv(writer: &mut csv::Writer<impl Write>, row: &ExportedEvent) -> io::Result<()> {
     for cell in cells(row) {
         match cell {
             Cell::Number(n) => writer.write_field(n.to_string())?,
-            Cell::Text(text) => writer.write_field(text.as_bytes())?,
-            Cell::Json(json) => writer.write_field(json)?,
+            Cell::Text(text) => {
+                writer.write_field(crate::csv_line::cell(text.as_ref()).as_bytes())?
+            }
+            Cell::Json(json) => writer.write_field(crate::csv_line::cell(json).as_bytes())?,
             Cell::Null => writer.write_field("")?,
         }
     }

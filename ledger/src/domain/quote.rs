@@ -1,8 +1,16 @@
-//! The quote (`POST /v1/orders/quote`): every coupon's own discount and
-//! the best combination. The caller passes only coupons that could apply
-//! (docs/design.md §15: what never can is filtered in SQL); when more remain
-//! than [`SEARCH_BOUND`], the highest single discounts are searched and the
-//! quote says it was truncated.
+//! The quote (`POST /v1/orders/quote`): the discount each of the user's
+//! templates gives alone and the best combination. The caller passes only
+//! coupons that could apply (docs/design.md §15: what never can is filtered
+//! in SQL). An order takes at most one coupon of a template, and coupons of
+//! one template share its terms, so the candidates are first reduced to one
+//! a template (the best for this order: the largest discount alone, then
+//! the one expiring first); only when more usable templates remain than
+//! [`SEARCH_BOUND`] are the highest single discounts searched and the quote
+//! says it was truncated. A wallet holding a thousand copies of a template
+//! therefore quotes as one holding a single copy.
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
@@ -23,18 +31,18 @@ pub struct CouponQuote<C> {
     pub reason: Option<crate::domain::discount::NotApplicable>,
 }
 
-/// Most coupons one quote searches and lists: the combination search is
+/// Most templates one quote searches and lists: the combination search is
 /// bounded per coupon (`best.rs`), and an answer of 200 entries stays small.
 pub const SEARCH_BOUND: usize = 200;
 
 /// A quote of an order against a user's coupons.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote<C> {
-    /// The coupons searched: in the order given, or, when truncated, the
-    /// highest single discounts first.
+    /// One coupon per template, the one the search would use: in the order
+    /// given, or, when truncated, the highest single discounts first.
     pub coupons: Vec<CouponQuote<C>>,
     pub best: Best<C>,
-    /// More coupons could apply than were searched.
+    /// More usable templates could apply than were searched.
     pub truncated: bool,
 }
 
@@ -47,25 +55,50 @@ pub fn quote<C: Clone + Eq>(
     more: bool,
 ) -> Quote<C> {
     let quotes = alone(order, coupons, now);
-    let truncated = more || coupons.len() > SEARCH_BOUND;
-    if coupons.len() <= SEARCH_BOUND {
-        let best = best_combination(order, coupons, now);
-        return Quote {
-            coupons: quotes,
-            best,
-            truncated,
-        };
+    let mut kept = one_per_template(coupons, &quotes);
+    let usable = kept.iter().filter(|&&i| quotes[i].usable).count();
+    let truncated = more || usable > SEARCH_BOUND;
+    if kept.len() > SEARCH_BOUND {
+        // Unusable templates give 0 alone: they are the first to go.
+        kept.sort_by_key(|&i| (Reverse(quotes[i].discount), i));
+        kept.truncate(SEARCH_BOUND);
     }
-    let mut ranked: Vec<usize> = (0..coupons.len()).collect();
-    ranked.sort_by_key(|&i| (std::cmp::Reverse(quotes[i].discount), i));
-    ranked.truncate(SEARCH_BOUND);
-    let searched: Vec<Coupon<C>> = ranked.iter().map(|&i| coupons[i].clone()).collect();
-    let mut kept: Vec<Option<CouponQuote<C>>> = quotes.into_iter().map(Some).collect();
+    let searched: Vec<Coupon<C>> = kept.iter().map(|&i| coupons[i].clone()).collect();
+    let mut listed: Vec<Option<CouponQuote<C>>> = quotes.into_iter().map(Some).collect();
     Quote {
-        coupons: ranked.iter().filter_map(|&i| kept[i].take()).collect(),
+        coupons: kept.iter().filter_map(|&i| listed[i].take()).collect(),
         best: best_combination(order, &searched, now),
         truncated,
     }
+}
+
+/// The positions of one coupon per template, in the order the templates
+/// first appear: the usable one with the largest discount alone, then the
+/// one expiring first, then the earliest given; a template none of whose
+/// coupons is usable keeps its first, to say why.
+fn one_per_template<C>(coupons: &[Coupon<C>], quotes: &[CouponQuote<C>]) -> Vec<usize> {
+    let rank = |i: usize| {
+        let q = &quotes[i];
+        (
+            Reverse(q.usable),
+            Reverse(q.discount),
+            coupons[i].validity.expires_at,
+            i,
+        )
+    };
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut kept: Vec<usize> = Vec::new();
+    for (i, c) in coupons.iter().enumerate() {
+        match slot.get(c.template_sn.as_str()) {
+            Some(&s) if rank(i) < rank(kept[s]) => kept[s] = i,
+            Some(_) => {}
+            None => {
+                slot.insert(&c.template_sn, kept.len());
+                kept.push(i);
+            }
+        }
+    }
+    kept
 }
 
 /// Every coupon's discount alone, or why none.

@@ -10,8 +10,8 @@
 //! instant, one that does not exist the last second before the next day.
 
 use chrono::{
-    DateTime, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, SubsecRound, TimeDelta,
-    TimeZone, Timelike, Utc,
+    DateTime, Datelike, Days, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, SubsecRound,
+    TimeDelta, TimeZone, Timelike, Utc,
 };
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
@@ -93,11 +93,17 @@ fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ParseError> {
         .ok_or_else(|| ParseError::new(field, ParseErrorKind::Instant))
 }
 
+/// What [`storable_instant`] refuses, as an error message says it.
+pub const INSTANT_RULE: &str = "must be an instant of the years 0001 to 9999, not a leap second";
+
 /// The instant as stored, to the microsecond, or `None` for a leap second
-/// (`23:59:60`): chrono keeps it as a second with over 10^9 nanoseconds,
-/// Postgres as the next second, so the event and the row would disagree.
+/// (`23:59:60`: chrono keeps it as a second with over 10^9 nanoseconds,
+/// Postgres as the next second, so the event and the row would disagree)
+/// or a year outside RFC 3339's 0001 to 9999 (serde's chrono reads
+/// `+10000-01-01T00:00:00Z`, which no other reader of the events would).
 pub fn storable_instant(t: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    (t.nanosecond() < 1_000_000_000).then(|| t.trunc_subsecs(6))
+    let in_calendar = (1..=9999).contains(&t.year());
+    (in_calendar && t.nanosecond() < 1_000_000_000).then(|| t.trunc_subsecs(6))
 }
 
 fn days(field: &str, n: i64) -> Result<u32, ParseError> {

@@ -195,17 +195,20 @@ pub async fn stream_history(
         .collect())
 }
 
-/// Most candidates one quote reads: each one's discount alone is computed
-/// before the search keeps the best [`crate::domain::quote::SEARCH_BOUND`].
+/// Most candidates one quote reads: one coupon per template, each one's
+/// discount alone computed before the search keeps the best
+/// [`crate::domain::quote::SEARCH_BOUND`].
 pub const MAX_CANDIDATES: i64 = 5_000;
 
-/// A user's unused coupons that could apply to `order` at `now`, the
-/// largest face values first (at most [`MAX_CANDIDATES`]), and whether
-/// more could. What never can is left out here, before any bound
-/// (docs/design.md §15): another currency, a void template, outside its
-/// validity at `now`, a shipping coupon for an order without shipping, a
-/// shop's coupon for an order without a line of that shop (its scope is
-/// confined to the shop's lines when the template is created).
+/// One coupon of each of the user's templates that could apply to `order`
+/// at `now` (the one expiring first: coupons of a template share its terms,
+/// and an order takes at most one of them), the largest face values first
+/// (at most [`MAX_CANDIDATES`] templates), and whether more could. What
+/// never can is left out here, before any bound (docs/design.md §15):
+/// another currency, a void template, outside its validity at `now`, a
+/// shipping coupon for an order without shipping, a shop's coupon for an
+/// order without a line of that shop (its scope is confined to the shop's
+/// lines when the template is created).
 pub async fn candidates_for(
     client: &impl GenericClient,
     user_id: &UserId,
@@ -213,10 +216,15 @@ pub async fn candidates_for(
     now: DateTime<Utc>,
 ) -> Result<(Vec<Coupon<Uuid>>, bool), RowError> {
     let sql = format!(
-        "{SELECT} WHERE c.user_id = $1 AND c.status = $2 AND t.currency = $3
-            AND t.status <> $4 AND c.effective_at <= $5 AND c.expires_at > $5
-            AND ($6 OR t.kind <> $7)
-            AND (t.shop_id IS NULL OR t.shop_id = ANY($9))
+        "WITH firsts AS (
+            SELECT DISTINCT ON (c.template_sn) c.id
+              FROM coupons c JOIN templates t ON t.sn = c.template_sn
+             WHERE c.user_id = $1 AND c.status = $2 AND t.currency = $3
+               AND t.status <> $4 AND c.effective_at <= $5 AND c.expires_at > $5
+               AND ($6 OR t.kind <> $7)
+               AND (t.shop_id IS NULL OR t.shop_id = ANY($9))
+             ORDER BY c.template_sn, c.expires_at, c.id)
+         {SELECT} WHERE c.id IN (SELECT id FROM firsts)
           ORDER BY t.face_value DESC, c.expires_at, c.id LIMIT $8"
     );
     let has_shipping = order.shipping_fee() > Money::ZERO;

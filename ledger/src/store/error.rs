@@ -63,8 +63,3 @@ pub(crate) fn reused_id(e: &tokio_postgres::Error) -> Option<Uuid> {
     let id = detail.split_once("=(")?.1.split_once(')')?.0;
     id.parse().ok()
 }
-
-/// Whether `e` is a violation of the event-id key.
-pub(crate) fn is_event_id_reused(e: &tokio_postgres::Error) -> bool {
-    violates(e, EVENT_ID_KEY)
-}

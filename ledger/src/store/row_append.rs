@@ -9,11 +9,12 @@
 //!
 //! One round trip where an UPDATE and [`append`](super::append) take two:
 //! the row's version guard (the row is locked by the caller) stands for the
-//! expected version, and the stream's own row in `streams` must agree (it
-//! is made at version 1, moved on from the version before after), so a
-//! stream that ran ahead of its row or fell behind it writes nothing and is
-//! a conflict. The event's id and position go to `event_ids` in the same
-//! statement (docs/design.md §16). Checkout runs on this path.
+//! expected version. The stream's own row in `streams` must agree: the
+//! statement trigger on `events` (migration V35, docs/design.md §16) makes
+//! it at version 1 or moves it on from the version before, and fails the
+//! statement otherwise, so a stream that ran ahead of its row or fell
+//! behind it writes nothing and is a conflict. The same trigger records the
+//! event's id. Checkout runs on this path.
 
 use deadpool_postgres::Transaction;
 use tokio_postgres::types::ToSql;
@@ -28,26 +29,13 @@ fn statement(write: &str, n_params: usize) -> String {
     let (id, stream) = (p(1), p(2));
     format!(
         "WITH w AS ({write}),
-         pos AS MATERIALIZED (SELECT nextval('events_position_seq') AS position FROM w),
-         made AS (
-             INSERT INTO streams (stream_id, version, last_tx, first_position)
-             SELECT {stream}::text, 1, pg_current_xact_id()::text::bigint, pos.position
-               FROM w, pos WHERE w.version = 1
-             ON CONFLICT (stream_id) DO NOTHING RETURNING version),
-         moved AS (
-             UPDATE streams s SET version = w.version,
-                    last_tx = GREATEST(s.last_tx, pg_current_xact_id()::text::bigint)
-               FROM w WHERE s.stream_id = {stream}::text AND s.version = w.version - 1
-             RETURNING s.version),
          appended AS (
              INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
                                  schema_version, payload, metadata, occurred_at)
-             SELECT pos.position, {id}::uuid, {stream}::text, v.version, {}::text, {}::int2,
-                    {}::jsonb, {}::jsonb, {}::timestamptz
-               FROM pos, (SELECT version FROM made UNION ALL SELECT version FROM moved) v
-             RETURNING position, event_id, stream_version),
-         ids AS (INSERT INTO event_ids (event_id, position)
-                 SELECT event_id, position FROM appended)
+             SELECT nextval('events_position_seq'), {id}::uuid, {stream}::text, w.version,
+                    {}::text, {}::int2, {}::jsonb, {}::jsonb, {}::timestamptz
+               FROM w
+             RETURNING position, stream_version)
          SELECT position, stream_version FROM appended",
         p(3),
         p(4),

@@ -13,11 +13,20 @@ use crate::domain::ids::ChannelId;
 pub use crate::domain::nonce::WINDOW_SECS;
 const MAX_NONCE_LEN: usize = 128;
 
-/// The signature headers of a channel request, parsed.
+/// Most digits of `X-Timestamp` (Unix seconds have 10 until 2286).
+const MAX_TIMESTAMP_DIGITS: usize = 12;
+/// `X-Signature`: lowercase hex of a SHA-256 HMAC.
+const SIGNATURE_HEX_LEN: usize = 64;
+
+/// The signature headers of a channel request, parsed. What is signed is
+/// what was sent (docs/reference/signing.md): the timestamp's text, the
+/// nonce's, the path as it came in the request line.
 #[derive(Debug)]
 pub struct SignedHeaders {
     pub channel_id: ChannelId,
     pub timestamp: i64,
+    /// `X-Timestamp` as sent: decimal digits only.
+    timestamp_text: String,
     pub nonce: String,
     signature: Vec<u8>,
 }
@@ -35,17 +44,30 @@ impl SignedHeaders {
             .parse()
             .map(ChannelId)
             .map_err(|_| bad("X-Channel-Id"))?;
-        let timestamp = get("X-Timestamp")?
-            .parse()
-            .map_err(|_| bad("X-Timestamp"))?;
+        let timestamp_text = get("X-Timestamp")?;
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        if timestamp_text.is_empty()
+            || timestamp_text.len() > MAX_TIMESTAMP_DIGITS
+            || !digits(timestamp_text)
+            || (timestamp_text.len() > 1 && timestamp_text.starts_with('0'))
+        {
+            return Err(bad("X-Timestamp"));
+        }
+        let timestamp = timestamp_text.parse().map_err(|_| bad("X-Timestamp"))?;
         let nonce = get("X-Nonce")?.to_owned();
         if nonce.is_empty() || nonce.len() > MAX_NONCE_LEN {
             return Err(bad("X-Nonce"));
         }
-        let signature = hex::decode(get("X-Signature")?).map_err(|_| bad("X-Signature"))?;
+        let hex_text = get("X-Signature")?;
+        let lower_hex = |t: &str| t.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if hex_text.len() != SIGNATURE_HEX_LEN || !lower_hex(hex_text) {
+            return Err(bad("X-Signature"));
+        }
+        let signature = hex::decode(hex_text).map_err(|_| bad("X-Signature"))?;
         Ok(Self {
             channel_id,
             timestamp,
+            timestamp_text: timestamp_text.to_owned(),
             nonce,
             signature,
         })
@@ -69,7 +91,14 @@ impl SignedHeaders {
         path: &str,
         body: &[u8],
     ) -> Result<(), ApiError> {
-        let mac = mac(secret, method, path, self.timestamp, &self.nonce, body);
+        let mac = mac(
+            secret,
+            method,
+            path,
+            &self.timestamp_text,
+            &self.nonce,
+            body,
+        );
         mac.verify_slice(&self.signature)
             .map_err(|_| ApiError::Unauthorized("signature does not match".into()))
     }
@@ -102,17 +131,18 @@ pub fn sign(
     body: &[u8],
 ) -> String {
     hex::encode(
-        mac(secret, method, path, timestamp, nonce, body)
+        mac(secret, method, path, &timestamp.to_string(), nonce, body)
             .finalize()
             .into_bytes(),
     )
 }
 
+/// The HMAC of the five lines docs/reference/signing.md names, each as sent.
 fn mac(
     secret: &str,
     method: &str,
     path: &str,
-    timestamp: i64,
+    timestamp: &str,
     nonce: &str,
     body: &[u8],
 ) -> Hmac<Sha256> {
@@ -162,7 +192,7 @@ mod tests {
             (1_700_000_301, false),
             (1_699_999_699, false),
         ] {
-            let parsed = SignedHeaders::parse(&headers(ch, ts, "n", "00")).unwrap();
+            let parsed = SignedHeaders::parse(&headers(ch, ts, "n", &"0".repeat(64))).unwrap();
             assert_eq!(parsed.check_fresh(now).is_ok(), ok, "{ts}");
         }
     }
@@ -174,7 +204,7 @@ mod tests {
             SignedHeaders::parse(&h),
             Err(ApiError::Unauthorized(_))
         ));
-        h.insert("X-Signature", "00".parse().unwrap());
+        h.insert("X-Signature", "0".repeat(64).parse().unwrap());
         h.insert("X-Channel-Id", "not-a-uuid".parse().unwrap());
         assert!(matches!(
             SignedHeaders::parse(&h),
@@ -184,5 +214,40 @@ mod tests {
             SignedHeaders::parse(&HeaderMap::new()),
             Err(ApiError::Unauthorized(_))
         ));
+    }
+
+    /// What is signed is what was sent: the timestamp's text (a `+` or a
+    /// leading zero would sign other text than the value), lowercase hex.
+    #[test]
+    fn only_the_documented_forms_are_taken() {
+        let ch = Uuid::new_v4();
+        let sig = sign("s", "POST", "/v1/claims", 1_700_000_000, "n", b"{}");
+        let mut h = headers(ch, 1_700_000_000, "n", &sig);
+        assert!(SignedHeaders::parse(&h).is_ok());
+        h.insert("X-Signature", sig.to_uppercase().parse().unwrap());
+        assert!(SignedHeaders::parse(&h).is_err(), "uppercase hex");
+        h.insert("X-Signature", sig[..62].parse().unwrap());
+        assert!(SignedHeaders::parse(&h).is_err(), "short");
+        h.insert("X-Signature", sig.parse().unwrap());
+        for ts in [
+            "+1700000000",
+            "01700000000",
+            "-1",
+            "1700000000.0",
+            " 1700000000",
+            "",
+        ] {
+            h.insert("X-Timestamp", ts.parse().unwrap());
+            assert!(SignedHeaders::parse(&h).is_err(), "{ts:?}");
+        }
+        // The text as sent is what the signature covers.
+        let text = "1700000000";
+        h.insert("X-Timestamp", text.parse().unwrap());
+        let parsed = SignedHeaders::parse(&h).unwrap();
+        assert!(parsed.verify("s", "POST", "/v1/claims", b"{}").is_ok());
+        assert!(
+            parsed.verify("s", "POST", "/v1/claim%73", b"{}").is_err(),
+            "the path as sent"
+        );
     }
 }

@@ -152,7 +152,7 @@ async fn check<T>(
         .headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(bearer)
         .ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
     if let Some(right) = matched(&digest(given)) {
         return Ok(right);
@@ -172,6 +172,15 @@ async fn check<T>(
             Err(limited.into())
         }
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` value. The scheme is
+/// case-insensitive and may be followed by more than one space (RFC 7235
+/// §2.1; RFC 6750 §2.1).
+pub(crate) fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim_start_matches(' ');
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// The connection's peer address (set by `server::serve`).
@@ -197,6 +206,16 @@ mod tests {
         assert_eq!(t.operator(&digest("t-bob")), Some("bob"));
         for wrong in ["t-service", "t-bo", "t-bobb", "", "T-BOB"] {
             assert_eq!(t.operator(&digest(wrong)), None, "{wrong}");
+        }
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        for value in ["Bearer t", "bearer t", "BEARER t", "bEaReR  t"] {
+            assert_eq!(bearer(value), Some("t"), "{value:?}");
+        }
+        for value in ["Bearer", "Bearer ", "Basic t", "Bearert", "Token t"] {
+            assert_eq!(bearer(value), None, "{value:?}");
         }
     }
 

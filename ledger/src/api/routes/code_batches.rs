@@ -23,6 +23,7 @@ use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::names;
+use crate::domain::validity::{INSTANT_RULE, storable_instant};
 use crate::queries::page::page_of;
 use crate::queries::templates::MAX_PAGE;
 
@@ -136,6 +137,9 @@ pub async fn create(
         return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
     }
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    if b.expires_at.is_some_and(|t| storable_instant(t).is_none()) {
+        return Err(invalid(format!("expires_at: {INSTANT_RULE}")));
+    }
     if b.expires_at.is_some_and(|end| end <= now) {
         return Err(invalid("expires_at: must be in the future".into()));
     }

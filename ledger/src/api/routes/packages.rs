@@ -30,6 +30,7 @@ use crate::domain::events::PackageItem;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, TemplateSn, UserId};
 use crate::domain::package::PackageStatus;
+use crate::domain::validity::{INSTANT_RULE, storable_instant};
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
@@ -131,6 +132,14 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
         return Err(invalid(
             "total and per_user_limit: must be at least 1".into(),
         ));
+    }
+    for (field, t) in [
+        ("issue_window.begin", p.issue_window.begin),
+        ("issue_window.end", p.issue_window.end),
+    ] {
+        if storable_instant(t).is_none() {
+            return Err(invalid(format!("{field}: {INSTANT_RULE}")));
+        }
     }
     if p.issue_window.end <= p.issue_window.begin {
         return Err(invalid("issue_window: end must be after begin".into()));

@@ -28,6 +28,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::AppState;
+use crate::api::auth::guess_limit::Guesser;
 use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens;
 use crate::api::http::context::Ctx;
@@ -121,16 +122,17 @@ pub async fn redeem(
     let facts = input.facts()?;
     let user = input.user_id.clone();
     let limit = &state.guess_limit;
-    if let Err(limited) = limit
-        .check(user.as_str(), caller.address, Instant::now())
-        .await
-    {
+    let caller_key = caller.key();
+    let who = Guesser {
+        user: user.as_str(),
+        address: caller.address,
+        caller: &caller_key,
+    };
+    if let Err(limited) = limit.check(who, Instant::now()).await {
         return Ok(limited.into_response());
     }
     let Some((batch, serial)) = find(&state, &input.code).await? else {
-        limit
-            .failed(user.as_str(), caller.address, Instant::now())
-            .await;
+        limit.failed(who, Instant::now()).await;
         return Err(unknown(&input.code));
     };
     if used_up::is_set(&state.redis, &batch, serial).await {
@@ -157,6 +159,14 @@ struct Caller {
     channel: Option<ChannelId>,
     address: Option<IpAddr>,
     body: Bytes,
+}
+
+impl Caller {
+    /// The credential's key for the guess limit's caller budget.
+    fn key(&self) -> String {
+        self.channel
+            .map_or_else(|| "service".to_owned(), |c| format!("channel:{}", c.0))
+    }
 }
 
 enum Refusal {

@@ -22,7 +22,7 @@ use crate::domain::patch_field::present;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::template_adjust::Adjustment;
-use crate::domain::validity::{RawValidity, ValidityTerms, storable_instant};
+use crate::domain::validity::{INSTANT_RULE, RawValidity, ValidityTerms, storable_instant};
 use crate::queries::templates::TemplateView;
 
 use super::templates::{
@@ -229,11 +229,8 @@ fn validate_attributes(
 /// The campaign's parts asked for, each in its stored form.
 fn validate_adjustment(input: &UpdateTemplate) -> Result<Adjustment, ApiError> {
     let at = |field: &str, t: Option<DateTime<Utc>>| {
-        t.map(|t| {
-            storable_instant(t)
-                .ok_or_else(|| invalid(format!("{field}: must not be a leap second")))
-        })
-        .transpose()
+        t.map(|t| storable_instant(t).ok_or_else(|| invalid(format!("{field}: {INSTANT_RULE}"))))
+            .transpose()
     };
     let (begin, end) = match &input.issue_window {
         Some(w) if w.begin.is_none() && w.end.is_none() => {

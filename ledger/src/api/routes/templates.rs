@@ -25,7 +25,7 @@ use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
 use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
-use crate::domain::validity::{RawValidity, storable_instant};
+use crate::domain::validity::{INSTANT_RULE, RawValidity, storable_instant};
 use crate::queries::templates::{
     self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
 };
@@ -113,9 +113,7 @@ impl CreateTemplate {
         let (terms, shop_id) = shop_terms(&raw, self.shop_id.as_deref())?;
         // Kept to the microsecond, as stored (the event and the row agree),
         // before it is checked: two instants apart by less are one.
-        let at = |field: &str, t| {
-            storable_instant(t).ok_or_else(|| invalid(field, "must not be a leap second"))
-        };
+        let at = |field: &str, t| storable_instant(t).ok_or_else(|| invalid(field, INSTANT_RULE));
         let issue_window = IssueWindow {
             begin: at("issue_window.begin", self.issue_window.begin)?,
             end: at("issue_window.end", self.issue_window.end)?,
