@@ -139,9 +139,31 @@ impl Server {
         Self::spawn(env, extra, file.into()).await
     }
 
+    /// Starts the shipped `ledger serve`: the release binary built exactly
+    /// as the README and the Dockerfile build it (`scripts/shipped`, which
+    /// scripts/test runs first), without the test run's features.
+    pub async fn start_shipped(env: &Env, extra: &[(&str, &str)]) -> anyhow::Result<Self> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/ledger");
+        anyhow::ensure!(
+            path.exists(),
+            "{} is missing: run scripts/shipped first (scripts/test does)",
+            path.display()
+        );
+        Self::spawn_binary(path, env, extra, Stdio::inherit()).await
+    }
+
     async fn spawn(env: &Env, extra: &[(&str, &str)], stderr: Stdio) -> anyhow::Result<Self> {
+        Self::spawn_binary(bin("ledger"), env, extra, stderr).await
+    }
+
+    async fn spawn_binary(
+        path: PathBuf,
+        env: &Env,
+        extra: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> anyhow::Result<Self> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let child = Command::new(bin("ledger"))
+        let child = Command::new(path)
             .arg("serve")
             .envs(env.vars())
             .envs(extra.iter().copied())

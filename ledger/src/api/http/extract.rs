@@ -197,12 +197,23 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
         if let Some((name, _)) = raw.iter().find(|(_, v)| v.contains('\0')) {
             return Err(nul_error(name));
         }
+        if let Some((name, _)) = raw.iter().find(|(_, v)| v.len() > MAX_PATH_PARAM) {
+            return Err(ApiError::BadRequest {
+                code: "invalid_field",
+                message: format!("{name}: at most {MAX_PATH_PARAM} bytes"),
+            });
+        }
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| Self(p.0))
             .map_err(|r| ApiError::bad_request(r.body_text()))
     }
 }
+
+/// Longest path parameter taken: every id the API names is far shorter
+/// (a UUID 36, a template's sn 16, a user id 64, an order id 128), and an
+/// answer that quotes what came must stay small.
+const MAX_PATH_PARAM: usize = 256;
 
 /// Query parameters, with a 400 in the API's shape when they do not parse.
 pub struct ApiQuery<T>(pub T);

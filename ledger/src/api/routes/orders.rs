@@ -56,11 +56,12 @@ pub struct QuoteRequest {
 /// A quote: each of the user's unused coupons alone, and the best combination.
 #[derive(Serialize, ToSchema)]
 pub struct QuoteAnswer {
-    /// The coupons that could apply, each alone; when truncated, the
-    /// highest single discounts searched.
+    /// The coupons that could apply, one per template (the one the search
+    /// uses: of a template's copies, the one expiring first), each alone;
+    /// when truncated, the highest single discounts searched.
     pub coupons: Vec<CouponQuoteView>,
     pub best: BestView,
-    /// More of the user's coupons could apply than one quote searches
+    /// More of the user's templates could apply than one quote searches
     /// (200): the highest single discounts were searched.
     pub truncated: bool,
 }
