@@ -53,16 +53,16 @@ fn is_plain_number(field: &str) -> bool {
 /// One CSV record, each field a safe [`cell`], quoted where it needs it
 /// (csv-core's writer), ending in a newline.
 pub fn record(fields: &[&str]) -> String {
-    let cells: Vec<Cow<'_, str>> = fields.iter().map(|f| cell(f)).collect();
     let mut writer = csv_core::Writer::new();
-    let room: usize = cells.iter().map(|f| 3 + 2 * f.len()).sum::<usize>() + 2;
+    // Each field quoted, its quotes doubled, and the `'` a cell may gain.
+    let room: usize = fields.iter().map(|f| 5 + 2 * f.len()).sum::<usize>() + 2;
     let mut out = vec![0_u8; room];
     let mut n = 0;
-    for (i, field) in cells.iter().enumerate() {
+    for (i, field) in fields.iter().enumerate() {
         if i > 0 {
             n += writer.delimiter(&mut out[n..]).1;
         }
-        n += writer.field(field.as_bytes(), &mut out[n..]).2;
+        n += writer.field(cell(field).as_bytes(), &mut out[n..]).2;
     }
     n += writer.terminator(&mut out[n..]).1;
     out.truncate(n);

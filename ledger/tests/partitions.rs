@@ -260,6 +260,43 @@ async fn raw_inserts_of_twins_are_refused_by_the_database_for_every_role() {
     }
 }
 
+/// Sixteen plain INSERTs of a stream's next version at once, each holding
+/// its transaction open a moment after its insert: the stream's row,
+/// locked by the first, settles them. Exactly one commits; the others
+/// wait for it, then find the version taken.
+#[tokio::test]
+async fn racing_plain_inserts_of_one_version_leave_exactly_one() {
+    let db = TestDb::new().await.unwrap();
+    append(&db, "race-1", 0, &event(1)).await.unwrap();
+    let racers = (0..16).map(|_| async {
+        let mut client = db.pool.get().await.unwrap();
+        let tx = client.transaction().await.unwrap();
+        let inserted = tx
+            .execute(RAW_INSERT, &[&Uuid::now_v7(), &"race-1", &2_i32])
+            .await;
+        match inserted {
+            Ok(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                tx.commit().await.map(|()| None)
+            }
+            Err(e) => Ok(e
+                .as_db_error()
+                .and_then(|d| d.constraint().map(str::to_owned))),
+        }
+    });
+    let outcomes = futures_util::future::join_all(racers).await;
+    let won = outcomes.iter().filter(|o| matches!(o, Ok(None))).count();
+    let refused = outcomes
+        .iter()
+        .filter(|o| matches!(o, Ok(Some(c)) if c == "streams_pkey"))
+        .count();
+    assert_eq!((won, refused), (1, 15), "{outcomes:?}");
+    let client = db.pool.get().await.unwrap();
+    let stream = read_stream(&**client, "race-1", 0, 10).await.unwrap();
+    let versions: Vec<i32> = stream.iter().map(|e| e.stream_version).collect();
+    assert_eq!(versions, [1, 2]);
+}
+
 /// The same events appended again are still a no-op reporting their first
 /// positions, when those lie in an earlier partition.
 #[tokio::test]

@@ -93,3 +93,23 @@ pub async fn wait_done(server: &Server, id: &str, patience: std::time::Duration)
     }
     panic!("job {id} not done: {}", job(server, id).await);
 }
+
+/// Uploads `text` (`text/plain`) for `sn` and waits for the job (workers
+/// running `issuance`): the job once `done`.
+pub async fn issue_text(
+    server: &Server,
+    sn: &str,
+    text: String,
+    patience: std::time::Duration,
+) -> Value {
+    let (status, answer) = upload(
+        server,
+        sn,
+        text.into_bytes(),
+        &[("Content-Type", "text/plain")],
+    )
+    .await;
+    assert_eq!(status, 202, "{answer}");
+    let id = answer["job_id"].as_str().expect("a job id");
+    wait_done(server, id, patience).await
+}

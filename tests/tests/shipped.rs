@@ -9,7 +9,7 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{Value, json};
 use tests::shop::{fixed_off, order, template};
-use tests::uploads::{upload, wait_done};
+use tests::uploads::issue_text;
 use tests::workers::Workers;
 use tests::{Channel, Env, Server, template_body};
 
@@ -73,21 +73,13 @@ async fn exports_carry_no_formula() {
     ];
     let mut file = risky.join("\n");
     file.push_str("\n=HYPERLINK(\"http://evil.example/x\",\"click\")\n");
-    let (status, answer) = upload(
-        &server,
-        &sn,
-        file.into_bytes(),
-        &[("Content-Type", "text/plain")],
-    )
-    .await;
-    assert_eq!(status, 202, "{answer}");
-    let id = answer["job_id"].as_str().unwrap().to_owned();
-    let done = wait_done(&server, &id, Duration::from_secs(60)).await;
+    let done = issue_text(&server, &sn, file, Duration::from_secs(60)).await;
     assert_eq!(
         (done["issued"].as_i64(), done["over_limit"].as_i64()),
         (Some(4), Some(1)),
         "{done}"
     );
+    let id = done["job_id"].as_str().unwrap().to_owned();
     let report = server
         .admin(
             Method::GET,
@@ -161,16 +153,7 @@ async fn the_quote_of_a_deep_wallet_is_the_best_of_its_templates() {
     for each in [2, 20, 100, 1_000] {
         for sn in &sns {
             let file = "deep\n".repeat(each - held);
-            let (status, answer) = upload(
-                &server,
-                sn,
-                file.into_bytes(),
-                &[("Content-Type", "text/plain")],
-            )
-            .await;
-            assert_eq!(status, 202, "{answer}");
-            let id = answer["job_id"].as_str().unwrap();
-            wait_done(&server, id, Duration::from_secs(120)).await;
+            issue_text(&server, sn, file, Duration::from_secs(120)).await;
         }
         held = each;
         let (status, quote) = server

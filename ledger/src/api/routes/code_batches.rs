@@ -137,17 +137,15 @@ pub async fn create(
         return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
     }
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
-    if b.expires_at.is_some_and(|t| storable_instant(t).is_none()) {
-        return Err(invalid(format!("expires_at: {INSTANT_RULE}")));
-    }
-    if b.expires_at.is_some_and(|end| end <= now) {
+    // As stored (to the microsecond, as the event's copy must be).
+    let expires_at = b
+        .expires_at
+        .map(|t| storable_instant(t).ok_or_else(|| invalid(format!("expires_at: {INSTANT_RULE}"))))
+        .transpose()?;
+    if expires_at.is_some_and(|end| end <= now) {
         return Err(invalid("expires_at: must be in the future".into()));
     }
     let key_id = state.secrets.keys().code_key().id().to_owned();
-    // Stored to the microsecond, as the event's copy must be.
-    let expires_at = b
-        .expires_at
-        .map(|t| chrono::SubsecRound::trunc_subsecs(t, 6));
     let target = target(b)?;
     let count = b.count;
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {

@@ -103,8 +103,9 @@ fn invalid(message: String) -> ApiError {
     }
 }
 
-/// The request's shape, before any template is looked at.
-fn check(p: &CreatePackage) -> Result<(), ApiError> {
+/// The request's shape, before any template is looked at; the issue
+/// window as stored (to the microsecond, as the event's copy must be).
+fn check(p: &CreatePackage) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(invalid("name: must be 1 to 200 characters".into()));
@@ -133,21 +134,20 @@ fn check(p: &CreatePackage) -> Result<(), ApiError> {
             "total and per_user_limit: must be at least 1".into(),
         ));
     }
-    for (field, t) in [
-        ("issue_window.begin", p.issue_window.begin),
-        ("issue_window.end", p.issue_window.end),
-    ] {
-        if storable_instant(t).is_none() {
-            return Err(invalid(format!("{field}: {INSTANT_RULE}")));
-        }
-    }
-    if p.issue_window.end <= p.issue_window.begin {
+    let stored = |field: &str, t| {
+        storable_instant(t).ok_or_else(|| invalid(format!("{field}: {INSTANT_RULE}")))
+    };
+    let window = (
+        stored("issue_window.begin", p.issue_window.begin)?,
+        stored("issue_window.end", p.issue_window.end)?,
+    );
+    if window.1 <= window.0 {
         return Err(invalid("issue_window: end must be after begin".into()));
     }
     if p.channels.len() > MAX_CHANNELS {
         return Err(invalid(format!("channels: at most {MAX_CHANNELS}")));
     }
-    Ok(())
+    Ok(window)
 }
 
 /// Create a package (a draft).
@@ -162,7 +162,7 @@ pub async fn create(
     ctx: Ctx,
     body: ApiJson<CreatePackage>,
 ) -> Result<Response, ApiError> {
-    check(&body.value)?;
+    let window = check(&body.value)?;
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     let p = &body.value;
     let (name, items, total, limit) = (
@@ -172,9 +172,6 @@ pub async fn create(
         p.per_user_limit,
     );
     let channels = p.channels.clone();
-    // Stored to the microsecond, as the event's copy must be.
-    let micros = |t: DateTime<Utc>| chrono::SubsecRound::trunc_subsecs(t, 6);
-    let window = (micros(p.issue_window.begin), micros(p.issue_window.end));
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let new = NewPackage {
