@@ -35,6 +35,7 @@
 //! (BENCH_EVENTS=n; BENCH_PHASES=deployed,pipeline selects phase 0 and
 //! phases 1-3, which share one store; default both)
 
+use ledger::domain::projection::Projection;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -53,9 +54,9 @@ const ANALYTICS: &str = "bench.analytics";
 const BATCH: usize = 2_000;
 /// Each projection: its name, the queue it consumes.
 const PROJECTIONS: [(&str, &str); 3] = [
-    ("balances", topology::BALANCES_QUEUE),
-    ("template_stats", topology::TEMPLATE_STATS_QUEUE),
-    ("notify", topology::NOTIFY_QUEUE),
+    ("balances", Projection::Balances.queue()),
+    ("template_stats", Projection::TemplateStats.queue()),
+    ("notify", Projection::Notify.queue()),
 ];
 const PROJECTION_TABLES: &str = "projection_positions, projection_coupons, projection_streams,
     balances, template_stats, template_totals, notify_msg, notify_coupons, inbox";
@@ -157,9 +158,9 @@ async fn follow(env: &Env, server: &Server, lines: u64) -> (Duration, Duration) 
 /// segments, so that a timed phase does not pay for the one before.
 async fn purge(channel: &lapin::Channel) {
     for queue in [
-        topology::BALANCES_QUEUE,
-        topology::TEMPLATE_STATS_QUEUE,
-        topology::NOTIFY_QUEUE,
+        Projection::Balances.queue(),
+        Projection::TemplateStats.queue(),
+        Projection::Notify.queue(),
         ANALYTICS,
     ] {
         channel

@@ -25,6 +25,7 @@
 //! (BENCH_EVENTS=n, default 1,000,000; BENCH_PHASES=publish,replay selects
 //! the phases: `replay` alone takes a minute, `publish` a quarter of an hour).
 
+use ledger::domain::projection::Projection;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -114,9 +115,9 @@ async fn purge_event_queues(env: &Env) {
     let channel = connection.create_channel().await.unwrap();
     for queue in [
         ANALYTICS,
-        topology::BALANCES_QUEUE,
-        topology::TEMPLATE_STATS_QUEUE,
-        topology::NOTIFY_QUEUE,
+        Projection::Balances.queue(),
+        Projection::TemplateStats.queue(),
+        Projection::Notify.queue(),
     ] {
         channel
             .queue_purge(queue.into(), QueuePurgeOptions::default())

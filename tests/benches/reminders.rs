@@ -20,6 +20,7 @@
 //! `cargo build --release -p ledger -p workers && cargo bench -p tests --bench reminders`
 //! (BENCH_EVENTS=n, default 1,000,000).
 
+use ledger::domain::projection::Projection;
 use std::time::{Duration, Instant};
 
 use chrono::{Days, SubsecRound, TimeZone, Utc};
@@ -109,7 +110,7 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
         chunk.push(encode(&event));
         if chunk.len() == CHUNK || i + 1 == n {
             publisher
-                .publish_all("", topology::NOTIFY_QUEUE, &chunk)
+                .publish_all("", Projection::Notify.queue(), &chunk)
                 .await
                 .unwrap();
             chunk.clear();
@@ -153,7 +154,7 @@ async fn main() {
     templates(&client).await;
 
     publish(&env, n, end).await;
-    let baseline = ack_only(&env, topology::NOTIFY_QUEUE, n as i64).await;
+    let baseline = ack_only(&env, Projection::Notify.queue(), n as i64).await;
     publish(&env, n, end).await;
     let projected = project(&env, n).await;
     let rate = |d: Duration| n as f64 / d.as_secs_f64();

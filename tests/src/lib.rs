@@ -251,6 +251,12 @@ impl Server {
         Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
     }
 
+    /// GETs as admin and returns (status, body).
+    pub async fn admin_get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
+        let r = self.admin(reqwest::Method::GET, path).send().await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
     /// POSTs as admin and returns (status, body).
     pub async fn admin_post(&self, path: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
         let r = self

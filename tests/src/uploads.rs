@@ -81,17 +81,27 @@ pub async fn job(server: &Server, id: &str) -> Value {
     r.json().await.unwrap()
 }
 
-/// The job once it is `done`; panics with it if it is not within `patience`.
+/// The job once it is `done`; panics with it if it is not within `patience`
+/// or if it `failed`. A refused or unanswered read is asked again: the
+/// failover tests wait through a primary's death.
 pub async fn wait_done(server: &Server, id: &str, patience: std::time::Duration) -> Value {
     let until = std::time::Instant::now() + patience;
+    let path = format!("/v1/issuance-jobs/{id}");
+    let mut last = Value::Null;
     while std::time::Instant::now() < until {
-        let j = job(server, id).await;
-        if j["status"] == "done" {
-            return j;
+        if let Ok(r) = server.admin(Method::GET, &path).send().await
+            && r.status() == 200
+        {
+            last = r.json().await.unwrap();
+            match last["status"].as_str() {
+                Some("done") => return last,
+                Some("failed") => panic!("job {id} failed: {last}"),
+                _ => {}
+            }
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    panic!("job {id} not done: {}", job(server, id).await);
+    panic!("job {id} not done within {patience:?}: {last}");
 }
 
 /// Uploads `text` (`text/plain`) for `sn` and waits for the job (workers

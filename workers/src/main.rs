@@ -1,61 +1,44 @@
 //! The `workers` binary: outbox relay, projection workers, scanner, archiver.
 //!
 //! - [`relay`]: committed events → the ledger's queues (in runs of events)
-//!   and `coupon.events` (one per event), one route each, with confirms;
-//!   [`relay_batches`]: reads shared by the routes; [`relay_send`]: what a
-//!   route sends of a batch (a probe while nobody is bound to coupon.events).
-//! - [`consumer`]: the runtime every consuming worker uses (inbox, retries,
-//!   dead letters, reconnects, graceful shutdown); [`consumer_session`]:
-//!   its connection to the broker, opened and closed alike in both modes;
-//!   [`retries`]: what counts against a message before it is dead-lettered.
-//! - [`projector`]: the projection workers (`balances`, `template_stats`,
-//!   and the reminders'), one handler for all.
-//! - [`batch_consumer`]: the runtime's batch mode (one transaction per batch);
-//!   [`event_batch`]: a batch's messages opened into their events.
-//! - [`notify`]: the reminder projection (batched) and the reminder sender.
-//! - [`issuance`]: bulk-issuance chunks, one transaction each;
-//!   [`package_jobs`]: claims of large packages, on the same queue.
-//! - [`sealer`]: the hash chain over the events, and its checkpoints.
-//! - [`scanner`]: expiry of coupons and lock timeouts, every interval.
-//! - [`archiver`]: ended coupons to cold storage, every interval.
+//!   and `coupon.events` (one per event), one route each, with confirms.
+//! - [`consumers`]: the runtime every consuming worker uses (inbox,
+//!   retries, dead letters, reconnects, graceful shutdown), one message at
+//!   a time or in batches.
+//! - [`handlers`]: what the consuming workers do: the projections (one
+//!   per [`Projection`]), the reminder sender, bulk-issuance chunks and
+//!   large packages' claims.
+//! - [`scanners`]: the workers on a clock: expiry and lock timeouts, the
+//!   hash chain's sealer, the archiver.
 //! - [`session`]: sessions started again after failures; single-instance locks.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
-mod archiver;
-mod batch_consumer;
-mod consumer;
-mod consumer_session;
-mod event_batch;
-mod issuance;
-mod notify;
-mod package_jobs;
-mod projector;
+mod consumers;
+mod handlers;
 mod relay;
-mod relay_batches;
-mod relay_send;
-mod requeue;
-mod retries;
-mod scanner;
-mod sealer;
+mod scanners;
 mod session;
 mod shutdown;
 
 use std::time::Duration;
 
 use anyhow::Context;
+use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use deadpool_postgres::Pool;
 use ledger::config::Config;
-use ledger::domain::projection::Projection::{self, Balances, TemplateStats};
+use ledger::domain::projection::Projection;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::{store_guard, topology};
 use ledger::store::StoreCell;
 
-use ledger::projections::notify::{NOTIFY, NotifyClock};
+use ledger::projections::notify::NotifyClock;
+use strum::VariantArray;
 
-use crate::batch_consumer::BatchSpec;
-use crate::consumer::Spec;
-use crate::projector::Projector;
+use crate::consumers::{BatchSpec, Spec};
+use crate::handlers::projector::Projector;
+use crate::handlers::{issuance, notify};
+use crate::scanners::{archiver, requeue, scanner, sealer};
 use crate::shutdown::Shutdown;
 
 /// mimalloc: glibc's malloc took a quarter of `serve`'s CPU in the
@@ -104,14 +87,13 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-#[value(rename_all = "snake_case")]
+/// What a `workers` process can run: `--only` names them, and without it
+/// the process runs them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Worker {
     Relay,
-    Balances,
-    TemplateStats,
-    /// The reminder projection and the reminder sender.
-    Notify,
+    /// Each projection's worker, by the projection's name.
+    Project(Projection),
     Issuance,
     Scanner,
     Sealer,
@@ -119,16 +101,42 @@ enum Worker {
     Archiver,
 }
 
-const ALL: [Worker; 8] = [
-    Worker::Relay,
-    Worker::Balances,
-    Worker::TemplateStats,
-    Worker::Notify,
-    Worker::Issuance,
-    Worker::Scanner,
-    Worker::Sealer,
-    Worker::Archiver,
-];
+const PROJECTIONS: usize = Projection::VARIANTS.len();
+
+/// Every worker: the relay, one per projection, then the rest.
+const ALL: [Worker; PROJECTIONS + 5] = {
+    let mut all = [Worker::Relay; PROJECTIONS + 5];
+    let mut i = 0;
+    while i < PROJECTIONS {
+        all[1 + i] = Worker::Project(Projection::VARIANTS[i]);
+        i += 1;
+    }
+    all[PROJECTIONS + 1] = Worker::Issuance;
+    all[PROJECTIONS + 2] = Worker::Scanner;
+    all[PROJECTIONS + 3] = Worker::Sealer;
+    all[PROJECTIONS + 4] = Worker::Archiver;
+    all
+};
+
+impl ValueEnum for Worker {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Worker::Relay => PossibleValue::new("relay"),
+            Worker::Project(p @ Projection::Notify) => PossibleValue::new(p.as_str())
+                .help("The reminder projection and the reminder sender"),
+            Worker::Project(p) => PossibleValue::new(p.as_str()),
+            Worker::Issuance => PossibleValue::new("issuance"),
+            Worker::Scanner => PossibleValue::new("scanner"),
+            Worker::Sealer => PossibleValue::new("sealer"),
+            Worker::Archiver => PossibleValue::new("archiver")
+                .help("Ended coupons to cold storage (docs/design.md §16)"),
+        })
+    }
+}
 
 /// Connections per worker process: one per consumer plus the scanner's and
 /// the archiver's.
@@ -247,24 +255,7 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
     let at = (url.as_str(), store.clone());
     match worker {
         Worker::Relay => tasks.spawn(relay::run(config, store, shutdown)),
-        Worker::Balances => {
-            let analyze = &["projection_coupons", "projection_streams", "balances"];
-            let queue = topology::BALANCES_QUEUE;
-            tasks.spawn(projection(Balances, queue, analyze, at, pool, shutdown))
-        }
-        Worker::TemplateStats => {
-            let analyze = &["projection_coupons", "projection_streams"];
-            let queue = topology::TEMPLATE_STATS_QUEUE;
-            tasks.spawn(projection(
-                TemplateStats,
-                queue,
-                analyze,
-                at,
-                pool,
-                shutdown,
-            ))
-        }
-        Worker::Notify => {
+        Worker::Project(Projection::Notify) => {
             let sender = notify::send_loop(
                 pool.clone(),
                 LazyPublisher::new(&url, "couponledger-notify-sender", store.clone()),
@@ -272,7 +263,23 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
                 shutdown.clone(),
             );
             tasks.spawn(sender);
-            tasks.spawn(notify_projection(&config, at, pool, shutdown))
+            let clock = NotifyClock {
+                tz: config.tz,
+                at: config.notify_at,
+            };
+            tasks.spawn(projection(
+                Projection::Notify,
+                Projector::Notify(clock),
+                at,
+                pool,
+                shutdown,
+            ))
+        }
+        Worker::Project(p @ (Projection::Balances | Projection::TemplateStats)) => {
+            let tally = p
+                .tally()
+                .expect("balances and template_stats count coupons");
+            tasks.spawn(projection(p, Projector::Tally(tally), at, pool, shutdown))
         }
         Worker::Issuance => {
             let mut spec = Spec::new(issuance::NAME, topology::ISSUANCE_QUEUE, &url, store);
@@ -284,7 +291,9 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
                 "template_allow_list",
             ];
             match issuance::Issuer::new(&config) {
-                Ok(handler) => tasks.spawn(consumer::run(spec, pool, handler, shutdown)),
+                Ok(handler) => {
+                    tasks.spawn(consumers::one_by_one::run(spec, pool, handler, shutdown))
+                }
                 Err(e) => tasks.spawn(async move { Err(e) }),
             }
         }
@@ -304,34 +313,32 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
     };
 }
 
-/// A projection worker over its queue (`analyze`: the tables it keeps).
+/// A projection's worker over its queue.
 fn projection(
-    name: Projection,
-    queue: &'static str,
-    analyze: &'static [&'static str],
+    projection: Projection,
+    handler: Projector,
     (url, store): (&str, StoreCell),
     pool: Pool,
     shutdown: Shutdown,
 ) -> impl Future<Output = anyhow::Result<()>> + use<> {
-    let mut spec = Spec::new(name.as_str(), queue, url, store);
-    spec.analyze = analyze;
-    let handler = Projector::Named(name);
-    batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
+    let mut spec = Spec::new(projection.as_str(), projection.queue(), url, store);
+    spec.analyze = analyzed(projection);
+    consumers::batched::run(BatchSpec::new(spec), pool, handler, shutdown)
 }
 
-/// The reminder projection (its sender runs beside it).
-fn notify_projection(
-    config: &Config,
-    (url, store): (&str, StoreCell),
-    pool: Pool,
-    shutdown: Shutdown,
-) -> impl Future<Output = anyhow::Result<()>> + use<> {
-    let mut spec = Spec::new(NOTIFY, topology::NOTIFY_QUEUE, url, store);
-    spec.analyze = &["notify_coupons", "notify_msg"];
-    let clock = NotifyClock {
-        tz: config.tz,
-        at: config.notify_at,
-    };
-    let handler = Projector::Notify(clock);
-    batch_consumer::run(BatchSpec::new(spec), pool, handler, shutdown)
+/// The tables a projection's worker analyzes after a large batch: those
+/// its writes grow fastest (a template's rows stay few).
+fn analyzed(projection: Projection) -> &'static [&'static str] {
+    const BALANCES: [&str; 3] = [
+        "projection_coupons",
+        "projection_streams",
+        Projection::Balances.tables()[0],
+    ];
+    const TEMPLATE_STATS: [&str; 2] = ["projection_coupons", "projection_streams"];
+    const NOTIFY: [&str; 2] = ["notify_coupons", Projection::Notify.tables()[0]];
+    match projection {
+        Projection::Balances => &BALANCES,
+        Projection::TemplateStats => &TEMPLATE_STATS,
+        Projection::Notify => &NOTIFY,
+    }
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Subcommand;
-use ledger::commands::code_batches;
 use ledger::config::Config;
+use ledger::write_model::code_batch_row;
 use uuid::Uuid;
 
 use super::progress;
@@ -38,7 +38,7 @@ pub async fn run(config: &Config, command: Command) -> anyhow::Result<u8> {
         .as_ref()
         .context("LEDGER_SECRET_KEY is required to compute the codes")?;
     let client = ledger::db::connect(&config.database).await?;
-    let Some(batch) = code_batches::read(&client, batch).await? else {
+    let Some(batch) = code_batch_row::read(&client, batch).await? else {
         anyhow::bail!("no code batch {batch}");
     };
     let key = keys

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use super::CommandError;
 use super::body_stream::{Awaited, Frames, Inflater, PROGRESS_EVERY, Waiting};
-use super::upload::UploadError;
+use super::upload_error::UploadError;
 use crate::domain::eligibility::{AllowListMode, MAX_ALLOW_LIST};
 use crate::domain::events::{AllowListChanged, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use super::code_batches::{self, Batch};
+use super::code_batches;
+use crate::write_model::code_batch_row::Batch;
 
 /// Batches cached at once: far more than run at a time; past it the map is
 /// emptied (a miss costs one indexed read).

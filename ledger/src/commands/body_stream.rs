@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
 
-use crate::commands::upload::UploadError;
+use crate::commands::upload_error::UploadError;
 
 /// Compressed bytes handed to the gzip decoder at a time: one write can
 /// inflate at most ~1,000-fold, so this bounds what one step holds.

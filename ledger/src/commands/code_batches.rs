@@ -4,21 +4,18 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::Transaction;
-use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
 use crate::codes::MAX_SERIALS;
-use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
-use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, NewEvent};
-use tokio_postgres::types::ToSql;
+use crate::write_model::code_batch_row::{Batch, OWN_COLUMNS, batch_from, read, status_of};
 
 /// What a batch's codes give.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,32 +31,6 @@ pub struct NewBatch {
     pub uses_per_code: i32,
     pub per_user: i32,
     pub expires_at: Option<DateTime<Utc>>,
-}
-
-/// A batch as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Batch {
-    pub id: Uuid,
-    /// The template whose coupon a code gives, or the package.
-    pub template_sn: Option<TemplateSn>,
-    pub package_sn: Option<PackageSn>,
-    pub key_id: String,
-    pub first_serial: i64,
-    pub count: i64,
-    pub uses_per_code: i32,
-    pub per_user: i32,
-    pub status: CodeBatchStatus,
-    pub expires_at: Option<DateTime<Utc>>,
-    /// Redemptions so far; None where the read did not count them.
-    pub redeemed: Option<i64>,
-    pub created_at: DateTime<Utc>,
-}
-
-impl Batch {
-    /// Whether `serial` is one of this batch's codes.
-    pub fn holds(&self, serial: i64) -> bool {
-        (self.first_serial..self.first_serial + self.count).contains(&serial)
-    }
 }
 
 pub async fn create(
@@ -191,83 +162,6 @@ pub async fn stop(
     read(&**tx, id)
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", id))
-}
-
-/// A batch's own columns, then its redemptions (summed: no hot counter row
-/// for concurrent redemptions to queue on).
-const COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
-                       per_user, status = 'stopped', expires_at, created_at,
-                       (SELECT coalesce(sum(u.redeemed), 0)::int8 FROM code_batch_users u
-                         WHERE u.batch_id = code_batches.id)";
-
-/// [`COLUMNS`] without the sum, which grows with the batch's redemptions:
-/// what a redemption reads.
-const OWN_COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
-                           uses_per_code, per_user, status = 'stopped', expires_at, created_at";
-
-/// A batch's status from the columns' `status = 'stopped'`.
-fn status_of(stopped: bool) -> CodeBatchStatus {
-    if stopped {
-        CodeBatchStatus::Stopped
-    } else {
-        CodeBatchStatus::Active
-    }
-}
-
-fn batch_from(r: &tokio_postgres::Row) -> Batch {
-    Batch {
-        id: r.get(0),
-        template_sn: r.get(1),
-        package_sn: r.get(2),
-        key_id: r.get(3),
-        first_serial: r.get(4),
-        count: r.get(5),
-        uses_per_code: r.get(6),
-        per_user: r.get(7),
-        status: status_of(r.get(8)),
-        expires_at: r.get(9),
-        created_at: r.get(10),
-        redeemed: (r.len() > 11).then(|| r.get(11)),
-    }
-}
-
-pub async fn read(
-    client: &impl GenericClient,
-    id: Uuid,
-) -> Result<Option<Batch>, tokio_postgres::Error> {
-    let sql = format!("SELECT {COLUMNS} FROM code_batches WHERE id = $1");
-    Ok(client
-        .query_opt(&sql, &[&id])
-        .await?
-        .as_ref()
-        .map(batch_from))
-}
-
-/// Which batches a list shows; `None` matches any.
-#[derive(Default)]
-pub struct ListFilter<'a> {
-    pub status: Option<CodeBatchStatus>,
-    pub template_sn: Option<&'a str>,
-    pub package_sn: Option<&'a str>,
-}
-
-/// A page of batches, newest first, and how many match in all.
-pub async fn list(
-    client: &impl GenericClient,
-    filter: &ListFilter<'_>,
-    bounds: Bounds,
-) -> Result<Page<Batch>, tokio_postgres::Error> {
-    let list = List {
-        columns: COLUMNS,
-        from: "code_batches",
-        filter: "($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR template_sn = $2)
-                 AND ($3::text IS NULL OR package_sn = $3)",
-        order: "created_at DESC, id DESC",
-    };
-    let status = filter.status.map(CodeBatchStatus::as_str);
-    let params: [&(dyn ToSql + Sync); 3] = [&status, &filter.template_sn, &filter.package_sn];
-    let read = |r: &tokio_postgres::Row| Ok::<_, tokio_postgres::Error>(batch_from(r));
-    page::fetch(client, &list, &params, bounds, read).await
 }
 
 /// `batch` with its status and expiry as they are now, read inside a

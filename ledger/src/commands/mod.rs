@@ -19,7 +19,8 @@
 //!   package's claim run by the issuance worker.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
 //! - [`allow_list`]: a template's allow-list changed by an uploaded file, part by part.
-//! - [`body_stream`]: a streamed upload's body: gunzipped, bounded, waited for.
+//! - [`body_stream`]: a streamed upload's body: gunzipped, bounded, waited for;
+//!   [`upload_error`]: why reading an upload stopped.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
 pub mod allow_list;
@@ -46,6 +47,7 @@ pub mod reminders;
 pub mod template_void;
 pub mod templates;
 pub mod upload;
+pub mod upload_error;
 
 use crate::store::{EncodeError, StoreError};
 

@@ -16,7 +16,7 @@ use tokio_postgres::types::Json;
 use uuid::Uuid;
 
 use super::CommandError;
-use super::code_batches::{self, Batch};
+use super::code_batches;
 use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
 use crate::domain::eligibility::UserFacts;
@@ -24,6 +24,8 @@ use crate::domain::events::{CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
+use crate::write_model::code_batch_row::{self, Batch};
+use crate::write_model::package_row;
 
 /// A claim the request asks to be queued.
 pub struct NewJob<'a> {
@@ -52,7 +54,7 @@ pub async fn open(
     if let Some((batch, _)) = new.code {
         redeem::open(&code_batches::current(tx, batch).await?, now)?;
     }
-    let package = packages::read(&**tx, new.package_sn)
+    let package = package_row::read(&**tx, new.package_sn)
         .await?
         .ok_or_else(|| CommandError::not_found("package", new.package_sn))?;
     if let Some(refused) = packages::refusal(&package, new.giver, now) {
@@ -219,7 +221,7 @@ async fn claim(
             used_up: None,
         });
     };
-    let batch = code_batches::read(&**tx, code.batch_id)
+    let batch = code_batch_row::read(&**tx, code.batch_id)
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", code.batch_id))?;
     if batch.package_sn.as_ref() != Some(&job.package_sn) {

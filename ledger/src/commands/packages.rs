@@ -24,36 +24,13 @@ use crate::domain::events::{
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::package::{self, PackageStatus};
+use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
-use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, NewEvent};
+use crate::write_model::package_row::{Package, read};
 
 pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
-
-/// A package as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Package {
-    pub sn: PackageSn,
-    pub name: String,
-    pub items: Vec<PackageItem>,
-    pub total: i64,
-    pub claimed: i64,
-    pub per_user_limit: i32,
-    pub issue_window: (DateTime<Utc>, DateTime<Utc>),
-    pub status: PackageStatus,
-    pub created_at: DateTime<Utc>,
-    /// The channels that may claim it, in id order.
-    pub channels: Vec<ChannelId>,
-}
-
-impl Package {
-    /// Whether its claims run as jobs (more than [`MAX_SYNC`] coupons).
-    pub fn runs_as_job(&self) -> bool {
-        package::runs_as_job(&self.items)
-    }
-}
 
 pub struct NewPackage<'a> {
     pub name: &'a str,
@@ -403,51 +380,4 @@ pub async fn issue(
     });
     append(tx, &taken.sn, taken.version - 1, &event, metadata, at.0).await?;
     Ok(coupons)
-}
-
-const COLUMNS: &str = "sn, name, items, total, claimed, per_user_limit, issue_begin, issue_end,
-                       status, created_at,
-                       ARRAY(SELECT channel_id FROM package_channels c
-                              WHERE c.package_sn = p.sn ORDER BY channel_id)";
-
-pub async fn read(
-    client: &impl GenericClient,
-    sn: &PackageSn,
-) -> Result<Option<Package>, CommandError> {
-    let sql = format!("SELECT {COLUMNS} FROM packages p WHERE sn = $1");
-    let row = client.query_opt(&sql, &[&sn]).await?;
-    row.as_ref().map(package_from).transpose()
-}
-
-/// A page of packages, newest first, optionally of one status, and how
-/// many match in all.
-pub async fn list(
-    client: &impl GenericClient,
-    status: Option<PackageStatus>,
-    bounds: Bounds,
-) -> Result<Page<Package>, CommandError> {
-    let status = status.map(PackageStatus::as_str);
-    let list = List {
-        columns: COLUMNS,
-        from: "packages p",
-        filter: "$1::text IS NULL OR status = $1",
-        order: "created_at DESC, sn DESC",
-    };
-    page::fetch(client, &list, &[&status], bounds, package_from).await
-}
-
-fn package_from(r: &tokio_postgres::Row) -> Result<Package, CommandError> {
-    let items = serde_json::from_value(r.get(2)).map_err(|e| CommandError::Internal(e.into()))?;
-    Ok(Package {
-        sn: r.get(0),
-        name: r.get(1),
-        items,
-        total: r.get(3),
-        claimed: r.get(4),
-        per_user_limit: r.get(5),
-        issue_window: (r.get(6), r.get(7)),
-        status: r.try_get::<_, Named<PackageStatus>>(8)?.0,
-        created_at: r.get(9),
-        channels: r.get(10),
-    })
 }

@@ -14,7 +14,7 @@ use tokio_postgres::GenericClient;
 
 use super::CommandError;
 use super::claim::{self, ClaimRequest};
-use super::code_batches::{self, Batch};
+use super::code_batches;
 use super::packages::{self, Giver};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::eligibility::UserFacts;
@@ -24,6 +24,7 @@ use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::Stream;
 use crate::store::{self, NewEvent};
+use crate::write_model::code_batch_row::Batch;
 
 pub struct RedeemRequest<'a> {
     pub batch: &'a Batch,

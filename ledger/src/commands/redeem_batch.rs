@@ -25,13 +25,14 @@ use tokio_postgres::types::ToSql;
 use super::CommandError;
 use super::claim;
 use super::claim_batch::{self, BatchClaim};
-use super::code_batches::{self, Batch};
+use super::code_batches;
 use super::redeem;
 use crate::domain::claim_batch::Refusal;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::Stream;
 use crate::store::{self, NewEvent, StreamEvent};
+use crate::write_model::code_batch_row::Batch;
 
 /// One request of a batch: the code's serial, and the claim it becomes
 /// (user, metadata, the request's collector of event ids).

@@ -10,49 +10,24 @@
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::Pool;
+use prometheus_client::metrics::counter::Counter;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::commands::CommandError;
 use crate::commands::body_stream::{Awaited, Frames, Inflater, PROGRESS_EVERY, Waiting};
 use crate::commands::issuance_job::{self, UploadCounts};
+use crate::commands::upload_error::UploadError;
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{ChunkLine, IssuanceChunk};
 use crate::domain::user_file::{FileError, FileFormat, Line, LineKind, UserFile};
 use crate::messaging::chunk_message;
 use crate::messaging::lazy_publisher::LazyPublisher;
-use crate::messaging::publish::PublishError;
+
 use crate::messaging::topology;
-use crate::observability::issuance_metrics::IssuanceMetrics;
 
 /// Invalid lines written to the report per statement.
 const INVALID_BATCH: usize = 1_000;
-
-#[derive(Debug, thiserror::Error)]
-pub enum UploadError {
-    #[error("the upload broke off: {0}")]
-    BrokeOff(String),
-    #[error("no data came for {} s", .0.as_secs())]
-    Stalled(Duration),
-    #[error("the file is larger than the limit of {0} bytes")]
-    TooLarge(u64),
-    #[error("the gzip stream does not inflate: {0}")]
-    Gzip(String),
-    #[error(transparent)]
-    File(#[from] FileError),
-    #[error(transparent)]
-    Command(#[from] CommandError),
-    #[error("publishing a chunk: {0}")]
-    Publish(#[from] PublishError),
-    #[error(transparent)]
-    Pool(#[from] deadpool_postgres::PoolError),
-}
-
-impl From<tokio_postgres::Error> for UploadError {
-    fn from(e: tokio_postgres::Error) -> Self {
-        Self::Command(e.into())
-    }
-}
 
 /// Where the file goes.
 pub struct Target {
@@ -71,7 +46,9 @@ pub struct Sinks<'a> {
     pub pool: &'a Pool,
     /// Publishes to `coupon.issuance` (confirmed).
     pub chunks: &'a LazyPublisher,
-    pub metrics: &'a IssuanceMetrics,
+    /// The counters of lines read and chunks published (`/metrics`).
+    pub lines_read: &'a Counter,
+    pub chunks_published: &'a Counter,
 }
 
 /// A whole file, read and published.
@@ -266,8 +243,7 @@ async fn write_ready(
             .chunks
             .publish_all(topology::ISSUANCE, "", &messages)
             .await?;
-        let published = &sinks.metrics.chunks_published;
-        published.inc_by(messages.len() as u64);
+        sinks.chunks_published.inc_by(messages.len() as u64);
         for n in numbers {
             issuance_job::chunk_published(&**client, target.job_id, n, crate::store::now()).await?;
         }
@@ -275,7 +251,7 @@ async fn write_ready(
     let now = crate::store::now();
     issuance_job::progress(&**client, target.job_id, &gathered.counts, now).await?;
     let new_lines = gathered.counts.lines_read - gathered.lines_counted;
-    sinks.metrics.lines_read.inc_by(new_lines.max(0) as u64);
+    sinks.lines_read.inc_by(new_lines.max(0) as u64);
     gathered.lines_counted = gathered.counts.lines_read;
     gathered.saved = Instant::now();
     Ok(chunk_no)

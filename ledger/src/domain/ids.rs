@@ -6,8 +6,8 @@ use rand::Rng;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use uuid::Uuid;
 
-use crate::domain::liability::{PLATFORM, TOTAL};
 use crate::domain::parse_error::ParseErrorKind;
+use crate::domain::report_labels::{PLATFORM, TOTAL};
 use crate::domain::stream::StreamKind;
 
 /// Unambiguous alphabet for template serial numbers: no 0/O, 1/I/L.

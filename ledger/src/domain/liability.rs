@@ -12,6 +12,7 @@
 
 use crate::domain::ids::{ShopId, TemplateSn};
 use crate::domain::names::name_list;
+pub use crate::domain::report_labels::{NO_CHANNEL, PLATFORM, TOTAL};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
@@ -76,16 +77,6 @@ impl TemplateShops {
         self.0.get(sn)
     }
 }
-
-/// The label of coupons issued without a channel.
-pub const NO_CHANNEL: &str = "none";
-
-/// The label of the templates of no shop (the platform's own) when rows
-/// are grouped by shop.
-pub const PLATFORM: &str = "(platform)";
-
-/// The label of the row that adds every group up.
-pub const TOTAL: &str = "total";
 
 name_list! {
     /// How report rows are grouped.

@@ -20,12 +20,14 @@
 //!   ([`events`]), decoded once into [`LedgerEvent`].
 //! - [`stream`]: every stream kind and its id prefix.
 //! - [`coupon_state`], [`template_status`]: the state machines.
-//! - [`projection`]: what one event does to the projections.
+//! - [`projection`]: every projection (its queue and tables), and what one
+//!   event does to the counting ones.
 //! - [`reminder`]: expiry reminders: offsets, notify days, the message.
 //! - [`claim_batch`]: which claims of a group-committed batch get a coupon.
 //! - [`rate_limit`]: a template's claim rate limits (token buckets).
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
-//! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events.
+//! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events;
+//!   [`report_labels`]: the labels reports give their own rows.
 //! - [`history`]: a template's coupons over time: buckets and their counts.
 //! - [`package`], [`package_job`]: coupon packages: their status and size,
 //!   each template's share of a claim, and claims of large packages run as jobs.
@@ -70,6 +72,7 @@ pub mod rate_limit;
 pub mod raw_decimal;
 pub mod refund;
 pub mod reminder;
+pub mod report_labels;
 pub mod rule;
 pub mod rule_text;
 pub mod scope;

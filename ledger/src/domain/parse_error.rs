@@ -84,8 +84,8 @@ pub enum ParseErrorKind {
     TooManyValues { max: usize },
     #[error(
         "must be 1 to {max} visible ASCII characters, and neither {platform:?} nor {total:?}",
-        platform = crate::domain::liability::PLATFORM,
-        total = crate::domain::liability::TOTAL
+        platform = crate::domain::report_labels::PLATFORM,
+        total = crate::domain::report_labels::TOTAL
     )]
     ShopId { max: usize },
     #[error("may list under kind shop only the template's own shop {0:?}")]

@@ -13,7 +13,6 @@
 
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::names::name_list;
-use strum::VariantArray;
 use uuid::Uuid;
 
 use crate::domain::coupon_state::{CouponChange, CouponState, CouponStatus, apply};
@@ -21,34 +20,76 @@ use crate::domain::ledger_event::{EventType, LedgerEvent};
 use crate::domain::stream::StreamKind;
 
 name_list! {
-    /// The projections, by the names their workers, cursors and inbox use
-    /// (each keeps a table of its name, too).
+    /// Every projection: the one list its name, queue and tables come
+    /// from. Workers, cursors, lag, metrics and `replay` loop over it, so
+    /// a new projection is one variant here and the compiler names each
+    /// place that must learn of it (docs/design.md §6).
     pub enum Projection {
         Balances,
         TemplateStats,
+        /// The reminders' `notify_msg` (docs/design.md §7).
+        Notify,
     }
 }
 
 impl Projection {
+    /// Its name: its worker's, its cursor's and its inbox's.
     pub const fn as_str(self) -> &'static str {
         self.into_str()
     }
+
+    /// The queue the relay feeds it (contract names, docs/design.md §5).
+    pub const fn queue(self) -> &'static str {
+        match self {
+            Self::Balances => "coupon.events.balances",
+            Self::TemplateStats => "coupon.events.template_stats",
+            Self::Notify => "coupon.events.notify",
+        }
+    }
+
+    /// The tables it writes: `replay` counts their differences as lag while
+    /// it is behind.
+    pub const fn tables(self) -> &'static [&'static str] {
+        match self {
+            Self::Balances => &["balances"],
+            Self::TemplateStats => &["template_stats", "template_totals"],
+            Self::Notify => &["notify_msg"],
+        }
+    }
+
+    /// What it counts coupons by, for the two that fold [`Effect`]s.
+    pub const fn tally(self) -> Option<Tally> {
+        match self {
+            Self::Balances => Some(Tally::PerUser),
+            Self::TemplateStats => Some(Tally::PerTemplate),
+            Self::Notify => None,
+        }
+    }
+
+    /// Whether a deployment may leave it out: the reminder worker is
+    /// optional, and one that never ran is not behind.
+    pub const fn optional(self) -> bool {
+        matches!(self, Self::Notify)
+    }
 }
 
-/// The projections' names, for what handles them as text (a consumer's
-/// name, its cursor and position rows).
-pub const BALANCES: &str = Projection::Balances.as_str();
-pub const TEMPLATE_STATS: &str = Projection::TemplateStats.as_str();
-pub const PROJECTIONS: [&str; <Projection as VariantArray>::VARIANTS.len()] = {
-    let variants = <Projection as VariantArray>::VARIANTS;
-    let mut names = [""; <Projection as VariantArray>::VARIANTS.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = variants[i].as_str();
-        i += 1;
+/// What a counting projection buckets coupons by: `balances` per user,
+/// `template_stats` per template. Only these fold [`Effect`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tally {
+    PerUser,
+    PerTemplate,
+}
+
+impl Tally {
+    /// The projection that keeps this tally.
+    pub const fn projection(self) -> Projection {
+        match self {
+            Self::PerUser => Projection::Balances,
+            Self::PerTemplate => Projection::TemplateStats,
+        }
     }
-    names
-};
+}
 
 /// What a projection knows of one coupon.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,11 +213,11 @@ pub fn status_after(status: CouponStatus, change: &CouponChange) -> CouponStatus
     apply(&state, change).status
 }
 
-/// Whether `projection` follows streams of this kind.
-pub fn follows(projection: Projection, kind: StreamKind) -> bool {
+/// Whether the tally follows streams of this kind.
+pub fn follows(tally: Tally, kind: StreamKind) -> bool {
     match kind {
         StreamKind::Coupon => true,
-        StreamKind::Order => projection == Projection::TemplateStats,
+        StreamKind::Order => tally == Tally::PerTemplate,
         StreamKind::Template
         | StreamKind::Channel
         | StreamKind::CodeBatch
@@ -252,12 +293,23 @@ mod tests {
     }
 
     #[test]
-    fn projections_follow_their_stream_kinds() {
-        use Projection::{Balances, TemplateStats};
-        assert!(follows(Balances, StreamKind::Coupon));
-        assert!(!follows(Balances, StreamKind::Order));
-        assert!(follows(TemplateStats, StreamKind::Order));
-        assert!(!follows(TemplateStats, StreamKind::Template));
-        assert_eq!(PROJECTIONS, ["balances", "template_stats"]);
+    fn tallies_follow_their_stream_kinds() {
+        use Tally::{PerTemplate, PerUser};
+        assert!(follows(PerUser, StreamKind::Coupon));
+        assert!(!follows(PerUser, StreamKind::Order));
+        assert!(follows(PerTemplate, StreamKind::Order));
+        assert!(!follows(PerTemplate, StreamKind::Template));
+    }
+
+    #[test]
+    fn every_projection_has_a_queue_and_tables_and_the_tallies_are_theirs() {
+        use strum::VariantArray;
+        for p in Projection::VARIANTS {
+            assert_eq!(p.queue(), format!("coupon.events.{}", p.as_str()));
+            assert!(!p.tables().is_empty(), "{p}");
+            if let Some(tally) = p.tally() {
+                assert_eq!(tally.projection(), *p);
+            }
+        }
     }
 }

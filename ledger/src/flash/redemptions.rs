@@ -16,11 +16,11 @@ use uuid::Uuid;
 use super::batcher::{ClaimRefused, MAX_QUEUE};
 use super::group_commit;
 use crate::commands::claim_batch::MAX_BATCH;
-use crate::commands::code_batches::Batch;
 use crate::commands::redeem_batch::{self, BatchRedemption};
 use crate::domain::claim_batch::one_per_key;
 use crate::domain::events::CouponIssued;
 use crate::domain::ids::TemplateSn;
+use crate::write_model::code_batch_row::Batch;
 
 /// Code batches with a task at once, per process; beyond it a redemption is
 /// written alone.

@@ -5,8 +5,8 @@
 //! bit, so a set bit is always true; a bit missing (Redis down, a failed
 //! SETBIT) only sends the repeat on to Postgres, which refuses it too.
 
-use crate::commands::code_batches::Batch;
 use crate::redis_handle::RedisHandle;
+use crate::write_model::code_batch_row::Batch;
 
 /// The code's bit: the batch's key, and the offset (serial − first serial).
 fn bit(redis: &RedisHandle, batch: &Batch, serial: i64) -> (String, usize) {

@@ -11,7 +11,7 @@
 //!   full queue can only hold back (and, on a re-send, duplicate into) the
 //!   outsiders' own queues.
 
-use super::topology;
+use super::topology::{self, PROJECTION_QUEUES};
 
 /// One destination of the relay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,12 +65,15 @@ const fn own_queue(queue: &'static str) -> Route {
 }
 
 /// Every route the relay keeps.
-pub const ROUTES: [Route; 4] = [
-    PUBLIC,
-    own_queue(topology::BALANCES_QUEUE),
-    own_queue(topology::TEMPLATE_STATS_QUEUE),
-    own_queue(topology::NOTIFY_QUEUE),
-];
+pub const ROUTES: [Route; 1 + PROJECTION_QUEUES.len()] = {
+    let mut routes = [PUBLIC; 1 + PROJECTION_QUEUES.len()];
+    let mut i = 0;
+    while i < PROJECTION_QUEUES.len() {
+        routes[1 + i] = own_queue(PROJECTION_QUEUES[i]);
+        i += 1;
+    }
+    routes
+};
 
 /// Route names, as `relay_cursors.name` and the lag gauges label them.
 pub fn names() -> Vec<&'static str> {

@@ -4,15 +4,15 @@
 use lapin::options::{ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions};
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, ExchangeKind};
+use strum::VariantArray;
+
+use crate::domain::projection::Projection;
 
 pub const EVENTS: &str = "coupon.events";
 pub const ISSUANCE: &str = "coupon.issuance";
 pub const NOTIFICATIONS: &str = "coupon.notifications";
 pub const DEAD: &str = "coupon.dead";
 
-pub const BALANCES_QUEUE: &str = "coupon.events.balances";
-pub const TEMPLATE_STATS_QUEUE: &str = "coupon.events.template_stats";
-pub const NOTIFY_QUEUE: &str = "coupon.events.notify";
 pub const ISSUANCE_QUEUE: &str = "coupon.issuance.work";
 pub const DEAD_LETTERS_QUEUE: &str = "coupon.dead.letters";
 
@@ -25,17 +25,33 @@ pub const MAX_QUEUE_LENGTH: i64 = 2_000_000;
 /// The ledger's projection queues: fed by the relay's own routes
 /// (`routes`), not bound to `coupon.events`, and consumed by one process
 /// at a time (single active consumer: the others stand by and take over).
-pub const PROJECTION_QUEUES: [&str; 3] = [BALANCES_QUEUE, TEMPLATE_STATS_QUEUE, NOTIFY_QUEUE];
+/// One per [`Projection`], in the list's order (`Projection::queue`).
+pub const PROJECTION_QUEUES: [&str; PROJECTIONS] = {
+    let mut queues = [""; PROJECTIONS];
+    let mut i = 0;
+    while i < PROJECTIONS {
+        queues[i] = Projection::VARIANTS[i].queue();
+        i += 1;
+    }
+    queues
+};
+
+const PROJECTIONS: usize = Projection::VARIANTS.len();
 
 /// Every contract queue the ledger declares (the touch system's queues on
-/// `coupon.notifications` and analytics queues are their owners').
-pub const QUEUES: [&str; 5] = [
-    BALANCES_QUEUE,
-    TEMPLATE_STATS_QUEUE,
-    NOTIFY_QUEUE,
-    ISSUANCE_QUEUE,
-    DEAD_LETTERS_QUEUE,
-];
+/// `coupon.notifications` and analytics queues are their owners): the
+/// projections' and the two bound ones.
+pub const QUEUES: [&str; PROJECTIONS + 2] = {
+    let mut queues = [""; PROJECTIONS + 2];
+    let mut i = 0;
+    while i < PROJECTIONS {
+        queues[i] = PROJECTION_QUEUES[i];
+        i += 1;
+    }
+    queues[PROJECTIONS] = ISSUANCE_QUEUE;
+    queues[PROJECTIONS + 1] = DEAD_LETTERS_QUEUE;
+    queues
+};
 
 /// (queue, exchange it is bound to): competing consumers.
 const BOUND_QUEUES: [(&str, &str); 2] = [(ISSUANCE_QUEUE, ISSUANCE), (DEAD_LETTERS_QUEUE, DEAD)];

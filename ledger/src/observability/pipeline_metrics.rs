@@ -16,9 +16,9 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use rustc_hash::FxHashMap;
 
-use crate::domain::projection::PROJECTIONS;
+use crate::domain::names::names;
+use crate::domain::projection::Projection;
 use crate::messaging::routes;
-use crate::projections::notify::NOTIFY;
 use crate::queries::gauges::{self, RelayCursor};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -33,7 +33,7 @@ pub struct ProjectionLabel {
 
 /// Every projection that stores a position.
 pub fn projection_names() -> Vec<&'static str> {
-    PROJECTIONS.iter().copied().chain([NOTIFY]).collect()
+    names::<Projection>().collect()
 }
 
 #[derive(Clone, Default)]

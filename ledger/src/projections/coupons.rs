@@ -6,34 +6,34 @@ use uuid::Uuid;
 
 use super::{Applied, ApplyError, decimal};
 use crate::domain::coupon_state::CouponStatus;
-use crate::domain::projection::{CouponView, Effect, Projection, coupon_effect};
+use crate::domain::projection::{CouponView, Effect, Tally, coupon_effect};
 use crate::domain::stream::StreamKind;
 use crate::store::{RecordedEvent, read_stream};
 
 /// Applies a coupon stream's event, after any versions missing before it.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
-    let mut view = load(tx, projection, coupon_id).await?;
+    let mut view = load(tx, tally, coupon_id).await?;
     let current = view.as_ref().map_or(0, |v| v.version);
     let seen = event.stream_version <= current;
     if seen && !crate::planted::active(crate::planted::Bug::SkipInbox) {
         return Ok(Applied::AlreadyApplied);
     }
     if event.stream_version > current + 1 {
-        view = catch_up(tx, projection, coupon_id, view, event.stream_version - 1).await?;
+        view = catch_up(tx, tally, coupon_id, view, event.stream_version - 1).await?;
     }
-    step(tx, projection, coupon_id, view.as_ref(), event).await?;
+    step(tx, tally, coupon_id, view.as_ref(), event).await?;
     Ok(Applied::Applied)
 }
 
 /// Applies the stored versions after the view's, up to `until`; the view after.
 pub async fn catch_up(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
     mut view: Option<CouponView>,
     until: i32,
@@ -42,7 +42,7 @@ pub async fn catch_up(
     let current = view.as_ref().map_or(0, |v| v.version);
     let limit = i64::from(until.saturating_sub(current));
     for missing in read_stream(&**tx, &stream, current, limit).await? {
-        view = step(tx, projection, coupon_id, view.as_ref(), &missing).await?;
+        view = step(tx, tally, coupon_id, view.as_ref(), &missing).await?;
     }
     Ok(view)
 }
@@ -50,7 +50,7 @@ pub async fn catch_up(
 /// Applies one event that directly follows `view`; the view after it.
 async fn step(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
     view: Option<&CouponView>,
     event: &RecordedEvent,
@@ -59,16 +59,16 @@ async fn step(
     let effect = coupon_effect(view, &event.decode()?, event.stream_version)?;
     match &effect {
         Effect::Issued(new) => {
-            insert(tx, projection, coupon_id, new).await?;
-            move_bucket(tx, projection, new, None).await?;
-            if projection != Projection::Balances {
+            insert(tx, tally, coupon_id, new).await?;
+            move_bucket(tx, tally, new, None).await?;
+            if tally != Tally::PerUser {
                 count_issued(tx, new.template_sn.as_str()).await?;
             }
             Ok(Some(new.clone()))
         }
         Effect::Moved { from, view: new } => {
-            update(tx, projection, coupon_id, new).await?;
-            move_bucket(tx, projection, new, Some(*from)).await?;
+            update(tx, tally, coupon_id, new).await?;
+            move_bucket(tx, tally, new, Some(*from)).await?;
             Ok(Some(new.clone()))
         }
         _ => Ok(view.cloned()),
@@ -81,13 +81,13 @@ pub const LOAD_SQL: &str = "SELECT user_id, template_sn, face_value, status, ver
 
 pub async fn load(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
 ) -> Result<Option<CouponView>, tokio_postgres::Error> {
     let row = tx
         .query_opt(
             &tx.prepare_cached(LOAD_SQL).await?,
-            &[&projection.as_str(), &coupon_id],
+            &[&tally.projection().as_str(), &coupon_id],
         )
         .await?;
     let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
@@ -103,7 +103,7 @@ pub async fn load(
 
 async fn insert(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
     v: &CouponView,
 ) -> Result<(), tokio_postgres::Error> {
@@ -111,7 +111,7 @@ async fn insert(
                  (projection, coupon_id, user_id, template_sn, face_value, status, version)
                VALUES ($1, $2, $3, $4, $5, $6, $7)";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
-        &projection.as_str(),
+        &tally.projection().as_str(),
         &coupon_id,
         &v.user_id,
         &v.template_sn,
@@ -125,14 +125,14 @@ async fn insert(
 
 async fn update(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     coupon_id: Uuid,
     v: &CouponView,
 ) -> Result<(), tokio_postgres::Error> {
     let sql = "UPDATE projection_coupons SET status = $3, version = $4
                 WHERE projection = $1 AND coupon_id = $2";
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
-        &projection.as_str(),
+        &tally.projection().as_str(),
         &coupon_id,
         &v.status.as_str(),
         &v.version,
@@ -144,7 +144,7 @@ async fn update(
 /// Counts the coupon in its new status and, when it had one, out of `from`.
 async fn move_bucket(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     v: &CouponView,
     from: Option<CouponStatus>,
 ) -> Result<(), tokio_postgres::Error> {
@@ -153,10 +153,10 @@ async fn move_bucket(
     }
     // One statement for both buckets: they are different rows (from != to).
     // Each projection's buckets are in the table of its name.
-    let table = projection.as_str();
-    let (owner_column, owner) = match projection {
-        Projection::Balances => ("user_id", v.user_id.as_str()),
-        Projection::TemplateStats => ("template_sn", v.template_sn.as_str()),
+    let table = tally.projection().as_str();
+    let (owner_column, owner) = match tally {
+        Tally::PerUser => ("user_id", v.user_id.as_str()),
+        Tally::PerTemplate => ("template_sn", v.template_sn.as_str()),
     };
     let sql = format!(
         "INSERT INTO {table} ({owner_column}, status, count, face_value)

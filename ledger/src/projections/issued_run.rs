@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::{ApplyError, decimal, record_positions};
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ledger_event::EventType;
-use crate::domain::projection::{CouponView, Effect, Projection, coupon_effect};
+use crate::domain::projection::{CouponView, Effect, Tally, coupon_effect};
 use crate::domain::stream::{Stream, StreamKind};
 use crate::store::RecordedEvent;
 
@@ -31,7 +31,7 @@ pub fn is_first_issue(event: &RecordedEvent) -> bool {
 /// `events`) to blame.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     events: &[RecordedEvent],
 ) -> Result<(), (usize, ApplyError)> {
     debug_assert!(events.len() <= MAX_RUN && events.iter().all(is_first_issue));
@@ -40,24 +40,20 @@ pub async fn apply(
         views.push(view_of(event).map_err(|e| (i, e))?);
     }
     let blame_first = |e: tokio_postgres::Error| (0, ApplyError::from(e));
-    let mut new = insert_new(tx, projection, &views)
-        .await
-        .map_err(blame_first)?;
+    let mut new = insert_new(tx, tally, &views).await.map_err(blame_first)?;
     // `remove`: a coupon twice in one run is counted once.
     let fresh: Vec<&CouponView> = views
         .iter()
         .filter(|(id, _)| new.remove(id) || crate::planted::active(crate::planted::Bug::SkipInbox))
         .map(|(_, v)| v)
         .collect();
-    count_unused(tx, projection, &fresh)
-        .await
-        .map_err(blame_first)?;
-    if projection != Projection::Balances {
+    count_unused(tx, tally, &fresh).await.map_err(blame_first)?;
+    if tally != Tally::PerUser {
         count_issued(tx, &fresh).await.map_err(blame_first)?;
     }
     let last = events.last().map_or(0, |e| e.position);
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-    record_positions(tx, projection.as_str(), last, count)
+    record_positions(tx, tally.projection(), last, count)
         .await
         .map_err(blame_first)
 }
@@ -79,7 +75,7 @@ fn view_of(event: &RecordedEvent) -> Result<(Uuid, CouponView), ApplyError> {
 /// Inserts the coupons the projection does not know; their ids.
 async fn insert_new(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     views: &[(Uuid, CouponView)],
 ) -> Result<std::collections::HashSet<Uuid>, tokio_postgres::Error> {
     let ids: Vec<Uuid> = views.iter().map(|(id, _)| *id).collect();
@@ -94,7 +90,7 @@ async fn insert_new(
                RETURNING coupon_id";
     let unused = CouponStatus::Unused.as_str();
     let params: [&(dyn ToSql + Sync); 6] = [
-        &projection.as_str(),
+        &tally.projection().as_str(),
         &ids,
         &users,
         &templates,
@@ -108,21 +104,21 @@ async fn insert_new(
 /// Adds the new coupons to their owners' `unused` buckets, one row per owner.
 async fn count_unused(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     fresh: &[&CouponView],
 ) -> Result<(), tokio_postgres::Error> {
     // Each projection's buckets are in the table of its name.
-    let table = projection.as_str();
-    let column = match projection {
-        Projection::Balances => "user_id",
-        Projection::TemplateStats => "template_sn",
+    let table = tally.projection().as_str();
+    let column = match tally {
+        Tally::PerUser => "user_id",
+        Tally::PerTemplate => "template_sn",
     };
     // Sorted owners: concurrent batches take the bucket rows in one order.
     let mut per_owner: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for v in fresh {
-        let owner = match projection {
-            Projection::Balances => v.user_id.as_str(),
-            Projection::TemplateStats => v.template_sn.as_str(),
+        let owner = match tally {
+            Tally::PerUser => v.user_id.as_str(),
+            Tally::PerTemplate => v.template_sn.as_str(),
         };
         let entry = per_owner.entry(owner).or_default();
         entry.0 += 1;

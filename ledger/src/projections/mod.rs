@@ -21,7 +21,7 @@ pub mod read;
 
 use deadpool_postgres::Transaction;
 
-use crate::domain::projection::{Projection, ProjectionError, follows};
+use crate::domain::projection::{Projection, ProjectionError, Tally, follows};
 use crate::domain::stream::{Stream, UnknownStream};
 use crate::store::{RecordedEvent, StoredEventError};
 
@@ -55,7 +55,7 @@ pub enum Applied {
 /// Applies `event` to `projection`.
 pub async fn apply(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     event: &RecordedEvent,
 ) -> Result<Applied, ApplyError> {
     let stream = Stream::parse(&event.stream_id).map_err(|source| ApplyError::Stream {
@@ -63,9 +63,9 @@ pub async fn apply(
         source,
     })?;
     let applied = match stream {
-        _ if !follows(projection, stream.kind()) => Applied::NotFollowed,
-        Stream::Coupon(id) => coupons::apply(tx, projection, id, event).await?,
-        Stream::Order(_) => orders::apply(tx, projection, event).await?,
+        _ if !follows(tally, stream.kind()) => Applied::NotFollowed,
+        Stream::Coupon(id) => coupons::apply(tx, tally, id, event).await?,
+        Stream::Order(_) => orders::apply(tx, tally, event).await?,
         Stream::Template(_)
         | Stream::Channel(_)
         | Stream::CodeBatch(_)
@@ -73,7 +73,7 @@ pub async fn apply(
         | Stream::Package(_)
         | Stream::AllowList(_) => Applied::NotFollowed,
     };
-    record_position(tx, projection.as_str(), event.position).await?;
+    record_position(tx, tally.projection(), event.position).await?;
     Ok(applied)
 }
 
@@ -82,7 +82,7 @@ pub async fn apply(
 /// failure, the index of the event to blame.
 pub async fn apply_batch(
     tx: &Transaction<'_>,
-    projection: Projection,
+    tally: Tally,
     events: &[RecordedEvent],
 ) -> Result<(), (usize, ApplyError)> {
     let mut i = 0;
@@ -93,12 +93,10 @@ pub async fn apply_batch(
             .take_while(|e| issued_run::is_first_issue(e))
             .count();
         if run == 0 {
-            apply(tx, projection, &events[i])
-                .await
-                .map_err(|e| (i, e))?;
+            apply(tx, tally, &events[i]).await.map_err(|e| (i, e))?;
             i += 1;
         } else {
-            issued_run::apply(tx, projection, &events[i..i + run])
+            issued_run::apply(tx, tally, &events[i..i + run])
                 .await
                 .map_err(|(at, e)| (i + at, e))?;
             i += run;
@@ -110,7 +108,7 @@ pub async fn apply_batch(
 /// The position the projection reflects: the last event it was given.
 async fn record_position(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     position: i64,
 ) -> Result<(), tokio_postgres::Error> {
     record_positions(tx, projection, position, 1).await
@@ -119,7 +117,7 @@ async fn record_position(
 /// The position after `applied` more events, the last at `position`.
 pub(crate) async fn record_positions(
     tx: &Transaction<'_>,
-    projection: &str,
+    projection: Projection,
     position: i64,
     applied: i64,
 ) -> Result<(), tokio_postgres::Error> {
@@ -131,7 +129,7 @@ pub(crate) async fn record_positions(
                      updated_at = now()";
     tx.execute(
         &tx.prepare_cached(sql).await?,
-        &[&projection, &position, &applied],
+        &[&projection.as_str(), &position, &applied],
     )
     .await?;
     Ok(())

@@ -19,15 +19,13 @@ use super::{Applied, ApplyError, decimal, record_position};
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::projection::Projection;
 use crate::domain::projection::{CouponView, Effect, coupon_effect};
 use crate::domain::reminder::{
     EXPIRY_REMINDER, HolderChange, NotifyStatus, Reminder, day_of, holder_change, reminders,
 };
 use crate::domain::stream::{Stream, StreamKind};
 use crate::store::{RecordedEvent, read_stream};
-
-/// The projection's name (inbox consumer, `projection_positions`).
-pub const NOTIFY: &str = "notify";
 
 pub use crate::domain::reminder::NotifyClock;
 
@@ -52,7 +50,7 @@ pub async fn apply(
         Stream::Coupon(id) => apply_coupon(tx, clock, id, event).await?,
         _ => Applied::NotFollowed,
     };
-    record_position(tx, NOTIFY, event.position).await?;
+    record_position(tx, Projection::Notify, event.position).await?;
     Ok(applied)
 }
 
@@ -104,7 +102,7 @@ async fn issue_run(
     add_many(tx, &new).await.map_err(blame_first)?;
     let last = events.last().map_or(0, |e| e.position);
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-    super::record_positions(tx, NOTIFY, last, count)
+    super::record_positions(tx, Projection::Notify, last, count)
         .await
         .map_err(blame_first)?;
     Ok(())

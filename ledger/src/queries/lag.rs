@@ -14,7 +14,6 @@ use utoipa::ToSchema;
 use crate::domain::names;
 use crate::domain::projection::Projection;
 use crate::messaging::routes;
-use crate::projections::notify::NOTIFY;
 
 /// Events counted at most per consumer: beyond it, the gauge reads the cap.
 pub const COUNT_CAP: i64 = 1_000_000;
@@ -57,7 +56,7 @@ const LAG: &str = "
 pub async fn consumer_lags(
     client: &impl GenericClient,
 ) -> Result<Vec<ConsumerLag>, tokio_postgres::Error> {
-    let projections: Vec<&str> = names::names::<Projection>().chain([NOTIFY]).collect();
+    let projections: Vec<&str> = names::names::<Projection>().collect();
     let rows = client
         .query(LAG, &[&projections, &routes::names(), &COUNT_CAP])
         .await?;

@@ -19,6 +19,7 @@
 pub mod allow_lists;
 pub mod channels;
 pub mod claimable;
+pub mod code_batches;
 pub mod coupons;
 pub mod gauges;
 pub mod history;
@@ -27,6 +28,7 @@ pub mod lag;
 pub mod liability;
 pub mod names;
 pub mod package_jobs;
+pub mod packages;
 pub mod page;
 pub mod templates;
 pub mod terms;

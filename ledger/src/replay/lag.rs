@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use tokio_postgres::GenericClient;
 
-use crate::domain::projection::{BALANCES, PROJECTIONS, TEMPLATE_STATS};
-use crate::projections::notify::NOTIFY;
+use strum::VariantArray;
+
+use crate::domain::projection::Projection;
 
 /// Where one projection stands against the log's head.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lag {
-    pub projection: &'static str,
+    pub projection: Projection,
     /// The position of the last event it applied (`None`: none yet).
     pub position: Option<i64>,
     /// The position of the log's last event in the store's order (`None`: no events).
@@ -29,16 +30,6 @@ pub struct Lag {
 impl Lag {
     pub fn is_behind(&self) -> bool {
         self.behind > 0
-    }
-}
-
-/// The tables a projection writes: their differences are lag while it is behind.
-pub fn tables_of(projection: &str) -> &'static [&'static str] {
-    match projection {
-        BALANCES => &["balances"],
-        TEMPLATE_STATS => &["template_stats", "template_totals"],
-        NOTIFY => &[super::notify::TABLE],
-        _ => &[],
     }
 }
 
@@ -64,13 +55,12 @@ const LAG: &str = "
 
 /// Every projection's lag, as `client` sees the tables.
 pub async fn lags(client: &impl GenericClient) -> Result<Vec<Lag>, tokio_postgres::Error> {
-    let names: Vec<&str> = PROJECTIONS.iter().copied().chain([NOTIFY]).collect();
+    let names: Vec<&str> = Projection::VARIANTS.iter().map(|p| p.as_str()).collect();
     let rows = client.query(LAG, &[&names]).await?;
     let lag = |row: &tokio_postgres::Row| {
         let name: &str = row.get(0);
-        let projection = names.iter().copied().find(|p| *p == name)?;
-        // The notify worker is optional: one that never ran is not behind.
-        if projection == NOTIFY && row.get::<_, Option<i64>>(1).is_none() {
+        let projection = *Projection::VARIANTS.iter().find(|p| p.as_str() == name)?;
+        if projection.optional() && row.get::<_, Option<i64>>(1).is_none() {
             return None;
         }
         Some(Lag {

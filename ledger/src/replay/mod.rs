@@ -60,7 +60,8 @@ use std::time::{Duration, Instant};
 
 use tokio_postgres::GenericClient;
 
-use crate::projections::notify::{NOTIFY, NotifyClock};
+use crate::domain::projection::Projection;
+use crate::projections::notify::NotifyClock;
 
 pub use compare::{Difference, Differences};
 pub use lag::Lag;
@@ -116,7 +117,7 @@ impl Report {
     fn lagging_tables(&self) -> Vec<&'static str> {
         let behind = self.lags.iter().filter(|l| l.is_behind());
         behind
-            .flat_map(|l| lag::tables_of(l.projection).iter().copied())
+            .flat_map(|l| l.projection.tables().iter().copied())
             .collect()
     }
 
@@ -198,7 +199,7 @@ pub async fn verify(
     let lags = lag::lags(&tx).await?;
     let started = Instant::now();
     // A deployment that never ran the notify worker has no reminders to check.
-    let notify_ran = lags.iter().any(|l| l.projection == NOTIFY);
+    let notify_ran = lags.iter().any(|l| l.projection == Projection::Notify);
     let (partitions, presize) = run::plan(&tx, partitions, notify_ran).await?;
     let spill = Arc::new(spill::Spill::new(partitions.buckets())?);
     let buckets = users::Buckets {
@@ -254,9 +255,9 @@ pub async fn estimated_rows(
 mod tests {
     use super::tables::ClaimsRow;
     use super::*;
-    use crate::domain::projection::{BALANCES, TEMPLATE_STATS};
+    use crate::domain::projection::Projection::{self, Balances, TemplateStats};
 
-    fn report(tables: &[&'static str], behind: &[&'static str]) -> Report {
+    fn report(tables: &[&'static str], behind: &[Projection]) -> Report {
         let mut differences = Differences::default();
         for table in tables {
             differences.row(table, "k", Some(&ClaimsRow { claimed: 1 }), None);
@@ -272,20 +273,20 @@ mod tests {
             differences,
             fold: Duration::ZERO,
             compare: Duration::ZERO,
-            lags: vec![lag(BALANCES), lag(TEMPLATE_STATS)],
+            lags: vec![lag(Balances), lag(TemplateStats)],
             partitions: Partitions::ONE,
         }
     }
 
     #[test]
     fn differences_are_lag_only_in_the_tables_of_a_projection_behind() {
-        assert_eq!(report(&[], &[BALANCES]).verdict(), Verdict::Agree);
-        let lagging = report(&["balances"], &[BALANCES]);
+        assert_eq!(report(&[], &[Balances]).verdict(), Verdict::Agree);
+        let lagging = report(&["balances"], &[Balances]);
         assert_eq!(
             (lagging.verdict(), lagging.unexplained()),
             (Verdict::Lag, 0)
         );
-        let mut stats = report(&[], &[TEMPLATE_STATS]);
+        let mut stats = report(&[], &[TemplateStats]);
         for table in ["template_stats", "template_totals"] {
             let (live, replayed) = (ClaimsRow { claimed: 1 }, ClaimsRow { claimed: 2 });
             stats
@@ -294,16 +295,16 @@ mod tests {
         }
         assert_eq!(stats.verdict(), Verdict::Lag);
         // A template's row that the log does not make at all is never lag.
-        let foreign = report(&["template_stats"], &[TEMPLATE_STATS]);
+        let foreign = report(&["template_stats"], &[TemplateStats]);
         assert_eq!(foreign.verdict(), Verdict::Differ);
         assert!(!foreign.explains(&foreign.differences.listed[0]));
         // Caught up, the same difference is corruption.
         assert_eq!(
-            report(&["balances"], &[TEMPLATE_STATS]).verdict(),
+            report(&["balances"], &[TemplateStats]).verdict(),
             Verdict::Differ
         );
         // The write model is never lag.
-        let mixed = report(&["balances", "coupons"], &[BALANCES, TEMPLATE_STATS]);
+        let mixed = report(&["balances", "coupons"], &[Balances, TemplateStats]);
         assert_eq!((mixed.verdict(), mixed.unexplained()), (Verdict::Differ, 1));
         assert!(mixed.is_lag("balances") && !mixed.is_lag("coupons"));
     }

@@ -27,9 +27,10 @@ use super::compare::Differences;
 use super::notify_steps::{Step, StepChange};
 use super::spill::{Reader, Record, put};
 use super::tables::{Map, Names, NamesOver, NotifyRow, Sym};
+use crate::domain::projection::Projection;
 use crate::domain::reminder::{NotifyStatus, Reminder};
 
-pub const TABLE: &str = "notify_msg";
+const TABLE: &str = Projection::Notify.tables()[0];
 
 impl Record for Step {
     fn write(&self, w: &mut impl Write) -> io::Result<()> {

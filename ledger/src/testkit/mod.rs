@@ -4,11 +4,13 @@
 //! its own RabbitMQ vhost (so the contract exchange names stay as they are) and
 //! its own Redis key prefix. All three are removed when dropped.
 
+mod count;
 mod database;
 mod rabbit;
 mod redis_prefix;
 mod settled_read;
 
+pub use count::count;
 pub use database::TestDb;
 pub use rabbit::TestVhost;
 pub use redis_prefix::TestRedis;

@@ -2,8 +2,12 @@
 //! neither imports the other (docs/design.md, "Layers").
 //!
 //! - [`coupon_row`]: a coupon with its template's status, refund policy and terms.
+//! - [`code_batch_row`]: a batch of redemption codes.
+//! - [`package_row`]: a coupon package and the channels that may claim it.
 
+pub mod code_batch_row;
 pub mod coupon_row;
+pub mod package_row;
 
 /// A stored row that cannot be read back: a bug or a hand edit, never input.
 #[derive(Debug, thiserror::Error)]

@@ -2,6 +2,7 @@
 //! every way they disagree with what the ledger promises
 //! (docs/design.md §18). Each check is one function returning anomalies.
 
+use ledger::domain::projection::Projection;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -510,11 +511,10 @@ async fn void(env: &Env, campaign: &Campaign, history: &[Entry]) -> anyhow::Resu
 /// version of the stream catches the projection up from it; the inbox
 /// cannot. Read once the projections caught up.
 pub async fn messages_committed(env: &Env) -> anyhow::Result<Vec<Anomaly>> {
-    let consumers = [
-        ledger::domain::projection::BALANCES,
-        ledger::domain::projection::TEMPLATE_STATS,
-        ledger::projections::notify::NOTIFY,
-    ];
+    let consumers: Vec<&str> = <Projection as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|p| p.as_str())
+        .collect();
     let client = env.db.client().await?;
     let rows = client
         .query(

@@ -20,7 +20,7 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiPath, ApiQuery};
 use crate::commands::allow_list::{self, Opened, Opening, Target};
 use crate::commands::body_stream;
-use crate::commands::upload::UploadError;
+use crate::commands::upload_error::UploadError;
 use crate::domain::eligibility::AllowListMode;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::names;

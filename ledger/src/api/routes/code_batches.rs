@@ -19,13 +19,15 @@ use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
 use crate::codes::CodeKey;
-use crate::commands::code_batches::{self, Batch, ListFilter, NewBatch, Target};
+use crate::commands::code_batches::{self, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::names;
 use crate::domain::validity::{INSTANT_RULE, storable_instant};
+use crate::queries::code_batches::{self as batches, ListFilter};
 use crate::queries::page::page_of;
 use crate::queries::templates::MAX_PAGE;
+use crate::write_model::code_batch_row::{self, Batch};
 
 /// The most codes one batch holds.
 pub const MAX_COUNT: i64 = 100_000_000;
@@ -217,7 +219,7 @@ pub async fn list(
         package_sn: q.package_sn.as_deref(),
     };
     let client = state.pool.get().await?;
-    let page = code_batches::list(&**client, &filter, bounds).await?;
+    let page = batches::list(&**client, &filter, bounds).await?;
     Ok(Json(page.map(|b| BatchView::of(&b)).into()))
 }
 
@@ -230,7 +232,7 @@ pub struct BatchId {
 
 async fn batch(state: &AppState, id: Uuid) -> Result<Batch, ApiError> {
     let client = state.pool.get().await?;
-    code_batches::read(&**client, id)
+    code_batch_row::read(&**client, id)
         .await?
         .ok_or_else(|| ApiError::not_found("code batch", id))
 }

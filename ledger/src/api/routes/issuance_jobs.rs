@@ -17,7 +17,8 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiPath, ApiQuery};
 use crate::commands::body_stream;
 use crate::commands::issuance_job::{self, JobOpening, Opened};
-use crate::commands::upload::{self, Sinks, Target, UploadError};
+use crate::commands::upload::{self, Sinks, Target};
+use crate::commands::upload_error::UploadError;
 use crate::domain::ids::TemplateSn;
 use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
 use crate::domain::template_status::{self, NotIssuing};
@@ -149,7 +150,8 @@ async fn read(
     let sinks = Sinks {
         pool: &state.pool,
         chunks: &state.chunks,
-        metrics: &state.metrics.issuance,
+        lines_read: &state.metrics.issuance.lines_read,
+        chunks_published: &state.metrics.issuance.chunks_published,
     };
     let frames = body.into_data_stream();
     match upload::ingest(&sinks, target, frames, opening.gzip).await {

@@ -25,9 +25,8 @@ use crate::api::auth::tokens::Reader;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiPath, ApiQuery, page_bounds};
-use crate::commands::code_batches::Batch;
 use crate::commands::package_job::{self, NewJob};
-use crate::commands::packages::{self, Giver};
+use crate::commands::packages::Giver;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::Metadata;
 use crate::domain::ids::ChannelId;
@@ -38,6 +37,8 @@ use crate::messaging::package_job_message;
 use crate::messaging::publish::PublishError;
 use crate::messaging::topology;
 use crate::queries::package_jobs::{self as jobs, PackageJobView};
+use crate::write_model::code_batch_row::Batch;
+use crate::write_model::package_row as packages;
 
 /// Whether the package's claims run as jobs; false for an unknown package
 /// (the synchronous path answers its 404).

@@ -24,7 +24,7 @@ use crate::api::http::extract::{
     ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, status_filter,
 };
 use crate::api::routes::package_jobs::{self, Queued};
-use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage, Package};
+use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage};
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::PackageItem;
 use crate::domain::ids::ChannelId;
@@ -36,6 +36,7 @@ use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
 use crate::queries::page::page_of;
 use crate::queries::templates::{IssueWindowView, MAX_PAGE};
+use crate::write_model::package_row::{self, Package};
 
 /// The most items one package lists.
 pub const MAX_ITEMS: usize = 20;
@@ -220,7 +221,7 @@ pub async fn list(
     let status = status_filter::<PackageStatus>(q.status.as_deref())?;
     let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
-    let page = packages::list(&**client, status, bounds).await?;
+    let page = crate::queries::packages::list(&**client, status, bounds).await?;
     Ok(Json(page.map(|p| PackageView::of(&p)).into()))
 }
 
@@ -247,7 +248,7 @@ pub async fn read(
 ) -> Result<Json<PackageView>, ApiError> {
     let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
-    let found = packages::read(&**client, &sn).await?;
+    let found = package_row::read(&**client, &sn).await?;
     let package = found.ok_or_else(|| ApiError::not_found("package", &sn))?;
     Ok(Json(PackageView::of(&package)))
 }

@@ -38,7 +38,6 @@ use crate::api::http::extract::{parse_json, read_body};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
-use crate::commands::code_batches::Batch;
 use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
@@ -49,6 +48,7 @@ use crate::flash::used_up;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
+use crate::write_model::code_batch_row::Batch;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

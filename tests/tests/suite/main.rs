@@ -1,0 +1,75 @@
+//! The black-box tests, one binary (one link of the library): a module per
+//! feature, each starting the binaries and talking HTTP, AMQP and SQL to
+//! real services. Shared helpers live in the `tests` crate (tests/src).
+//! The `#[ignore]`d tests restart shared services or need the cluster:
+//! scripts/test runs them alone, after the parallel run.
+
+mod allow_list_scale;
+mod app_reads;
+mod archive_scale;
+mod bad_input;
+mod broker_restart;
+mod campaign_changes;
+mod channel_lifecycle;
+mod channel_secrets;
+mod claims;
+mod cli;
+mod cluster_addresses;
+mod cluster_failover;
+mod cold_coupons;
+mod compose;
+mod console;
+mod console_browser;
+mod eligibility;
+mod event_partitions;
+mod event_runs;
+mod failover_answers;
+mod faults_cluster;
+mod faults_single;
+mod flash_sale;
+mod full_queue;
+mod guess_limits;
+mod harness;
+mod hostile_input;
+mod http_conventions;
+mod issuance_chunks;
+mod issuance_jobs;
+mod issue_cli;
+mod job_lifecycle;
+mod liability;
+mod logs;
+mod metrics;
+mod migrate;
+mod one_store_per_vhost;
+mod operators;
+mod ops_routes;
+mod orders;
+mod package_channels;
+mod package_jobs;
+mod packages;
+mod planted_bugs;
+mod projections;
+mod quiet_log;
+mod readme;
+mod redemption_batches;
+mod redemptions;
+mod refunds;
+mod relay;
+mod reminders;
+mod reminders_projection;
+mod replay;
+mod replay_lag;
+mod replay_partitions;
+mod resilience;
+mod scale_out;
+mod sealer;
+mod shipped;
+mod shops;
+mod template_history;
+mod template_void;
+mod templates;
+mod token_limits;
+mod unknown_events;
+mod upgrade;
+mod upload_answers;
+mod worker_outages;
