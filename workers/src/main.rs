@@ -332,10 +332,10 @@ fn analyzed(projection: Projection) -> &'static [&'static str] {
     const BALANCES: [&str; 3] = [
         "projection_coupons",
         "projection_streams",
-        Projection::Balances.tables()[0],
+        Projection::Balances.table(),
     ];
     const TEMPLATE_STATS: [&str; 2] = ["projection_coupons", "projection_streams"];
-    const NOTIFY: [&str; 2] = ["notify_coupons", Projection::Notify.tables()[0]];
+    const NOTIFY: [&str; 2] = ["notify_coupons", Projection::Notify.table()];
     match projection {
         Projection::Balances => &BALANCES,
         Projection::TemplateStats => &TEMPLATE_STATS,

@@ -47,8 +47,13 @@ impl Projection {
         }
     }
 
-    /// The tables it writes: `replay` counts their differences as lag while
-    /// it is behind.
+    /// The table it is named after (and serves from).
+    pub const fn table(self) -> &'static str {
+        self.tables()[0]
+    }
+
+    /// The tables it writes, its own [`table`](Self::table) first: `replay`
+    /// counts their differences as lag while it is behind.
     pub const fn tables(self) -> &'static [&'static str] {
         match self {
             Self::Balances => &["balances"],

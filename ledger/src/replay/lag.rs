@@ -38,7 +38,7 @@ impl Lag {
 /// log, whose rows the whole log still makes). Such a row was written by
 /// something else: another store's events, or a hand.
 pub fn keys_kept(table: &str) -> bool {
-    matches!(table, "template_stats" | "template_totals")
+    Projection::TemplateStats.tables().contains(&table)
 }
 
 const LAG: &str = "

@@ -23,6 +23,7 @@ use super::tables::{
     NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
     TotalsRow,
 };
+use crate::domain::projection::Projection;
 use crate::domain::coupon_state::CouponStatus;
 
 /// Compares pass `part`'s coupons, orders and refunds (`rows`, which it
@@ -102,7 +103,7 @@ pub async fn compare_template_stats(
     let show = |k: &(String, CouponStatus)| format!("{:?}", (k.0.as_str(), k.1.as_str()));
     let stats = &mut t.template_stats;
     c.table(
-        "template_stats",
+        Projection::TemplateStats.table(),
         TEMPLATE_STATS,
         template_bucket,
         stats,
@@ -143,7 +144,7 @@ pub async fn compare_counts(
         .await?;
     let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
     let bucket = |r: &Line| user_bucket(&names, r);
-    c.table("balances", BALANCES, bucket, &mut balances, show)
+    c.table(Projection::Balances.table(), BALANCES, bucket, &mut balances, show)
         .await
 }
 

@@ -30,7 +30,7 @@ use super::tables::{Map, Names, NamesOver, NotifyRow, Sym};
 use crate::domain::projection::Projection;
 use crate::domain::reminder::{NotifyStatus, Reminder};
 
-const TABLE: &str = Projection::Notify.tables()[0];
+const TABLE: &str = Projection::Notify.table();
 
 impl Record for Step {
     fn write(&self, w: &mut impl Write) -> io::Result<()> {

@@ -117,7 +117,8 @@ fn projection_names_and_queues_are_written_only_in_the_one_list() {
             }
             let text = std::fs::read_to_string(&file).unwrap();
             for (line, literal) in string_literals(without_tests(&text)) {
-                if names_a_projection(&literal) {
+                let other = OTHER_MEANINGS.iter().any(|(f, l)| file.ends_with(f) && literal == *l);
+                if names_a_projection(&literal) && !other {
                     offences.push(format!("{}:{line}: {:?}", file.display(), literal));
                 }
             }
@@ -129,6 +130,12 @@ fn projection_names_and_queues_are_written_only_in_the_one_list() {
         offences.join("\n")
     );
 }
+
+/// Literals spelt like a projection that mean something else, by file.
+const OTHER_MEANINGS: [(&str, &str); 1] = [
+    // The operation id of `GET /v1/templates/{sn}/stats` (public).
+    ("api/http/openapi.rs", "template_stats"),
+];
 
 /// A literal that is a projection's name, or names its queue.
 fn names_a_projection(literal: &str) -> bool {

@@ -305,7 +305,7 @@ fn the_order_shapes_are_documented() {
     );
 }
 
-/// `OPENAPI_DUMP=1 cargo nextest run -p ledger --test openapi dump` prints it.
+/// `OPENAPI_DUMP=1 cargo nextest run -p ledger --test suite openapi::dump` prints it.
 #[test]
 fn dump() {
     if std::env::var_os("OPENAPI_DUMP").is_some() {

@@ -152,7 +152,7 @@ fn add_write_headers(op: &mut Operation) {
 /// operationId must be unique for links (below) and clients to name an
 /// operation; these names are stable: change one only with the links and
 /// every client that calls it by name. An operation missing here keeps its
-/// handler's name (`ledger/tests/openapi.rs` checks that all are unique).
+/// handler's name (`ledger/tests/suite/openapi.rs` checks that all are unique).
 pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
     ("get", "/healthz", "healthz"),
     ("get", "/readyz", "readyz"),
