@@ -23,8 +23,8 @@ use super::tables::{
     NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
     TotalsRow,
 };
-use crate::domain::projection::Projection;
 use crate::domain::coupon_state::CouponStatus;
+use crate::domain::projection::Projection;
 
 /// Compares pass `part`'s coupons, orders and refunds (`rows`, which it
 /// empties) with the live rows of that pass.
@@ -144,8 +144,14 @@ pub async fn compare_counts(
         .await?;
     let show = |k: &(Sym, CouponStatus)| format!("{:?}", (names.name(k.0), k.1.as_str()));
     let bucket = |r: &Line| user_bucket(&names, r);
-    c.table(Projection::Balances.table(), BALANCES, bucket, &mut balances, show)
-        .await
+    c.table(
+        Projection::Balances.table(),
+        BALANCES,
+        bucket,
+        &mut balances,
+        show,
+    )
+    .await
 }
 
 /// A live row's key: one the replay may hold, or one it cannot (it names a

@@ -117,7 +117,9 @@ fn projection_names_and_queues_are_written_only_in_the_one_list() {
             }
             let text = std::fs::read_to_string(&file).unwrap();
             for (line, literal) in string_literals(without_tests(&text)) {
-                let other = OTHER_MEANINGS.iter().any(|(f, l)| file.ends_with(f) && literal == *l);
+                let other = OTHER_MEANINGS
+                    .iter()
+                    .any(|(f, l)| file.ends_with(f) && literal == *l);
                 if names_a_projection(&literal) && !other {
                     offences.push(format!("{}:{line}: {:?}", file.display(), literal));
                 }
