@@ -135,9 +135,9 @@ pub struct Config {
 impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
-            .field("database_url", &crate::redact::url(&self.database_url))
-            .field("amqp_url", &crate::redact::url(&self.amqp_url))
-            .field("redis_url", &crate::redact::url(&self.redis_url))
+            .field("database_url", &crate::logging::redact::url(&self.database_url))
+            .field("amqp_url", &crate::logging::redact::url(&self.amqp_url))
+            .field("redis_url", &crate::logging::redact::url(&self.redis_url))
             .field("listen", &self.listen)
             .field("tz", &self.tz)
             .field("operators", &self.operators)
@@ -159,7 +159,7 @@ impl std::fmt::Debug for Config {
                 &self
                     .rabbitmq_management_url
                     .as_deref()
-                    .map(crate::redact::url),
+                    .map(crate::logging::redact::url),
             )
             .finish_non_exhaustive()
     }
@@ -328,8 +328,8 @@ fn parse_with<T, E: std::fmt::Display>(
 fn error(var: &'static str, value: &str, message: &str) -> ConfigError {
     ConfigError {
         var,
-        value: crate::redact::url(value),
-        message: crate::redact::scrub(message, [value]),
+        value: crate::logging::redact::url(value),
+        message: crate::logging::redact::scrub(message, [value]),
     }
 }
 

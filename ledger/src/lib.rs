@@ -41,7 +41,8 @@
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
 //! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`], [`operators`] (the admin role's named tokens),
-//!   [`env_vars`], [`read_pool`] (lag-tolerant reads on a replica), [`redact`], [`logging`], [`db`], [`migrate`],
+//!   [`env_vars`], [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
+//!   reads on a replica, [`db::migrate`]),
 //!   [`csv_line`], [`redis_handle`] ([`redis_target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
 //! - [`planted`]: bugs planted for the fault suite's checker (feature
@@ -65,14 +66,11 @@ pub mod idempotency;
 pub mod inbox;
 pub mod logging;
 pub mod messaging;
-pub mod migrate;
 pub mod observability;
 pub mod operators;
 pub mod planted;
 pub mod projections;
 pub mod queries;
-pub mod read_pool;
-pub mod redact;
 pub mod redis_handle;
 pub mod redis_target;
 pub mod replay;

@@ -52,5 +52,5 @@ fn scrub(text: &str) -> String {
         .iter()
         .filter_map(|var| std::env::var(var).ok())
         .collect();
-    ledger::redact::scrub(text, urls.iter().map(String::as_str))
+    ledger::logging::redact::scrub(text, urls.iter().map(String::as_str))
 }

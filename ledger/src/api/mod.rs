@@ -78,7 +78,7 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub pool: Pool,
     /// Lag-tolerant reads: a replica while it keeps up, else `pool`.
-    pub reads: crate::read_pool::ReadPool,
+    pub reads: crate::db::read_pool::ReadPool,
     pub redis: RedisHandle,
     pub tokens: Tokens,
     pub tz: Tz,

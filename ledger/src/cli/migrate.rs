@@ -4,7 +4,7 @@ use anyhow::Context;
 use ledger::config::Config;
 
 pub async fn run(config: &Config) -> anyhow::Result<()> {
-    let report = ledger::migrate::migrate(&config.database)
+    let report = ledger::db::migrate::migrate(&config.database)
         .await
         .context("ledger migrate")?;
     let db = config.database.get_dbname().unwrap_or_default();

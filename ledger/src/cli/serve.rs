@@ -53,10 +53,10 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     };
     let reads = match &config.database_replica {
         Some(replica) => {
-            let replica = ledger::db::replica_pool(replica, ledger::read_pool::REPLICA_POOL_SIZE);
-            ledger::read_pool::ReadPool::with_replica(pool.clone(), replica, config.replica_max_lag)
+            let replica = ledger::db::replica_pool(replica, ledger::db::read_pool::REPLICA_POOL_SIZE);
+            ledger::db::read_pool::ReadPool::with_replica(pool.clone(), replica, config.replica_max_lag)
         }
-        None => ledger::read_pool::ReadPool::primary_only(pool.clone()),
+        None => ledger::db::read_pool::ReadPool::primary_only(pool.clone()),
     };
     let state = AppState::new(ledger::api::Shared {
         pool,
@@ -167,7 +167,7 @@ async fn declare_topology(amqp_url: String) {
             Ok(()) => return,
             Err(e) => {
                 // The error may quote the URL: its password stays out of the log.
-                let error = ledger::redact::scrub(&e.to_string(), [amqp_url.as_str()]);
+                let error = ledger::logging::redact::scrub(&e.to_string(), [amqp_url.as_str()]);
                 tracing::warn!(error, attempt, "cannot declare the RabbitMQ topology yet")
             }
         }
@@ -230,7 +230,7 @@ async fn prove_keys(
         Ok(()) => Ok(()),
         Err(Sealing::Fatal(e)) => Err(e),
         Err(Sealing::Unreachable(e)) => {
-            let error = ledger::redact::scrub(&ledger::logging::chain(e.as_ref()), [database_url]);
+            let error = ledger::logging::redact::scrub(&ledger::logging::chain(e.as_ref()), [database_url]);
             tracing::warn!(error, "cannot check the channel-secret keys yet; retrying");
             tokio::spawn(retry_prove_keys(pool.clone(), secrets.clone()));
             Ok(())

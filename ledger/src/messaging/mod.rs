@@ -46,7 +46,7 @@ pub async fn connect(amqp_url: &str, name: &str) -> Result<lapin::Connection, la
         match lapin::Connection::connect(node, options).await {
             Ok(connection) => return Ok(connection),
             Err(e) => {
-                tracing::debug!(node = %crate::redact::url(node), error = %e, "rabbitmq node not reached");
+                tracing::debug!(node = %crate::logging::redact::url(node), error = %e, "rabbitmq node not reached");
                 last = Some(e);
             }
         }

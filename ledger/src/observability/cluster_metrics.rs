@@ -12,7 +12,7 @@ use prometheus_client::registry::Registry;
 
 use crate::observability::cluster_view;
 use crate::observability::queue_metrics::Management;
-use crate::read_pool::ReadPool;
+use crate::db::read_pool::ReadPool;
 use crate::redis_handle::RedisHandle;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]

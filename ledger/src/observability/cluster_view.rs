@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::observability::queue_metrics::{Management, path_segment};
-use crate::read_pool::ReadPool;
+use crate::db::read_pool::ReadPool;
 use crate::redis_handle::RedisHandle;
 
 const PART_TIMEOUT: Duration = Duration::from_secs(2);

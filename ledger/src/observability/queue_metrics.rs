@@ -43,7 +43,7 @@ pub struct ManagementApi {
 impl std::fmt::Debug for ManagementApi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ManagementApi")
-            .field("base", &crate::redact::url(&self.base))
+            .field("base", &crate::logging::redact::url(&self.base))
             .field("vhost", &self.vhost)
             .finish_non_exhaustive()
     }

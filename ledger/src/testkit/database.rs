@@ -6,7 +6,7 @@ use tokio_postgres::error::SqlState;
 
 use crate::config::Config;
 use crate::db;
-use crate::migrate::{self, quote_ident};
+use crate::db::migrate::{self, quote_ident};
 
 /// Serialises template creation across test processes ("cpntmpl").
 const TEMPLATE_LOCK: i64 = 0x63706e746d706c;

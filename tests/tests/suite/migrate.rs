@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use ledger::migrate::quote_ident;
+use ledger::db::migrate::quote_ident;
 use tokio::process::Command;
 
 /// A database name nobody has, dropped at the end.

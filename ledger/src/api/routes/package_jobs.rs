@@ -115,7 +115,7 @@ async fn publish(state: &AppState, job: &PackageJob) -> Result<(), PublishError>
         .publish_all(topology::ISSUANCE, "", &[message])
         .await;
     if let Err(e) = &published {
-        let error = crate::redact::scrub(&e.to_string(), [state.amqp_url.as_str()]);
+        let error = crate::logging::redact::scrub(&e.to_string(), [state.amqp_url.as_str()]);
         tracing::warn!(job = %job.job_id, error, "a package job was not published");
     }
     published
@@ -131,7 +131,7 @@ async fn unpublished(
     e: PublishError,
 ) -> Result<Response, ApiError> {
     // Kept on the job for its caller to read: no broker password in it.
-    let error = crate::redact::scrub(&e.to_string(), [state.amqp_url.as_str()]);
+    let error = crate::logging::redact::scrub(&e.to_string(), [state.amqp_url.as_str()]);
     let down = ApiError::Unavailable(format!("RabbitMQ ({error})"));
     let body = down.body().error;
     let why = Refusal {

@@ -61,7 +61,7 @@ pub async fn status(
             (
                 None,
                 Vec::new(),
-                Some(crate::redact::scrub(&e.to_string(), base)),
+                Some(crate::logging::redact::scrub(&e.to_string(), base)),
             )
         }
     };

@@ -6,6 +6,10 @@
 //! at the top level: `timestamp`, `level`, `target`, `message`, the fields,
 //! and `span`/`spans` when the line was written inside one (every line of a
 //! request is inside its `request` span, which carries `request_id`).
+//!
+//! - [`redact`]: passwords kept out of what is logged and answered.
+
+pub mod redact;
 
 use std::error::Error;
 use std::fmt::Write as _;

@@ -1,4 +1,12 @@
-//! The Postgres connection pool.
+//! Postgres at the edge: the connection pool, connections, statistics
+//! kept fresh, and the text mapping of the name-list enums ([`Named`]).
+//!
+//! - [`read_pool`]: reads that tolerate a bounded lag, on a replica.
+//! - [`migrate`]: the schema's migrations (refinery), and the database made
+//!   when missing.
+
+pub mod migrate;
+pub mod read_pool;
 
 use std::time::Duration;
 
