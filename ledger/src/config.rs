@@ -188,7 +188,7 @@ impl Config {
         }
         let (var, redis_url) = get("REDIS_URL", DEFAULT_REDIS_URL);
         parse_with(var, &redis_url, |s| {
-            crate::redis_target::RedisTarget::parse(s).map(|_| ())
+            crate::redis_link::target::RedisTarget::parse(s).map(|_| ())
         })?;
         let (var, listen) = get("LEDGER_LISTEN", DEFAULT_LISTEN);
         let listen = parse_with(var, &listen, SocketAddr::from_str)?;

@@ -43,7 +43,7 @@
 //! - [`config`], [`operators`] (the admin role's named tokens),
 //!   [`env_vars`], [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
 //!   reads on a replica, [`db::migrate`]),
-//!   [`csv_line`], [`redis_handle`] ([`redis_target`]: one server or Sentinels), [`secret_box`]: configuration and the
+//!   [`csv_line`], [`redis_link`] (Redis as an accelerator that may be absent; [`redis_link::target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
 //! - [`planted`]: bugs planted for the fault suite's checker (feature
 //!   `planted-bugs`; absent from every other build).
@@ -71,8 +71,7 @@ pub mod operators;
 pub mod planted;
 pub mod projections;
 pub mod queries;
-pub mod redis_handle;
-pub mod redis_target;
+pub mod redis_link;
 pub mod replay;
 pub mod retention;
 pub mod secret_box;

@@ -44,7 +44,7 @@ use self::routes::{
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
 use crate::observability::queue_metrics;
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 use axum::http::{HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
 

@@ -14,7 +14,7 @@ use ledger::config::Config;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::store_guard;
 use ledger::operators::Operator;
-use ledger::redis_handle::RedisHandle;
+use ledger::redis_link::RedisHandle;
 use ledger::secret_box::Keyring;
 use ledger::store::StoreCell;
 

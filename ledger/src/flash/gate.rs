@@ -21,7 +21,7 @@ use tokio_postgres::GenericClient;
 use crate::domain::ids::TemplateSn;
 use crate::domain::nonce;
 use crate::domain::rate_limit::{Bucket, RateLimit};
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 
 static ADMIT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("admit.lua")));
 static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("release.lua")));

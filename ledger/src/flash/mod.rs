@@ -38,7 +38,7 @@ use crate::commands::claim_batch::BatchClaim;
 use crate::domain::eligibility::{Eligibility, Rule, UserFacts};
 use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 use batcher::{Answer, ClaimRefused, Pending};
 use gate::{Admission, Claimant};
 

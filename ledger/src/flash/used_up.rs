@@ -5,7 +5,7 @@
 //! bit, so a set bit is always true; a bit missing (Redis down, a failed
 //! SETBIT) only sends the repeat on to Postgres, which refuses it too.
 
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 use crate::write_model::code_batch_row::Batch;
 
 /// The code's bit: the batch's key, and the offset (serial − first serial).

@@ -13,7 +13,7 @@ use prometheus_client::registry::Registry;
 use crate::observability::cluster_view;
 use crate::observability::queue_metrics::Management;
 use crate::db::read_pool::ReadPool;
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct MemberLabel {

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use crate::observability::queue_metrics::{Management, path_segment};
 use crate::db::read_pool::ReadPool;
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 
 const PART_TIMEOUT: Duration = Duration::from_secs(2);
 

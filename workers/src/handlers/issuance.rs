@@ -14,7 +14,7 @@ use ledger::config::Config;
 use ledger::domain::events::Metadata;
 use ledger::flash::used_up;
 use ledger::messaging::issuance_message::{self, IssuanceMessage};
-use ledger::redis_handle::RedisHandle;
+use ledger::redis_link::RedisHandle;
 use ledger::write_model::code_batch_row::Batch;
 
 use crate::consumers::Handler;

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use crate::api::auth::auth_limit::{Limited, WINDOW, Windows};
 use crate::api::auth::shared_windows::{self, Counter};
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 
 /// Failed redemptions one user may make per window.
 pub const USER_FAILURES: u32 = 10;

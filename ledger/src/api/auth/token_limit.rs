@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::api::auth::auth_limit::{Limited, WINDOW, Windows};
 use crate::api::auth::shared_windows::{self, Counter};
-use crate::redis_handle::RedisHandle;
+use crate::redis_link::RedisHandle;
 
 /// Wrong tokens one client address may send per window.
 pub const ADDRESS_FAILURES: u32 = 20;

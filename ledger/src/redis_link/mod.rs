@@ -6,13 +6,17 @@
 //! skipped for a short while, so a stopped Redis costs requests nothing.
 //! Behind Sentinels ([`RedisTarget`]), a failure also drops the connection,
 //! and the next one goes to the primary the Sentinels name then.
+//!
+//! - [`target`]: where Redis is (one server, or the primary Sentinels name).
+
+pub mod target;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use crate::redis_target::RedisTarget;
+use self::target::RedisTarget;
 
 /// How long a Redis call may take before the caller falls back to Postgres.
 const TIMEOUT: Duration = Duration::from_millis(250);
