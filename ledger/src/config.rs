@@ -135,7 +135,10 @@ pub struct Config {
 impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
-            .field("database_url", &crate::logging::redact::url(&self.database_url))
+            .field(
+                "database_url",
+                &crate::logging::redact::url(&self.database_url),
+            )
             .field("amqp_url", &crate::logging::redact::url(&self.amqp_url))
             .field("redis_url", &crate::logging::redact::url(&self.redis_url))
             .field("listen", &self.listen)

@@ -53,8 +53,13 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     };
     let reads = match &config.database_replica {
         Some(replica) => {
-            let replica = ledger::db::replica_pool(replica, ledger::db::read_pool::REPLICA_POOL_SIZE);
-            ledger::db::read_pool::ReadPool::with_replica(pool.clone(), replica, config.replica_max_lag)
+            let replica =
+                ledger::db::replica_pool(replica, ledger::db::read_pool::REPLICA_POOL_SIZE);
+            ledger::db::read_pool::ReadPool::with_replica(
+                pool.clone(),
+                replica,
+                config.replica_max_lag,
+            )
         }
         None => ledger::db::read_pool::ReadPool::primary_only(pool.clone()),
     };
@@ -230,7 +235,8 @@ async fn prove_keys(
         Ok(()) => Ok(()),
         Err(Sealing::Fatal(e)) => Err(e),
         Err(Sealing::Unreachable(e)) => {
-            let error = ledger::logging::redact::scrub(&ledger::logging::chain(e.as_ref()), [database_url]);
+            let error =
+                ledger::logging::redact::scrub(&ledger::logging::chain(e.as_ref()), [database_url]);
             tracing::warn!(error, "cannot check the channel-secret keys yet; retrying");
             tokio::spawn(retry_prove_keys(pool.clone(), secrets.clone()));
             Ok(())

@@ -10,9 +10,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+use crate::db::read_pool::ReadPool;
 use crate::observability::cluster_view;
 use crate::observability::queue_metrics::Management;
-use crate::db::read_pool::ReadPool;
 use crate::redis_link::RedisHandle;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]

@@ -11,8 +11,8 @@ use deadpool_postgres::Pool;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::observability::queue_metrics::{Management, path_segment};
 use crate::db::read_pool::ReadPool;
+use crate::observability::queue_metrics::{Management, path_segment};
 use crate::redis_link::RedisHandle;
 
 const PART_TIMEOUT: Duration = Duration::from_secs(2);

@@ -7,7 +7,8 @@
 //! - `commands` imports no `queries` (a shape both need lives below both);
 //! - an event type's name is written as a string only in the one list
 //!   (`domain/ledger_event.rs`); everything else goes through `EventType`;
-//! - so is a projection's name or queue (`domain/projection.rs`).
+//! - so is a projection's name or queue (`domain/projection.rs`);
+//! - every source file is named on docs/reference/repository-map.md.
 //!
 //! Each rule reads the files as text (comments and test modules skipped)
 //! and names every offending line, so a planted import fails the suite.
@@ -159,6 +160,37 @@ fn commands_import_no_queries() {
         offences.is_empty(),
         "commands importing queries:\n{}",
         offences.join("\n")
+    );
+}
+
+/// Every source file is on docs/reference/repository-map.md: its name
+/// (without `.rs`; a room's `mod.rs`, `main.rs` and `lib.rs` go by their
+/// folder) is written there.
+#[test]
+fn every_source_file_is_on_the_map() {
+    let map = std::fs::read_to_string(src("docs/reference/repository-map.md")).unwrap();
+    let rooms = [
+        "ledger/src",
+        "ledger/tests",
+        "ledger/benches",
+        "workers/src",
+        "tests/src",
+        "tests/tests",
+        "tests/benches",
+    ];
+    let mut missing = Vec::new();
+    for room in rooms {
+        for file in rust_files(&src(room)) {
+            let stem = file.file_stem().unwrap().to_str().unwrap();
+            if !["mod", "main", "lib"].contains(&stem) && !names_word(&map, stem) {
+                missing.push(relative(&file, ""));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "source files the repository map does not name:\n{}",
+        missing.join("\n")
     );
 }
 
