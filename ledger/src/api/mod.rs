@@ -182,7 +182,6 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .split_for_parts();
     doc.merge(upload_doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
-    utoipa::Modify::modify(&openapi::OperationIds, &mut doc);
     utoipa::Modify::modify(&openapi::Links, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(
         axum::http::StatusCode::REQUEST_TIMEOUT,

@@ -242,6 +242,32 @@ impl<'de> Deserialize<'de> for ShopId {
     }
 }
 
+/// An order's id, as the caller's systems know it: 1 to 128 bytes (an
+/// order is the caller's, so its id is not checked further).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OrderId(String);
+
+pub const MAX_ORDER_ID_LEN: usize = 128;
+
+impl OrderId {
+    /// 1 to [`MAX_ORDER_ID_LEN`] bytes.
+    pub fn parse(s: &str) -> Option<Self> {
+        (1..=MAX_ORDER_ID_LEN)
+            .contains(&s.len())
+            .then(|| Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for OrderId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A coupon's id: a UUIDv7, so ids sort by issue time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

@@ -373,14 +373,77 @@ fn every_operation_has_a_unique_named_operation_id() {
         "operationIds repeat: {:?}",
         ids.keys()
     );
-    for (method, path, id) in ledger::api::http::openapi::OPERATION_IDS {
-        let op = &doc["paths"][*path][*method];
-        assert_eq!(
-            op["operationId"], *id,
-            "{method} {path} is documented as {id}"
-        );
-    }
+    let named: Vec<&str> = ids.keys().map(String::as_str).collect();
+    assert_eq!(
+        named, PUBLIC_OPERATION_IDS,
+        "an operationId was added, renamed or lost"
+    );
 }
+
+/// Every operationId, sorted. Clients and the links call operations by
+/// them, so one changes only on purpose, here and in its `#[utoipa::path]`.
+const PUBLIC_OPERATION_IDS: &[&str] = &[
+    "activate_package",
+    "activate_template",
+    "allow_channel",
+    "allow_package_channel",
+    "audit_status",
+    "cancel_issuance_job",
+    "cancel_order",
+    "claim",
+    "claim_package",
+    "code_batch_codes",
+    "confirm_order",
+    "coupon_events",
+    "create_channel",
+    "create_code_batch",
+    "create_package",
+    "create_template",
+    "disable_channel",
+    "enable_channel",
+    "healthz",
+    "issuance_job_report",
+    "liability_report",
+    "list_channels",
+    "list_code_batches",
+    "list_issuance_jobs",
+    "list_packages",
+    "list_templates",
+    "lock_order",
+    "metrics",
+    "quote_order",
+    "raise_quota",
+    "read_allow_list",
+    "read_allow_list_file",
+    "read_channel",
+    "read_code_batch",
+    "read_coupon",
+    "read_issuance_job",
+    "read_package",
+    "read_package_job",
+    "read_template",
+    "readyz",
+    "redeem",
+    "refund_order",
+    "remove_template_channel",
+    "rotate_channel_secret",
+    "stop_code_batch",
+    "stop_package",
+    "stop_template",
+    "template_events",
+    "template_history",
+    "template_stats",
+    "template_terms",
+    "update_template",
+    "upload_allow_list",
+    "upload_issuance_job",
+    "user_balance",
+    "user_claimable",
+    "user_coupons",
+    "void_coupon",
+    "void_template",
+    "workers_status",
+];
 
 /// The schema one step down a JSON pointer: a property (through `allOf`,
 /// `oneOf`, `anyOf`) or, for an index, an array's items.

@@ -1,13 +1,14 @@
 //! Request extractors whose rejections use the API's error shape.
 //!
-//! Every text a client sends passes through here, so the checks that hold
+//! Every text a client sends passes through here (path parameters through
+//! `path_param.rs`, which uses the same NUL check), so the checks that hold
 //! for all of them live here once: no NUL character (Postgres cannot store
 //! one: it would be a 500 deep inside), JSON bodies only as JSON, nothing
 //! after the JSON value, and a declared length over the limit refused
 //! before any byte of the body is awaited.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use serde::de::DeserializeOwned;
@@ -152,7 +153,7 @@ fn shape_error(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
     ApiError::bad_request(format!("invalid JSON{at}: {inner}"))
 }
 
-fn nul_error(field: &str) -> ApiError {
+pub(crate) fn nul_error(field: &str) -> ApiError {
     ApiError::BadRequest {
         code: "invalid_field",
         message: format!("{field}: must not contain NUL characters"),
@@ -183,37 +184,6 @@ fn nul_in(value: &Value, at: String) -> Option<String> {
     }
     .map(|p| if p.is_empty() { "body".into() } else { p })
 }
-
-/// Path parameters, with a 400 in the API's shape when they do not parse.
-pub struct ApiPath<T>(pub T);
-
-impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath<T> {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let raw = RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|r| ApiError::bad_request(r.body_text()))?;
-        if let Some((name, _)) = raw.iter().find(|(_, v)| v.contains('\0')) {
-            return Err(nul_error(name));
-        }
-        if let Some((name, _)) = raw.iter().find(|(_, v)| v.len() > MAX_PATH_PARAM) {
-            return Err(ApiError::BadRequest {
-                code: "invalid_field",
-                message: format!("{name}: at most {MAX_PATH_PARAM} bytes"),
-            });
-        }
-        axum::extract::Path::<T>::from_request_parts(parts, state)
-            .await
-            .map(|p| Self(p.0))
-            .map_err(|r| ApiError::bad_request(r.body_text()))
-    }
-}
-
-/// Longest path parameter taken: every id the API names is far shorter
-/// (a UUID 36, a template's sn 16, a user id 64, an order id 128), and an
-/// answer that quotes what came must stay small.
-const MAX_PATH_PARAM: usize = 256;
 
 /// Query parameters, with a 400 in the API's shape when they do not parse.
 pub struct ApiQuery<T>(pub T);

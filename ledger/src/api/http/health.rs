@@ -22,7 +22,8 @@ pub struct Health {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/healthz", operation_id = "healthz",
+    tag = "ops", responses((status = 200, body = Health)))]
 pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
@@ -44,7 +45,7 @@ pub struct Readiness {
 }
 
 /// Postgres, RabbitMQ and Redis answer; 503 names what is down.
-#[utoipa::path(get, path = "/readyz", tag = "ops",
+#[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "ops",
     responses((status = 200, body = Readiness), (status = 503, body = Readiness)))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     let (postgres, rabbitmq, redis, lag) = tokio::join!(
@@ -117,7 +118,7 @@ async fn check_rabbitmq(state: &AppState) -> bool {
 }
 
 /// Prometheus text exposition.
-#[utoipa::path(get, path = "/metrics", tag = "ops",
+#[utoipa::path(get, path = "/metrics", operation_id = "metrics", tag = "ops",
     responses((status = 200, body = String,
         content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8",
         description = "The request counters and latency histograms, OpenMetrics text.")))]

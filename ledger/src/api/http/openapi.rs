@@ -1,9 +1,10 @@
 //! The OpenAPI document's shared parts: the bearer schemes, the error
 //! answers every route of a kind can give (added here once, so that no route
-//! forgets one), every operation's unique `operationId`, and the links from
-//! the operations that create things to those that read and change them
-//! (one table each). A route's own errors (404, 409, 410, 422) are in its
-//! `#[utoipa::path]`.
+//! forgets one), and the links from the operations that create things to
+//! those that read and change them (one table, naming operations by their
+//! `operationId`). A route's path, its `operationId` and its own errors
+//! (404, 409, 410, 422) are in its `#[utoipa::path]`: a path is written
+//! there and nowhere else.
 
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::link::{Link, LinkBuilder};
@@ -147,125 +148,17 @@ fn add_write_headers(op: &mut Operation) {
     }
 }
 
-/// Every operation's `operationId`, by method and path. The handlers' own
-/// names repeat across modules (`read`, `create`, `stop`…), and an
-/// operationId must be unique for links (below) and clients to name an
-/// operation; these names are stable: change one only with the links and
-/// every client that calls it by name. An operation missing here keeps its
-/// handler's name (`ledger/tests/suite/openapi.rs` checks that all are unique).
-pub const OPERATION_IDS: &[(&str, &str, &str)] = &[
-    ("get", "/healthz", "healthz"),
-    ("get", "/readyz", "readyz"),
-    ("get", "/metrics", "metrics"),
-    ("get", "/v1/templates", "list_templates"),
-    ("post", "/v1/templates", "create_template"),
-    ("get", "/v1/templates/{sn}", "read_template"),
-    ("patch", "/v1/templates/{sn}", "update_template"),
-    ("post", "/v1/templates/{sn}/activate", "activate_template"),
-    ("post", "/v1/templates/{sn}/stop", "stop_template"),
-    ("post", "/v1/templates/{sn}/void", "void_template"),
-    ("post", "/v1/templates/{sn}/quota", "raise_quota"),
-    ("post", "/v1/templates/{sn}/channels", "allow_channel"),
-    (
-        "delete",
-        "/v1/templates/{sn}/channels/{id}",
-        "remove_template_channel",
-    ),
-    ("post", "/v1/templates/{sn}/allow-list", "upload_allow_list"),
-    ("get", "/v1/templates/{sn}/allow-list", "read_allow_list"),
-    (
-        "get",
-        "/v1/templates/{sn}/allow-list/files/{id}",
-        "read_allow_list_file",
-    ),
-    ("get", "/v1/templates/{sn}/stats", "template_stats"),
-    ("get", "/v1/templates/{sn}/history", "template_history"),
-    ("get", "/v1/templates/{sn}/events", "template_events"),
-    ("get", "/v1/templates/{sn}/terms", "template_terms"),
-    ("get", "/v1/channels", "list_channels"),
-    ("post", "/v1/channels", "create_channel"),
-    ("get", "/v1/channels/{id}", "read_channel"),
-    ("post", "/v1/channels/{id}/disable", "disable_channel"),
-    ("post", "/v1/channels/{id}/enable", "enable_channel"),
-    ("post", "/v1/channels/{id}/secret", "rotate_channel_secret"),
-    ("post", "/v1/claims", "claim"),
-    ("post", "/v1/orders/quote", "quote_order"),
-    ("post", "/v1/orders/lock", "lock_order"),
-    ("post", "/v1/orders/{order_id}/confirm", "confirm_order"),
-    ("post", "/v1/orders/{order_id}/cancel", "cancel_order"),
-    ("post", "/v1/orders/{order_id}/refunds", "refund_order"),
-    ("get", "/v1/coupons/{id}", "read_coupon"),
-    ("get", "/v1/coupons/{id}/events", "coupon_events"),
-    ("post", "/v1/coupons/{id}/void", "void_coupon"),
-    ("get", "/v1/users/{uid}/coupons", "user_coupons"),
-    ("get", "/v1/users/{uid}/balance", "user_balance"),
-    ("get", "/v1/users/{uid}/claimable", "user_claimable"),
-    ("get", "/v1/issuance-jobs", "list_issuance_jobs"),
-    ("post", "/v1/issuance-jobs", "upload_issuance_job"),
-    ("get", "/v1/issuance-jobs/{id}", "read_issuance_job"),
-    (
-        "post",
-        "/v1/issuance-jobs/{id}/cancel",
-        "cancel_issuance_job",
-    ),
-    (
-        "get",
-        "/v1/issuance-jobs/{id}/report",
-        "issuance_job_report",
-    ),
-    ("get", "/v1/reports/liability", "liability_report"),
-    ("get", "/v1/audit/status", "audit_status"),
-    ("get", "/v1/ops/workers", "workers_status"),
-    ("get", "/v1/code-batches", "list_code_batches"),
-    ("post", "/v1/code-batches", "create_code_batch"),
-    ("get", "/v1/code-batches/{id}", "read_code_batch"),
-    ("get", "/v1/code-batches/{id}/codes", "code_batch_codes"),
-    ("post", "/v1/code-batches/{id}/stop", "stop_code_batch"),
-    ("post", "/v1/redemptions", "redeem"),
-    ("get", "/v1/packages", "list_packages"),
-    ("post", "/v1/packages", "create_package"),
-    ("get", "/v1/packages/{sn}", "read_package"),
-    ("post", "/v1/packages/{sn}/activate", "activate_package"),
-    (
-        "post",
-        "/v1/packages/{sn}/channels",
-        "allow_package_channel",
-    ),
-    ("post", "/v1/packages/{sn}/stop", "stop_package"),
-    ("post", "/v1/packages/{sn}/claims", "claim_package"),
-    ("get", "/v1/package-jobs/{id}", "read_package_job"),
-];
-
-/// Gives every operation its name from [`OPERATION_IDS`].
-pub struct OperationIds;
-
-impl utoipa::Modify for OperationIds {
-    fn modify(&self, openapi: &mut OpenApi) {
-        for (method, path, op) in operations_mut(openapi) {
-            if let Some((_, _, id)) = OPERATION_IDS
-                .iter()
-                .find(|(m, p, _)| *m == method && *p == path)
-            {
-                op.operation_id = Some((*id).to_owned());
-            }
-        }
-    }
-}
-
-/// Every operation of the document with its method (lower case) and path.
-fn operations_mut(
-    openapi: &mut OpenApi,
-) -> impl Iterator<Item = (&'static str, &str, &mut Operation)> {
-    openapi.paths.paths.iter_mut().flat_map(|(path, item)| {
-        [
-            ("get", &mut item.get),
-            ("put", &mut item.put),
-            ("post", &mut item.post),
-            ("patch", &mut item.patch),
-            ("delete", &mut item.delete),
-        ]
-        .into_iter()
-        .filter_map(move |(method, op)| op.as_mut().map(|op| (method, path.as_str(), op)))
+/// Every operation of the document.
+fn operations_mut(openapi: &mut OpenApi) -> impl Iterator<Item = &mut Operation> {
+    openapi.paths.paths.values_mut().flat_map(|item| {
+        let methods = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.patch,
+            &mut item.delete,
+        ];
+        methods.into_iter().flatten()
     })
 }
 
@@ -534,15 +427,14 @@ fn link_name(spec: &LinkSpec, taken: &std::collections::BTreeMap<String, RefOr<L
     name
 }
 
-/// Adds [`LINKS`] to their operations' answers. Runs after
-/// [`OperationIds`]. utoipa 5.5's `Link` serialises its own `operation_id`
+/// Adds [`LINKS`] to their operations' answers. utoipa 5.5's `Link` serialises its own `operation_id`
 /// and `request_body` in snake case, so those two go in as their OpenAPI
 /// names through the link's extension map, which is written as is.
 pub struct Links;
 
 impl utoipa::Modify for Links {
     fn modify(&self, openapi: &mut OpenApi) {
-        for (_, _, op) in operations_mut(openapi) {
+        for op in operations_mut(openapi) {
             let Some(id) = op.operation_id.clone() else {
                 continue;
             };

@@ -12,12 +12,12 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::issuance_jobs::{file_format, gzipped, job_key};
-use super::templates::parse_sn;
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::api::http::extract::{self, ApiQuery};
+use crate::api::http::path_param::ApiPath;
 use crate::commands::allow_list::{self, Opened, Opening, Target};
 use crate::commands::body_stream;
 use crate::commands::upload_error::UploadError;
@@ -37,8 +37,9 @@ pub struct UploadQuery {
     pub key: Option<String>,
 }
 
-/// The template's serial number, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The template's serial number, in the path: how the OpenAPI document
+/// names what `ApiPath<TemplateSn>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct SnPath {
     /// The template's serial number.
@@ -54,7 +55,8 @@ pub struct SnPath {
 /// under its key is finished (adding or removing an id twice changes
 /// nothing). At most 10,000,000 users a list. The list applies when the
 /// template's `eligibility.allow_list` is true.
-#[utoipa::path(post, path = "/v1/templates/{sn}/allow-list", tag = "templates",
+#[utoipa::path(post, path = "/v1/templates/{sn}/allow-list", operation_id = "upload_allow_list",
+    tag = "templates",
     params(SnPath, UploadQuery), request_body(content = String, content_type = "text/plain"),
     security(("admin" = [])),
     responses((status = 201, body = AllowListFileView), (status = 400, body = ErrorBody),
@@ -68,7 +70,9 @@ pub struct SnPath {
 pub async fn upload(
     State(state): State<AppState>,
     (admin, ctx): (Admin, Ctx),
-    ApiPath(SnPath { sn }): ApiPath<SnPath>,
+    // Refused in `open`, as the upload's other refusals are: after a
+    // declared length over the limit, and with the body drained.
+    sn: Result<ApiPath<TemplateSn>, ApiError>,
     ApiQuery(q): ApiQuery<UploadQuery>,
     headers: HeaderMap,
     body: Body,
@@ -78,7 +82,7 @@ pub async fn upload(
             limit: usize::try_from(state.upload_max_bytes).unwrap_or(usize::MAX),
         });
     }
-    let (target, opened) = match open(&state, &admin, (&sn, &q), &headers).await {
+    let (target, opened) = match open(&state, &admin, (sn, &q), &headers).await {
         Ok(opened) => opened,
         Err(refused) => {
             // Let a client that streams its file first see the refusal.
@@ -108,10 +112,10 @@ pub async fn upload(
 async fn open(
     state: &AppState,
     admin: &Admin,
-    (sn, q): (&str, &UploadQuery),
+    (sn, q): (Result<ApiPath<TemplateSn>, ApiError>, &UploadQuery),
     headers: &HeaderMap,
 ) -> Result<(Target, Opened), ApiError> {
-    let sn = parse_sn(sn)?;
+    let ApiPath(sn) = sn?;
     let mode = match q.mode.as_deref() {
         Some(m) => names::parse_field::<AllowListMode>("mode", m).map_err(ApiError::bad_request)?,
         None => AllowListMode::Add,
@@ -195,17 +199,17 @@ pub struct ListQuery {
 /// The template's allow-list: whether it applies, how many users it holds,
 /// the files that changed it (newest first, at most 20) and, with
 /// `?user_id=`, whether that user is on it. Never the list itself.
-#[utoipa::path(get, path = "/v1/templates/{sn}/allow-list", tag = "templates",
+#[utoipa::path(get, path = "/v1/templates/{sn}/allow-list", operation_id = "read_allow_list",
+    tag = "templates",
     params(SnPath, ListQuery), security(("admin" = [])),
     responses((status = 200, body = AllowListView), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(SnPath { sn }): ApiPath<SnPath>,
+    ApiPath(sn): ApiPath<TemplateSn>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<AllowListView>, ApiError> {
-    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let view = queries::list(&**client, &sn, q.user_id.as_ref()).await?;
     Ok(Json(
@@ -213,8 +217,10 @@ pub async fn read(
     ))
 }
 
-/// A template's sn and one of its allow-list files, in the path.
-#[derive(Deserialize, IntoParams)]
+/// A template's sn and one of its allow-list files, in the path: how the
+/// OpenAPI document names what `ApiPath<TemplateSn>` and `ApiPath<Uuid>`
+/// parse.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct FilePath {
     /// The template's serial number.
@@ -225,14 +231,17 @@ pub struct FilePath {
 
 /// One allow-list file: what it did, and its first invalid lines (at most
 /// 1,000) with their 1-based number and reason.
-#[utoipa::path(get, path = "/v1/templates/{sn}/allow-list/files/{id}", tag = "templates",
+#[utoipa::path(get, path = "/v1/templates/{sn}/allow-list/files/{id}", operation_id = "read_allow_list_file",
+    tag = "templates",
     params(FilePath), security(("admin" = [])),
     responses((status = 200, body = AllowListFileView), (status = 404, body = ErrorBody)))]
 pub async fn read_file(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(FilePath { sn, id }): ApiPath<FilePath>,
+    // The file's id first: a malformed one is refused (400) before an sn
+    // that names nothing (404), as when both were parsed together.
+    ApiPath(id): ApiPath<Uuid>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<AllowListFileView>, ApiError> {
-    let sn = parse_sn(&sn)?;
     Ok(Json(file_view(&state, &sn, id).await?))
 }

@@ -52,7 +52,7 @@ pub struct VerifyView {
 }
 
 /// The hash chain's state and the last verification.
-#[utoipa::path(get, path = "/v1/audit/status", tag = "finance",
+#[utoipa::path(get, path = "/v1/audit/status", operation_id = "audit_status", tag = "finance",
     security(("admin" = [])),
     responses((status = 200, body = AuditStatus), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody)))]

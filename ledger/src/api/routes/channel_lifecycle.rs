@@ -14,7 +14,8 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath};
+use crate::api::http::extract::ApiJson;
+use crate::api::http::path_param::ApiPath;
 use crate::commands::channel_lifecycle;
 use crate::domain::channel::{self, ChannelStatus};
 use crate::domain::ids::ChannelId;
@@ -24,30 +25,32 @@ use crate::queries::channels::ChannelView;
 /// Disable a channel: its signed requests (claims, redemptions, package
 /// claims, package-job reads) answer 403 `channel_disabled`, in every
 /// `serve` process within 5 s. Disabling a disabled channel changes nothing.
-#[utoipa::path(post, path = "/v1/channels/{id}/disable", tag = "channels", params(ChannelPath),
+#[utoipa::path(post, path = "/v1/channels/{id}/disable", operation_id = "disable_channel",
+    tag = "channels", params(ChannelPath),
     security(("admin" = [])),
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn disable(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(ChannelPath { id }): ApiPath<ChannelPath>,
+    ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<Response, ApiError> {
-    change_status(state, ctx, &admin, ChannelId(id), ChannelStatus::Disabled).await
+    change_status(state, ctx, &admin, id, ChannelStatus::Disabled).await
 }
 
 /// Enable a disabled channel again: its signed requests are served.
 /// Enabling an active channel changes nothing.
-#[utoipa::path(post, path = "/v1/channels/{id}/enable", tag = "channels", params(ChannelPath),
+#[utoipa::path(post, path = "/v1/channels/{id}/enable", operation_id = "enable_channel",
+    tag = "channels", params(ChannelPath),
     security(("admin" = [])),
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn enable(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(ChannelPath { id }): ApiPath<ChannelPath>,
+    ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<Response, ApiError> {
-    change_status(state, ctx, &admin, ChannelId(id), ChannelStatus::Active).await
+    change_status(state, ctx, &admin, id, ChannelStatus::Active).await
 }
 
 async fn change_status(
@@ -109,14 +112,15 @@ pub struct RotatedSecret {
 /// only this once; the replaced one keeps verifying until
 /// `previous_secret_valid_until`. Only the latest replaced secret overlaps:
 /// rotating again ends the one before at once.
-#[utoipa::path(post, path = "/v1/channels/{id}/secret", tag = "channels", params(ChannelPath),
+#[utoipa::path(post, path = "/v1/channels/{id}/secret", operation_id = "rotate_channel_secret",
+    tag = "channels", params(ChannelPath),
     request_body = RotateSecret, security(("admin" = [])),
     responses((status = 200, body = RotatedSecret), (status = 404, body = ErrorBody)))]
 pub async fn rotate(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(ChannelPath { id }): ApiPath<ChannelPath>,
+    ApiPath(channel_id): ApiPath<ChannelId>,
     body: ApiJson<RotateSecret>,
 ) -> Result<Response, ApiError> {
     let overlap =
@@ -129,7 +133,6 @@ pub async fn rotate(
         state.now(),
         state.secrets.clone(),
     );
-    let channel_id = ChannelId(id);
     // The answer a replay gets: the times, without the secret.
     let replayable = |a: &RotatedSecret| RotatedSecret {
         secret: None,
@@ -149,7 +152,7 @@ pub async fn rotate(
                         channel_lifecycle::rotate(tx, keys, channel_id, overlap, &metadata, now);
                     let rotated = r.await?;
                     Ok(RotatedSecret {
-                        id,
+                        id: channel_id.0,
                         secret: Some(rotated.secret),
                         secret_shown: true,
                         secret_created_at: rotated.rotated_at,

@@ -13,7 +13,8 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath};
+use crate::api::http::extract::ApiJson;
+use crate::api::http::path_param::ApiPath;
 use crate::commands::channels;
 use crate::domain::ids::ChannelId;
 use crate::queries;
@@ -42,7 +43,8 @@ pub struct CreatedChannel {
 /// Create a channel; the answer carries its secret, shown only this once: an
 /// Idempotency-Key replay answers the channel with `secret: null,
 /// secret_shown: false`.
-#[utoipa::path(post, path = "/v1/channels", tag = "channels", request_body = CreateChannel,
+#[utoipa::path(post, path = "/v1/channels", operation_id = "create_channel",
+    tag = "channels", request_body = CreateChannel,
     security(("admin" = [])),
     responses((status = 201, body = CreatedChannel), (status = 400, body = ErrorBody)))]
 pub async fn create(
@@ -96,7 +98,7 @@ pub struct ChannelList {
 
 /// Every channel (at most 1,000), by name, with its status: the console
 /// lists them, names a template's channels and offers them to allow.
-#[utoipa::path(get, path = "/v1/channels", tag = "channels",
+#[utoipa::path(get, path = "/v1/channels", operation_id = "list_channels", tag = "channels",
     security(("admin" = [])),
     responses((status = 200, body = ChannelList), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody)))]
@@ -109,8 +111,9 @@ pub async fn list(
     Ok(axum::Json(ChannelList { channels }))
 }
 
-/// The channel's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The channel's id, in the path: how the OpenAPI document names what
+/// `ApiPath<ChannelId>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct ChannelPath {
     /// The channel's id.
@@ -118,16 +121,17 @@ pub struct ChannelPath {
 }
 
 /// One channel: its status and the age of its secrets, never a secret.
-#[utoipa::path(get, path = "/v1/channels/{id}", tag = "channels", params(ChannelPath),
+#[utoipa::path(get, path = "/v1/channels/{id}", operation_id = "read_channel",
+    tag = "channels", params(ChannelPath),
     security(("admin" = [])),
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(ChannelPath { id }): ApiPath<ChannelPath>,
+    ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<axum::Json<ChannelView>, ApiError> {
     let client = state.pool.get().await?;
-    let view = queries::channels::read(&**client, ChannelId(id), state.now()).await?;
+    let view = queries::channels::read(&**client, id, state.now()).await?;
     view.map(axum::Json)
         .ok_or_else(|| ApiError::not_found("channel", id))
 }

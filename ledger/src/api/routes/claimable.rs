@@ -11,7 +11,8 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::api::auth::tokens::Reader;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::api::http::extract::{self, ApiQuery};
+use crate::api::http::path_param::ApiPath;
 use crate::api::routes::coupons::UserPath;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::ids::{ChannelId, UserId};
@@ -49,17 +50,17 @@ fn invalid(message: String) -> ApiError {
 /// channel (an enabled one), the user eligible as far as the given facts
 /// and the allow-list tell, under the per-user limit, stock left. Newest
 /// first, paged; 404 for an unknown channel.
-#[utoipa::path(get, path = "/v1/users/{uid}/claimable", tag = "coupons",
+#[utoipa::path(get, path = "/v1/users/{uid}/claimable", operation_id = "user_claimable",
+    tag = "coupons",
     params(UserPath, ClaimableQuery), security(("service" = []), ("admin" = [])),
     responses((status = 200, body = ClaimablePage), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody)))]
 pub async fn claimable(
     State(state): State<AppState>,
     _: Reader,
-    ApiPath(uid): ApiPath<String>,
+    ApiPath(user): ApiPath<UserId>,
     ApiQuery(q): ApiQuery<ClaimableQuery>,
 ) -> Result<Json<ClaimablePage>, ApiError> {
-    let user = UserId::parse(&uid).map_err(|m| invalid(format!("uid: {m}")))?;
     let channel = match q.channel_id.as_deref() {
         None => return Err(invalid("channel_id: required".into())),
         Some(raw) => raw

@@ -12,8 +12,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use utoipa::ToSchema;
 
 use crate::api::AppState;
 use crate::api::auth::nonce;
@@ -21,6 +19,7 @@ use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody, too_many};
 use crate::api::http::extract::parse_json;
+use crate::api::routes::user_facts_body::user_facts_body;
 use crate::commands::claim::{self, ClaimRequest};
 use crate::commands::claim_batch::BatchClaim;
 use crate::domain::eligibility::UserFacts;
@@ -30,40 +29,17 @@ use crate::flash::gate::Claimant;
 use crate::flash::{Decision, GateInfo, Refused};
 use crate::queries::coupons::CouponView;
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Claim {
-    pub template_sn: String,
-    /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
-    /// same user as its decimal text).
-    #[schema(value_type = String)]
-    pub user_id: UserId,
-    /// The user's tags, as the channel knows them (at most 100, each 1 to
-    /// 64 bytes): checked against the template's `eligibility.user_tags`.
-    pub user_tags: Option<Vec<String>>,
-    /// The user's region (1 to 64 bytes), for `eligibility.regions`.
-    pub region: Option<String>,
-    /// Whether the channel vouches the user is new, for
-    /// `eligibility.new_users_only` (absent: not known to be new).
-    pub new_user: Option<bool>,
-}
-
-impl Claim {
-    /// What the channel vouches for about its user (docs/design.md §15).
-    fn facts(&self) -> Result<UserFacts, ApiError> {
-        let tags = self.user_tags.as_deref();
-        Ok(UserFacts::parse(
-            tags,
-            self.region.as_deref(),
-            self.new_user,
-        )?)
+user_facts_body! {
+    pub struct Claim {
+        pub template_sn: String,
     }
 }
 
 /// Claim one coupon. Signed by the channel: `X-Channel-Id`, `X-Timestamp`,
 /// `X-Nonce`, `X-Signature` (docs/design.md §6). Claims on an active template pass
 /// the flash-sale gate and are group-committed (docs/design.md §12).
-#[utoipa::path(post, path = "/v1/claims", tag = "claims", request_body = Claim,
+#[utoipa::path(post, path = "/v1/claims", operation_id = "claim",
+    tag = "claims", request_body = Claim,
     params(("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     responses((status = 201, body = CouponView), (status = 401, body = ErrorBody),

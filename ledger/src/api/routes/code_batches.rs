@@ -17,7 +17,8 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath, ApiQuery, page_bounds};
+use crate::api::http::extract::{ApiJson, ApiQuery, page_bounds};
+use crate::api::http::path_param::ApiPath;
 use crate::codes::CodeKey;
 use crate::commands::code_batches::{self, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
@@ -115,7 +116,8 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
 }
 
 /// Create a batch of codes for a template or a package.
-#[utoipa::path(post, path = "/v1/code-batches", tag = "codes", request_body = CreateBatch,
+#[utoipa::path(post, path = "/v1/code-batches", operation_id = "create_code_batch",
+    tag = "codes", request_body = CreateBatch,
     security(("admin" = [])),
     responses((status = 201, body = BatchView), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody),
@@ -189,7 +191,8 @@ page_of!(BatchPage {
 });
 
 /// List batches, newest first, with the total count.
-#[utoipa::path(get, path = "/v1/code-batches", tag = "codes", params(ListQuery),
+#[utoipa::path(get, path = "/v1/code-batches", operation_id = "list_code_batches",
+    tag = "codes", params(ListQuery),
     security(("admin" = [])),
     responses((status = 200, body = BatchPage), (status = 400, body = ErrorBody)))]
 pub async fn list(
@@ -223,8 +226,9 @@ pub async fn list(
     Ok(Json(page.map(|b| BatchView::of(&b)).into()))
 }
 
-/// The batch's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The batch's id, in the path: how the OpenAPI document names what
+/// `ApiPath<Uuid>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct BatchId {
     pub id: Uuid,
@@ -238,7 +242,8 @@ async fn batch(state: &AppState, id: Uuid) -> Result<Batch, ApiError> {
 }
 
 /// Read a batch.
-#[utoipa::path(get, path = "/v1/code-batches/{id}", tag = "codes", params(BatchId),
+#[utoipa::path(get, path = "/v1/code-batches/{id}", operation_id = "read_code_batch",
+    tag = "codes", params(BatchId),
     security(("admin" = [])),
     responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
 pub async fn read(
@@ -250,7 +255,8 @@ pub async fn read(
 }
 
 /// Stop a batch: its codes are refused from now on (422).
-#[utoipa::path(post, path = "/v1/code-batches/{id}/stop", tag = "codes", params(BatchId),
+#[utoipa::path(post, path = "/v1/code-batches/{id}/stop", operation_id = "stop_code_batch",
+    tag = "codes", params(BatchId),
     security(("admin" = [])),
     responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
@@ -282,7 +288,8 @@ pub struct CodesQuery {
 
 /// The batch's codes, streamed in serial order (recomputed from the
 /// serials; memory stays flat for any count).
-#[utoipa::path(get, path = "/v1/code-batches/{id}/codes", tag = "codes", params(BatchId, CodesQuery),
+#[utoipa::path(get, path = "/v1/code-batches/{id}/codes", operation_id = "code_batch_codes",
+    tag = "codes", params(BatchId, CodesQuery),
     security(("admin" = [])),
     responses((status = 200, content_type = "text/plain", body = String,
             description = "one code a line; with format=csv, `serial,code`"),

@@ -14,10 +14,11 @@ use crate::api::AppState;
 use crate::api::auth::tokens::{Admin, Reader};
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiPath, ApiQuery};
+use crate::api::http::extract::ApiQuery;
+use crate::api::http::path_param::ApiPath;
 use crate::commands::coupons as commands;
 use crate::domain::coupon_state::CouponStatus;
-use crate::domain::ids::UserId;
+use crate::domain::ids::{CouponId, UserId};
 use crate::domain::names;
 use crate::idempotency::request_hash;
 use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE, Shelves};
@@ -33,15 +34,17 @@ pub struct Owner {
     pub user_id: Option<String>,
 }
 
-/// The coupon's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The coupon's id, in the path: how the OpenAPI document names what
+/// `ApiPath<CouponId>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct CouponIdPath {
     pub id: Uuid,
 }
 
-/// The user's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The user's id, in the path: how the OpenAPI document names what
+/// `ApiPath<UserId>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct UserPath {
     pub uid: String,
@@ -51,12 +54,7 @@ fn not_found(id: impl std::fmt::Display) -> ApiError {
     ApiError::not_found("coupon", id)
 }
 
-fn parse_id(id: &str) -> Result<Uuid, ApiError> {
-    id.parse().map_err(|_| not_found(id))
-}
-
-async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView, ApiError> {
-    let id = parse_id(id)?;
+async fn visible(state: &AppState, id: Uuid, owner: &Owner) -> Result<CouponView, ApiError> {
     let client = state.pool.get().await?;
     let coupon = coupons::coupon(&**client, id)
         .await?
@@ -68,29 +66,30 @@ async fn visible(state: &AppState, id: &str, owner: &Owner) -> Result<CouponView
 }
 
 /// A coupon.
-#[utoipa::path(get, path = "/v1/coupons/{id}", tag = "coupons", params(CouponIdPath, Owner),
+#[utoipa::path(get, path = "/v1/coupons/{id}", operation_id = "read_coupon",
+    tag = "coupons", params(CouponIdPath, Owner),
     security(("service" = []), ("admin" = [])),
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Reader,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(CouponId(id)): ApiPath<CouponId>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<CouponView>, ApiError> {
-    Ok(Json(visible(&state, &id, &owner).await?))
+    Ok(Json(visible(&state, id, &owner).await?))
 }
 
 /// A coupon's full history, in order.
-#[utoipa::path(get, path = "/v1/coupons/{id}/events", tag = "coupons", params(CouponIdPath, Owner),
+#[utoipa::path(get, path = "/v1/coupons/{id}/events", operation_id = "coupon_events",
+    tag = "coupons", params(CouponIdPath, Owner),
     security(("service" = []), ("admin" = [])),
     responses((status = 200, body = Vec<HistoryEvent>), (status = 404, body = ErrorBody)))]
 pub async fn events(
     State(state): State<AppState>,
     _: Reader,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(CouponId(id)): ApiPath<CouponId>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
-    let id = parse_id(&id)?;
     let client = state.pool.get().await?;
     let history = coupons::history(&**client, id).await?;
     // The events outlive a purged row (docs/design.md §16): the owner is
@@ -104,16 +103,16 @@ pub async fn events(
 }
 
 /// Void an unused coupon (admin).
-#[utoipa::path(post, path = "/v1/coupons/{id}/void", tag = "coupons", params(CouponIdPath),
+#[utoipa::path(post, path = "/v1/coupons/{id}/void", operation_id = "void_coupon",
+    tag = "coupons", params(CouponIdPath),
     security(("admin" = [])),
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(CouponId(id)): ApiPath<CouponId>,
 ) -> Result<Response, ApiError> {
-    let id = parse_id(&id)?;
     let hash = request_hash(&[id.as_bytes(), b"void"]);
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
@@ -143,20 +142,20 @@ pub struct PageQuery {
 
 /// A user's wallet: their coupons, paged, oldest first, with the total
 /// count; each coupon embeds its template's public `terms`.
-#[utoipa::path(get, path = "/v1/users/{uid}/coupons", tag = "coupons", params(UserPath, PageQuery),
+#[utoipa::path(get, path = "/v1/users/{uid}/coupons", operation_id = "user_coupons",
+    tag = "coupons", params(UserPath, PageQuery),
     security(("service" = []), ("admin" = [])),
     responses((status = 200, body = WalletPage), (status = 400, body = ErrorBody)))]
 pub async fn of_user(
     State(state): State<AppState>,
     _: Reader,
-    ApiPath(uid): ApiPath<String>,
+    ApiPath(user): ApiPath<UserId>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<WalletPage>, ApiError> {
     let bad = |m: &str| ApiError::BadRequest {
         code: "invalid_field",
         message: m.to_owned(),
     };
-    let user = UserId::parse(&uid).map_err(|m| bad(&m))?;
     let status = q
         .status
         .as_deref()

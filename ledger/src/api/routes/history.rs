@@ -13,8 +13,9 @@ use utoipa::IntoParams;
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiPath, ApiQuery};
-use crate::api::routes::templates::SN;
+use crate::api::http::extract::ApiQuery;
+use crate::api::http::path_param::ApiPath;
+use crate::api::routes::templates::{SN, not_found};
 use crate::domain::history::{Bucket, buckets};
 use crate::domain::ids::TemplateSn;
 use crate::domain::stream::StreamKind;
@@ -40,7 +41,8 @@ pub struct HistoryQuery {
 /// what has become of those (unused, locked, used, refunded, expired,
 /// void, as they stand now). At most 1,500 buckets an answer: a chart is
 /// no wider than that, and the bound keeps the answer and its query small.
-#[utoipa::path(get, path = "/v1/templates/{sn}/history", tag = "templates",
+#[utoipa::path(get, path = "/v1/templates/{sn}/history", operation_id = "template_history",
+    tag = "templates",
     params(SN, HistoryQuery), security(("admin" = [])),
     responses(
         (status = 200, body = TemplateHistory, description = "Every bucket of the range, oldest first, zeros included"),
@@ -51,29 +53,28 @@ pub struct HistoryQuery {
 pub async fn template_history(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Result<Json<TemplateHistory>, ApiError> {
     let bucket = q.bucket.as_deref().map_or(Ok(Bucket::Hour), Bucket::parse);
     let bucket = bucket.map_err(|e| invalid(format!("bucket: {e}")))?;
     let from = q.from.as_deref().map(|s| instant("from", s)).transpose()?;
     let to = q.to.as_deref().map(|s| instant("to", s)).transpose()?;
-    let not_found = || ApiError::NotFound(format!("template {} not found", shown(&sn)));
-    let parsed = TemplateSn::parse(&sn).ok_or_else(not_found)?;
     let client = state.pool.get().await?;
-    let created = created_at(&**client, &parsed)
+    let created = created_at(&**client, &sn)
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or_else(|| not_found(sn.as_str()))?;
     let to = to.unwrap_or_else(|| state.now());
     let range = buckets(bucket, state.tz, from, created, to);
     let range = range.map_err(|e| invalid(e.to_string()))?;
-    Ok(Json(history(&**client, &parsed, &range, state.tz).await?))
+    Ok(Json(history(&**client, &sn, &range, state.tz).await?))
 }
 
 /// A template's changes, oldest first (at most 1,000): created, activated,
 /// stopped, updated, its quota raised, a channel allowed; each event's
 /// metadata names the operator who made it.
-#[utoipa::path(get, path = "/v1/templates/{sn}/events", tag = "templates",
+#[utoipa::path(get, path = "/v1/templates/{sn}/events", operation_id = "template_events",
+    tag = "templates",
     params(SN), security(("admin" = [])),
     responses(
         (status = 200, body = Vec<HistoryEvent>, description = "The template's events, oldest first"),
@@ -83,15 +84,13 @@ pub async fn template_history(
 pub async fn template_events(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
-    let not_found = || ApiError::NotFound(format!("template {} not found", shown(&sn)));
-    let parsed = TemplateSn::parse(&sn).ok_or_else(not_found)?;
     let client = state.pool.get().await?;
-    created_at(&**client, &parsed)
+    created_at(&**client, &sn)
         .await?
-        .ok_or_else(not_found)?;
-    let stream = StreamKind::Template.id(parsed.as_str());
+        .ok_or_else(|| not_found(sn.as_str()))?;
+    let stream = StreamKind::Template.id(sn.as_str());
     Ok(Json(stream_history(&**client, &stream).await?))
 }
 

@@ -14,7 +14,8 @@ use uuid::Uuid;
 use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{self, ApiPath, ApiQuery};
+use crate::api::http::extract::{self, ApiQuery};
+use crate::api::http::path_param::ApiPath;
 use crate::commands::body_stream;
 use crate::commands::issuance_job::{self, JobOpening, Opened};
 use crate::commands::upload::{self, Sinks, Target};
@@ -44,7 +45,8 @@ pub struct UploadQuery {
 /// job. A declared length over the limit is 413 before any byte is read; a
 /// file without a line of data 422 `empty_file` (no job is kept); a body
 /// that stops coming 408, the job left `incomplete` to resume.
-#[utoipa::path(post, path = "/v1/issuance-jobs", tag = "issuance", params(UploadQuery),
+#[utoipa::path(post, path = "/v1/issuance-jobs", operation_id = "upload_issuance_job",
+    tag = "issuance", params(UploadQuery),
     request_body(content = String, content_type = "text/plain"),
     security(("admin" = [])),
     responses((status = 202, body = JobView), (status = 400, body = ErrorBody),
@@ -261,14 +263,17 @@ fn template_not_found(sn: &str) -> ApiError {
     ApiError::not_found("template", sn)
 }
 
-#[derive(Deserialize, IntoParams)]
+/// The job's id, in the path: how the OpenAPI document names what
+/// `ApiPath<Uuid>` parses.
+#[derive(IntoParams)]
 pub struct JobId {
     /// The job's id.
     pub id: Uuid,
 }
 
 /// A job: its status, counts of every outcome, chunks, rate.
-#[utoipa::path(get, path = "/v1/issuance-jobs/{id}", tag = "issuance", params(JobId),
+#[utoipa::path(get, path = "/v1/issuance-jobs/{id}", operation_id = "read_issuance_job",
+    tag = "issuance", params(JobId),
     security(("admin" = [])),
     responses((status = 200, body = JobView), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -276,13 +281,14 @@ pub struct JobId {
 pub async fn read_job(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(JobId { id }): ApiPath<JobId>,
+    ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<JobView>, ApiError> {
     Ok(Json(job_view(&state, id).await?))
 }
 
 /// Cancels a job: lines of chunks not yet issued end `cancelled`.
-#[utoipa::path(post, path = "/v1/issuance-jobs/{id}/cancel", tag = "issuance", params(JobId),
+#[utoipa::path(post, path = "/v1/issuance-jobs/{id}/cancel", operation_id = "cancel_issuance_job",
+    tag = "issuance", params(JobId),
     security(("admin" = [])),
     responses((status = 200, body = JobView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
@@ -290,7 +296,7 @@ pub async fn read_job(
 pub async fn cancel(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(JobId { id }): ApiPath<JobId>,
+    ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<JobView>, ApiError> {
     let client = state.pool.get().await?;
     issuance_job::cancel(&**client, id).await?;
@@ -315,7 +321,8 @@ pub struct JobList {
 }
 
 /// Jobs, newest first, by template and status.
-#[utoipa::path(get, path = "/v1/issuance-jobs", tag = "issuance", params(ListQuery),
+#[utoipa::path(get, path = "/v1/issuance-jobs", operation_id = "list_issuance_jobs",
+    tag = "issuance", params(ListQuery),
     security(("admin" = [])),
     responses((status = 200, body = JobList), (status = 400, body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
@@ -346,7 +353,8 @@ pub struct ReportQuery {
 }
 
 /// The job's lines as CSV `line,user_id,outcome,reason[,coupon_id]`, streamed.
-#[utoipa::path(get, path = "/v1/issuance-jobs/{id}/report", tag = "issuance",
+#[utoipa::path(get, path = "/v1/issuance-jobs/{id}/report", operation_id = "issuance_job_report",
+    tag = "issuance",
     params(JobId, ReportQuery), security(("admin" = [])),
     responses((status = 200, content_type = "text/csv", body = String),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -354,7 +362,7 @@ pub struct ReportQuery {
 pub async fn report(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(JobId { id }): ApiPath<JobId>,
+    ApiPath(id): ApiPath<Uuid>,
     ApiQuery(q): ApiQuery<ReportQuery>,
 ) -> Result<Response, ApiError> {
     job_view(&state, id).await?;

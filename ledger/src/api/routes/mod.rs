@@ -20,4 +20,5 @@ pub mod reports;
 pub mod template_changes;
 pub mod template_channels;
 pub mod templates;
+pub mod user_facts_body;
 pub mod workers;

@@ -12,11 +12,12 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Service;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath};
+use crate::api::http::extract::ApiJson;
+use crate::api::http::path_param::ApiPath;
 use crate::commands::coupons::MAX_COUPONS_PER_ORDER;
 use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockAnswer, LockRequest, OrderAnswer};
 use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundAnswer, RefundRequest};
-use crate::domain::ids::UserId;
+use crate::domain::ids::{MAX_ORDER_ID_LEN, OrderId, UserId};
 use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::quote::{Quote, quote as quote_order};
@@ -24,7 +25,9 @@ use crate::domain::refund::RefundLine;
 use crate::idempotency::request_hash;
 use crate::queries::coupons as queries;
 
-const MAX_ID_LEN: usize = 128;
+/// An order's id, and a refund's, in a body: as long as an order's id in
+/// the path.
+const MAX_ID_LEN: usize = MAX_ORDER_ID_LEN;
 const MAX_LOCK_TTL_SECS: i64 = 24 * 3600;
 
 fn parse_order(raw: &RawOrder) -> Result<Order, ApiError> {
@@ -117,7 +120,8 @@ impl From<Quote<Uuid>> for QuoteAnswer {
 }
 
 /// The user's usable coupons for the order, each discount, and the best combination.
-#[utoipa::path(post, path = "/v1/orders/quote", tag = "orders", request_body = QuoteRequest,
+#[utoipa::path(post, path = "/v1/orders/quote", operation_id = "quote_order",
+    tag = "orders", request_body = QuoteRequest,
     security(("service" = [])), responses((status = 200, body = QuoteAnswer)))]
 pub async fn quote(
     State(state): State<AppState>,
@@ -148,7 +152,8 @@ pub struct LockBody {
 }
 
 /// Try: lock every listed coupon for the order, or none.
-#[utoipa::path(post, path = "/v1/orders/lock", tag = "orders", request_body = LockBody,
+#[utoipa::path(post, path = "/v1/orders/lock", operation_id = "lock_order",
+    tag = "orders", request_body = LockBody,
     security(("service" = [])),
     responses((status = 200, body = LockAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
@@ -202,21 +207,18 @@ fn validate_coupon_ids(ids: &[Uuid]) -> Result<(), ApiError> {
 async fn settle(
     state: AppState,
     ctx: Ctx,
-    order_id: String,
+    order_id: OrderId,
     confirm: bool,
 ) -> Result<Response, ApiError> {
-    if order_id.is_empty() || order_id.len() > MAX_ID_LEN {
-        return Err(ApiError::not_found("order", &order_id));
-    }
     let what: &[u8] = if confirm { b"confirm" } else { b"cancel" };
-    let hash = request_hash(&[order_id.as_bytes(), what]);
+    let hash = request_hash(&[order_id.as_str().as_bytes(), what]);
     let (metadata, now) = (ctx.metadata("service"), state.now());
     ctx.write(&state, "service", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let answer = if confirm {
-                orders::confirm(tx, &order_id, &metadata, now).await?
+                orders::confirm(tx, order_id.as_str(), &metadata, now).await?
             } else {
-                orders::cancel(tx, &order_id, &metadata, now).await?
+                orders::cancel(tx, order_id.as_str(), &metadata, now).await?
             };
             Ok(answer)
         })
@@ -224,8 +226,9 @@ async fn settle(
     .await
 }
 
-/// The order's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The order's id, in the path: how the OpenAPI document names what
+/// `ApiPath<OrderId>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct OrderIdPath {
     /// The caller's order id (1 to 128 characters).
@@ -233,7 +236,8 @@ pub struct OrderIdPath {
 }
 
 /// Confirm: the locked coupons are used. Idempotent.
-#[utoipa::path(post, path = "/v1/orders/{order_id}/confirm", tag = "orders", params(OrderIdPath),
+#[utoipa::path(post, path = "/v1/orders/{order_id}/confirm", operation_id = "confirm_order",
+    tag = "orders", params(OrderIdPath),
     security(("service" = [])),
     responses((status = 200, body = OrderAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -241,14 +245,15 @@ pub async fn confirm(
     State(s): State<AppState>,
     _: Service,
     ctx: Ctx,
-    ApiPath(order_id): ApiPath<String>,
+    ApiPath(order_id): ApiPath<OrderId>,
 ) -> Result<Response, ApiError> {
     settle(s, ctx, order_id, true).await
 }
 
 /// Cancel: the locked coupons are released. Idempotent; a cancel before the
 /// lock is recorded and the late lock refused.
-#[utoipa::path(post, path = "/v1/orders/{order_id}/cancel", tag = "orders", params(OrderIdPath),
+#[utoipa::path(post, path = "/v1/orders/{order_id}/cancel", operation_id = "cancel_order",
+    tag = "orders", params(OrderIdPath),
     security(("service" = [])),
     responses((status = 200, body = OrderAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -256,7 +261,7 @@ pub async fn cancel(
     State(s): State<AppState>,
     _: Service,
     ctx: Ctx,
-    ApiPath(order_id): ApiPath<String>,
+    ApiPath(order_id): ApiPath<OrderId>,
 ) -> Result<Response, ApiError> {
     settle(s, ctx, order_id, false).await
 }
@@ -269,7 +274,8 @@ pub struct RefundBody {
 }
 
 /// Refund units of a confirmed order's lines, partly or fully.
-#[utoipa::path(post, path = "/v1/orders/{order_id}/refunds", tag = "orders", request_body = RefundBody,
+#[utoipa::path(post, path = "/v1/orders/{order_id}/refunds", operation_id = "refund_order",
+    tag = "orders", request_body = RefundBody,
     params(OrderIdPath), security(("service" = [])),
     responses((status = 200, body = RefundAnswer), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
@@ -277,7 +283,7 @@ pub async fn refunds(
     State(state): State<AppState>,
     _: Service,
     ctx: Ctx,
-    ApiPath(order_id): ApiPath<String>,
+    ApiPath(order_id): ApiPath<OrderId>,
     body: ApiJson<RefundBody>,
 ) -> Result<Response, ApiError> {
     let input = body.value;
@@ -291,7 +297,7 @@ pub async fn refunds(
     ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let req = RefundRequest {
-                order_id: &order_id,
+                order_id: order_id.as_str(),
                 refund_id: &input.refund_id,
                 lines: &input.lines,
                 request_hash: body.hash,

@@ -24,7 +24,8 @@ use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens::Reader;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiPath, ApiQuery, page_bounds};
+use crate::api::http::extract::{ApiQuery, page_bounds};
+use crate::api::http::path_param::ApiPath;
 use crate::commands::package_job::{self, NewJob};
 use crate::commands::packages::Giver;
 use crate::domain::eligibility::UserFacts;
@@ -155,7 +156,9 @@ async fn unpublished(
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
 }
 
-#[derive(Deserialize, IntoParams)]
+/// The job's id, in the path: how the OpenAPI document names what
+/// `ApiPath<Uuid>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct JobId {
     /// The job's id, from the claim's 202.
@@ -177,7 +180,8 @@ pub struct CouponPage {
 /// failed. As the service or an operator (bearer token: any job), or as
 /// the channel that asked (signed like a claim, over an empty body: its
 /// own jobs; another's is 404).
-#[utoipa::path(get, path = "/v1/package-jobs/{id}", tag = "packages", params(JobId, CouponPage,
+#[utoipa::path(get, path = "/v1/package-jobs/{id}", operation_id = "read_package_job",
+    tag = "packages", params(JobId, CouponPage,
         ("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of a bearer token"),
         ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),
         ("X-Signature" = Option<String>, Header)),
@@ -195,7 +199,7 @@ pub async fn read(State(state): State<AppState>, request: Request) -> Result<Res
         Err(refused) => return Ok(refused),
     };
     // The path is read once the caller is known, as the token routes do.
-    let ApiPath(JobId { id }) = ApiPath::from_request_parts(&mut parts, &state).await?;
+    let ApiPath(id) = ApiPath::<Uuid>::from_request_parts(&mut parts, &state).await?;
     let ApiQuery(q) = ApiQuery::<CouponPage>::from_request_parts(&mut parts, &state).await?;
     let limit = Some(q.limit.unwrap_or(jobs::MAX_COUPON_PAGE));
     let page = page_bounds(q.offset, limit, jobs::MAX_COUPON_PAGE)?;

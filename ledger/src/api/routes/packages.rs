@@ -20,15 +20,14 @@ use crate::api::auth::signed_channel::SignedChannel;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{
-    ApiJson, ApiPath, ApiQuery, page_bounds, parse_json, status_filter,
-};
+use crate::api::http::extract::{ApiJson, ApiQuery, page_bounds, parse_json, status_filter};
+use crate::api::http::path_param::ApiPath;
 use crate::api::routes::package_jobs::{self, Queued};
+use crate::api::routes::user_facts_body::user_facts_body;
 use crate::commands::packages::{self, Giver, MAX_CHANNELS, MAX_COUPONS, NewPackage};
-use crate::domain::eligibility::UserFacts;
 use crate::domain::events::PackageItem;
 use crate::domain::ids::ChannelId;
-use crate::domain::ids::{PackageSn, TemplateSn, UserId};
+use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::package::PackageStatus;
 use crate::domain::validity::{INSTANT_RULE, storable_instant};
 use crate::idempotency::request_hash;
@@ -152,7 +151,8 @@ fn check(p: &CreatePackage) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> 
 }
 
 /// Create a package (a draft).
-#[utoipa::path(post, path = "/v1/packages", tag = "packages", request_body = CreatePackage,
+#[utoipa::path(post, path = "/v1/packages", operation_id = "create_package",
+    tag = "packages", request_body = CreatePackage,
     security(("admin" = [])),
     responses((status = 201, body = PackageView), (status = 400, body = ErrorBody),
         (status = 422, body = ErrorBody, description = "an item's template is unknown or void, \
@@ -210,7 +210,8 @@ page_of!(PackagePage {
 });
 
 /// List packages, newest first, with the total count.
-#[utoipa::path(get, path = "/v1/packages", tag = "packages", params(ListQuery),
+#[utoipa::path(get, path = "/v1/packages", operation_id = "list_packages",
+    tag = "packages", params(ListQuery),
     security(("admin" = [])),
     responses((status = 200, body = PackagePage), (status = 400, body = ErrorBody)))]
 pub async fn list(
@@ -225,28 +226,24 @@ pub async fn list(
     Ok(Json(page.map(|p| PackageView::of(&p)).into()))
 }
 
-/// The package's sn, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The package's sn, in the path: how the OpenAPI document names what
+/// `ApiPath<PackageSn>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct PackagePath {
     pub sn: String,
 }
 
-/// A package's sn from the path: text that cannot be an sn names no package.
-fn parse_sn(sn: &str) -> Result<PackageSn, ApiError> {
-    PackageSn::parse(sn).ok_or_else(|| ApiError::not_found("package", sn))
-}
-
 /// Read a package.
-#[utoipa::path(get, path = "/v1/packages/{sn}", tag = "packages", params(PackagePath),
+#[utoipa::path(get, path = "/v1/packages/{sn}", operation_id = "read_package",
+    tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Json<PackageView>, ApiError> {
-    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let found = package_row::read(&**client, &sn).await?;
     let package = found.ok_or_else(|| ApiError::not_found("package", &sn))?;
@@ -256,11 +253,10 @@ pub async fn read(
 async fn set_status(
     state: AppState,
     (admin, ctx): (Admin, Ctx),
-    sn: String,
+    sn: PackageSn,
     to: PackageStatus,
 ) -> Result<Response, ApiError> {
-    let hash = request_hash(&[sn.as_bytes(), to.as_str().as_bytes()]);
-    let sn = parse_sn(&sn)?;
+    let hash = request_hash(&[sn.as_str().as_bytes(), to.as_str().as_bytes()]);
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
@@ -272,27 +268,29 @@ async fn set_status(
 }
 
 /// Activate a package: it can be claimed in its issue window.
-#[utoipa::path(post, path = "/v1/packages/{sn}/activate", tag = "packages", params(PackagePath),
+#[utoipa::path(post, path = "/v1/packages/{sn}/activate", operation_id = "activate_package",
+    tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn activate(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Response, ApiError> {
     set_status(state, (admin, ctx), sn, PackageStatus::Active).await
 }
 
 /// Stop a package: claims and its codes are refused (422).
-#[utoipa::path(post, path = "/v1/packages/{sn}/stop", tag = "packages", params(PackagePath),
+#[utoipa::path(post, path = "/v1/packages/{sn}/stop", operation_id = "stop_package",
+    tag = "packages", params(PackagePath),
     security(("admin" = [])),
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Response, ApiError> {
     set_status(state, (admin, ctx), sn, PackageStatus::Stopped).await
 }
@@ -306,7 +304,8 @@ pub struct AllowChannel {
 
 /// Allow a channel to claim this package (its claims, signed by the
 /// channel; its coupons record it). Allowing it again changes nothing.
-#[utoipa::path(post, path = "/v1/packages/{sn}/channels", tag = "packages", params(PackagePath),
+#[utoipa::path(post, path = "/v1/packages/{sn}/channels", operation_id = "allow_package_channel",
+    tag = "packages", params(PackagePath),
     request_body = AllowChannel, security(("admin" = [])),
     responses((status = 200, body = PackageView),
         (status = 404, body = ErrorBody, description = "no such package or channel")))]
@@ -314,10 +313,9 @@ pub async fn allow_channel(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<PackageSn>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
     let (metadata, now, channel) = (
         ctx.admin_metadata(&admin),
         state.now(),
@@ -332,27 +330,10 @@ pub async fn allow_channel(
     .await
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ClaimPackage {
-    #[schema(value_type = String)]
-    pub user_id: UserId,
-    /// The user's tags, region and whether new, as the channel vouches for
-    /// them: every item's template's eligibility applies (docs/design.md §15).
-    pub user_tags: Option<Vec<String>>,
-    pub region: Option<String>,
-    pub new_user: Option<bool>,
-}
-
-impl ClaimPackage {
-    fn facts(&self) -> Result<UserFacts, ApiError> {
-        let tags = self.user_tags.as_deref();
-        Ok(UserFacts::parse(
-            tags,
-            self.region.as_deref(),
-            self.new_user,
-        )?)
-    }
+// The facts are checked against every item's template's eligibility
+// (docs/design.md §15).
+user_facts_body! {
+    pub struct ClaimPackage {}
 }
 
 #[derive(Serialize, ToSchema)]
@@ -368,7 +349,8 @@ pub struct PackageClaimView {
 /// claimed by the issuance worker: 202 with the job, followed at
 /// `GET /v1/package-jobs/{id}` (a refusal then is the job's, with the
 /// status this route would have answered).
-#[utoipa::path(post, path = "/v1/packages/{sn}/claims", tag = "packages",
+#[utoipa::path(post, path = "/v1/packages/{sn}/claims", operation_id = "claim_package",
+    tag = "packages",
     params(PackagePath, ("X-Channel-Id" = Uuid, Header), ("X-Timestamp" = i64, Header),
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     request_body = ClaimPackage,
@@ -387,12 +369,14 @@ pub struct PackageClaimView {
 pub async fn claim(
     State(state): State<AppState>,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    // Refused after the signature and the body, where the sn was parsed
+    // before it was typed: an unsigned request is 401 whatever its path.
+    sn: Result<ApiPath<PackageSn>, ApiError>,
     signed: SignedChannel,
 ) -> Result<Response, ApiError> {
     let input: ClaimPackage = parse_json(&signed.body)?;
     let facts = input.facts()?;
-    let sn = parse_sn(&sn)?;
+    let ApiPath(sn) = sn?;
     let now = signed.now;
     let scope = format!("channel:{}", signed.channel_id);
     let mut metadata = ctx.metadata(scope.clone());

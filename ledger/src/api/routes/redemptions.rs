@@ -23,7 +23,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -36,6 +36,7 @@ use crate::api::http::error::too_many;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{parse_json, read_body};
 use crate::api::routes::package_jobs::{self, Queued};
+use crate::api::routes::user_facts_body::user_facts_body;
 use crate::codes::Code;
 use crate::commands::claim_batch::BatchClaim;
 use crate::commands::packages::Giver;
@@ -50,28 +51,12 @@ use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
 use crate::write_model::code_batch_row::Batch;
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Redeem {
-    /// The code as the user typed it: case, spaces and dashes do not matter.
-    pub code: String,
-    #[schema(value_type = String)]
-    pub user_id: UserId,
-    /// The user's tags, region and whether new, as the caller vouches for
-    /// them: checked against the template's eligibility (docs/design.md §15).
-    pub user_tags: Option<Vec<String>>,
-    pub region: Option<String>,
-    pub new_user: Option<bool>,
-}
-
-impl Redeem {
-    fn facts(&self) -> Result<UserFacts, ApiError> {
-        let tags = self.user_tags.as_deref();
-        Ok(UserFacts::parse(
-            tags,
-            self.region.as_deref(),
-            self.new_user,
-        )?)
+// The facts are checked against the eligibility of the code's template,
+// or of each of its package's templates (docs/design.md §15).
+user_facts_body! {
+    pub struct Redeem {
+        /// The code as the user typed it: case, spaces and dashes do not matter.
+        pub code: String,
     }
 }
 
@@ -89,7 +74,8 @@ pub struct Redemption {
 /// Redeem a code for its template's coupon or its package's coupons: as a
 /// service (bearer token; the end user's address may come as
 /// `X-Forwarded-For`) or as a channel (signed like a claim, docs/design.md §6).
-#[utoipa::path(post, path = "/v1/redemptions", tag = "codes", request_body = Redeem,
+#[utoipa::path(post, path = "/v1/redemptions", operation_id = "redeem",
+    tag = "codes", request_body = Redeem,
     security(("service" = []), ()),
     params(("X-Channel-Id" = Option<Uuid>, Header, description = "a channel's signed request instead of the service token"),
            ("X-Timestamp" = Option<i64>, Header), ("X-Nonce" = Option<String>, Header),

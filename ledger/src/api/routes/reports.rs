@@ -88,7 +88,8 @@ async fn named(
 
 /// What the ledger owed and what its coupons cost as of an instant, from
 /// the events alone (the same numbers as `ledger report liability`).
-#[utoipa::path(get, path = "/v1/reports/liability", tag = "finance", params(LiabilityQuery),
+#[utoipa::path(get, path = "/v1/reports/liability", operation_id = "liability_report",
+    tag = "finance", params(LiabilityQuery),
     security(("admin" = [])),
     responses((status = 200, body = LiabilityReport,
             description = "JSON; with `format=csv`, text/csv `group,issued,...,cost` as an attachment"),

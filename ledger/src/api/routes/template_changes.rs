@@ -13,7 +13,8 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{self, ApiJson, ApiPath};
+use crate::api::http::extract::{self, ApiJson};
+use crate::api::http::path_param::ApiPath;
 use crate::commands::templates::{self, TemplateChange};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::TemplateUpdated;
@@ -27,7 +28,6 @@ use crate::queries::templates::TemplateView;
 
 use super::templates::{
     MAX_NAME_LEN, SN, checked_description, checked_eligibility, checked_rate_limit, current,
-    parse_sn,
 };
 
 /// Fields fixed at creation: issued coupons were priced by them.
@@ -94,7 +94,8 @@ pub struct WindowChange {
 /// event. Discount, scope, face value, kind, currency, stacking, refund
 /// policy and shop are immutable (409); the quota and status have their
 /// own routes.
-#[utoipa::path(patch, path = "/v1/templates/{sn}", tag = "templates", request_body = UpdateTemplate, params(SN),
+#[utoipa::path(patch, path = "/v1/templates/{sn}", operation_id = "update_template",
+    tag = "templates", request_body = UpdateTemplate, params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
@@ -103,10 +104,9 @@ pub async fn update(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<serde_json::Map<String, Value>>,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
     if let Some(field) = body.value.keys().find(|k| IMMUTABLE.contains(&k.as_str())) {
         return Err(ApiError::conflict(
             "immutable_field",
@@ -269,7 +269,8 @@ pub struct RaiseQuota {
 }
 
 /// Raise the quota (it can only grow).
-#[utoipa::path(post, path = "/v1/templates/{sn}/quota", tag = "templates", request_body = RaiseQuota, params(SN),
+#[utoipa::path(post, path = "/v1/templates/{sn}/quota", operation_id = "raise_quota",
+    tag = "templates", request_body = RaiseQuota, params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -277,10 +278,9 @@ pub async fn quota(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<RaiseQuota>,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
     let (metadata, now, total) = (ctx.admin_metadata(&admin), state.now(), body.value.total);
     let changed = sn.clone();
     let response = ctx

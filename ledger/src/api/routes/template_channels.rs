@@ -11,12 +11,13 @@ use crate::api::AppState;
 use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{ApiJson, ApiPath};
+use crate::api::http::extract::ApiJson;
+use crate::api::http::path_param::ApiPath;
 use crate::commands::templates;
-use crate::domain::ids::ChannelId;
+use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::queries::templates::TemplateView;
 
-use super::templates::{SN, current, parse_sn};
+use super::templates::{SN, current};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -26,7 +27,8 @@ pub struct AllowChannel {
 }
 
 /// Allow a channel to issue this template.
-#[utoipa::path(post, path = "/v1/templates/{sn}/channels", tag = "templates", request_body = AllowChannel, params(SN),
+#[utoipa::path(post, path = "/v1/templates/{sn}/channels", operation_id = "allow_channel",
+    tag = "templates", request_body = AllowChannel, params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -34,10 +36,9 @@ pub async fn allow_channel(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
     let (metadata, now, channel) = (
         ctx.admin_metadata(&admin),
         state.now(),
@@ -58,8 +59,10 @@ pub async fn allow_channel(
     response
 }
 
-/// The template's serial number and a channel's id, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The template's serial number and a channel's id, in the path: how the
+/// OpenAPI document names what `ApiPath<TemplateSn>` and `ApiPath<ChannelId>`
+/// parse.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct TemplateChannel {
     /// The template's serial number.
@@ -71,21 +74,23 @@ pub struct TemplateChannel {
 /// Remove a channel from the template: it can no longer claim it (403, as
 /// any channel not on the list). 404 when the template is unknown or the
 /// channel is not on its list.
-#[utoipa::path(delete, path = "/v1/templates/{sn}/channels/{id}", tag = "templates",
+#[utoipa::path(delete, path = "/v1/templates/{sn}/channels/{id}", operation_id = "remove_template_channel",
+    tag = "templates",
     params(TemplateChannel), security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
 pub async fn remove_channel(
     State(state): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(TemplateChannel { sn, id }): ApiPath<TemplateChannel>,
+    // The channel's id first: a malformed one is refused (400) before an sn
+    // that names nothing (404), as when both were parsed together.
+    ApiPath(channel): ApiPath<ChannelId>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
-    let channel = ChannelId(id);
     let hash = crate::idempotency::request_hash(&[
         sn.as_str().as_bytes(),
         b"remove channel",
-        id.as_bytes(),
+        channel.0.as_bytes(),
     ]);
     let (metadata, now, changed) = (ctx.admin_metadata(&admin), state.now(), sn.clone());
     let response = ctx

@@ -13,7 +13,8 @@ use crate::api::AppState;
 use crate::api::auth::tokens::{Admin, Reader};
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::{self, ApiJson, ApiPath, ApiQuery};
+use crate::api::http::extract::{self, ApiJson, ApiQuery};
+use crate::api::http::path_param::ApiPath;
 use crate::commands::templates::{self, NewTemplate};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated};
@@ -217,10 +218,6 @@ pub(super) fn checked_eligibility(raw: Eligibility) -> Result<Option<Eligibility
     Ok(e.restricts().then_some(e))
 }
 
-pub(super) fn parse_sn(sn: &str) -> Result<TemplateSn, ApiError> {
-    TemplateSn::parse(sn).ok_or_else(|| not_found(sn))
-}
-
 /// The template as it now stands, in the command's transaction.
 pub(super) async fn current(
     tx: &Transaction<'_>,
@@ -235,7 +232,8 @@ pub(super) fn not_found(sn: &str) -> ApiError {
 }
 
 /// Create a template (draft).
-#[utoipa::path(post, path = "/v1/templates", tag = "templates", request_body = CreateTemplate,
+#[utoipa::path(post, path = "/v1/templates", operation_id = "create_template",
+    tag = "templates", request_body = CreateTemplate,
     security(("admin" = [])), responses((status = 201, body = TemplateView)))]
 pub async fn create(
     State(state): State<AppState>,
@@ -269,7 +267,8 @@ pub struct ListQuery {
 }
 
 /// List templates, newest first, with the total count.
-#[utoipa::path(get, path = "/v1/templates", tag = "templates", params(ListQuery),
+#[utoipa::path(get, path = "/v1/templates", operation_id = "list_templates",
+    tag = "templates", params(ListQuery),
     security(("admin" = [])), responses((status = 200, body = TemplatePage)))]
 pub async fn list(
     State(state): State<AppState>,
@@ -283,15 +282,15 @@ pub async fn list(
 }
 
 /// Read a template.
-#[utoipa::path(get, path = "/v1/templates/{sn}", tag = "templates", params(SN),
+#[utoipa::path(get, path = "/v1/templates/{sn}", operation_id = "read_template",
+    tag = "templates", params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     _: Admin,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateView>, ApiError> {
-    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let view = queries::template(&**client, &sn).await?;
     Ok(Json(view.ok_or_else(|| not_found(sn.as_str()))?))
@@ -300,22 +299,23 @@ pub async fn read(
 /// A template's public terms: what a user may see of it (name,
 /// description, the rule as data and in words, validity, scope, shop,
 /// eligibility without an allow-list's members, issue window, status).
-#[utoipa::path(get, path = "/v1/templates/{sn}/terms", tag = "templates", params(SN),
+#[utoipa::path(get, path = "/v1/templates/{sn}/terms", operation_id = "template_terms",
+    tag = "templates", params(SN),
     security(("service" = []), ("admin" = [])),
     responses((status = 200, body = TemplateTerms), (status = 404, body = ErrorBody)))]
 pub async fn terms(
     State(state): State<AppState>,
     _: Reader,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateTerms>, ApiError> {
-    let sn = parse_sn(&sn)?;
     let client = state.pool.get().await?;
     let terms = terms::terms(&**client, &sn).await?;
     Ok(Json(terms.ok_or_else(|| not_found(sn.as_str()))?))
 }
 
-/// The template's serial number, in the path.
-#[derive(Deserialize, IntoParams)]
+/// The template's serial number, in the path: how the OpenAPI document
+/// names what `ApiPath<TemplateSn>` parses.
+#[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct SN {
     /// The template's serial number.
@@ -325,10 +325,9 @@ pub struct SN {
 async fn change_status(
     state: AppState,
     (admin, ctx): (Admin, Ctx),
-    sn: String,
+    sn: TemplateSn,
     action: StatusAction,
 ) -> Result<Response, ApiError> {
-    let sn = parse_sn(&sn)?;
     let hash = crate::idempotency::request_hash(&[
         sn.as_str().as_bytes(),
         format!("{action:?}").as_bytes(),
@@ -349,7 +348,8 @@ async fn change_status(
 }
 
 /// Activate a draft or stopped template: claims open.
-#[utoipa::path(post, path = "/v1/templates/{sn}/activate", tag = "templates", params(SN),
+#[utoipa::path(post, path = "/v1/templates/{sn}/activate", operation_id = "activate_template",
+    tag = "templates", params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -357,13 +357,14 @@ pub async fn activate(
     State(s): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
     change_status(s, (admin, ctx), sn, StatusAction::Activate).await
 }
 
 /// Stop an active template: claims close; issued coupons stay usable.
-#[utoipa::path(post, path = "/v1/templates/{sn}/stop", tag = "templates", params(SN),
+#[utoipa::path(post, path = "/v1/templates/{sn}/stop", operation_id = "stop_template",
+    tag = "templates", params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -371,13 +372,14 @@ pub async fn stop(
     State(s): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
     change_status(s, (admin, ctx), sn, StatusAction::Stop).await
 }
 
 /// Void a template: claims close for good and its coupons can no longer be locked.
-#[utoipa::path(post, path = "/v1/templates/{sn}/void", tag = "templates", params(SN),
+#[utoipa::path(post, path = "/v1/templates/{sn}/void", operation_id = "void_template",
+    tag = "templates", params(SN),
     security(("admin" = [])),
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody)))]
@@ -385,7 +387,7 @@ pub async fn void(
     State(s): State<AppState>,
     admin: Admin,
     ctx: Ctx,
-    ApiPath(sn): ApiPath<String>,
+    ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
     change_status(s, (admin, ctx), sn, StatusAction::Void).await
 }

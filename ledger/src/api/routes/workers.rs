@@ -35,7 +35,7 @@ pub struct WorkersStatus {
 }
 
 /// Relay and projection lag, queue depths, dead letters.
-#[utoipa::path(get, path = "/v1/ops/workers", tag = "operations",
+#[utoipa::path(get, path = "/v1/ops/workers", operation_id = "workers_status", tag = "operations",
     security(("admin" = [])),
     responses((status = 200, body = WorkersStatus), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody)))]
