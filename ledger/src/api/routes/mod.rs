@@ -1,5 +1,7 @@
-//! The resource routes, one file each: a handler parses its input, calls
-//! one command or query, and answers a typed body.
+//! The resource routes, one file each: a handler takes its input parsed
+//! (path parameters by `ApiPath`, bodies by serde), calls one command or
+//! query, and answers a typed body. `user_facts_body` is the block of the
+//! three bodies made for a user.
 
 pub mod allow_lists;
 pub mod audit;
