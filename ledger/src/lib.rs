@@ -23,8 +23,9 @@
 //!   pure functions over them.
 //! - [`store`]: the append-only event store (append, batch append by binary
 //!   COPY, ordered reads that never skip a late commit, the store's id).
-//! - [`idempotency`], [`inbox`]: nothing takes effect twice, claimed inside
-//!   the caller's transaction.
+//! - [`exactly_once`]: idempotency keys and the consumer inbox (nothing takes
+//!   effect twice), claimed inside the caller's transaction; their pruning
+//!   by age.
 //! - [`messaging`]: RabbitMQ topology, messages, confirmed publishing, the
 //!   JSON Schemas, one ledger per vhost.
 //! - [`projections`]: apply events to `balances`, `template_stats`,
@@ -39,7 +40,6 @@
 //! - [`codes`]: redemption codes, pure (parse, check character, keyed
 //!   serial ↔ code).
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
-//! - [`retention`]: pruning of nonces, idempotency keys and the inbox by age.
 //! - [`config`], [`operators`] (the admin role's named tokens),
 //!   [`env_vars`], [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
 //!   reads on a replica, [`db::migrate`]),
@@ -61,9 +61,8 @@ pub mod csv_line;
 pub mod db;
 pub mod domain;
 pub mod env_vars;
+pub mod exactly_once;
 pub mod flash;
-pub mod idempotency;
-pub mod inbox;
 pub mod logging;
 pub mod messaging;
 pub mod observability;
@@ -73,7 +72,6 @@ pub mod projections;
 pub mod queries;
 pub mod redis_link;
 pub mod replay;
-pub mod retention;
 pub mod secret_box;
 pub mod store;
 #[cfg(feature = "testkit")]

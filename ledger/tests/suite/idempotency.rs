@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use ledger::idempotency::{self, Claim, IdempotencyError, StoredResponse, request_hash};
-use ledger::inbox;
+use ledger::exactly_once::idempotency::{
+    self, Claim, IdempotencyError, StoredResponse, request_hash,
+};
+use ledger::exactly_once::inbox;
 use ledger::testkit::TestDb;
 use serde_json::json;
 

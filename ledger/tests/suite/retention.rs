@@ -1,7 +1,7 @@
-//! Pruning by age (`ledger::retention`) against the real Postgres.
+//! Pruning by age (`ledger::exactly_once::retention`) against the real Postgres.
 
 use chrono::{Duration, Utc};
-use ledger::retention::{self, PRUNE_BATCH, Pruned};
+use ledger::exactly_once::retention::{self, PRUNE_BATCH, Pruned};
 use ledger::testkit::TestDb;
 
 /// `n` rows of each pruned table, `age` old.

@@ -297,7 +297,7 @@ async fn apply_batch<H: BatchHandler>(
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let mut client = worker.pool.get().await.map_err(|e| whole(e.into()))?;
     let tx = client.transaction().await.map_err(|e| whole(e.into()))?;
-    let fresh = ledger::inbox::claim_all(&tx, worker.spec.name, &id_refs)
+    let fresh = ledger::exactly_once::inbox::claim_all(&tx, worker.spec.name, &id_refs)
         .await
         .map_err(|e| whole(e.into()))?;
     let applied = if fresh.iter().all(|f| *f) {

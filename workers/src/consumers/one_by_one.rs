@@ -241,7 +241,7 @@ async fn handle_once<H: Handler>(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let mut done = None;
-    if ledger::inbox::claim(&tx, spec.name, &message_id).await? {
+    if ledger::exactly_once::inbox::claim(&tx, spec.name, &message_id).await? {
         done = Some(handler.handle(&tx, delivery).await?);
     }
     tx.commit().await?;

@@ -4,7 +4,7 @@
 //! commands lock their rows with SKIP LOCKED and go through the coupon
 //! state machine, so two scanners never apply the same change twice. Then
 //! it prunes what the ledger only remembers for a while
-//! (`ledger::retention`) and the jobs that ended longer ago than their
+//! (`ledger::exactly_once::retention`) and the jobs that ended longer ago than their
 //! retention (`commands::job_purge`), re-publishes package jobs left
 //! queued without a message ([`super::requeue`]), and makes the event
 //! store's next partitions ahead of the appends (`store::partitions`,
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use deadpool_postgres::Pool;
 use ledger::commands::{coupons, job_purge, orders, template_void};
-use ledger::retention;
+use ledger::exactly_once::retention;
 
 use super::requeue::Requeue;
 use crate::shutdown::Shutdown;

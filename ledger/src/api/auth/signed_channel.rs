@@ -25,7 +25,7 @@ use crate::api::AppState;
 use crate::api::http::error::ApiError;
 use crate::api::http::extract::{read_body, require_json};
 use crate::domain::ids::ChannelId;
-use crate::idempotency::request_hash;
+use crate::exactly_once::idempotency::request_hash;
 
 /// A request whose channel signature held; its nonce spent unless
 /// `SPEND_NONCE` is false (then the caller spends it: see the module doc).

@@ -16,7 +16,7 @@ use crate::api::auth::tokens::Admin;
 use crate::api::http::error::ApiError;
 use crate::api::http::request_log::RequestId;
 use crate::domain::events::Metadata;
-use crate::idempotency::{self, Claim, StoredResponse};
+use crate::exactly_once::idempotency::{self, Claim, StoredResponse};
 
 /// The actor of every admin route's events: the role (the operator is
 /// named apart).

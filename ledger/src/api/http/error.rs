@@ -241,9 +241,9 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
-impl From<crate::idempotency::IdempotencyError> for ApiError {
-    fn from(e: crate::idempotency::IdempotencyError) -> Self {
-        use crate::idempotency::IdempotencyError;
+impl From<crate::exactly_once::idempotency::IdempotencyError> for ApiError {
+    fn from(e: crate::exactly_once::idempotency::IdempotencyError) -> Self {
+        use crate::exactly_once::idempotency::IdempotencyError;
         match e {
             IdempotencyError::InvalidKey => Self::BadRequest {
                 code: "bad_idempotency_key",

@@ -17,7 +17,7 @@ use strum::VariantArray;
 
 use crate::api::http::error::ApiError;
 use crate::domain::names;
-use crate::idempotency::request_hash;
+use crate::exactly_once::idempotency::request_hash;
 use crate::queries::page::Bounds;
 
 /// A JSON body, parsed with a message naming the line, column and field at

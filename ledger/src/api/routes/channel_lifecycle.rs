@@ -60,8 +60,10 @@ async fn change_status(
     id: ChannelId,
     to: ChannelStatus,
 ) -> Result<Response, ApiError> {
-    let hash =
-        crate::idempotency::request_hash(&[id.to_string().as_bytes(), to.as_str().as_bytes()]);
+    let hash = crate::exactly_once::idempotency::request_hash(&[
+        id.to_string().as_bytes(),
+        to.as_str().as_bytes(),
+    ]);
     let (metadata, now) = (ctx.admin_metadata(admin), state.now());
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {

@@ -265,7 +265,7 @@ pub async fn stop(
     ctx: Ctx,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Response, ApiError> {
-    let hash = crate::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
+    let hash = crate::exactly_once::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
     let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
     let stopped = ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {

@@ -20,7 +20,7 @@ use crate::commands::coupons as commands;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::{CouponId, UserId};
 use crate::domain::names;
-use crate::idempotency::request_hash;
+use crate::exactly_once::idempotency::request_hash;
 use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE, Shelves};
 use crate::queries::page::Bounds;
 use crate::queries::wallet::{self, WalletPage};

@@ -22,7 +22,7 @@ use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::quote::{Quote, quote as quote_order};
 use crate::domain::refund::RefundLine;
-use crate::idempotency::request_hash;
+use crate::exactly_once::idempotency::request_hash;
 use crate::queries::coupons as queries;
 
 /// An order's id, and a refund's, in a body: as long as an order's id in

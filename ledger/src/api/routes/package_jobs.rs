@@ -33,7 +33,7 @@ use crate::domain::events::Metadata;
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::package_job::{PackageJob, Refusal};
-use crate::idempotency;
+use crate::exactly_once::idempotency;
 use crate::messaging::package_job_message;
 use crate::messaging::publish::PublishError;
 use crate::messaging::topology;

@@ -30,7 +30,7 @@ use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::package::PackageStatus;
 use crate::domain::validity::{INSTANT_RULE, storable_instant};
-use crate::idempotency::request_hash;
+use crate::exactly_once::idempotency::request_hash;
 use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
 use crate::queries::page::page_of;

@@ -87,7 +87,7 @@ pub async fn remove_channel(
     ApiPath(channel): ApiPath<ChannelId>,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
-    let hash = crate::idempotency::request_hash(&[
+    let hash = crate::exactly_once::idempotency::request_hash(&[
         sn.as_str().as_bytes(),
         b"remove channel",
         channel.0.as_bytes(),

@@ -328,7 +328,7 @@ async fn change_status(
     sn: TemplateSn,
     action: StatusAction,
 ) -> Result<Response, ApiError> {
-    let hash = crate::idempotency::request_hash(&[
+    let hash = crate::exactly_once::idempotency::request_hash(&[
         sn.as_str().as_bytes(),
         format!("{action:?}").as_bytes(),
     ]);
