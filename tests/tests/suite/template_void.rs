@@ -83,13 +83,12 @@ async fn voiding_a_template_voids_every_unused_coupon_once_and_locked_ones_follo
     let mut left = i64::MAX;
     // About 1,000 coupons a second on two cores, beside the projections.
     for _ in 0..2_000 {
-        left = server
+        let (status, template) = server
             .admin_get(&format!("/v1/templates/{sn}"))
             .await
-            .unwrap()
-            .1["unused_left"]
-            .as_i64()
             .unwrap();
+        assert_eq!(status, 200, "{template}");
+        left = template["unused_left"].as_i64().unwrap();
         if left == 0 {
             break;
         }
@@ -108,11 +107,11 @@ async fn voiding_a_template_voids_every_unused_coupon_once_and_locked_ones_follo
         "nothing reminded of void or used coupons: {report:?}"
     );
 
-    let liability = server
+    let (status, liability) = server
         .admin_get("/v1/reports/liability?as_of=now&by=template")
         .await
-        .unwrap()
-        .1;
+        .unwrap();
+    assert_eq!(status, 200, "{liability}");
     let row = liability["rows"]
         .as_array()
         .unwrap()
