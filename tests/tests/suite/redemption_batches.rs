@@ -72,20 +72,14 @@ async fn a_refused_redemption_of_a_batch_gives_its_code_back() {
         "the quota, exactly"
     );
     let uses = "SELECT count(*) FROM code_uses WHERE batch_id = $1";
+    let batch_id = uuid::Uuid::parse_str(&id).unwrap();
     assert_eq!(
-        env.db
-            .count(uses, &[&uuid::Uuid::parse_str(&id).unwrap()])
-            .await,
+        env.db.count(uses, &[&batch_id]).await,
         60,
         "refused codes' uses go back"
     );
     let users = "SELECT count(*) FROM code_batch_users WHERE batch_id = $1";
-    assert_eq!(
-        env.db
-            .count(users, &[&uuid::Uuid::parse_str(&id).unwrap()])
-            .await,
-        60
-    );
+    assert_eq!(env.db.count(users, &[&batch_id]).await, 60);
     let (batches, written) = redemption_batches(&server).await;
     assert!(
         written == 100.0 && batches < written,
@@ -153,12 +147,8 @@ async fn a_user_redeems_a_shared_code_once_across_batches() {
         .count();
     assert_eq!((ok, again), (20, 20), "each user once");
     let uses = "SELECT coalesce(sum(uses), 0)::bigint FROM code_uses WHERE batch_id = $1";
-    assert_eq!(
-        env.db
-            .count(uses, &[&uuid::Uuid::parse_str(&id).unwrap()])
-            .await,
-        20
-    );
+    let batch_id = uuid::Uuid::parse_str(&id).unwrap();
+    assert_eq!(env.db.count(uses, &[&batch_id]).await, 20);
     // The batch's other code is still open to them (per_user 2).
     let (status, body) = redeem(&server, &codes[1], "twice-0").await;
     assert_eq!(status, 201, "{body}");
