@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use ledger::config::Config;
-use ledger::domain::issuance::JobStatus;
+use ledger::domain::issuance::IssuanceJobStatus;
 use ledger::queries::issuance_jobs::JobView;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncReadExt;
@@ -82,7 +82,11 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
     }
     let job = follow(&http, &args.url, &token, job).await?;
     summary(&args.url, &job);
-    Ok(if job.status == JobStatus::Done { 0 } else { 1 })
+    Ok(if job.status == IssuanceJobStatus::Done {
+        0
+    } else {
+        1
+    })
 }
 
 /// The file's key: its template and content, hashed.
@@ -189,7 +193,10 @@ async fn follow(
     );
     while !matches!(
         job.status,
-        JobStatus::Done | JobStatus::Cancelled | JobStatus::Failed | JobStatus::Incomplete
+        IssuanceJobStatus::Done
+            | IssuanceJobStatus::Cancelled
+            | IssuanceJobStatus::Failed
+            | IssuanceJobStatus::Incomplete
     ) {
         tokio::time::sleep(POLL).await;
         let response = http.get(&link).bearer_auth(token).send().await?;

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Duration, Utc};
 use tokio_postgres::GenericClient;
 
-use super::{COLUMNS, ENDED_AT_SQL, ENDED_SQL};
+use super::{COLUMNS, ENDED_AT_SQL, ended_sql};
 
 /// Rows moved per statement: one commit's WAL and locks stay small (a few
 /// MB, tens of milliseconds), and claims never wait behind a batch.
@@ -33,7 +33,8 @@ pub async fn due(
 ) -> Result<i64, tokio_postgres::Error> {
     let sql = format!(
         "SELECT count(*) FROM (SELECT 1 FROM coupons
-          WHERE {ENDED_SQL} AND {ENDED_AT_SQL} < $1 LIMIT $2) due"
+          WHERE {ended} AND {ENDED_AT_SQL} < $1 LIMIT $2) due",
+        ended = ended_sql()
     );
     let cap = cap.clamp(0, COUNT_CAP);
     Ok(client.query_one(&sql, &[&before, &cap]).await?.get(0))
@@ -48,11 +49,12 @@ pub async fn move_batch(
 ) -> Result<u64, tokio_postgres::Error> {
     let sql = format!(
         "WITH due AS (
-             SELECT id FROM coupons WHERE {ENDED_SQL} AND {ENDED_AT_SQL} < $1
+             SELECT id FROM coupons WHERE {ended} AND {ENDED_AT_SQL} < $1
               ORDER BY {ENDED_AT_SQL} LIMIT $2 FOR UPDATE SKIP LOCKED),
          moved AS (
              DELETE FROM coupons c USING due WHERE c.id = due.id RETURNING c.*)
-         INSERT INTO coupons_archive ({COLUMNS}) SELECT {COLUMNS} FROM moved"
+         INSERT INTO coupons_archive ({COLUMNS}) SELECT {COLUMNS} FROM moved",
+        ended = ended_sql()
     );
     client
         .execute(sql.as_str(), &[&before, &batch.clamp(1, MAX_BATCH)])

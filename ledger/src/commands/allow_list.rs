@@ -22,11 +22,15 @@ use uuid::Uuid;
 use super::CommandError;
 use super::body_stream::{Awaited, Frames, Inflater, PROGRESS_EVERY, Waiting};
 use super::upload_error::UploadError;
-use crate::domain::eligibility::{AllowListMode, MAX_ALLOW_LIST};
+use crate::db::Named;
+use crate::domain::eligibility::{
+    AllowListFileStatus as FileStatus, AllowListMode, MAX_ALLOW_LIST,
+};
 use crate::domain::events::{AllowListChanged, Metadata};
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::stream::StreamKind;
+use crate::domain::template_status::TemplateStatus;
 use crate::domain::user_file::{FileError, FileFormat, Line, LineKind, UserFile};
 use crate::store::{self, NewEvent};
 
@@ -74,18 +78,26 @@ pub async fn open(
 ) -> Result<Opened, CommandError> {
     let sql = "SELECT status FROM templates WHERE sn = $1";
     let row = client.query_opt(sql, &[o.sn]).await?;
-    let status = row.ok_or_else(|| CommandError::not_found("template", o.sn))?;
-    if status.get::<_, &str>(0) == "void" {
+    let row = row.ok_or_else(|| CommandError::not_found("template", o.sn))?;
+    if row.try_get::<_, Named<TemplateStatus>>(0)?.0 == TemplateStatus::Void {
         let why = "the template is void: its allow-list no longer changes".to_owned();
         return Err(CommandError::Conflict("template_status", why));
     }
     let insert = "INSERT INTO allow_list_files (id, template_sn, mode, status, operator,
                                                 idempotency_key, created_at)
-                  VALUES ($1, $2, $3, 'uploading', $4, $5, $6)
+                  VALUES ($1, $2, $3, $7, $4, $5, $6)
                   ON CONFLICT (template_sn, idempotency_key) DO NOTHING";
     let id = Uuid::now_v7();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
-        [&id, o.sn, &o.mode.as_str(), &o.operator, &o.key, &now];
+    let uploading = FileStatus::Uploading.as_str();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &id,
+        o.sn,
+        &o.mode.as_str(),
+        &o.operator,
+        &o.key,
+        &now,
+        &uploading,
+    ];
     if client.execute(insert, &params).await? == 1 {
         return Ok(Opened::Apply(id));
     }
@@ -97,8 +109,9 @@ pub async fn open(
         return Err(CommandError::Unprocessable("different_file", why));
     }
     let id = row.get(0);
-    match (row.get::<_, &str>(2), row.get::<_, Option<Vec<u8>>>(3)) {
-        ("done", Some(sha256)) => Ok(Opened::Complete { id, sha256 }),
+    let Named(status) = row.try_get::<_, Named<FileStatus>>(2)?;
+    match (status, row.get::<_, Option<Vec<u8>>>(3)) {
+        (FileStatus::Done, Some(sha256)) => Ok(Opened::Complete { id, sha256 }),
         _ => {
             restart(client, id).await?;
             Ok(Opened::Apply(id))
@@ -112,9 +125,10 @@ async fn restart(client: &impl GenericClient, id: Uuid) -> Result<(), tokio_post
     client
         .execute("DELETE FROM allow_list_errors WHERE file_id = $1", &[&id])
         .await?;
-    let sql = "UPDATE allow_list_files SET status = 'uploading', lines_read = 0, blank = 0,
+    let sql = "UPDATE allow_list_files SET status = $2, lines_read = 0, blank = 0,
                       invalid = 0, valid = 0, changed = 0, error = NULL WHERE id = $1";
-    client.execute(sql, &[&id]).await?;
+    let uploading = FileStatus::Uploading.as_str();
+    client.execute(sql, &[&id, &uploading]).await?;
     Ok(())
 }
 
@@ -448,11 +462,15 @@ async fn finish(
         progress(client, file_id, c).await?;
     }
     let sql = "UPDATE allow_list_files
-                  SET status = CASE WHEN $2::bytea IS NULL THEN 'incomplete' ELSE 'done' END,
-                      sha256 = $2, error = $3, finished_at = $4
+                  SET status = $5, sha256 = $2, error = $3, finished_at = $4
                 WHERE id = $1";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
-        [&file_id, &sha256, &error, &store::now()];
+    // Read to the end (its digest known), or broken off.
+    let status = match sha256 {
+        Some(_) => FileStatus::Done,
+        None => FileStatus::Incomplete,
+    };
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&file_id, &sha256, &error, &store::now(), &status.as_str()];
     client.execute(sql, &params).await?;
     Ok(())
 }

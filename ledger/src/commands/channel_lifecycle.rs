@@ -152,10 +152,7 @@ async fn lock(
         )
         .await?
         .ok_or_else(|| CommandError::not_found("channel", channel_id))?;
-    let status: &str = row.get(0);
-    let status = ChannelStatus::parse(status).ok_or_else(|| {
-        CommandError::Internal(anyhow::anyhow!("channel {channel_id}: status {status:?}"))
-    })?;
+    let crate::db::Named::<ChannelStatus>(status) = row.try_get(0)?;
     Ok((status, row.get(1)))
 }
 

@@ -7,6 +7,7 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
+use crate::domain::channel::ChannelStatus;
 use crate::domain::events::{ChannelCreated, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ledger_event::LedgerEvent;
@@ -33,10 +34,10 @@ pub async fn create(
     tx.execute(
         &tx.prepare_cached(
             "INSERT INTO channels (id, name, created_at, status, secret_created_at, version)
-             VALUES ($1, $2, $3, 'active', $3, 1)",
+             VALUES ($1, $2, $3, $4, $3, 1)",
         )
         .await?,
-        &[&id, &name, &now],
+        &[&id, &name, &now, &ChannelStatus::Active.as_str()],
     )
     .await?;
     let sealed = keys.seal(id, &secret);
@@ -94,10 +95,10 @@ pub async fn signing_keys(
         .query_opt(
             "SELECT s.key_id, s.nonce, s.ciphertext,
                     s.previous_key_id, s.previous_nonce, s.previous_ciphertext,
-                    c.previous_secret_valid_until, c.status = 'disabled'
+                    c.previous_secret_valid_until, c.status = $2
                FROM channel_secrets s JOIN channels c ON c.id = s.channel_id
               WHERE s.channel_id = $1 AND s.ciphertext IS NOT NULL",
-            &[&channel_id],
+            &[&channel_id, &ChannelStatus::Disabled.as_str()],
         )
         .await?;
     // The statement keeps only sealed rows: `current` is always there.

@@ -2,25 +2,27 @@
 //! transaction for the batch, each guard one statement over all its
 //! requests, the hot template row locked once, late and briefly.
 //!
-//! The guards are the single claim's ([`super::claim`]), batched: the nonces
-//! of the batch, then the users' limits (one unit each: the batcher puts a
-//! user at most once in a batch), then the quota (`issued + n <= total`,
-//! partial when fewer are left), then the coupon rows and their events by
-//! COPY. Refusals are per request; a failure fails the whole batch.
+//! The guards are the single claim's ([`super::template_guards`]), each
+//! over the whole batch: the nonces of the batch, then the users' limits
+//! (one unit each: the batcher puts a user at most once in a batch), then
+//! the quota (partial when fewer are left), then the coupon rows and their
+//! events by COPY. Refusals are per request; a failure fails the whole batch.
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 
 use super::CommandError;
-use super::claim::{self, TemplateView, template_view_columns};
+use super::template_guards::open::{self, TemplateView, template_view_columns};
+use super::template_guards::{quota, user_limits};
 use crate::domain::claim_batch::{self, Refusal};
-use crate::domain::eligibility::{Rule, UserFacts};
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
+use crate::domain::quota::{QuotaRefused, Take};
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// The most claims one batch writes.
@@ -53,7 +55,7 @@ pub async fn claim_batch(
 ) -> Result<(Outcomes, i32), CommandError> {
     debug_assert!(!claims.is_empty() && claims.len() <= MAX_BATCH);
     let (view, allowed) = read_template(tx, sn, claims).await?;
-    claim::open_for_claims(&view, now)?;
+    open::open_for_claims(&view, now)?;
     let mut refused: Vec<Option<Refusal>> = claims
         .iter()
         .map(|c| {
@@ -111,9 +113,7 @@ pub(crate) async fn read_template(
     Ok((view, row.get(7)))
 }
 
-/// The requests whose user the template does not admit: the rules their
-/// channel's facts answer, then the allow-list, one statement for the batch
-/// (docs/design.md §15).
+/// The requests whose user the template does not admit (docs/design.md §15).
 async fn refuse_ineligible(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
@@ -121,22 +121,15 @@ async fn refuse_ineligible(
     view: &TemplateView,
     refused: &mut [Option<Refusal>],
 ) -> Result<(), CommandError> {
-    for (c, r) in claims.iter().zip(refused.iter_mut()) {
-        if r.is_none()
-            && let Err(rule) = view.admits(&c.facts)
-        {
-            *r = Some(Refusal::NotEligible(rule));
-        }
-    }
-    let users = standing_users(claims, refused);
-    if !view.needs_allow_list() || users.is_empty() {
-        return Ok(());
-    }
-    let listed = claim::on_allow_list(tx, sn, &users).await?;
-    for (c, r) in claims.iter().zip(refused.iter_mut()) {
-        if r.is_none() && !listed.contains(c.user_id.as_str()) {
-            *r = Some(Refusal::NotEligible(Rule::AllowList));
-        }
+    let (idx, users): (Vec<usize>, Vec<(&str, &UserFacts)>) = claims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| refused[*i].is_none())
+        .map(|(i, c)| (i, (c.user_id.as_str(), &c.facts)))
+        .unzip();
+    let rules = open::ineligible(tx, sn, view, &users).await?;
+    for (i, rule) in idx.into_iter().zip(rules) {
+        refused[i] = rule.map(Refusal::NotEligible);
     }
     Ok(())
 }
@@ -179,8 +172,7 @@ async fn spend_nonces(
 }
 
 /// One unit per standing user, in one statement; users at their limit are
-/// refused. Rows are taken in user order, so concurrent batches (another
-/// `serve`) cannot deadlock on them.
+/// refused.
 async fn limit_users(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
@@ -189,18 +181,8 @@ async fn limit_users(
     refused: &mut [Option<Refusal>],
 ) -> Result<(), CommandError> {
     let users = standing_users(claims, refused);
-    if users.is_empty() {
-        return Ok(());
-    }
-    let sql = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
-               SELECT $1, u, 1 FROM unnest($2::text[]) AS u ORDER BY u
-               ON CONFLICT (template_sn, user_id)
-               DO UPDATE SET claimed = c.claimed + 1 WHERE c.claimed < $3
-               RETURNING user_id";
-    let rows = tx
-        .query(&tx.prepare_cached(sql).await?, &[&sn, &users, &limit])
-        .await?;
-    let admitted: std::collections::HashSet<String> = rows.iter().map(|r| r.get(0)).collect();
+    let ones = vec![1; users.len()];
+    let admitted = user_limits::raise(tx, sn.as_str(), &users, &ones, limit).await?;
     for (c, r) in claims.iter().zip(refused.iter_mut()) {
         if r.is_none() && !admitted.contains(c.user_id.as_str()) {
             *r = Some(Refusal::AtLimit);
@@ -218,45 +200,19 @@ fn standing_users<'a>(claims: &'a [BatchClaim], refused: &[Option<Refusal>]) -> 
         .collect()
 }
 
-/// Takes up to `n` units of the quota in one guarded update of the hot row,
-/// and returns how many it got. The row is locked first (FOR UPDATE in the
-/// CTE), so the units granted are computed from the latest committed count.
+/// Takes up to `n` units of the quota: how many it got. 422 when the
+/// template left `active` since the batch read it.
 async fn take_quota(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
     n: usize,
 ) -> Result<usize, CommandError> {
-    if n == 0 {
-        return Ok(0);
+    let wanted = i64::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
+    match quota::take(tx, sn.as_str(), wanted, Take::UpTo).await? {
+        Ok(granted) => Ok(usize::try_from(granted).expect("granted is in 0..=n")),
+        Err(QuotaRefused::SoldOut) => Ok(0),
+        Err(QuotaRefused::NotActive(status)) => Err(open::not_active(status)),
     }
-    let sql = "WITH o AS (SELECT issued, total FROM templates
-                           WHERE sn = $1 AND status = 'active' FOR UPDATE)
-               UPDATE templates t SET issued = o.issued + LEAST($2, o.total - o.issued)
-                 FROM o WHERE t.sn = $1 AND o.issued < o.total
-               RETURNING LEAST($2, o.total - o.issued)";
-    let n = i64::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
-    match tx
-        .query_opt(&tx.prepare_cached(sql).await?, &[&sn, &n])
-        .await?
-    {
-        Some(row) => Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0)),
-        None => not_granted(tx, sn).await,
-    }
-}
-
-/// No unit: sold out, or the template left `active` since the batch read it.
-async fn not_granted(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<usize, CommandError> {
-    let row = tx
-        .query_one("SELECT status FROM templates WHERE sn = $1", &[&sn])
-        .await?;
-    let status = claim::status_of(row.get(0))?;
-    if status != crate::domain::template_status::TemplateStatus::Active {
-        return Err(CommandError::Unprocessable(
-            "template_not_active",
-            format!("the template is {}", status.as_str()),
-        ));
-    }
-    Ok(0)
 }
 
 /// The users whose unit the quota could not give take their limit back.
@@ -273,13 +229,7 @@ async fn give_back_limits(
         .filter(|(_, (b, a))| b.is_none() && **a == Some(Refusal::SoldOut))
         .map(|(c, _)| c.user_id.as_str())
         .collect();
-    if users.is_empty() {
-        return Ok(());
-    }
-    let sql = "UPDATE user_claims SET claimed = claimed - 1
-                WHERE template_sn = $1 AND user_id = ANY($2)";
-    tx.execute(&tx.prepare_cached(sql).await?, &[&sn, &users])
-        .await?;
+    user_limits::give_back(tx, sn.as_str(), &users).await?;
     Ok(())
 }
 

@@ -8,6 +8,8 @@ use uuid::Uuid;
 
 use super::CommandError;
 use crate::codes::MAX_SERIALS;
+use crate::db::Named;
+use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::ledger_event::LedgerEvent;
@@ -15,7 +17,7 @@ use crate::domain::package::PackageStatus;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent};
-use crate::write_model::code_batch_row::{Batch, OWN_COLUMNS, batch_from, read, status_of};
+use crate::write_model::code_batch_row::{Batch, OWN_COLUMNS, batch_from, read};
 
 /// What a batch's codes give.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +52,7 @@ pub async fn create(
     tx.execute(
         "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
                                    uses_per_code, per_user, status, expires_at, version, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, 1, $10)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11, $9, 1, $10)",
         &[
             &id,
             &template_sn,
@@ -62,6 +64,7 @@ pub async fn create(
             &new.per_user,
             &new.expires_at,
             &now,
+            &CodeBatchStatus::Active.as_str(),
         ],
     )
     .await?;
@@ -97,14 +100,19 @@ async fn check_target(tx: &Transaction<'_>, target: &Target) -> Result<(), Comma
             "package",
         ),
     };
-    let status: String = tx
+    let row = tx
         .query_opt(sql, &[&sn])
         .await?
-        .ok_or_else(|| CommandError::not_found(what, sn))?
-        .get(0);
-    let dead = match target {
-        Target::Template(_) => TemplateStatus::parse(&status) == Some(TemplateStatus::Void),
-        Target::Package(_) => status.parse().ok() == Some(PackageStatus::Stopped),
+        .ok_or_else(|| CommandError::not_found(what, sn))?;
+    let (dead, status) = match target {
+        Target::Template(_) => {
+            let Named::<TemplateStatus>(status) = row.try_get(0)?;
+            (status == TemplateStatus::Void, status.as_str())
+        }
+        Target::Package(_) => {
+            let Named::<PackageStatus>(status) = row.try_get(0)?;
+            (status == PackageStatus::Stopped, status.as_str())
+        }
     };
     if dead {
         let why = format!("the {what} is {status}");
@@ -140,9 +148,13 @@ pub async fn stop(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<Batch, CommandError> {
-    let sql = "UPDATE code_batches SET status = 'stopped', version = version + 1
-                WHERE id = $1 AND status = 'active' RETURNING version";
-    let Some(row) = tx.query_opt(sql, &[&id]).await? else {
+    let sql = "UPDATE code_batches SET status = $2, version = version + 1
+                WHERE id = $1 AND status = $3 RETURNING version";
+    let (stopped, active) = (
+        CodeBatchStatus::Stopped.as_str(),
+        CodeBatchStatus::Active.as_str(),
+    );
+    let Some(row) = tx.query_opt(sql, &[&id, &stopped, &active]).await? else {
         let batch = read(&**tx, id)
             .await?
             .ok_or_else(|| CommandError::not_found("code batch", id))?;
@@ -168,13 +180,13 @@ pub async fn stop(
 /// redemption's transaction: the request found its batch in a cache
 /// ([`super::batch_cache`]), and a stop committed since then refuses the code.
 pub async fn current(tx: &Transaction<'_>, batch: &Batch) -> Result<Batch, CommandError> {
-    let sql = "SELECT status = 'stopped', expires_at FROM code_batches WHERE id = $1";
+    let sql = "SELECT status, expires_at FROM code_batches WHERE id = $1";
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&batch.id])
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", batch.id))?;
     Ok(Batch {
-        status: status_of(row.get(0)),
+        status: row.try_get::<_, Named<CodeBatchStatus>>(0)?.0,
         expires_at: row.get(1),
         ..batch.clone()
     })
@@ -193,5 +205,6 @@ pub async fn holding(
     );
     let statement = client.prepare_cached(&sql).await?;
     let row = client.query_opt(&statement, &[&key_id, &serial]).await?;
-    Ok(row.as_ref().map(batch_from).filter(|b| b.holds(serial)))
+    let batch = row.as_ref().map(batch_from).transpose()?;
+    Ok(batch.filter(|b| b.holds(serial)))
 }

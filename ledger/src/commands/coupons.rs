@@ -8,7 +8,7 @@ use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::CommandError;
-use crate::domain::coupon_state::{self, CouponCommand, CouponState};
+use crate::domain::coupon_state::{self, CouponCommand, CouponState, CouponStatus};
 use crate::domain::events::Metadata;
 use crate::domain::ids::CouponId;
 use crate::domain::ledger_event::LedgerEvent;
@@ -67,6 +67,33 @@ async fn lock_where(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// One coupon's move: its next state by the state machine, and the event
+/// that records it. Every status change of a coupon is decided here.
+struct Move {
+    next: CouponState,
+    event: store::StreamEvent,
+}
+
+impl Move {
+    fn decide(
+        coupon: &CouponRow,
+        command: &CouponCommand,
+        reissued_as: Option<Uuid>,
+        metadata: &Metadata,
+        now: DateTime<Utc>,
+    ) -> Result<Self, CommandError> {
+        let change = coupon_state::decide(&coupon.state(), command, now)?;
+        let next = coupon_state::apply(&coupon.state(), &change);
+        let event = LedgerEvent::coupon_changed(coupon.id, &change, reissued_as);
+        let event = store::StreamEvent {
+            stream_id: CouponId(coupon.id).stream_id(),
+            stream_version: coupon.version + 1,
+            event: NewEvent::of(&event, metadata, now)?,
+        };
+        Ok(Self { next, event })
+    }
+}
+
 /// Applies `command` to the coupon through the state machine: updates the
 /// row and appends the event (one statement), or refuses without touching
 /// anything. Calls for different coupons may run pipelined.
@@ -78,10 +105,7 @@ pub async fn change(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<CouponState, CommandError> {
-    let change = coupon_state::decide(&coupon.state(), command, now)?;
-    let next = coupon_state::apply(&coupon.state(), &change);
-    let event = LedgerEvent::coupon_changed(coupon.id, &change, reissued_as);
-    let event = NewEvent::of(&event, metadata, now)?;
+    let Move { next, event } = Move::decide(coupon, command, reissued_as, metadata, now)?;
     store::append_with_row(
         tx,
         "UPDATE coupons SET status = $2, order_id = $3, version = version + 1, changed_at = $5
@@ -93,9 +117,9 @@ pub async fn change(
             &coupon.version,
             &now,
         ],
-        &CouponId(coupon.id).stream_id(),
+        &event.stream_id,
         coupon.version,
-        &event,
+        &event.event,
     )
     .await?;
     Ok(next)
@@ -116,14 +140,8 @@ pub async fn change_many(
     let (mut ids, mut statuses, mut orders, mut versions, mut events) =
         (vec![], vec![], vec![], vec![], vec![]);
     for coupon in coupons {
-        let change = coupon_state::decide(&coupon.state(), command, now)?;
-        let next = coupon_state::apply(&coupon.state(), &change);
-        let event = LedgerEvent::coupon_changed(coupon.id, &change, None);
-        events.push(store::StreamEvent {
-            stream_id: CouponId(coupon.id).stream_id(),
-            stream_version: coupon.version + 1,
-            event: NewEvent::of(&event, metadata, now)?,
-        });
+        let Move { next, event } = Move::decide(coupon, command, None, metadata, now)?;
+        events.push(event);
         ids.push(coupon.id);
         statuses.push(next.status.as_str());
         orders.push(next.order_id);
@@ -159,9 +177,12 @@ pub async fn expire_coupons(
     now: DateTime<Utc>,
     batch: i64,
 ) -> Result<usize, CommandError> {
+    // The status is written into the text, not bound, so that the partial
+    // index `coupons_unused_expiry` serves the prepared statement.
     let sql = format!(
-        "{SELECT} WHERE c.status = 'unused' AND c.expires_at < $1
-          ORDER BY c.expires_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED"
+        "{SELECT} WHERE c.status = '{unused}' AND c.expires_at < $1
+          ORDER BY c.expires_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED",
+        unused = CouponStatus::Unused.as_str()
     );
     let rows = tx
         .query(

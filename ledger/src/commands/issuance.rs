@@ -1,6 +1,6 @@
 //! One bulk-issuance chunk in ONE transaction (docs/design.md §9): the job's state,
 //! the per-user limits of all its users (one read, one guarded upsert), the
-//! quota for the chunk (one guarded update), the coupons and their
+//! quota for the chunk (the template's guards, [`super::template_guards`]), the coupons and their
 //! `CouponIssued` events by binary COPY, the lines that got none, and the
 //! chunk's outcome counts. The caller claims the inbox row in the same
 //! transaction, so a redelivered chunk is a no-op.
@@ -14,7 +14,9 @@
 //! - **guarded** (when the optimistic guards refuse: the quota runs out, or
 //!   a concurrent claim changed a user's count): rolled back to a
 //!   savepoint, the chunk locks its users' rows and then the template's,
-//!   and takes what quota is left (`sold_out` for the rest).
+//!   and takes what quota is left (`sold_out` for the rest). A template
+//!   stopped or voided since the chunk read it gives nothing: the chunk
+//!   keeps nothing and its lines end `cancelled`.
 
 use std::collections::HashMap;
 
@@ -26,14 +28,16 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::Type;
 
 use super::CommandError;
-use super::claim;
+use super::template_guards::{open, quota, user_limits};
+use crate::db::Named;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::CouponId;
 use crate::domain::issuance::{
-    ChunkLine, IssuanceChunk, JobStatus, Outcome, claims_after, per_user, take_quota,
+    ChunkLine, IssuanceChunk, IssuanceJobStatus, Outcome, claims_after, per_user, take_quota,
 };
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
+use crate::domain::quota::{QuotaRefused, Take};
 use crate::domain::reminder::RemindDays;
 use crate::domain::template_status::{self, TemplateStatus};
 use crate::domain::terms::{RawTerms, Terms};
@@ -100,8 +104,8 @@ pub async fn apply_chunk(
 }
 
 /// Why no line of the chunk can be issued, if so.
-fn why_closed(job: JobStatus, t: &Template, now: DateTime<Utc>) -> Option<String> {
-    if job == JobStatus::Cancelled {
+fn why_closed(job: IssuanceJobStatus, t: &Template, now: DateTime<Utc>) -> Option<String> {
+    if job == IssuanceJobStatus::Cancelled {
         return Some("the job was cancelled".into());
     }
     let window = (t.issue_begin, t.issue_end);
@@ -123,7 +127,7 @@ async fn issue_eligible(
         return issue_open(tx, chunk, template, metadata, now, tz).await;
     }
     let users = distinct_users(&chunk.lines);
-    let listed = claim::on_allow_list(tx, &chunk.template_sn, &users).await?;
+    let listed = open::on_allow_list(tx, &chunk.template_sn, &users).await?;
     let (admitted, refused): (Vec<usize>, Vec<usize>) =
         (0..chunk.lines.len()).partition(|&i| listed.contains(chunk.lines[i].user_id.as_str()));
     let reason = "the user is not on the template's allow-list";
@@ -155,7 +159,22 @@ async fn issue_open(
         return Ok(outcome);
     }
     tx.batch_execute("ROLLBACK TO SAVEPOINT optimistic").await?;
-    issue_guarded(tx, chunk, template, metadata, now, tz).await
+    match issue_guarded(tx, chunk, template, metadata, now, tz).await? {
+        Ok(outcome) => Ok(outcome),
+        // Stopped or voided since the chunk read it: nothing of the chunk
+        // is kept, every line ends cancelled, as a chunk that finds the
+        // template closed.
+        Err(closed) => {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT optimistic").await?;
+            let all: Vec<usize> = (0..chunk.lines.len()).collect();
+            let reason = closed.to_string();
+            record_lines(tx, chunk, &all, Outcome::Cancelled, &reason).await?;
+            Ok(ChunkOutcome {
+                cancelled: count(&all),
+                ..Default::default()
+            })
+        }
+    }
 }
 
 /// Every line that passes the per-user limit gets its coupon, or None
@@ -169,7 +188,7 @@ async fn issue_optimistic(
     tz: Tz,
 ) -> Result<Option<ChunkOutcome>, CommandError> {
     let sn = chunk.template_sn.as_str();
-    let claimed = read_claims(tx, sn, &chunk.lines).await?;
+    let claimed = user_limits::read(tx, sn, &distinct_users(&chunk.lines)).await?;
     let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
     let wanted = i64::try_from(decided.passing.len()).expect("chunk sizes fit i64");
     if wanted > template.left {
@@ -180,7 +199,7 @@ async fn issue_optimistic(
         return Ok(None);
     }
     issue_coupons(tx, chunk, &decided.passing, template, metadata, now, tz).await?;
-    if !add_issued(tx, sn, wanted).await? {
+    if quota::take(tx, sn, wanted, Take::All).await?.is_err() {
         return Ok(None);
     }
     record_over_limit(tx, chunk, &decided.over_limit).await?;
@@ -191,7 +210,8 @@ async fn issue_optimistic(
     }))
 }
 
-/// Locks the users' rows, then the template's, and takes what is left.
+/// Locks the users' rows, then the template's, and takes what is left;
+/// refused whole when the template left `active` since the chunk read it.
 async fn issue_guarded(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
@@ -199,24 +219,30 @@ async fn issue_guarded(
     metadata: &Metadata,
     now: DateTime<Utc>,
     tz: Tz,
-) -> Result<ChunkOutcome, CommandError> {
+) -> Result<Result<ChunkOutcome, QuotaRefused>, CommandError> {
     let sn = chunk.template_sn.as_str();
-    let claimed = lock_claims(tx, sn, &chunk.lines).await?;
+    let users = distinct_users(&chunk.lines);
+    let claimed = user_limits::lock(tx, sn, &users).await?;
     let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
-    let granted = reserve_quota(tx, sn, decided.passing.len()).await?;
+    let wanted = i64::try_from(decided.passing.len()).expect("chunk sizes fit i64");
+    let granted = match quota::take(tx, sn, wanted, Take::UpTo).await? {
+        Ok(n) => usize::try_from(n).expect("granted is in 0..=wanted"),
+        Err(QuotaRefused::SoldOut) => 0,
+        Err(closed) => return Ok(Err(closed)),
+    };
     let (issued, sold_out) = take_quota(&decided.passing, granted);
     let after = claims_after(&chunk.lines, issued, &claimed);
-    save_claims(tx, sn, &chunk.lines, &after).await?;
+    user_limits::set(tx, sn, &after, &users).await?;
     issue_coupons(tx, chunk, issued, template, metadata, now, tz).await?;
     record_over_limit(tx, chunk, &decided.over_limit).await?;
     let reason = "the quota is exhausted";
     record_lines(tx, chunk, sold_out, Outcome::SoldOut, reason).await?;
-    Ok(ChunkOutcome {
+    Ok(Ok(ChunkOutcome {
         issued: count(issued),
         over_limit: count(&decided.over_limit),
         sold_out: count(sold_out),
         ..Default::default()
-    })
+    }))
 }
 
 async fn record_over_limit(
@@ -236,7 +262,7 @@ fn count(lines: &[usize]) -> i32 {
 async fn job_status(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-) -> Result<Option<(JobStatus, Option<String>)>, CommandError> {
+) -> Result<Option<(IssuanceJobStatus, Option<String>)>, CommandError> {
     let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL, j.operator
                  FROM issuance_jobs j
                  JOIN issuance_chunks c ON c.job_id = j.id AND c.chunk_no = $2
@@ -257,7 +283,7 @@ async fn job_status(
     if row.get::<_, bool>(2) {
         return Ok(None);
     }
-    let status = JobStatus::parse(row.get(0)).ok_or_else(|| internal("unknown job status"))?;
+    let Named(status) = row.try_get::<_, Named<IssuanceJobStatus>>(0)?;
     Ok(Some((status, row.get(3))))
 }
 
@@ -271,7 +297,7 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
         .ok_or_else(|| CommandError::not_found("template", sn))?;
     let raw: RawTerms = serde_json::from_value(row.get(4)).map_err(|e| internal(&e.to_string()))?;
     Ok(Template {
-        status: TemplateStatus::parse(row.get(0)).ok_or_else(|| internal("unknown status"))?,
+        status: row.try_get::<_, Named<TemplateStatus>>(0)?.0,
         left: row.get(5),
         issue_begin: row.get(1),
         issue_end: row.get(2),
@@ -282,25 +308,9 @@ async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, Comma
     })
 }
 
-/// What each user of the chunk already claimed, as the snapshot saw it
-/// (absent: nothing); [`add_claims`]' guard catches a change since.
-async fn read_claims(
-    tx: &Transaction<'_>,
-    sn: &str,
-    lines: &[ChunkLine],
-) -> Result<HashMap<String, i32>, tokio_postgres::Error> {
-    let users = distinct_users(lines);
-    let sql =
-        "SELECT user_id, claimed FROM user_claims WHERE template_sn = $1 AND user_id = ANY($2)";
-    let rows = tx
-        .query(&tx.prepare_cached(sql).await?, &[&sn, &users])
-        .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-}
-
 /// Raises each user's count by their `issued` lines, every user guarded
-/// by the limit (the same `user_claims` guard as claims), in one sorted
-/// statement. False when a guard refused: a claim got there first.
+/// by the limit (the same guard as claims). False when a guard refused: a
+/// claim got there first.
 async fn add_claims(
     tx: &Transaction<'_>,
     sn: &str,
@@ -311,51 +321,8 @@ async fn add_claims(
     let added = claims_after(lines, issued, &HashMap::new());
     let users: Vec<&str> = added.iter().map(|(u, _)| u.as_str()).collect();
     let counts: Vec<i32> = added.iter().map(|(_, n)| *n).collect();
-    let sql = "INSERT INTO user_claims (template_sn, user_id, claimed)
-               SELECT $1, u, n FROM unnest($2::text[], $3::int[]) AS x (u, n) ORDER BY u
-               ON CONFLICT (template_sn, user_id) DO UPDATE
-                  SET claimed = user_claims.claimed + excluded.claimed
-                WHERE user_claims.claimed + excluded.claimed <= $4";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [&sn, &users, &counts, &limit];
-    let written = tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
-    Ok(written == added.len() as u64)
-}
-
-/// Adds `n` to the template's issued count unless that passes its total.
-/// The hot row is locked here, the last thing the chunk does before commit.
-async fn add_issued(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<bool, tokio_postgres::Error> {
-    if n == 0 {
-        return Ok(true);
-    }
-    let guarded =
-        "UPDATE templates SET issued = issued + $2 WHERE sn = $1 AND issued + $2 <= total";
-    let updated = tx
-        .execute(&tx.prepare_cached(guarded).await?, &[&sn, &n])
-        .await?;
-    Ok(updated == 1)
-}
-
-/// What each user of the chunk already claimed, every user's row locked.
-/// One sorted pass creates the rows of new users (claimed 0) and locks the
-/// rows of the others, before the template's row: batched claims take
-/// their users' rows the same way (sorted, one statement), so neither can
-/// hold a row the other wants next. (Creating first and locking in a second
-/// pass deadlocked with a batch: the chunk held a new row and waited for an
-/// old one the batch held while it waited for the new one.)
-async fn lock_claims(
-    tx: &Transaction<'_>,
-    sn: &str,
-    lines: &[ChunkLine],
-) -> Result<HashMap<String, i32>, tokio_postgres::Error> {
-    let users = distinct_users(lines);
-    let lock = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
-                SELECT $1, u, 0 FROM unnest($2::text[]) AS u ORDER BY u
-                ON CONFLICT (template_sn, user_id) DO UPDATE SET claimed = c.claimed
-                RETURNING user_id, claimed";
-    let rows = tx
-        .query(&tx.prepare_cached(lock).await?, &[&sn, &users])
-        .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    let raised = user_limits::raise(tx, sn, &users, &counts, limit).await?;
+    Ok(raised.len() == added.len())
 }
 
 fn distinct_users(lines: &[ChunkLine]) -> Vec<&str> {
@@ -363,55 +330,6 @@ fn distinct_users(lines: &[ChunkLine]) -> Vec<&str> {
     users.sort_unstable();
     users.dedup();
     users
-}
-
-/// Reserves up to `wanted` units of the template's quota; how many it got.
-/// The hot row is locked here, after everything else the chunk locks.
-async fn reserve_quota(
-    tx: &Transaction<'_>,
-    sn: &str,
-    wanted: usize,
-) -> Result<usize, tokio_postgres::Error> {
-    if wanted == 0 {
-        return Ok(0);
-    }
-    let lock = "SELECT total - issued FROM templates WHERE sn = $1 FOR UPDATE";
-    let left: i64 = tx
-        .query_one(&tx.prepare_cached(lock).await?, &[&sn])
-        .await?
-        .get(0);
-    let wanted = i64::try_from(wanted).expect("chunk sizes fit i64");
-    let granted = wanted.min(left.max(0));
-    let guarded =
-        "UPDATE templates SET issued = issued + $2 WHERE sn = $1 AND issued + $2 <= total";
-    let updated = tx
-        .execute(&tx.prepare_cached(guarded).await?, &[&sn, &granted])
-        .await?;
-    debug_assert_eq!(updated, 1, "the row is locked: the guard holds");
-    Ok(usize::try_from(granted).expect("granted is in 0..=wanted"))
-}
-
-/// Writes each user's count after the chunk (their rows are locked), and
-/// drops the rows this chunk created for users who got nothing.
-async fn save_claims(
-    tx: &Transaction<'_>,
-    sn: &str,
-    lines: &[ChunkLine],
-    after: &[(String, i32)],
-) -> Result<(), tokio_postgres::Error> {
-    let users: Vec<&str> = after.iter().map(|(u, _)| u.as_str()).collect();
-    let counts: Vec<i32> = after.iter().map(|(_, n)| *n).collect();
-    let update = "UPDATE user_claims c SET claimed = x.n
-                    FROM unnest($2::text[], $3::int[]) AS x (u, n)
-                   WHERE c.template_sn = $1 AND c.user_id = x.u";
-    tx.execute(&tx.prepare_cached(update).await?, &[&sn, &users, &counts])
-        .await?;
-    let empty = "DELETE FROM user_claims
-                  WHERE template_sn = $1 AND user_id = ANY($2) AND claimed = 0";
-    let all = distinct_users(lines);
-    tx.execute(&tx.prepare_cached(empty).await?, &[&sn, &all])
-        .await?;
-    Ok(())
 }
 
 fn internal(message: &str) -> CommandError {
@@ -581,14 +499,18 @@ async fn advance_job(
 ) -> Result<(), CommandError> {
     let sql = "UPDATE issuance_jobs
                   SET chunks_done = chunks_done + 1,
-                      status = CASE WHEN status NOT IN ('queued', 'running') THEN status
-                                    WHEN chunks_total = chunks_done + 1 THEN 'done'
-                                    ELSE 'running' END,
-                      finished_at = CASE WHEN status IN ('queued', 'running')
+                      status = CASE WHEN status <> ALL($3::text[]) THEN status
+                                    WHEN chunks_total = chunks_done + 1 THEN $4::text
+                                    ELSE $5::text END,
+                      finished_at = CASE WHEN status = ANY($3::text[])
                                           AND chunks_total = chunks_done + 1 THEN $2::timestamptz
                                          ELSE finished_at END
                 WHERE id = $1";
-    tx.execute(&tx.prepare_cached(sql).await?, &[&job_id, &now])
-        .await?;
+    use IssuanceJobStatus as S;
+    let issuing = [S::Queued.as_str(), S::Running.as_str()];
+    let (done, running) = (S::Done.as_str(), S::Running.as_str());
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
+        [&job_id, &now, &issuing.as_slice(), &done, &running];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())
 }

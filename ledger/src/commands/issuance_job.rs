@@ -11,6 +11,7 @@ use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
 use super::CommandError;
+use crate::domain::issuance::IssuanceJobStatus as Status;
 use crate::domain::user_file::FileFormat;
 
 /// What an upload finds under its key.
@@ -71,30 +72,31 @@ pub async fn open(
     let (key, sn) = (job.key, job.sn);
     let insert = "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status,
                                              created_at, updated_at, operator)
-                  VALUES ($1, $2, $3, $4, 'uploading', $5, $5, $6)
+                  VALUES ($1, $2, $3, $4, $7, $5, $5, $6)
                   ON CONFLICT (job_key) DO NOTHING";
     let id = Uuid::now_v7();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
         &id,
         &sn,
         &key,
         &format_name(job.format),
         &now,
         &job.operator,
+        &Status::Uploading.as_str(),
     ];
     if client.execute(insert, &params).await? == 1 {
         return Ok(Opened::New(id));
     }
-    let claim = "UPDATE issuance_jobs SET status = 'uploading', updated_at = $3
+    let claim = "UPDATE issuance_jobs SET status = $5, updated_at = $3
                   WHERE job_key = $1 AND template_sn = $2
-                    AND (status = 'incomplete'
-                         OR status = 'uploading' AND updated_at < $3::timestamptz - make_interval(secs => $4))
+                    AND (status = $6
+                         OR status = $5 AND updated_at < $3::timestamptz - make_interval(secs => $4))
               RETURNING id";
     let silence = UPLOAD_SILENCE_SECS as f64;
-    if let Some(row) = client
-        .query_opt(claim, &[&key, &sn, &now, &silence])
-        .await?
-    {
+    let (uploading, incomplete) = (Status::Uploading.as_str(), Status::Incomplete.as_str());
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
+        [&key, &sn, &now, &silence, &uploading, &incomplete];
+    if let Some(row) = client.query_opt(claim, &params).await? {
         return Ok(Opened::Resume(row.get(0)));
     }
     existing(client, key, sn).await
@@ -204,8 +206,8 @@ pub async fn progress(
 ) -> Result<(), tokio_postgres::Error> {
     let sql = "UPDATE issuance_jobs SET bytes_read = $2, lines_read = $3, blank = $4,
                       invalid = $5, valid = $6, updated_at = $7
-                WHERE id = $1 AND status = 'uploading'";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+                WHERE id = $1 AND status = $8";
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &job_id,
         &c.bytes_read,
         &c.lines_read,
@@ -213,6 +215,7 @@ pub async fn progress(
         &c.invalid,
         &c.valid,
         &now,
+        &Status::Uploading.as_str(),
     ];
     client.execute(sql, &params).await?;
     Ok(())
@@ -231,14 +234,29 @@ pub async fn finish_upload(
     // Chunks may have finished while the file was still read: the job is
     // then already running, or done.
     let sql = "UPDATE issuance_jobs
-                  SET status = CASE WHEN chunks_done = $3 THEN 'done'
-                                    WHEN chunks_done > 0 THEN 'running' ELSE 'queued' END,
+                  SET status = CASE WHEN chunks_done = $3 THEN $5::text
+                                    WHEN chunks_done > 0 THEN $6::text ELSE $7::text END,
                       finished_at = CASE WHEN chunks_done = $3 THEN $4::timestamptz END,
                       file_sha256 = $2, chunks_total = $3
-                WHERE id = $1 AND status = 'uploading'";
-    client
-        .execute(sql, &[&job_id, &file_sha256, &chunks_total, &now])
-        .await?;
+                WHERE id = $1 AND status = $8";
+    let [done, running, queued, uploading] = [
+        Status::Done,
+        Status::Running,
+        Status::Queued,
+        Status::Uploading,
+    ]
+    .map(Status::as_str);
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+        &job_id,
+        &file_sha256,
+        &chunks_total,
+        &now,
+        &done,
+        &running,
+        &queued,
+        &uploading,
+    ];
+    client.execute(sql, &params).await?;
     Ok(())
 }
 
@@ -248,9 +266,12 @@ pub async fn broke_off(
     job_id: Uuid,
     error: &str,
 ) -> Result<(), tokio_postgres::Error> {
-    let sql = "UPDATE issuance_jobs SET status = 'incomplete', error = $2
-                WHERE id = $1 AND status = 'uploading'";
-    client.execute(sql, &[&job_id, &error]).await?;
+    let sql = "UPDATE issuance_jobs SET status = $3, error = $2
+                WHERE id = $1 AND status = $4";
+    let (incomplete, uploading) = (Status::Incomplete.as_str(), Status::Uploading.as_str());
+    client
+        .execute(sql, &[&job_id, &error, &incomplete, &uploading])
+        .await?;
     Ok(())
 }
 
@@ -260,19 +281,26 @@ pub async fn discard_empty(
     client: &impl GenericClient,
     job_id: Uuid,
 ) -> Result<bool, tokio_postgres::Error> {
-    let sql = "DELETE FROM issuance_jobs j WHERE id = $1 AND status = 'uploading'
+    let sql = "DELETE FROM issuance_jobs j WHERE id = $1 AND status = $2
                   AND NOT EXISTS (SELECT 1 FROM issuance_chunks c WHERE c.job_id = j.id)
                   AND NOT EXISTS (SELECT 1 FROM issuance_lines l WHERE l.job_id = j.id)";
-    Ok(client.execute(sql, &[&job_id]).await? == 1)
+    let uploading = Status::Uploading.as_str();
+    Ok(client.execute(sql, &[&job_id, &uploading]).await? == 1)
 }
 
 /// Cancels a job: chunks not yet issued end `cancelled`. A finished job
 /// cannot be cancelled (409).
 pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), CommandError> {
-    let sql = "UPDATE issuance_jobs SET status = 'cancelled', finished_at = $2
-                WHERE id = $1 AND status NOT IN ('cancelled', 'failed', 'done')";
+    let sql = "UPDATE issuance_jobs SET status = $3, finished_at = $2
+                WHERE id = $1 AND status <> ALL($4::text[])";
+    let ended: Vec<&str> = Status::ALL
+        .iter()
+        .filter(|s| s.is_final())
+        .map(|s| s.as_str())
+        .collect();
+    let (now, cancelled) = (crate::store::now(), Status::Cancelled.as_str());
     if client
-        .execute(sql, &[&job_id, &crate::store::now()])
+        .execute(sql, &[&job_id, &now, &cancelled, &ended])
         .await?
         == 1
     {

@@ -9,6 +9,9 @@ use chrono::{DateTime, Duration, Utc};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use crate::domain::issuance::IssuanceJobStatus;
+use crate::domain::package_job::PackageJobStatus;
+
 /// Rows one statement deletes: a 10M-line job's report is deleted in
 /// bounded steps, never one long lock and one burst of WAL.
 pub const ROWS_PER_STATEMENT: i64 = 10_000;
@@ -51,9 +54,13 @@ pub async fn purge(
         .execute(
             "DELETE FROM package_jobs WHERE ctid = ANY(ARRAY(
                  SELECT ctid FROM package_jobs
-                  WHERE status <> 'queued' AND finished_at < $1
+                  WHERE status <> $3 AND finished_at < $1
                   LIMIT $2 FOR UPDATE SKIP LOCKED))",
-            &[&before, &ROWS_PER_STATEMENT],
+            &[
+                &before,
+                &ROWS_PER_STATEMENT,
+                &PackageJobStatus::Queued.as_str(),
+            ],
         )
         .await?;
     Ok(purged)
@@ -64,13 +71,21 @@ async fn ended_issuance_jobs(
     client: &impl GenericClient,
     before: DateTime<Utc>,
 ) -> Result<Vec<Uuid>, tokio_postgres::Error> {
+    // Ended, or an upload that broke off (or went silent) and was never resumed.
+    use IssuanceJobStatus as S;
+    let ended: Vec<&str> = S::ALL
+        .iter()
+        .filter(|s| s.is_final())
+        .map(|s| s.as_str())
+        .collect();
+    let uploads = [S::Uploading.as_str(), S::Incomplete.as_str()];
     let rows = client
         .query(
             "SELECT id FROM issuance_jobs
-              WHERE (status IN ('done', 'cancelled', 'failed') AND finished_at < $1)
-                 OR (status IN ('uploading', 'incomplete') AND updated_at < $1)
+              WHERE (status = ANY($3) AND finished_at < $1)
+                 OR (status = ANY($4) AND updated_at < $1)
               ORDER BY created_at LIMIT $2",
-            &[&before, &JOBS_PER_CALL],
+            &[&before, &JOBS_PER_CALL, &ended, &uploads.as_slice()],
         )
         .await?;
     Ok(rows.iter().map(|r| r.get(0)).collect())

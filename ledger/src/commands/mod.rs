@@ -5,7 +5,8 @@
 //! - [`template_void`]: a void template's unused coupons voided in batches.
 //! - [`channels`]: create a channel and its secret; what verifies its signatures.
 //! - [`channel_lifecycle`]: disable, enable, rotate a channel's secret.
-//! - [`claim`]: issue one coupon to a user, guarded in SQL.
+//! - [`claim`]: issue one coupon to a user; [`template_guards`]: the guards
+//!   every write that issues passes (open, eligible, per-user limit, quota).
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
 //! - [`issuance`]: one bulk-issuance chunk in one transaction.
@@ -44,6 +45,7 @@ pub mod redeem_batch;
 pub mod refunds;
 pub mod refusal;
 pub mod reminders;
+pub(crate) mod template_guards;
 pub mod template_void;
 pub mod templates;
 pub mod upload;

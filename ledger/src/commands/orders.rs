@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::CommandError;
 use super::coupons::{self, CouponRow};
+use crate::db::Named;
 use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
@@ -204,7 +205,7 @@ async fn claim_order(
     if inserted == 1 {
         return Ok(None);
     }
-    if parse_status(row.get(0))? == OrderStatus::CancelledBeforeLock {
+    if row.try_get::<_, Named<OrderStatus>>(0)?.0 == OrderStatus::CancelledBeforeLock {
         return Err(CommandError::Conflict(
             "order_cancelled",
             "the order was cancelled before it was locked; a late lock is refused".into(),
@@ -307,7 +308,7 @@ impl LockedOrder {
     fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Result<Self, CommandError> {
         let order = LockedOrder {
             order_id: row.get(0),
-            status: parse_status(row.get(1))?,
+            status: row.try_get::<_, Named<OrderStatus>>(1)?.0,
             coupon_ids: row.get(2),
             lock_expires_at: row.get(3),
             version: row.get(4),
@@ -322,12 +323,6 @@ impl LockedOrder {
         );
         Ok(order)
     }
-}
-
-/// The status column, read at the SQL edge.
-fn parse_status(text: &str) -> Result<OrderStatus, CommandError> {
-    OrderStatus::parse(text)
-        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown order status {text}")))
 }
 
 /// The order and its coupons, locked in that order, in one round trip.
@@ -509,12 +504,13 @@ pub async fn release_expired_locks(
     now: DateTime<Utc>,
     batch: i64,
 ) -> Result<usize, CommandError> {
-    // The status is a literal so that the partial index `orders_lock_expiry`
-    // (`WHERE status = 'locked'`) serves the prepared statement.
+    // The status is written into the text, not bound, so that the partial
+    // index `orders_lock_expiry` serves the prepared statement.
     let sql = format!(
         "SELECT {ORDER_COLUMNS} FROM orders
-          WHERE status = 'locked' AND lock_expires_at < $1
-          ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED"
+          WHERE status = '{locked}' AND lock_expires_at < $1
+          ORDER BY lock_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+        locked = OrderStatus::Locked.as_str()
     );
     let due = tx
         .query(

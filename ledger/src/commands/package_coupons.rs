@@ -20,14 +20,16 @@ use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 
 use super::CommandError;
-use super::claim::{self, TemplateView, template_view_columns};
-use crate::domain::eligibility::{Rule, UserFacts};
+use super::template_guards::open::{self, TemplateView, template_view_columns};
+use super::template_guards::{quota, user_limits};
+use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
+use crate::domain::quota::Take;
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// Issues every item's coupons to `user`, in item order, or nothing; each
@@ -79,7 +81,7 @@ async fn read_templates(
         let view = templates
             .get(sn)
             .ok_or_else(|| CommandError::not_found("template", sn))?;
-        claim::open_for_claims(view, now)?;
+        open::open_for_claims(view, now)?;
     }
     Ok(templates)
 }
@@ -93,14 +95,9 @@ async fn eligible(
     (user, facts): (&UserId, &UserFacts),
 ) -> Result<(), CommandError> {
     for sn in items.iter().map(|i| &i.template_sn) {
-        let view = &templates[sn];
-        view.admits(facts).map_err(CommandError::NotEligible)?;
-        if view.needs_allow_list()
-            && claim::on_allow_list(tx, sn, &[user.as_str()])
-                .await?
-                .is_empty()
-        {
-            return Err(CommandError::NotEligible(Rule::AllowList));
+        let rules = open::ineligible(tx, sn, &templates[sn], &[(user.as_str(), facts)]).await?;
+        if let Some(rule) = rules.into_iter().flatten().next() {
+            return Err(CommandError::NotEligible(rule));
         }
     }
     Ok(())
@@ -116,33 +113,20 @@ async fn limit_user(
     limit: i32,
 ) -> Result<(), CommandError> {
     let n = i32::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
-    let sql = "INSERT INTO user_claims AS c (template_sn, user_id, claimed)
-               SELECT $1::text, $2::text, $3::int WHERE $3::int <= $4::int
-               ON CONFLICT (template_sn, user_id)
-               DO UPDATE SET claimed = c.claimed + $3::int WHERE c.claimed + $3::int <= $4::int
-               RETURNING claimed";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [sn, user, &n, &limit];
-    match tx
-        .query_opt(&tx.prepare_cached(sql).await?, &params)
-        .await?
-    {
-        Some(_) => Ok(()),
-        None => Err(claim::at_limit(limit)),
+    let admitted = user_limits::raise(tx, sn.as_str(), &[user.as_str()], &[n], limit).await?;
+    if admitted.is_empty() {
+        return Err(user_limits::at_limit(limit));
     }
+    Ok(())
 }
 
-/// Takes `n` of the template's quota unless fewer are left (410). The hot
-/// row is locked here, after everything else the claim writes.
+/// Takes `n` of the template's quota, or refuses the claim: 410 when fewer
+/// are left, 422 when the template left `active` since it was read.
 async fn take_quota(tx: &Transaction<'_>, sn: &TemplateSn, n: i64) -> Result<(), CommandError> {
-    let sql = "UPDATE templates SET issued = issued + $2
-                WHERE sn = $1 AND status = 'active' AND issued + $2 <= total";
-    match tx
-        .execute(&tx.prepare_cached(sql).await?, &[&sn, &n])
+    quota::take(tx, sn.as_str(), n, Take::All)
         .await?
-    {
-        1 => Ok(()),
-        _ => Err(claim::sold_out()),
-    }
+        .map_err(quota::refused)?;
+    Ok(())
 }
 
 /// Every item's coupons, validity fixed now from each template's terms.

@@ -8,6 +8,8 @@
 //! refusal keeps nothing of the claim, and the job records it ([`finish`]).
 //! A job its request could not publish is [`fail`]ed.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
@@ -19,11 +21,12 @@ use super::CommandError;
 use super::code_batches;
 use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
+use crate::domain::channel::ChannelStatus;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CodeRef, CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
-use crate::domain::package_job::{JobStatus, PackageJob, Refusal};
+use crate::domain::package_job::{PackageJob, PackageJobStatus, Refusal};
 use crate::write_model::code_batch_row::{self, Batch};
 use crate::write_model::package_row;
 
@@ -87,10 +90,10 @@ async fn insert(
     let json = serde_json::to_value(metadata).map_err(|e| CommandError::Internal(e.into()))?;
     let sql = "INSERT INTO package_jobs (id, package_sn, user_id, code_batch_id, code_serial,
                                          channel_id, metadata, status, created_at, user_facts)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8, $9)";
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9)";
     let code = job.code.as_ref();
     let facts = Json(facts);
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
         &job.job_id,
         &job.package_sn,
         &job.user_id,
@@ -100,6 +103,7 @@ async fn insert(
         &json,
         &now,
         &facts,
+        &PackageJobStatus::Queued.as_str(),
     ];
     tx.execute(sql, &params).await?;
     Ok(())
@@ -129,7 +133,7 @@ pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, Comman
         .query_opt(sql, &[&id])
         .await?
         .ok_or_else(|| CommandError::not_found("package job", id))?;
-    if JobStatus::parse(row.get(5)) != Some(JobStatus::Queued) {
+    if row.try_get::<_, crate::db::Named<PackageJobStatus>>(5)?.0 != PackageJobStatus::Queued {
         return Ok(None);
     }
     let internal = |e: String| CommandError::Internal(anyhow::anyhow!("package job {id}: {e}"));
@@ -248,8 +252,9 @@ async fn claim(
 /// A job its channel queued before being disabled is refused when it runs,
 /// as the channel's request would be now (403 `channel_disabled`).
 async fn refuse_if_disabled(tx: &Transaction<'_>, channel: ChannelId) -> Result<(), CommandError> {
-    let sql = "SELECT status = 'disabled' FROM channels WHERE id = $1";
-    let row = tx.query_opt(sql, &[&channel]).await?;
+    let sql = "SELECT status = $2 FROM channels WHERE id = $1";
+    let disabled = ChannelStatus::Disabled.as_str();
+    let row = tx.query_opt(sql, &[&channel, &disabled]).await?;
     if row.is_some_and(|r| r.get::<_, bool>(0)) {
         return Err(CommandError::ChannelDisabled(channel));
     }
@@ -272,12 +277,16 @@ pub async fn finish(
     let updated = match finished {
         Finished::Done(coupons) => {
             let ids: Vec<Uuid> = coupons.iter().map(|c| c.coupon_id).collect();
-            let sql = "UPDATE package_jobs SET status = 'done', coupon_ids = $2, finished_at = $3
-                        WHERE id = $1 AND status = 'queued'";
-            tx.execute(sql, &[&id, &ids, &now]).await?
+            let sql = "UPDATE package_jobs SET status = $4, coupon_ids = $2, finished_at = $3
+                        WHERE id = $1 AND status = $5";
+            let (done, queued) = (
+                PackageJobStatus::Done.as_str(),
+                PackageJobStatus::Queued.as_str(),
+            );
+            tx.execute(sql, &[&id, &ids, &now, &done, &queued]).await?
         }
         Finished::Refused(refusal) => {
-            set_error(&**tx, id, JobStatus::Refused, refusal, now).await?
+            set_error(&**tx, id, PackageJobStatus::Refused, refusal, now).await?
         }
     };
     if updated != 1 {
@@ -295,22 +304,30 @@ pub async fn fail(
     why: &Refusal,
     now: DateTime<Utc>,
 ) -> Result<bool, CommandError> {
-    Ok(set_error(client, id, JobStatus::Failed, why, now).await? == 1)
+    Ok(set_error(client, id, PackageJobStatus::Failed, why, now).await? == 1)
 }
 
 async fn set_error(
     client: &impl GenericClient,
     id: Uuid,
-    status: JobStatus,
+    status: PackageJobStatus,
     why: &Refusal,
     now: DateTime<Utc>,
 ) -> Result<u64, tokio_postgres::Error> {
     let sql = "UPDATE package_jobs SET status = $2, error_status = $3, error_code = $4,
                       error_message = $5, finished_at = $6
-                WHERE id = $1 AND status = 'queued'";
+                WHERE id = $1 AND status = $7";
     let http = i16::try_from(why.status).unwrap_or(i16::MAX);
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
-        [&id, &status.as_str(), &http, &why.code, &why.message, &now];
+    let queued = PackageJobStatus::Queued.as_str();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &id,
+        &status.as_str(),
+        &http,
+        &why.code,
+        &why.message,
+        &now,
+        &queued,
+    ];
     client.execute(sql, &params).await
 }
 
@@ -321,11 +338,18 @@ pub async fn stale(
     before: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<PackageJob>, tokio_postgres::Error> {
-    let sql = "SELECT id, package_sn, user_id, code_batch_id, code_serial, channel_id
-                 FROM package_jobs
-                WHERE status = 'queued' AND created_at < $1
-                ORDER BY created_at LIMIT $2";
-    let rows = client.query(sql, &[&before, &limit]).await?;
+    // The status is written into the text, not bound: only a plan that
+    // sees the value can use the partial index `package_jobs_queued`.
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT id, package_sn, user_id, code_batch_id, code_serial, channel_id
+               FROM package_jobs
+              WHERE status = '{queued}' AND created_at < $1
+              ORDER BY created_at LIMIT $2",
+            queued = PackageJobStatus::Queued.as_str()
+        )
+    });
+    let rows = client.query(SQL.as_str(), &[&before, &limit]).await?;
     Ok(rows
         .iter()
         .map(|r| PackageJob {

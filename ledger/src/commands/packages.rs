@@ -61,7 +61,7 @@ pub async fn create(
     tx.execute(
         "INSERT INTO packages (sn, name, items, total, per_user_limit, issue_begin, issue_end,
                                status, version, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'draft', 1, $8)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $9, 1, $8)",
         &[
             &sn,
             &new.name,
@@ -71,6 +71,7 @@ pub async fn create(
             &begin,
             &end,
             &now,
+            &PackageStatus::Draft.as_str(),
         ],
     )
     .await?;
@@ -170,8 +171,9 @@ async fn check_item(tx: &Transaction<'_>, item: &PackageItem) -> Result<(), Comm
         let why = format!("template {} does not exist", item.template_sn);
         return Err(unprocessable("unknown_template", why));
     };
-    let (status, limit): (&str, i32) = (row.get(0), row.get(1));
-    if TemplateStatus::parse(status) == Some(TemplateStatus::Void) {
+    let crate::db::Named::<TemplateStatus>(status) = row.try_get(0)?;
+    let limit: i32 = row.get(1);
+    if status == TemplateStatus::Void {
         let why = format!("template {} is void", item.template_sn);
         return Err(unprocessable("template_status", why));
     }
@@ -267,12 +269,14 @@ pub async fn take(
     now: DateTime<Utc>,
 ) -> Result<Taken, CommandError> {
     let sql = "UPDATE packages SET claimed = claimed + 1, version = version + 1
-                WHERE sn = $1 AND status = 'active' AND claimed < total
+                WHERE sn = $1 AND status = $4 AND claimed < total
                   AND issue_begin <= $2 AND $2 < issue_end
                   AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM package_channels
                         WHERE package_sn = $1 AND channel_id = $3))
                RETURNING items, version, per_user_limit";
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 3] = [&sn, &now, &giver.checked()];
+    let active = PackageStatus::Active.as_str();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+        [&sn, &now, &giver.checked(), &active];
     let Some(row) = tx
         .query_opt(&tx.prepare_cached(sql).await?, &params)
         .await?

@@ -23,10 +23,10 @@ use futures_util::future::try_join;
 use tokio_postgres::types::ToSql;
 
 use super::CommandError;
-use super::claim;
 use super::claim_batch::{self, BatchClaim};
 use super::code_batches;
 use super::redeem;
+use super::template_guards::open;
 use crate::domain::claim_batch::Refusal;
 use crate::domain::events::{CodeRedeemed, CodeRef, CouponIssued};
 use crate::domain::ledger_event::LedgerEvent;
@@ -63,7 +63,7 @@ pub async fn redeem_batch(
     )
     .await?;
     redeem::open(&current, now)?;
-    claim::open_for_claims(&view, now)?;
+    open::open_for_claims(&view, now)?;
     for item in items.iter_mut() {
         item.claim.metadata.code = Some(CodeRef {
             batch_id: batch.id,

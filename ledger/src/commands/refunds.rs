@@ -105,7 +105,7 @@ pub async fn refund(
     if let Some(answer) = earlier_answer(tx, req).await? {
         return Ok(answer);
     }
-    if OrderStatus::parse(row.get(0)) != Some(OrderStatus::Confirmed) {
+    if row.try_get::<_, crate::db::Named<OrderStatus>>(0)?.0 != OrderStatus::Confirmed {
         return Err(CommandError::Conflict(
             "order_not_confirmed",
             "only a confirmed order can be refunded".into(),

@@ -17,8 +17,10 @@ use rust_decimal::Decimal;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use crate::domain::coupon_state::CouponStatus;
 use crate::domain::money::Money;
 use crate::domain::reminder::{EXPIRY_REMINDER, ExpiryReminder, NotifyStatus, RemindedCoupon};
+use crate::domain::template_status::TemplateStatus;
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::messaging::publish::PublishError;
 use crate::messaging::{reminder_message, topology};
@@ -286,9 +288,10 @@ async fn unused_coupons(
                    ON n.user_id = x.u AND n.template_sn = x.sn AND x.d = ANY(n.notify_days)
                  JOIN coupons c ON c.id = n.coupon_id
                  JOIN templates t ON t.sn = c.template_sn
-                WHERE c.status = 'unused' AND c.expires_at > $4 AND t.status <> 'void'
+                WHERE c.status = $5 AND c.expires_at > $4 AND t.status <> $6
                 ORDER BY x.u, x.d, c.expires_at, c.template_sn, c.id";
-    let params: [&(dyn ToSql + Sync); 4] = [&users, &dates, &templates, &now];
+    let (unused, void) = (CouponStatus::Unused.as_str(), TemplateStatus::Void.as_str());
+    let params: [&(dyn ToSql + Sync); 6] = [&users, &dates, &templates, &now, &unused, &void];
     let mut out: BTreeMap<(String, NaiveDate), Vec<RemindedCoupon>> = BTreeMap::new();
     for r in tx.query(&tx.prepare_cached(sql).await?, &params).await? {
         let face: Decimal = r.get(5);

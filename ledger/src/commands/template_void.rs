@@ -10,9 +10,10 @@ use uuid::Uuid;
 
 use super::CommandError;
 use super::coupons;
-use crate::domain::coupon_state::CouponCommand;
+use crate::domain::coupon_state::{CouponCommand, CouponStatus};
 use crate::domain::events::Metadata;
 use crate::domain::ids::TemplateSn;
+use crate::domain::template_status::TemplateStatus;
 use crate::write_model::coupon_row::{CouponRow, SELECT};
 
 /// Coupons voided per transaction: one batch holds its row locks briefly.
@@ -59,13 +60,14 @@ pub async fn void_batch(
     limit: i64,
 ) -> Result<usize, CommandError> {
     let sql = format!(
-        "{SELECT} WHERE c.template_sn = $1 AND c.status = 'unused' AND t.status = 'void'
+        "{SELECT} WHERE c.template_sn = $1 AND c.status = $3 AND t.status = $4
           ORDER BY c.id LIMIT $2 FOR UPDATE OF c SKIP LOCKED"
     );
+    let (unused, void) = (CouponStatus::Unused.as_str(), TemplateStatus::Void.as_str());
     let rows = tx
         .query(
             &tx.prepare_cached(&sql).await?,
-            &[sn, &limit.clamp(1, 10_000)],
+            &[sn, &limit.clamp(1, 10_000), &unused, &void],
         )
         .await?;
     let rows = rows
@@ -83,10 +85,11 @@ pub async fn void_due(
     limit: i64,
 ) -> Result<usize, CommandError> {
     let sql = "SELECT sn, void_event_id, void_correlation_id FROM templates t
-                WHERE status = 'void' AND EXISTS (
-                      SELECT 1 FROM coupons c WHERE c.template_sn = t.sn AND c.status = 'unused')
+                WHERE status = $1 AND EXISTS (
+                      SELECT 1 FROM coupons c WHERE c.template_sn = t.sn AND c.status = $2)
                 ORDER BY sn LIMIT 1";
-    let Some(row) = tx.query_opt(sql, &[]).await? else {
+    let (void, unused) = (TemplateStatus::Void.as_str(), CouponStatus::Unused.as_str());
+    let Some(row) = tx.query_opt(sql, &[&void, &unused]).await? else {
         return Ok(0);
     };
     let sn: TemplateSn = row.get(0);

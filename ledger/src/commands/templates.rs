@@ -41,7 +41,7 @@ pub async fn create(
             "INSERT INTO templates (sn, name, kind, currency, terms, face_value, issue_begin,
              issue_end, total, per_user_limit, refund_policy, remind_days_before, status,
              version, created_at, rate_limit, eligibility, shop_id, description)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'draft', 1, $13, $14,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $18, 1, $13, $14,
                  $15, $16, $17)",
         )
         .await?,
@@ -63,6 +63,7 @@ pub async fn create(
             &c.eligibility.as_ref().map(Json),
             &c.shop_id,
             &c.description,
+            &TemplateStatus::Draft.as_str(),
         ],
     )
     .await?;
@@ -99,8 +100,7 @@ async fn lock(tx: &Transaction<'_>, sn: &TemplateSn) -> Result<Locked, CommandEr
         )
         .await?
         .ok_or_else(|| CommandError::not_found("template", sn))?;
-    let status = TemplateStatus::parse(row.get(0))
-        .ok_or_else(|| CommandError::Internal(anyhow::anyhow!("unknown template status")))?;
+    let crate::db::Named(status) = row.try_get(0)?;
     Ok(Locked {
         status,
         total: row.get(1),
@@ -254,9 +254,9 @@ async fn lock_campaign(
         .query_opt(&tx.prepare_cached(sql).await?, &[&sn.as_str()])
         .await?
         .ok_or_else(|| CommandError::not_found("template", sn))?;
-    let terms = super::claim::terms_of(row.get(4))?;
+    let terms = super::template_guards::open::terms_of(row.get(4))?;
     let current = template_adjust::Current {
-        status: super::claim::status_of(row.get(0))?,
+        status: row.try_get::<_, crate::db::Named<TemplateStatus>>(0)?.0,
         window: IssueWindow {
             begin: row.get(1),
             end: row.get(2),

@@ -53,6 +53,26 @@ impl AllowListMode {
     }
 }
 
+name_list! {
+    /// Where an uploaded allow-list file stands.
+    #[derive(Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum AllowListFileStatus {
+        /// Being read and applied.
+        Uploading,
+        /// Broken off: the same file under the same key finishes it.
+        Incomplete,
+        /// Read to its end and applied.
+        Done,
+    }
+}
+
+impl AllowListFileStatus {
+    pub const fn as_str(self) -> &'static str {
+        self.into_str()
+    }
+}
+
 /// Most users one template's allow-list holds: a campaign's audience of
 /// millions, kept as a set in Postgres (~100 bytes a member with its index).
 pub const MAX_ALLOW_LIST: i64 = 10_000_000;

@@ -28,7 +28,9 @@ name_list! {
     /// Where a job stands (contract names).
     #[derive(Serialize, Deserialize, utoipa::ToSchema)]
     #[serde(rename_all = "snake_case")]
-    pub enum JobStatus {
+    // The API's schema keeps its published name.
+    #[schema(as = JobStatus)]
+    pub enum IssuanceJobStatus {
         /// The file is being read and its chunks published.
         Uploading,
         /// The upload broke off; the same file under the same key resumes it.
@@ -42,8 +44,8 @@ name_list! {
     }
 }
 
-impl JobStatus {
-    pub const ALL: &'static [JobStatus] = <Self as strum::VariantArray>::VARIANTS;
+impl IssuanceJobStatus {
+    pub const ALL: &'static [IssuanceJobStatus] = <Self as strum::VariantArray>::VARIANTS;
 
     pub const fn as_str(self) -> &'static str {
         self.into_str()
@@ -61,7 +63,7 @@ impl JobStatus {
     /// The status a reader sees: the stored one (the upload, a cancel and
     /// each chunk's own transaction write it), except that an upload silent
     /// for longer than `silence` broke off, though nothing wrote so.
-    pub fn shown(self, progress: JobProgress, silence: chrono::Duration) -> JobStatus {
+    pub fn shown(self, progress: JobProgress, silence: chrono::Duration) -> IssuanceJobStatus {
         match self {
             Self::Uploading if progress.now - progress.updated_at > silence => Self::Incomplete,
             other => other,
@@ -69,7 +71,7 @@ impl JobStatus {
     }
 }
 
-/// What [`JobStatus::shown`] needs to know of a job.
+/// What [`IssuanceJobStatus::shown`] needs to know of a job.
 #[derive(Clone, Copy, Debug)]
 pub struct JobProgress {
     /// Known once the upload ended.
@@ -244,7 +246,7 @@ mod tests {
             updated_at: now - chrono::Duration::seconds(quiet),
             now,
         };
-        use JobStatus as S;
+        use IssuanceJobStatus as S;
         // The chunks' counts never run ahead of the stored status.
         assert_eq!(S::Queued.shown(at(Some(3), 3, 0), silence), S::Queued);
         assert_eq!(S::Running.shown(at(Some(3), 1, 0), silence), S::Running);
@@ -255,9 +257,9 @@ mod tests {
 
     #[test]
     fn statuses_round_trip() {
-        for &status in JobStatus::ALL {
-            assert_eq!(JobStatus::parse(status.as_str()), Some(status));
+        for &status in IssuanceJobStatus::ALL {
+            assert_eq!(IssuanceJobStatus::parse(status.as_str()), Some(status));
         }
-        assert!(JobStatus::Done.is_final() && !JobStatus::Running.is_final());
+        assert!(IssuanceJobStatus::Done.is_final() && !IssuanceJobStatus::Running.is_final());
     }
 }

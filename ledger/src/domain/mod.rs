@@ -23,7 +23,8 @@
 //! - [`projection`]: every projection (its queue and tables), and what one
 //!   event does to the counting ones.
 //! - [`reminder`]: expiry reminders: offsets, notify days, the message.
-//! - [`claim_batch`]: which claims of a group-committed batch get a coupon.
+//! - [`claim_batch`]: which claims of a group-committed batch get a coupon;
+//!   [`quota`]: how much of a template's quota a write may take.
 //! - [`rate_limit`]: a template's claim rate limits (token buckets).
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events;
@@ -67,6 +68,7 @@ pub mod parse_error;
 pub mod patch_field;
 pub mod pricing;
 pub mod projection;
+pub mod quota;
 pub mod quote;
 pub mod rate_limit;
 pub mod raw_decimal;

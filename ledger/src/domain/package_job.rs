@@ -14,7 +14,7 @@ name_list! {
     #[derive(Serialize, Deserialize, utoipa::ToSchema)]
     #[serde(rename_all = "snake_case")]
     #[schema(as = PackageJobStatus)]
-    pub enum JobStatus {
+    pub enum PackageJobStatus {
         /// Recorded, and on the queue (or being published).
         Queued,
         /// The claim was written: the coupons were issued.
@@ -26,8 +26,8 @@ name_list! {
     }
 }
 
-impl JobStatus {
-    pub const ALL: &'static [JobStatus] = <Self as strum::VariantArray>::VARIANTS;
+impl PackageJobStatus {
+    pub const ALL: &'static [PackageJobStatus] = <Self as strum::VariantArray>::VARIANTS;
 
     pub const fn as_str(self) -> &'static str {
         self.into_str()
@@ -82,10 +82,10 @@ mod tests {
 
     #[test]
     fn statuses_round_trip_through_their_names() {
-        for &status in JobStatus::ALL {
-            assert_eq!(JobStatus::parse(status.as_str()), Some(status));
+        for &status in PackageJobStatus::ALL {
+            assert_eq!(PackageJobStatus::parse(status.as_str()), Some(status));
         }
-        assert_eq!(JobStatus::parse("running"), None);
+        assert_eq!(PackageJobStatus::parse("running"), None);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use tokio_postgres::GenericClient;
 use crate::domain::ids::TemplateSn;
 use crate::domain::nonce;
 use crate::domain::rate_limit::{Bucket, RateLimit};
+use crate::domain::template_status::TemplateStatus;
 use crate::redis_link::RedisHandle;
 
 static ADMIT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("admit.lua")));
@@ -176,8 +177,8 @@ pub async fn warm(
     let keys = Keys::of(redis, sn);
     let row = client
         .query_opt(
-            "SELECT total - issued FROM templates WHERE sn = $1 AND status = 'active'",
-            &[&sn],
+            "SELECT total - issued FROM templates WHERE sn = $1 AND status = $2",
+            &[&sn, &TemplateStatus::Active.as_str()],
         )
         .await?;
     let Some(row) = row else {

@@ -13,6 +13,7 @@ use tokio_postgres::GenericClient;
 use super::{Flash, GateInfo};
 use crate::domain::ids::{ChannelId, TemplateSn};
 use crate::domain::rate_limit::RateLimit;
+use crate::domain::template_status::TemplateStatus;
 
 /// Active templates reset per pass, at most (the newest first).
 const MAX_PER_PASS: i64 = 10_000;
@@ -25,11 +26,12 @@ pub async fn read_info(
     client: &impl GenericClient,
     sn: &TemplateSn,
 ) -> Result<Option<GateInfo>, tokio_postgres::Error> {
-    let sql = "SELECT status = 'active', per_user_limit, rate_limit,
+    let sql = "SELECT status = $2, per_user_limit, rate_limit,
                       ARRAY(SELECT channel_id FROM template_channels WHERE template_sn = $1),
                       eligibility
                  FROM templates WHERE sn = $1";
-    let row = client.query_opt(sql, &[&sn]).await?;
+    let active = TemplateStatus::Active.as_str();
+    let row = client.query_opt(sql, &[&sn, &active]).await?;
     Ok(row.map(|r| GateInfo {
         active: r.get(0),
         per_user_limit: r.get(1),
@@ -73,8 +75,8 @@ async fn active_templates(flash: &Flash) -> anyhow::Result<Vec<TemplateSn>> {
     let client = flash.pool.get().await?;
     let rows = client
         .query(
-            "SELECT sn FROM templates WHERE status = 'active' ORDER BY created_at DESC LIMIT $1",
-            &[&MAX_PER_PASS],
+            "SELECT sn FROM templates WHERE status = $2 ORDER BY created_at DESC LIMIT $1",
+            &[&MAX_PER_PASS, &TemplateStatus::Active.as_str()],
         )
         .await?;
     Ok(rows.iter().map(|r| r.get(0)).collect())

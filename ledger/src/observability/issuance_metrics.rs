@@ -12,7 +12,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use crate::domain::issuance::JobStatus;
+use crate::domain::issuance::IssuanceJobStatus;
 use crate::queries::gauges;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -64,7 +64,7 @@ impl IssuanceMetrics {
     pub async fn refresh(&self, pool: &Pool) -> Result<(), anyhow::Error> {
         let client = pool.get().await?;
         let rows = gauges::issuance_jobs_by_status(&**client).await?;
-        for status in JobStatus::ALL {
+        for status in IssuanceJobStatus::ALL {
             let n = rows.iter().find(|(s, _)| s == status.as_str());
             let label = StatusLabel {
                 status: status.as_str().to_owned(),

@@ -5,6 +5,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::{Applied, ApplyError, decimal};
+use crate::db::Named;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::projection::{CouponView, Effect, Tally, coupon_effect};
 use crate::domain::stream::StreamKind;
@@ -91,11 +92,13 @@ pub async fn load(
         )
         .await?;
     let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
-    Ok(row.map(|r| CouponView {
+    let Some(r) = row else { return Ok(None) };
+    Ok(Some(CouponView {
         user_id: r.get(0),
         template_sn: r.get(1),
         face_value: cents(r.get(2)),
-        status: CouponStatus::parse(r.get(3)).unwrap_or(CouponStatus::Void),
+        // A status that is none of the list fails the event, loudly.
+        status: r.try_get::<_, Named<CouponStatus>>(3)?.0,
         version: r.get(4),
         locked_discount: cents(r.get(5)),
     }))

@@ -16,6 +16,7 @@ use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
 use super::{Applied, ApplyError, decimal, record_position};
+use crate::db::Named;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
@@ -309,12 +310,14 @@ async fn load(tx: &Transaction<'_>, coupon_id: Uuid) -> Result<Option<Followed>,
         .query_opt(&tx.prepare_cached(sql).await?, &[&coupon_id])
         .await?;
     let cents = |d: Decimal| (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX);
-    Ok(row.map(|r| Followed {
+    let Some(r) = row else { return Ok(None) };
+    Ok(Some(Followed {
         view: CouponView {
             user_id: r.get(0),
             template_sn: r.get(1),
             face_value: cents(r.get(2)),
-            status: CouponStatus::parse(r.get(3)).unwrap_or(CouponStatus::Void),
+            // A status that is none of the list fails the event, loudly.
+            status: r.try_get::<_, Named<CouponStatus>>(3)?.0,
             version: r.get(4),
             locked_discount: 0,
         },
@@ -408,8 +411,10 @@ async fn cancel(
                   AND NOT EXISTS (
                       SELECT 1 FROM notify_coupons c
                        WHERE c.user_id = $1 AND c.template_sn = $2 AND c.coupon_id <> $7
-                         AND c.status IN ('unused', 'locked') AND m.notify_day = ANY(c.notify_days))";
-    let params: [&(dyn ToSql + Sync); 7] = [
+                         AND c.status = ANY($8) AND m.notify_day = ANY(c.notify_days))";
+    // The coupon statuses that still await their expiry.
+    let live = [CouponStatus::Unused.as_str(), CouponStatus::Locked.as_str()];
+    let params: [&(dyn ToSql + Sync); 8] = [
         &f.view.user_id,
         &f.view.template_sn,
         &EXPIRY_REMINDER.code(),
@@ -417,6 +422,7 @@ async fn cancel(
         &NotifyStatus::Pending.code(),
         &NotifyStatus::Cancelled.code(),
         &coupon_id,
+        &live.as_slice(),
     ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::db::Named;
-use crate::domain::eligibility::AllowListMode;
+use crate::domain::eligibility::{AllowListFileStatus, AllowListMode};
 use crate::domain::ids::{TemplateSn, UserId};
 
 /// Files a list's answer shows, newest first.
@@ -21,9 +21,7 @@ pub struct AllowListFileView {
     pub file_id: Uuid,
     pub template_sn: String,
     pub mode: AllowListMode,
-    /// `uploading`, `done`, or `incomplete` (broken off: send the same file
-    /// with the same key to finish it).
-    pub status: String,
+    pub status: AllowListFileStatus,
     pub lines_read: i64,
     pub blank: i64,
     pub invalid: i64,
@@ -72,7 +70,7 @@ fn file(r: &Row) -> Result<AllowListFileView, tokio_postgres::Error> {
         file_id: r.get(0),
         template_sn: r.get(1),
         mode: r.try_get::<_, Named<_>>(2)?.0,
-        status: r.get(3),
+        status: r.try_get::<_, Named<_>>(3)?.0,
         lines_read: r.get(4),
         blank: r.get(5),
         invalid: r.get(6),

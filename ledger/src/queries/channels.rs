@@ -43,9 +43,7 @@ macro_rules! view_sql {
 
 impl ChannelView {
     fn from_row(r: &Row) -> Result<Self, RowError> {
-        let status: &str = r.get(2);
-        let status = ChannelStatus::parse(status)
-            .ok_or_else(|| RowError::Unreadable(format!("channel status {status:?}")))?;
+        let crate::db::Named(status) = r.try_get::<_, crate::db::Named<ChannelStatus>>(2)?;
         Ok(Self {
             id: r.get(0),
             name: r.get(1),

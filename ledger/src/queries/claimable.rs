@@ -18,6 +18,7 @@ use utoipa::ToSchema;
 use crate::domain::channel::ChannelStatus;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::ids::{ChannelId, UserId};
+use crate::domain::template_status::TemplateStatus;
 use crate::domain::validity::ValidityTerms;
 use crate::queries::page::Bounds;
 use crate::queries::terms::{self, TemplateTerms};
@@ -118,7 +119,7 @@ async fn candidates(
            JOIN templates t ON t.sn = tc.template_sn
            LEFT JOIN user_claims uc ON uc.template_sn = t.sn AND uc.user_id = $2
           WHERE tc.channel_id = $1
-            AND t.status = 'active' AND t.issue_begin <= $3 AND $3 <= t.issue_end
+            AND t.status = $5 AND t.issue_begin <= $3 AND $3 <= t.issue_end
             AND t.issued < t.total
             AND coalesce(uc.claimed, 0) < t.per_user_limit
             AND (NOT coalesce((t.eligibility ->> 'allow_list')::boolean, false)
@@ -128,11 +129,12 @@ async fn candidates(
           LIMIT $4",
         columns = terms::COLUMNS
     );
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
         &asker.channel,
         &asker.user.as_str(),
         &asker.now,
         &(MAX_CANDIDATES + 1),
+        &TemplateStatus::Active.as_str(),
     ];
     let rows = client.query(&sql, &params).await?;
     let truncated = rows.len() > usize::try_from(MAX_CANDIDATES).unwrap_or(usize::MAX);

@@ -30,6 +30,5 @@ pub async fn list(
     };
     let status = filter.status.map(CodeBatchStatus::as_str);
     let params: [&(dyn ToSql + Sync); 3] = [&status, &filter.template_sn, &filter.package_sn];
-    let read = |r: &tokio_postgres::Row| Ok::<_, tokio_postgres::Error>(batch_from(r));
-    page::fetch(client, &list, &params, bounds, read).await
+    page::fetch(client, &list, &params, bounds, batch_from).await
 }

@@ -5,6 +5,7 @@
 
 use tokio_postgres::GenericClient;
 
+use crate::domain::reminder::NotifyStatus;
 use crate::store::GlobalCursor;
 
 type Result<T> = std::result::Result<T, tokio_postgres::Error>;
@@ -46,9 +47,14 @@ pub async fn notify_rows_by_status(c: &impl GenericClient) -> Result<Vec<(i16, i
 /// Pending reminders whose notify time passed more than `overdue_after`
 /// (a Postgres interval, e.g. `15 minutes`) ago.
 pub async fn notify_rows_overdue(c: &impl GenericClient, overdue_after: &str) -> Result<i64> {
-    let sql = "SELECT count(*) FROM notify_msg
-                WHERE status = 0 AND notify_time < now() - $1::text::interval";
-    Ok(c.query_one(sql, &[&overdue_after]).await?.get(0))
+    // The status is written into the text, not bound, so that the partial
+    // index `notify_msg_due` serves the statement.
+    let sql = format!(
+        "SELECT count(*) FROM notify_msg
+          WHERE status = {pending} AND notify_time < now() - $1::text::interval",
+        pending = NotifyStatus::Pending.code()
+    );
+    Ok(c.query_one(&sql, &[&overdue_after]).await?.get(0))
 }
 
 /// Events after `cursor`, counted up to `cap` (the count stays cheap).

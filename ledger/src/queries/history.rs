@@ -77,7 +77,8 @@ pub async fn history(
         // width_bucket numbers the buckets from 1; the range keeps it in bounds.
         let index = usize::try_from(row.get::<_, i32>(0) - 1).ok();
         let bucket = index.and_then(|i| out.get_mut(i));
-        if let (Some(bucket), Some(status)) = (bucket, CouponStatus::parse(row.get(1))) {
+        let crate::db::Named::<CouponStatus>(status) = row.try_get(1)?;
+        if let Some(bucket) = bucket {
             bucket.add(status, row.get(2));
         }
     }

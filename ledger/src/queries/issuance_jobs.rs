@@ -9,8 +9,9 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::db::Named;
 use crate::domain::issuance::UPLOAD_SILENCE_SECS;
-use crate::domain::issuance::{JobProgress, JobStatus};
+use crate::domain::issuance::{IssuanceJobStatus, JobProgress};
 
 /// Largest page of jobs.
 pub const MAX_PAGE: i64 = 200;
@@ -22,7 +23,7 @@ pub const MAX_PAGE: i64 = 200;
 pub struct JobView {
     pub job_id: Uuid,
     pub template_sn: String,
-    pub status: JobStatus,
+    pub status: IssuanceJobStatus,
     pub lines_read: i64,
     pub blank: i64,
     pub invalid: i64,
@@ -62,14 +63,14 @@ pub async fn job(
 ) -> Result<Option<JobView>, tokio_postgres::Error> {
     let sql = format!("{SELECT} WHERE j.id = $1 GROUP BY j.id");
     let row = client.query_opt(&sql, &[&id]).await?;
-    Ok(row.map(|r| view(&r, now)))
+    row.map(|r| view(&r, now)).transpose()
 }
 
 /// Jobs newest first, optionally of one template and in one stored status.
 pub async fn list(
     client: &impl GenericClient,
     template_sn: Option<&str>,
-    status: Option<JobStatus>,
+    status: Option<IssuanceJobStatus>,
     (offset, limit): (i64, i64),
     now: DateTime<Utc>,
 ) -> Result<Vec<JobView>, tokio_postgres::Error> {
@@ -79,21 +80,32 @@ pub async fn list(
     let sql = format!(
         "{SELECT} WHERE ($1::text IS NULL OR j.template_sn = $1)
             AND ($4::text IS NULL
-                 OR (CASE WHEN j.status = 'uploading' AND j.updated_at < $5 THEN 'incomplete'
+                 OR (CASE WHEN j.status = $6 AND j.updated_at < $5 THEN $7::text
                           ELSE j.status END) = $4)
           GROUP BY j.id ORDER BY j.created_at DESC, j.id DESC OFFSET $2 LIMIT $3"
     );
     let silent_since = now - chrono::Duration::seconds(UPLOAD_SILENCE_SECS);
-    let status = status.map(JobStatus::as_str);
+    let status = status.map(IssuanceJobStatus::as_str);
     let limit = limit.clamp(1, MAX_PAGE);
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] =
-        [&template_sn, &offset, &limit, &status, &silent_since];
+    let (uploading, incomplete) = (
+        IssuanceJobStatus::Uploading.as_str(),
+        IssuanceJobStatus::Incomplete.as_str(),
+    );
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &template_sn,
+        &offset,
+        &limit,
+        &status,
+        &silent_since,
+        &uploading,
+        &incomplete,
+    ];
     let rows = client.query(&sql, &params).await?;
-    Ok(rows.iter().map(|r| view(r, now)).collect())
+    rows.iter().map(|r| view(r, now)).collect()
 }
 
-fn view(r: &Row, now: DateTime<Utc>) -> JobView {
-    let stored = JobStatus::parse(r.get(2)).unwrap_or(JobStatus::Failed);
+fn view(r: &Row, now: DateTime<Utc>) -> Result<JobView, tokio_postgres::Error> {
+    let Named(stored) = r.try_get::<_, Named<IssuanceJobStatus>>(2)?;
     let chunks_done: i32 = r.get(8);
     let progress = JobProgress {
         chunks_total: r.get(7),
@@ -109,7 +121,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
         let seconds = (last - first).num_milliseconds() as f64 / 1000.0;
         (seconds > 0.0).then(|| (decided as f64 / seconds * 100.0).round() / 100.0)
     });
-    JobView {
+    Ok(JobView {
         job_id: r.get(0),
         template_sn: r.get(1),
         status,
@@ -129,7 +141,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> JobView {
         finished_at: r.get(19),
         lines_per_second,
         error: r.get(17),
-    }
+    })
 }
 
 /// One line of a job's report.

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::db::Named;
 use crate::domain::ids::ChannelId;
-use crate::domain::package_job::JobStatus;
+use crate::domain::package_job::PackageJobStatus;
 use crate::queries::page::Bounds;
 
 /// A package claim run as a job.
@@ -29,7 +29,7 @@ pub struct PackageJobView {
     pub code_serial: Option<i64>,
     /// `refused`: nothing was issued (see `error`); `failed`: never ran
     /// (its request answered 503).
-    pub status: JobStatus,
+    pub status: PackageJobStatus,
     /// Refused: the answer the claim would have had at once (its HTTP
     /// status, error code and message); failed: the request's 503.
     #[serde(skip_serializing_if = "Option::is_none")]

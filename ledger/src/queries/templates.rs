@@ -1,6 +1,8 @@
 //! Templates as the API shows them: one, or a page of them newest first;
 //! and a template's claim rate limits, for the claim path.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -9,6 +11,7 @@ use tokio_postgres::{GenericClient, Row};
 use utoipa::ToSchema;
 
 use crate::db::Named;
+use crate::domain::coupon_state::CouponStatus;
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::IssueWindow;
 use crate::domain::ids::ChannelId;
@@ -99,14 +102,23 @@ page_of!(
     TemplatePage { templates: TemplateView }
 );
 
-const COLUMNS: &str = "sn, name, status, terms, issue_begin, issue_end, total, issued,
+/// The columns [`TemplateView::from_row`] reads. The statuses are written
+/// into the text from their enums (the list's pages bind their own
+/// parameters after these).
+static COLUMNS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "sn, name, status, terms, issue_begin, issue_end, total, issued,
         per_user_limit, refund_policy, remind_days_before, created_at,
         ARRAY(SELECT channel_id FROM template_channels
                WHERE template_sn = t.sn ORDER BY channel_id),
         rate_limit,
-        CASE WHEN status = 'void' THEN (SELECT count(*) FROM coupons c
-               WHERE c.template_sn = t.sn AND c.status = 'unused') END,
-        eligibility, shop_id, description";
+        CASE WHEN status = '{void}' THEN (SELECT count(*) FROM coupons c
+               WHERE c.template_sn = t.sn AND c.status = '{unused}') END,
+        eligibility, shop_id, description",
+        void = TemplateStatus::Void.as_str(),
+        unused = CouponStatus::Unused.as_str(),
+    )
+});
 
 impl TemplateView {
     /// Fails (rather than panics) on a `status`, `refund_policy` or
@@ -145,7 +157,7 @@ pub async fn template(
 ) -> Result<Option<TemplateView>, tokio_postgres::Error> {
     let row = client
         .query_opt(
-            &format!("SELECT {COLUMNS} FROM templates t WHERE sn = $1"),
+            &format!("SELECT {} FROM templates t WHERE sn = $1", *COLUMNS),
             &[&sn.as_str()],
         )
         .await?;
@@ -194,11 +206,11 @@ pub async fn issue_state(
     sn: &TemplateSn,
 ) -> Result<Option<(TemplateStatus, (DateTime<Utc>, DateTime<Utc>))>, tokio_postgres::Error> {
     let sql = "SELECT status, issue_begin, issue_end FROM templates WHERE sn = $1";
-    let row = client.query_opt(sql, &[&sn.as_str()]).await?;
-    Ok(row.and_then(|r| {
-        let status = TemplateStatus::parse(r.get(0))?;
-        Some((status, (r.get(1), r.get(2))))
-    }))
+    let Some(r) = client.query_opt(sql, &[&sn.as_str()]).await? else {
+        return Ok(None);
+    };
+    let crate::db::Named(status) = r.try_get(0)?;
+    Ok(Some((status, (r.get(1), r.get(2)))))
 }
 
 /// Templates, newest first (creation time, then sn), optionally of one status.
@@ -209,7 +221,7 @@ pub async fn page(
 ) -> Result<Page<TemplateView>, tokio_postgres::Error> {
     let status = status.map(TemplateStatus::as_str);
     let list = List {
-        columns: COLUMNS,
+        columns: &COLUMNS,
         from: "templates t",
         filter: "$1::text IS NULL OR status = $1",
         order: "created_at DESC, sn DESC",

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+use crate::db::Named;
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ids::{PackageSn, TemplateSn};
 
@@ -38,26 +39,19 @@ impl Batch {
 /// for concurrent redemptions to queue on).
 pub(crate) const COLUMNS: &str =
     "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
-                       per_user, status = 'stopped', expires_at, created_at,
+                       per_user, status, expires_at, created_at,
                        (SELECT coalesce(sum(u.redeemed), 0)::int8 FROM code_batch_users u
                          WHERE u.batch_id = code_batches.id)";
 
 /// [`COLUMNS`] without the sum, which grows with the batch's redemptions:
 /// what a redemption reads.
 pub(crate) const OWN_COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
-                           uses_per_code, per_user, status = 'stopped', expires_at, created_at";
+                           uses_per_code, per_user, status, expires_at, created_at";
 
-/// A batch's status from the columns' `status = 'stopped'`.
-pub(crate) fn status_of(stopped: bool) -> CodeBatchStatus {
-    if stopped {
-        CodeBatchStatus::Stopped
-    } else {
-        CodeBatchStatus::Active
-    }
-}
-
-pub(crate) fn batch_from(r: &tokio_postgres::Row) -> Batch {
-    Batch {
+/// A batch read from [`COLUMNS`] or [`OWN_COLUMNS`]; a status that is none
+/// of the list fails the read.
+pub(crate) fn batch_from(r: &tokio_postgres::Row) -> Result<Batch, tokio_postgres::Error> {
+    Ok(Batch {
         id: r.get(0),
         template_sn: r.get(1),
         package_sn: r.get(2),
@@ -66,11 +60,11 @@ pub(crate) fn batch_from(r: &tokio_postgres::Row) -> Batch {
         count: r.get(5),
         uses_per_code: r.get(6),
         per_user: r.get(7),
-        status: status_of(r.get(8)),
+        status: r.try_get::<_, Named<CodeBatchStatus>>(8)?.0,
         expires_at: r.get(9),
         created_at: r.get(10),
         redeemed: (r.len() > 11).then(|| r.get(11)),
-    }
+    })
 }
 
 pub async fn read(
@@ -78,9 +72,10 @@ pub async fn read(
     id: Uuid,
 ) -> Result<Option<Batch>, tokio_postgres::Error> {
     let sql = format!("SELECT {COLUMNS} FROM code_batches WHERE id = $1");
-    Ok(client
+    client
         .query_opt(&sql, &[&id])
         .await?
         .as_ref()
-        .map(batch_from))
+        .map(batch_from)
+        .transpose()
 }

@@ -6,6 +6,7 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::RowError;
+use crate::db::Named;
 use crate::domain::coupon::Coupon;
 use crate::domain::coupon_state::{CouponState, CouponStatus};
 use crate::domain::ids::{ChannelId, TemplateSn, UserId};
@@ -39,9 +40,8 @@ pub const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.ord
 impl CouponRow {
     pub fn from_row(row: &Row) -> Result<Self, RowError> {
         let unknown = |what: &str| RowError::Unreadable(format!("unknown {what}"));
-        let status = CouponStatus::parse(row.get(3)).ok_or_else(|| unknown("coupon status"))?;
-        let template_status =
-            TemplateStatus::parse(row.get(9)).ok_or_else(|| unknown("template status"))?;
+        let Named(status) = row.try_get::<_, Named<CouponStatus>>(3)?;
+        let Named(template_status) = row.try_get::<_, Named<TemplateStatus>>(9)?;
         let refund_policy = row
             .get::<_, &str>(10)
             .parse()

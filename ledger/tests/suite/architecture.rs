@@ -8,6 +8,9 @@
 //! - an event type's name is written as a string only in the one list
 //!   (`domain/ledger_event.rs`); everything else goes through `EventType`;
 //! - so is a projection's name or queue (`domain/projection.rs`);
+//! - no SQL in a string literal spells a status as a quoted value
+//!   (`'unused'`): statuses are bound from their enum, or written into the
+//!   text from it where a partial index needs to see the value;
 //! - every source file is named on docs/reference/repository-map.md.
 //!
 //! Each rule reads the files as text (comments and test modules skipped)
@@ -15,8 +18,17 @@
 
 use std::path::{Path, PathBuf};
 
+use ledger::domain::channel::ChannelStatus;
+use ledger::domain::code_batch::CodeBatchStatus;
+use ledger::domain::coupon_state::CouponStatus;
+use ledger::domain::eligibility::AllowListFileStatus;
+use ledger::domain::issuance::IssuanceJobStatus;
 use ledger::domain::ledger_event::EventType;
+use ledger::domain::order_status::OrderStatus;
+use ledger::domain::package::PackageStatus;
+use ledger::domain::package_job::PackageJobStatus;
 use ledger::domain::projection::Projection;
+use ledger::domain::template_status::TemplateStatus;
 use strum::VariantArray;
 
 /// The crates whose use means I/O: databases, brokers, HTTP.
@@ -150,6 +162,49 @@ fn names_a_projection(literal: &str) -> bool {
 }
 
 #[test]
+fn statuses_are_written_in_sql_only_from_their_enums() {
+    let mut offences = Vec::new();
+    for dir in ["ledger/src", "workers/src"] {
+        for file in rust_files(&src(dir)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (line, literal) in string_literals(without_tests(&text)) {
+                if let Some(status) = quoted_status(&literal) {
+                    offences.push(format!("{}:{line}: '{status}'", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "statuses written as SQL literals (bind `Status::X.as_str()`, or write it \
+         into the text from the enum where a partial index must see it):\n{}",
+        offences.join("\n")
+    );
+}
+
+/// Every value of every stored status list.
+fn status_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    names.extend(CouponStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(TemplateStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(OrderStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(IssuanceJobStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(PackageJobStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(PackageStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(CodeBatchStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(ChannelStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names.extend(AllowListFileStatus::VARIANTS.iter().map(|s| s.as_str()));
+    names
+}
+
+/// The status a literal spells as an SQL value (`'name'`), if any.
+fn quoted_status(literal: &str) -> Option<&'static str> {
+    status_names()
+        .into_iter()
+        .find(|name| literal.contains(&format!("'{name}'")))
+}
+
+#[test]
 fn commands_import_no_queries() {
     let mut offences = Vec::new();
     for file in rust_files(&src("ledger/src/commands")) {
@@ -226,6 +281,14 @@ fn the_checks_see_what_they_look_for() {
         "{literals:?}"
     );
     assert!(!names_a_projection("SELECT * FROM balances"));
+    let sql = "fn f() { q(\"UPDATE coupons SET status = 'unused' WHERE id = $1\") }";
+    let literals = string_literals(sql);
+    assert_eq!(
+        quoted_status(&literals[0].1),
+        Some("unused"),
+        "{literals:?}"
+    );
+    assert_eq!(quoted_status("WHERE status = '{unused}'"), None);
 }
 
 fn src(dir: &str) -> PathBuf {

@@ -1,7 +1,8 @@
 //! One bulk-issuance chunk in one transaction, against real Postgres: every
 //! line ends in exactly one outcome, the per-user limit counts claims and
 //! earlier lines alike, the quota is never exceeded however many chunks and
-//! claims race for it, and `ledger replay --verify` agrees with the result.
+//! claims race for it, a template stopped mid-issuance issues nothing after
+//! the stop, and `ledger replay --verify` agrees with the result.
 
 use std::sync::Arc;
 
@@ -328,4 +329,109 @@ async fn a_chunk_short_of_quota_never_deadlocks_with_a_batch_holding_its_users()
         not_eligible: 0,
     };
     assert_eq!(outcome, expected);
+}
+
+/// A template stopped while chunks and claims race for it issues nothing
+/// once the stop has committed: every write re-checks the status on the
+/// locked row as it takes quota (docs/design.md §9). Chunks that read the
+/// template active before the stop and take quota after it end with all
+/// their lines cancelled; claims answer 422 `template_not_active`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_template_stopped_mid_issuance_issues_nothing_after_the_stop() {
+    const WORKERS: usize = 6;
+    const CHUNKS_EACH: usize = 8;
+    const LINES: usize = 300;
+    let env = Env::new().await.unwrap();
+    let server = Arc::new(Server::start(&env).await.unwrap());
+    let sn = server
+        .activate_template(&template_body(1_000_000, 5))
+        .await
+        .unwrap();
+    let channel = Arc::new(server.channel_for(&sn).await.unwrap());
+    let id = Uuid::now_v7();
+    let chunks: Vec<IssuanceChunk> = (0..WORKERS * CHUNKS_EACH)
+        .map(|n| {
+            let users: Vec<String> = (0..LINES).map(|i| format!("u{n}-{i}")).collect();
+            chunk(id, &sn, n as i32, 1 + (LINES * n) as u64, &users)
+        })
+        .collect();
+    job(&env, &sn, &chunks).await;
+    let env = Arc::new(env);
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut chunk_tasks = tokio::task::JoinSet::new();
+    for mine in chunks.chunks(CHUNKS_EACH).map(<[IssuanceChunk]>::to_vec) {
+        let (env, done) = (env.clone(), done.clone());
+        chunk_tasks.spawn(async move {
+            let mut outcomes = Vec::new();
+            for c in &mine {
+                outcomes.push(apply(&env, c).await);
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            outcomes
+        });
+    }
+    let mut claim_tasks = tokio::task::JoinSet::new();
+    for t in 0..8 {
+        let (server, channel, sn) = (server.clone(), channel.clone(), sn.clone());
+        claim_tasks.spawn(async move {
+            for i in 0.. {
+                let user = format!("c{t}-{i}");
+                let (status, body) = server.claim(&channel, &sn, &user).await.unwrap();
+                match status {
+                    201 => continue,
+                    422 => {
+                        assert_eq!(body["error"]["code"], "template_not_active", "{body}");
+                        return i;
+                    }
+                    _ => panic!("a claim answered {status} {body}"),
+                }
+            }
+            unreachable!("claims go on until the template stops")
+        });
+    }
+    while done.load(std::sync::atomic::Ordering::SeqCst) < WORKERS {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let (status, body) = server
+        .admin_post(&format!("/v1/templates/{sn}/stop"), &serde_json::json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let at_stop = issued(&env, &sn).await;
+
+    let mut cancelled_chunks = 0;
+    while let Some(outcomes) = chunk_tasks.join_next().await {
+        for o in outcomes.unwrap() {
+            assert_eq!(o.issued + o.cancelled, LINES as i32, "{o:?}");
+            cancelled_chunks += usize::from(o.cancelled == LINES as i32);
+        }
+    }
+    while let Some(claims) = claim_tasks.join_next().await {
+        claims.unwrap();
+    }
+    assert_eq!(
+        issued(&env, &sn).await,
+        at_stop,
+        "coupons issued after the stop"
+    );
+    assert!(
+        cancelled_chunks > 0,
+        "the stop came before any chunk was left: the race was not run"
+    );
+}
+
+/// The template's coupons and its issued count, which must agree.
+async fn issued(env: &Env, sn: &str) -> i64 {
+    let client = env.db.client().await.unwrap();
+    let row = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM coupons WHERE template_sn = $1),
+                    (SELECT issued FROM templates WHERE sn = $1)",
+            &[&sn],
+        )
+        .await
+        .unwrap();
+    let (coupons, issued): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(coupons, issued, "coupons and the quota's count agree");
+    coupons
 }

@@ -21,7 +21,7 @@ use crate::commands::issuance_job::{self, JobOpening, Opened};
 use crate::commands::upload::{self, Sinks, Target};
 use crate::commands::upload_error::UploadError;
 use crate::domain::ids::TemplateSn;
-use crate::domain::issuance::{DEFAULT_CHUNK_LINES, JobStatus};
+use crate::domain::issuance::{DEFAULT_CHUNK_LINES, IssuanceJobStatus};
 use crate::domain::template_status::{self, NotIssuing};
 use crate::domain::user_file::{FileError, FileFormat};
 use crate::queries;
@@ -334,7 +334,9 @@ pub async fn list(
     let status = q
         .status
         .as_deref()
-        .map(|s| JobStatus::parse(s).ok_or_else(|| ApiError::bad_request("status: unknown")))
+        .map(|s| {
+            IssuanceJobStatus::parse(s).ok_or_else(|| ApiError::bad_request("status: unknown"))
+        })
         .transpose()?;
     let offset = q.offset.unwrap_or(0).max(0);
     let limit = q.limit.unwrap_or(50).clamp(1, jobs::MAX_PAGE);
