@@ -40,8 +40,8 @@
 //! - [`codes`]: redemption codes, pure (parse, check character, keyed
 //!   serial ↔ code).
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
-//! - [`config`], [`operators`] (the admin role's named tokens),
-//!   [`env_vars`], [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
+//! - [`config`] (the one list of environment variables, the admin role's
+//!   named operators), [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
 //!   reads on a replica, [`db::migrate`]),
 //!   [`csv_line`], [`redis_link`] (Redis as an accelerator that may be absent; [`redis_link::target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
@@ -60,13 +60,11 @@ pub mod config;
 pub mod csv_line;
 pub mod db;
 pub mod domain;
-pub mod env_vars;
 pub mod exactly_once;
 pub mod flash;
 pub mod logging;
 pub mod messaging;
 pub mod observability;
-pub mod operators;
 pub mod planted;
 pub mod projections;
 pub mod queries;

@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use chrono::{SubsecRound, Utc};
-use ledger::commands::issuance::copy_coupons;
+use ledger::commands::coupon_rows;
 use ledger::domain::events::{CouponIssued, Metadata};
 use ledger::domain::ledger_event::LedgerEvent;
 use ledger::domain::money::Money;
@@ -83,7 +83,7 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
     settle_disk(&client, TABLES).await;
     let started = Instant::now();
     let tx = client.transaction().await.unwrap();
-    copy_coupons(&tx, &coupons).await.unwrap();
+    coupon_rows::copy(&tx, &coupons).await.unwrap();
     ledger::store::copy_events(&tx, &events).await.unwrap();
     tx.commit().await.unwrap();
     started.elapsed()

@@ -52,7 +52,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
     name = "workers",
     version,
     about = "couponledger workers",
-    after_help = ledger::env_vars::help()
+    after_help = ledger::config::reference::help()
 )]
 struct Cli {
     #[command(subcommand)]

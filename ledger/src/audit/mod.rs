@@ -17,7 +17,7 @@ pub mod chain;
 pub mod export;
 pub mod file_verify;
 pub mod partition_export;
-pub mod partition_file;
+pub(crate) mod partition_file;
 pub mod partition_records;
 pub mod retire;
 pub mod runs;

@@ -25,7 +25,7 @@ use ledger::config::Config;
     name = "ledger",
     version,
     about = "couponledger: event-sourced coupon ledger",
-    after_help = ledger::env_vars::help()
+    after_help = ledger::config::reference::help()
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -11,9 +11,9 @@ use ledger::api::auth::token_limit::TokenLimit;
 use ledger::api::auth::tokens::Tokens;
 use ledger::commands::channels::{self, SealError};
 use ledger::config::Config;
+use ledger::config::operators::Operator;
 use ledger::messaging::lazy_publisher::LazyPublisher;
 use ledger::messaging::store_guard;
-use ledger::operators::Operator;
 use ledger::redis_link::RedisHandle;
 use ledger::secret_box::Keyring;
 use ledger::store::StoreCell;
@@ -200,7 +200,7 @@ fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
             );
         }
         operators.push(Operator {
-            name: ledger::operators::SINGLE_NAME.into(),
+            name: ledger::config::operators::SINGLE_NAME.into(),
             token: dev_default("LEDGER_ADMIN_TOKEN", "dev-admin-token"),
         });
     }

@@ -29,10 +29,10 @@
 //! stored per code. `docs/redemption-codes.md` has the reasoning.
 
 pub mod alphabet;
-pub mod check;
-pub mod cipher;
-pub mod code;
-pub mod listing;
+pub(crate) mod check;
+pub(crate) mod cipher;
+pub(crate) mod code;
+pub(crate) mod listing;
 mod numerals;
 mod shared_aes;
 

@@ -13,7 +13,7 @@
 pub mod archive;
 pub mod compact;
 pub mod purge;
-pub mod thaw;
+pub(crate) mod thaw;
 
 use std::sync::LazyLock;
 

@@ -10,7 +10,6 @@ use uuid::Uuid;
 use super::CommandError;
 use super::template_guards::open::{self, TemplateView, template_view_columns};
 use super::template_guards::{quota, user_limits};
-use crate::domain::coupon_state::CouponStatus;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CouponIssued, Metadata};
 use crate::domain::ids::ChannelId;
@@ -162,35 +161,8 @@ pub async fn issue_coupon(
     };
     let event = issue.coupon(new.user_id, origin);
     let id = CouponId(event.coupon_id);
-    insert_coupon(tx, &event).await?;
+    super::coupon_rows::insert(tx, &event).await?;
     let new = NewEvent::of(&LedgerEvent::CouponIssued(event.clone()), metadata, now)?;
     store::append(tx, &id.stream_id(), 0, &[new]).await?;
     Ok(event)
-}
-
-pub async fn insert_coupon(
-    tx: &Transaction<'_>,
-    c: &CouponIssued,
-) -> Result<(), tokio_postgres::Error> {
-    tx.execute(
-        &tx.prepare_cached(
-            "INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at,
-             expires_at, channel_id, refund_from, version)
-         VALUES ($1, $2, $3, $9, $4, $5, $6, $7, $8, 1)",
-        )
-        .await?,
-        &[
-            &c.coupon_id,
-            &c.template_sn,
-            &c.user_id,
-            &c.issued_at,
-            &c.effective_at,
-            &c.expires_at,
-            &c.channel_id,
-            &c.refund_from,
-            &CouponStatus::Unused.as_str(),
-        ],
-    )
-    .await?;
-    Ok(())
 }

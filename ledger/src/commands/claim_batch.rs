@@ -271,7 +271,7 @@ async fn write_coupons(
         results.push(Ok(coupon));
     }
     if !coupons.is_empty() {
-        super::issuance::copy_coupons(tx, &coupons).await?;
+        super::coupon_rows::copy(tx, &coupons).await?;
     }
     Ok((results, events))
 }

@@ -23,11 +23,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use futures_util::pin_mut;
-use tokio_postgres::binary_copy::BinaryCopyInWriter;
-use tokio_postgres::types::Type;
 
 use super::CommandError;
+use super::coupon_rows;
 use super::template_guards::{open, quota, user_limits};
 use crate::db::Named;
 use crate::domain::events::{CouponIssued, Metadata};
@@ -336,22 +334,6 @@ fn internal(message: &str) -> CommandError {
     CommandError::Internal(anyhow::anyhow!("{message}"))
 }
 
-const COPY_COUPONS: &str = "COPY coupons (id, template_sn, user_id, status, issued_at, \
-     effective_at, expires_at, version, job_id, job_line, channel_id) FROM STDIN (FORMAT binary)";
-const COUPON_TYPES: [Type; 11] = [
-    Type::UUID,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TIMESTAMPTZ,
-    Type::TIMESTAMPTZ,
-    Type::TIMESTAMPTZ,
-    Type::INT4,
-    Type::UUID,
-    Type::INT8,
-    Type::UUID,
-];
-
 /// The coupons of the `issued` lines: rows and events, each by one COPY.
 async fn issue_coupons(
     tx: &Transaction<'_>,
@@ -379,7 +361,7 @@ async fn issue_coupons(
             issue.coupon(&line.user_id, origin)
         })
         .collect();
-    copy_coupons(tx, &coupons).await?;
+    coupon_rows::copy(tx, &coupons).await?;
     let events = coupons
         .into_iter()
         .map(|c| {
@@ -394,38 +376,6 @@ async fn issue_coupons(
         .collect::<Result<Vec<_>, CommandError>>()?;
     store::copy_events(tx, &events).await?;
     Ok(())
-}
-
-/// New coupons' rows by one binary COPY (bulk issuance, batched claims and
-/// the bench's baseline).
-pub async fn copy_coupons(
-    tx: &tokio_postgres::Transaction<'_>,
-    coupons: &[CouponIssued],
-) -> Result<u64, tokio_postgres::Error> {
-    let sink = tx.copy_in(COPY_COUPONS).await?;
-    let writer = BinaryCopyInWriter::new(sink, &COUPON_TYPES);
-    pin_mut!(writer);
-    let unused = crate::domain::coupon_state::CouponStatus::Unused.as_str();
-    for c in coupons {
-        let line = c.job_line.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
-        writer
-            .as_mut()
-            .write(&[
-                &c.coupon_id,
-                &c.template_sn,
-                &c.user_id,
-                &unused,
-                &c.issued_at,
-                &c.effective_at,
-                &c.expires_at,
-                &1_i32,
-                &c.job_id,
-                &line,
-                &c.channel_id,
-            ])
-            .await?;
-    }
-    writer.finish().await
 }
 
 /// Records `which` lines of the chunk with their outcome (they got no coupon).

@@ -7,6 +7,7 @@
 //! - [`channel_lifecycle`]: disable, enable, rotate a channel's secret.
 //! - [`claim`]: issue one coupon to a user; [`template_guards`]: the guards
 //!   every write that issues passes (open, eligible, per-user limit, quota).
+//! - [`coupon_rows`]: the rows of new coupons, one or many (COPY).
 //! - [`coupons`]: every coupon status change, through the state machine;
 //!   expiry sweep and admin void.
 //! - [`issuance`]: one bulk-issuance chunk in one transaction.
@@ -24,32 +25,33 @@
 //!   [`upload_error`]: why reading an upload stopped.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
-pub mod allow_list;
-pub mod batch_cache;
-pub mod body_stream;
-pub mod channel_lifecycle;
+pub(crate) mod allow_list;
+pub(crate) mod batch_cache;
+pub(crate) mod body_stream;
+pub(crate) mod channel_lifecycle;
 pub mod channels;
 pub mod claim;
-pub mod claim_batch;
-pub mod code_batches;
+pub(crate) mod claim_batch;
+pub(crate) mod code_batches;
+pub mod coupon_rows;
 pub mod coupons;
 pub mod issuance;
-pub mod issuance_job;
+pub(crate) mod issuance_job;
 pub mod job_purge;
 pub mod orders;
-pub mod package_coupons;
+pub(crate) mod package_coupons;
 pub mod package_job;
-pub mod packages;
-pub mod redeem;
-pub mod redeem_batch;
+pub(crate) mod packages;
+pub(crate) mod redeem;
+pub(crate) mod redeem_batch;
 pub mod refunds;
-pub mod refusal;
+pub(crate) mod refusal;
 pub mod reminders;
 pub(crate) mod template_guards;
 pub mod template_void;
 pub mod templates;
-pub mod upload;
-pub mod upload_error;
+pub(crate) mod upload;
+pub(crate) mod upload_error;
 
 use crate::store::{EncodeError, StoreError};
 

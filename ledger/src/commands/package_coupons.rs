@@ -160,7 +160,7 @@ async fn write(
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<(), CommandError> {
-    super::issuance::copy_coupons(tx, coupons).await?;
+    super::coupon_rows::copy(tx, coupons).await?;
     let events = coupons
         .iter()
         .map(|c| {

@@ -5,7 +5,7 @@
 //! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
 //! then each item's coupons through the template's own claim guards (its
 //! per-user limit and quota, see `package_coupons`). Any refusal rolls back
-//! everything. A claim of a package of more than [`MAX_SYNC`] coupons runs
+//! everything. A claim of a package of more than `MAX_SYNC` coupons runs
 //! the same way on the issuance worker (`package_job`). Every coupon
 //! records the channel that gave it out ([`Giver`]).
 
@@ -30,7 +30,7 @@ use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent};
 use crate::write_model::package_row::{Package, read};
 
-pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS, MAX_SYNC};
+pub use crate::domain::package::{Giver, MAX_CHANNELS, MAX_COUPONS};
 
 pub struct NewPackage<'a> {
     pub name: &'a str,

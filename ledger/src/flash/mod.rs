@@ -17,13 +17,13 @@
 //!
 //! [`Flash`] ties them together for `POST /v1/claims`.
 
-pub mod batcher;
-pub mod gate;
-pub mod group_commit;
-pub mod local_limit;
-pub mod metrics;
+pub(crate) mod batcher;
+pub(crate) mod gate;
+pub(crate) mod group_commit;
+pub(crate) mod local_limit;
+pub(crate) mod metrics;
 pub mod reconcile;
-pub mod redemptions;
+pub(crate) mod redemptions;
 pub mod used_up;
 
 use std::collections::HashMap;

@@ -37,7 +37,7 @@ pub mod topology;
 pub async fn connect(amqp_url: &str, name: &str) -> Result<lapin::Connection, lapin::Error> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let nodes = nodes(amqp_url);
+    let nodes = crate::config::amqp_url::nodes(amqp_url);
     let first = NEXT.fetch_add(1, Ordering::Relaxed);
     let mut last = None;
     for i in 0..nodes.len() {
@@ -52,18 +52,4 @@ pub async fn connect(amqp_url: &str, name: &str) -> Result<lapin::Connection, la
         }
     }
     Err(last.expect("an AMQP URL names at least one node"))
-}
-
-/// The nodes of `amqp_url`: one URL, or several separated by commas.
-pub fn nodes(amqp_url: &str) -> Vec<&str> {
-    let nodes: Vec<&str> = amqp_url
-        .split(',')
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .collect();
-    if nodes.is_empty() {
-        vec![amqp_url]
-    } else {
-        nodes
-    }
 }

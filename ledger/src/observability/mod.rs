@@ -5,18 +5,18 @@
 //! ([`refresh`]); RabbitMQ's management API (queue depths, dead letters).
 //! The SQL they run lives in `queries/`.
 
-pub mod claim_metrics;
-pub mod cluster_metrics;
-pub mod cluster_view;
-pub mod cold_metrics;
-pub mod dead_letters;
-pub mod issuance_metrics;
-pub mod lag_metrics;
+pub(crate) mod claim_metrics;
+pub(crate) mod cluster_metrics;
+pub(crate) mod cluster_view;
+pub(crate) mod cold_metrics;
+pub(crate) mod dead_letters;
+pub(crate) mod issuance_metrics;
+pub(crate) mod lag_metrics;
 pub mod metrics;
-pub mod pipeline_metrics;
+pub(crate) mod pipeline_metrics;
 pub mod queue_metrics;
 pub mod refresh;
-pub mod reminder_metrics;
-pub mod sealer_metrics;
-pub mod store_metrics;
-pub mod token_metrics;
+pub(crate) mod reminder_metrics;
+pub(crate) mod sealer_metrics;
+pub(crate) mod store_metrics;
+pub(crate) mod token_metrics;

@@ -55,7 +55,7 @@ impl ManagementApi {
     /// host and port 15672).
     pub fn new(amqp_url: &str, management_url: Option<&str>) -> Result<Self, String> {
         // A cluster's first node: its management API sees the whole cluster.
-        let first = crate::messaging::nodes(amqp_url)[0];
+        let first = crate::config::amqp_url::nodes(amqp_url)[0];
         let uri = lapin::uri::AMQPUri::from_str(first)?;
         let base = match management_url {
             Some(url) => url.trim_end_matches('/').to_owned(),

@@ -14,10 +14,10 @@
 //! - [`read`]: what the API serves (a user's balance, a template's stats).
 
 pub mod coupons;
-pub mod issued_run;
+pub(crate) mod issued_run;
 pub mod notify;
-pub mod orders;
-pub mod read;
+pub(crate) mod orders;
+pub(crate) mod read;
 
 use deadpool_postgres::Transaction;
 

@@ -153,6 +153,10 @@ pub struct HistoryEvent {
 /// shape of the stored metadata, for the document.
 /// Only its schema is used: the metadata is served as stored.
 #[derive(ToSchema)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the metadata is served as stored"
+)]
 pub struct EventMetadata {
     /// `admin`, `service`, `channel:<id>`, `system:<worker>`.
     pub actor: String,

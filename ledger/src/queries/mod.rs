@@ -16,20 +16,20 @@
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
 
-pub mod allow_lists;
-pub mod channels;
-pub mod claimable;
-pub mod code_batches;
-pub mod coupons;
-pub mod gauges;
-pub mod history;
+pub(crate) mod allow_lists;
+pub(crate) mod channels;
+pub(crate) mod claimable;
+pub(crate) mod code_batches;
+pub(crate) mod coupons;
+pub(crate) mod gauges;
+pub(crate) mod history;
 pub mod issuance_jobs;
 pub mod lag;
 pub mod liability;
-pub mod names;
-pub mod package_jobs;
-pub mod packages;
-pub mod page;
+pub(crate) mod names;
+pub(crate) mod package_jobs;
+pub(crate) mod packages;
+pub(crate) mod page;
 pub mod templates;
-pub mod terms;
-pub mod wallet;
+pub(crate) mod terms;
+pub(crate) mod wallet;

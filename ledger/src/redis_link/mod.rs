@@ -9,7 +9,7 @@
 //!
 //! - [`target`]: where Redis is (one server, or the primary Sentinels name).
 
-pub mod target;
+pub(crate) mod target;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -38,22 +38,22 @@
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
-pub mod codes_fold;
-pub mod codes_live;
-pub mod compare;
-pub mod event;
-pub mod fold;
-pub mod holdings;
+pub(crate) mod codes_fold;
+pub(crate) mod codes_live;
+pub(crate) mod compare;
+pub(crate) mod event;
+pub(crate) mod fold;
+pub(crate) mod holdings;
 pub mod lag;
-pub mod live;
-pub mod notify;
-pub mod notify_steps;
+pub(crate) mod live;
+pub(crate) mod notify;
+pub(crate) mod notify_steps;
 pub mod partition;
-pub mod pass;
+pub(crate) mod pass;
 mod run;
-pub mod spill;
-pub mod tables;
-pub mod users;
+pub(crate) mod spill;
+pub(crate) mod tables;
+pub(crate) mod users;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

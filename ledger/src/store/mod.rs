@@ -12,16 +12,16 @@
 //! - [`partition_moves`]: what a partition is to the appends; moving one to
 //!   another tablespace.
 
-pub mod append;
-pub mod appended;
-pub mod batch;
-pub mod error;
-pub mod event;
+pub(crate) mod append;
+pub(crate) mod appended;
+pub(crate) mod batch;
+pub(crate) mod error;
+pub(crate) mod event;
 pub mod identity;
 pub mod partition_moves;
 pub mod partitions;
 pub mod read;
-pub mod row_append;
+pub(crate) mod row_append;
 
 pub use append::{AppendOutcome, append};
 pub use batch::copy_events;

@@ -6,8 +6,8 @@
 //! - [`package_row`]: a coupon package and the channels that may claim it.
 
 pub mod code_batch_row;
-pub mod coupon_row;
-pub mod package_row;
+pub(crate) mod coupon_row;
+pub(crate) mod package_row;
 
 /// A stored row that cannot be read back: a bug or a hand edit, never input.
 #[derive(Debug, thiserror::Error)]

@@ -182,7 +182,8 @@ struct Load {
 /// The load of the module's doc, each fault injected two seconds into its
 /// phase; then every check.
 async fn under_load(cluster: &Cluster, phases: &[Fault]) {
-    let lines = env_number("CLUSTER_LINES", 200_000) as usize;
+    // CI's size; the full run is `CLUSTER_LINES=200000` (docs/benchmarks.md).
+    let lines = env_number("CLUSTER_LINES", 100_000) as usize;
     let claims = env_number("CLUSTER_CLAIMS", 2_000) as usize;
     let orders = env_number("CLUSTER_ORDERS", 200) as usize;
     let env = cluster.env().await.unwrap();

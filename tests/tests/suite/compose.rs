@@ -1,7 +1,7 @@
 //! compose.yaml (issue 18), checked without a Docker engine: the stack's
 //! services are there, each has a health check (but the one-shot
 //! `migrate`), every `depends_on` names a service and a condition it can
-//! meet, and the binaries get only the variables `ledger/src/env_vars.rs`
+//! meet, and the binaries get only the variables `ledger/src/config/variables.rs`
 //! lists.
 
 use std::collections::BTreeMap;
@@ -173,13 +173,13 @@ fn compose_runs_the_whole_stack_with_health_checks() {
 #[test]
 fn compose_gives_the_binaries_only_the_variables_they_read() {
     let services = compose();
-    let known: Vec<&str> = ledger::env_vars::ENV_VARS.iter().map(|v| v.0).collect();
+    let known = ledger::config::variables::names();
     for name in ["migrate", "ledger", "workers"] {
         let env = environment(&services[name]);
         for var in env.keys() {
             assert!(
-                known.contains(&var.as_str()),
-                "{name} sets {var}, which ledger/src/env_vars.rs does not list"
+                known.contains(var),
+                "{name} sets {var}, which ledger/src/config/variables.rs does not list"
             );
         }
         for var in ["DATABASE_URL", "AMQP_URL", "REDIS_URL"] {

@@ -1,6 +1,6 @@
 //! The README and its reference stay true: the configuration table
-//! (docs/reference/configuration.md) lists every variable the binaries read
-//! (the one list `--help` shows), the README's walk-through runs as written
+//! (docs/reference/configuration.md) is the one list of variables
+//! (`ledger/src/config/variables.rs`, which `--help` shows too), the README's walk-through runs as written
 //! against a fresh server, and the signing example
 //! (docs/reference/signing.md) is the ledger's own signature.
 
@@ -27,18 +27,35 @@ fn block_after(text: &str, heading: &str, lang: &str) -> String {
     section[start..start + end].to_owned()
 }
 
+/// The table between these lines of docs/reference/configuration.md is
+/// generated from the list; `UPDATE_REFERENCE=1` writes it.
+const TABLE_BEGIN: &str = "<!-- generated from ledger/src/config/variables.rs: do not edit -->\n";
+const TABLE_END: &str = "<!-- end of the generated table -->\n";
+
 #[test]
-fn the_configuration_table_lists_every_variable_help_lists() {
-    let table = doc("docs/reference/configuration.md");
-    let missing: Vec<&str> = ledger::env_vars::ENV_VARS
-        .iter()
-        .map(|(name, _, _)| *name)
-        .filter(|name| !table.contains(&format!("| `{name}` |")))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "not in the configuration table: {missing:?}"
+fn the_configuration_table_is_generated_from_the_one_list() {
+    let path = "docs/reference/configuration.md";
+    let text = doc(path);
+    let start = text.find(TABLE_BEGIN).expect("the table's first marker") + TABLE_BEGIN.len();
+    let end = start
+        + text[start..]
+            .find(TABLE_END)
+            .expect("the table's last marker");
+    let generated = ledger::config::reference::markdown_table();
+    if std::env::var_os("UPDATE_REFERENCE").is_some() {
+        let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+        std::fs::write(file, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        text[start..end],
+        generated,
+        "{path} is not the list's table: run the test with UPDATE_REFERENCE=1"
     );
+    for name in ledger::config::variables::names() {
+        assert!(generated.contains(&format!("| `{name}` |")), "{name}");
+    }
 }
 
 #[test]

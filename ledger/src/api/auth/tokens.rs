@@ -16,7 +16,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use crate::api::AppState;
 use crate::api::auth::token_limit::WrongToken;
 use crate::api::http::error::ApiError;
-use crate::operators::Operator;
+use crate::config::operators::Operator;
 
 /// The caller is an operator (templates, channels, issuance jobs): the
 /// operator's name, recorded in the metadata of the events it causes.
@@ -194,7 +194,7 @@ mod tests {
     use super::*;
 
     fn tokens() -> Tokens {
-        let ops = crate::operators::parse(Some("alice:t-alice,bob:t-bob"), Some("t-admin"));
+        let ops = crate::config::operators::parse(Some("alice:t-alice,bob:t-bob"), Some("t-admin"));
         Tokens::new(&ops.unwrap(), "t-service")
     }
 

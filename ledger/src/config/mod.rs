@@ -1,78 +1,37 @@
-//! Configuration from the environment (docs/design.md §3, contract: names and defaults).
+//! Configuration from the environment (docs/design.md §3, contract: names
+//! and defaults), parsed once at start; a bad value is one clear error
+//! naming the variable.
 //!
-//! Parsed once at start; a bad value is one clear error naming the variable.
+//! - [`variables`]: the ONE list of variables (clap, with `env`, defaults,
+//!   ranges and descriptions); [`reference`]: `--help` and the reference
+//!   generated from it; [`read`]: reading it through a lookup;
+//!   [`parsers`]: the values that are more than a number or a name.
+//! - [`operators`]: the admin role's named operators (`LEDGER_ADMIN_TOKENS`).
+//! - [`log_format`]: `LEDGER_LOG_FORMAT`, read before the rest.
+//! - [`amqp_url`]: `AMQP_URL`'s nodes.
+
+pub(crate) mod amqp_url;
+pub(crate) mod log_format;
+pub mod operators;
+mod parsers;
+mod read;
+pub mod reference;
+pub mod variables;
 
 use std::net::SocketAddr;
-use std::str::FromStr;
+use std::time::Duration;
 
 use chrono_tz::Tz;
 
 use crate::domain::reminder::NotifyAt;
-use crate::operators::{self, Operator};
-
 use crate::secret_box::Keyring;
-
-pub const DEFAULT_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/couponledger";
-pub const DEFAULT_AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
-pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379/0";
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
-pub const DEFAULT_TZ: &str = "Asia/Shanghai";
-pub const DEFAULT_REDIS_PREFIX: &str = "couponledger:";
-pub const DEFAULT_NOTIFY_AT: &str = crate::domain::reminder::NotifyAt::DEFAULT;
-pub const DEFAULT_NOTIFY_RETENTION_DAYS: &str = "7";
-pub const DEFAULT_JOB_RETENTION_DAYS: &str = "90";
-/// Ended coupons stay hot this long (docs/design.md §16): refunds and
-/// disputes of the last quarter find them without a thaw.
-pub const DEFAULT_ARCHIVE_AFTER_DAYS: &str = "90";
-/// A second: a wallet a second old is what a user sees anyway between
-/// two refreshes; a replica further behind is passed over for the primary.
-pub const DEFAULT_REPLICA_MAX_LAG_MS: &str = "1000";
-/// `serve`'s connections to the writer: enough for the group commits and
-/// the requests in flight on a few cores; each is a Postgres backend, so
-/// several serves on one database share its `max_connections`.
-pub const DEFAULT_DB_POOL_SIZE: &str = "32";
-/// 1 GiB.
-pub const DEFAULT_FLASH_RECONCILE_SECS: &str = "5";
-pub const DEFAULT_UPLOAD_MAX_BYTES: &str = "1073741824";
-/// 30 s: a client streaming a file sends bytes all the time; one producing
-/// it as it goes (a query piped into `ledger issue --file -`) may pause,
-/// but rarely this long. Up to an hour, for the slowest producers.
-pub const DEFAULT_UPLOAD_IDLE_SECS: &str = "30";
-pub const DEFAULT_LOG_FORMAT: &str = "text";
-
-/// `LEDGER_LOG_FORMAT`: how the binaries write their log lines (stderr).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LogFormat {
-    /// Human-readable lines (tracing-subscriber's default format).
-    #[default]
-    Text,
-    /// One JSON object per line (tracing-subscriber's JSON format).
-    Json,
-}
-
-impl LogFormat {
-    /// Reads `LEDGER_LOG_FORMAT` from the process environment. Read on its
-    /// own, before the rest of the configuration: logging starts first.
-    pub fn from_env() -> Result<Self, ConfigError> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        const VAR: &str = "LEDGER_LOG_FORMAT";
-        match lookup(VAR).as_deref() {
-            None | Some("") | Some("text") => Ok(Self::Text),
-            Some("json") => Ok(Self::Json),
-            Some(other) => Err(error(VAR, other, "not `text` or `json`")),
-        }
-    }
-}
-
-pub const DEFAULT_METRICS_REFRESH_SECS: &str = "15";
+pub use log_format::LogFormat;
+use operators::Operator;
 
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message} (got {value:?})")]
 pub struct ConfigError {
-    pub var: &'static str,
+    pub var: String,
     pub value: String,
     pub message: String,
 }
@@ -176,159 +135,64 @@ impl Config {
 
     /// Reads variables through `lookup`, so tests need not touch the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let get = |var: &'static str, default: &str| {
-            let value = lookup(var).filter(|v| !v.is_empty());
-            (var, value.unwrap_or_else(|| default.to_owned()))
-        };
-        let (var, database_url) = get("DATABASE_URL", DEFAULT_DATABASE_URL);
-        let database = parse_with(var, &database_url, tokio_postgres::Config::from_str)?;
-        if database.get_dbname().is_none() {
-            return Err(error(var, &database_url, "names no database"));
-        }
-        let (var, amqp_url) = get("AMQP_URL", DEFAULT_AMQP_URL);
-        for node in crate::messaging::nodes(&amqp_url) {
-            parse_with(var, node, lapin::uri::AMQPUri::from_str)?;
-        }
-        let (var, redis_url) = get("REDIS_URL", DEFAULT_REDIS_URL);
-        parse_with(var, &redis_url, |s| {
-            crate::redis_link::target::RedisTarget::parse(s).map(|_| ())
-        })?;
-        let (var, listen) = get("LEDGER_LISTEN", DEFAULT_LISTEN);
-        let listen = parse_with(var, &listen, SocketAddr::from_str)?;
-        let (var, tz) = get("LEDGER_TZ", DEFAULT_TZ);
-        let tz = parse_with(var, &tz, Tz::from_str)?;
-        let secret_keys = secret_keys(&lookup)?;
-        let (var, upload_max) = get("LEDGER_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES);
-        let upload_max_bytes = parse_with(var, &upload_max, u64::from_str)?;
-        let (var, secs) = get("LEDGER_UPLOAD_IDLE_SECS", DEFAULT_UPLOAD_IDLE_SECS);
-        let upload_idle = u64::from_str(&secs)
-            .ok()
-            .filter(|s| (1..=3_600).contains(s))
-            .map(std::time::Duration::from_secs)
-            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 3600"))?;
-        let (var, at) = get("LEDGER_NOTIFY_AT", DEFAULT_NOTIFY_AT);
-        let notify_at = NotifyAt::parse(&at).ok_or_else(|| error(var, &at, "not HH:MM (24 h)"))?;
-        let (var, days) = get(
-            "LEDGER_NOTIFY_RETENTION_DAYS",
-            DEFAULT_NOTIFY_RETENTION_DAYS,
-        );
-        let notify_retention_days = u32::from_str(&days)
-            .ok()
-            .filter(|d| (1..=3650).contains(d))
-            .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
-        let (var, days) = get("LEDGER_JOB_RETENTION_DAYS", DEFAULT_JOB_RETENTION_DAYS);
-        let job_retention_days = u32::from_str(&days)
-            .ok()
-            .filter(|d| (1..=3650).contains(d))
-            .ok_or_else(|| error(var, &days, "not a number of days from 1 to 3650"))?;
-        let database_replica = lookup("DATABASE_REPLICA_URL")
-            .filter(|v| !v.is_empty())
-            .map(|url| {
-                parse_with(
-                    "DATABASE_REPLICA_URL",
-                    &url,
-                    tokio_postgres::Config::from_str,
-                )
-            })
-            .transpose()?;
-        let (var, ms) = get("LEDGER_REPLICA_MAX_LAG_MS", DEFAULT_REPLICA_MAX_LAG_MS);
-        let replica_max_lag = u64::from_str(&ms)
-            .ok()
-            .filter(|m| (1..=3_600_000).contains(m))
-            .map(std::time::Duration::from_millis)
-            .ok_or_else(|| error(var, &ms, "not a number of milliseconds from 1 to 3600000"))?;
-        let (var, size) = get("LEDGER_DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE);
-        let db_pool_size = usize::from_str(&size)
-            .ok()
-            .filter(|n| (2..=512).contains(n))
-            .ok_or_else(|| error(var, &size, "not a number of connections from 2 to 512"))?;
-        let (var, days) = get("LEDGER_ARCHIVE_AFTER_DAYS", DEFAULT_ARCHIVE_AFTER_DAYS);
-        let archive_after_days = u32::from_str(&days)
-            .ok()
-            .filter(|d| *d <= 3650)
-            .ok_or_else(|| error(var, &days, "not a number of days from 0 to 3650"))?;
-        let (var, secs) = get("LEDGER_FLASH_RECONCILE_SECS", DEFAULT_FLASH_RECONCILE_SECS);
-        let flash_reconcile = u64::from_str(&secs)
-            .ok()
-            .filter(|s| (1..=86_400).contains(s))
-            .map(std::time::Duration::from_secs)
-            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 86400"))?;
-        let log_format = LogFormat::from_lookup(&lookup)?;
-        let (var, secs) = get("LEDGER_METRICS_REFRESH_SECS", DEFAULT_METRICS_REFRESH_SECS);
-        let metrics_refresh = u64::from_str(&secs)
-            .ok()
-            .filter(|s| (1..=3_600).contains(s))
-            .map(std::time::Duration::from_secs)
-            .ok_or_else(|| error(var, &secs, "not a number of seconds from 1 to 3600"))?;
-        let rabbitmq_management_url = lookup("RABBITMQ_MANAGEMENT_URL").filter(|v| !v.is_empty());
-        if let Some(url) = &rabbitmq_management_url
-            && !url.starts_with("http://")
-        {
-            return Err(error("RABBITMQ_MANAGEMENT_URL", url, "not an http:// URL"));
-        }
-        let admin_token = lookup(operators::SINGLE_VAR).filter(|v| !v.is_empty());
-        let admin_tokens = lookup(operators::VAR).filter(|v| !v.is_empty());
-        let operators = operators::parse(admin_tokens.as_deref(), admin_token.as_deref())?;
+        let v = read::all(&lookup)?;
+        let secret_keys = secret_keys(v.secret_key.as_deref(), v.secret_keys_old.as_deref())?;
+        let operators = operators::parse(v.admin_tokens.as_deref(), v.admin_token.as_deref())
+            .map_err(|e| ConfigError {
+                var: operators::VAR.into(),
+                value: "(hidden)".into(),
+                message: e.message,
+            })?;
         Ok(Self {
-            database,
-            database_url,
-            amqp_url,
-            redis_url,
-            listen,
-            admin_token,
+            database: parsers::database(&v.database_url),
+            database_url: v.database_url,
+            amqp_url: v.amqp_url,
+            redis_url: v.redis_url,
+            listen: v.listen,
+            admin_token: v.admin_token,
             operators,
-            service_token: lookup("LEDGER_SERVICE_TOKEN").filter(|v| !v.is_empty()),
-            tz,
-            redis_prefix: lookup("LEDGER_REDIS_PREFIX")
-                .unwrap_or_else(|| DEFAULT_REDIS_PREFIX.into()),
+            service_token: v.service_token,
+            tz: v.tz,
+            redis_prefix: v.redis_prefix,
             secret_keys,
-            upload_max_bytes,
-            upload_idle,
-            notify_at,
-            notify_retention_days,
-            job_retention_days,
-            archive_after_days,
-            database_replica,
-            replica_max_lag,
-            db_pool_size,
-            flash_reconcile,
-            log_format,
-            metrics_refresh,
-            rabbitmq_management_url,
+            upload_max_bytes: v.upload_max_bytes,
+            upload_idle: Duration::from_secs(v.upload_idle_secs),
+            notify_at: v.notify_at,
+            notify_retention_days: v.notify_retention_days,
+            job_retention_days: v.job_retention_days,
+            archive_after_days: v.archive_after_days,
+            database_replica: v.database_replica_url.as_deref().map(parsers::database),
+            replica_max_lag: Duration::from_millis(v.replica_max_lag_ms),
+            db_pool_size: usize::try_from(v.db_pool_size).expect("2 to 512 fits usize"),
+            flash_reconcile: Duration::from_secs(v.flash_reconcile_secs),
+            log_format: v.log_format,
+            metrics_refresh: Duration::from_secs(v.metrics_refresh_secs),
+            rabbitmq_management_url: v.rabbitmq_management_url,
         })
     }
 }
 
 /// The keyring, if `LEDGER_SECRET_KEY` is set. The values are never quoted
 /// in an error: they are keys.
-fn secret_keys(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<Keyring>, ConfigError> {
-    let Some(current) = lookup("LEDGER_SECRET_KEY").filter(|v| !v.is_empty()) else {
+fn secret_keys(current: Option<&str>, old: Option<&str>) -> Result<Option<Keyring>, ConfigError> {
+    let Some(current) = current else {
         return Ok(None);
     };
-    let old = lookup("LEDGER_SECRET_KEYS_OLD");
-    let key_error = |var: &'static str, e: crate::secret_box::KeyError| ConfigError {
-        var,
+    let key_error = |var: &str, e: crate::secret_box::KeyError| ConfigError {
+        var: var.into(),
         value: "(hidden)".into(),
         message: e.to_string(),
     };
     // Parsed alone first so a fault is blamed on the right variable.
-    Keyring::parse(&current, None).map_err(|e| key_error("LEDGER_SECRET_KEY", e))?;
-    Keyring::parse(&current, old.as_deref())
+    Keyring::parse(current, None).map_err(|e| key_error("LEDGER_SECRET_KEY", e))?;
+    Keyring::parse(current, old)
         .map(Some)
         .map_err(|e| key_error("LEDGER_SECRET_KEYS_OLD", e))
 }
 
-fn parse_with<T, E: std::fmt::Display>(
-    var: &'static str,
-    value: &str,
-    parse: impl FnOnce(&str) -> Result<T, E>,
-) -> Result<T, ConfigError> {
-    parse(value).map_err(|e| error(var, value, &e.to_string()))
-}
-
 /// The error, with any password in the value masked, also where the
 /// parser's message quotes it.
-fn error(var: &'static str, value: &str, message: &str) -> ConfigError {
+fn error(var: String, value: &str, message: &str) -> ConfigError {
     ConfigError {
         var,
         value: crate::logging::redact::url(value),
@@ -353,8 +217,8 @@ mod tests {
     fn defaults_apply_when_nothing_is_set() {
         let c = config(&[]).unwrap();
         assert_eq!(c.database.get_dbname(), Some("couponledger"));
-        assert_eq!(c.amqp_url, DEFAULT_AMQP_URL);
-        assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(c.amqp_url, "amqp://guest:guest@127.0.0.1:5672/%2f");
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.tz, chrono_tz::Asia::Shanghai);
         assert!(c.admin_token.is_none());
         assert_eq!(c.notify_at, NotifyAt::default());
