@@ -16,6 +16,7 @@ mod export;
 mod idempotency;
 mod lag;
 mod openapi;
+mod openapi_links;
 mod partition_export;
 mod partitions;
 mod plans;
