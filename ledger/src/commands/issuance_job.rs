@@ -293,11 +293,7 @@ pub async fn discard_empty(
 pub async fn cancel(client: &impl GenericClient, job_id: Uuid) -> Result<(), CommandError> {
     let sql = "UPDATE issuance_jobs SET status = $3, finished_at = $2
                 WHERE id = $1 AND status <> ALL($4::text[])";
-    let ended: Vec<&str> = Status::ALL
-        .iter()
-        .filter(|s| s.is_final())
-        .map(|s| s.as_str())
-        .collect();
+    let ended = Status::final_names();
     let (now, cancelled) = (crate::store::now(), Status::Cancelled.as_str());
     if client
         .execute(sql, &[&job_id, &now, &cancelled, &ended])

@@ -73,11 +73,7 @@ async fn ended_issuance_jobs(
 ) -> Result<Vec<Uuid>, tokio_postgres::Error> {
     // Ended, or an upload that broke off (or went silent) and was never resumed.
     use IssuanceJobStatus as S;
-    let ended: Vec<&str> = S::ALL
-        .iter()
-        .filter(|s| s.is_final())
-        .map(|s| s.as_str())
-        .collect();
+    let ended = S::final_names();
     let uploads = [S::Uploading.as_str(), S::Incomplete.as_str()];
     let rows = client
         .query(

@@ -60,6 +60,15 @@ impl IssuanceJobStatus {
         matches!(self, Self::Done | Self::Cancelled | Self::Failed)
     }
 
+    /// The final statuses' names, to bind as a `text[]`.
+    pub fn final_names() -> Vec<&'static str> {
+        Self::ALL
+            .iter()
+            .filter(|s| s.is_final())
+            .map(|s| s.as_str())
+            .collect()
+    }
+
     /// The status a reader sees: the stored one (the upload, a cancel and
     /// each chunk's own transaction write it), except that an upload silent
     /// for longer than `silence` broke off, though nothing wrote so.
