@@ -43,7 +43,7 @@
 //! - [`config`] (the one list of environment variables, the admin role's
 //!   named operators), [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
 //!   reads on a replica, [`db::migrate`]),
-//!   [`csv_line`], [`redis_link`] (Redis as an accelerator that may be absent; [`redis_link::target`]: one server or Sentinels), [`secret_box`]: configuration and the
+//!   [`redis_link`] (Redis as an accelerator that may be absent; [`redis_link::target`]: one server or Sentinels), [`secret_box`]: configuration and the
 //!   edges' plumbing.
 //! - [`planted`]: bugs planted for the fault suite's checker (feature
 //!   `planted-bugs`; absent from every other build).
@@ -57,7 +57,6 @@ pub mod codes;
 pub mod cold;
 pub mod commands;
 pub mod config;
-pub mod csv_line;
 pub mod db;
 pub mod domain;
 pub mod exactly_once;

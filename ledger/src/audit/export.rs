@@ -339,9 +339,11 @@ fn write_csv(writer: &mut csv::Writer<impl Write>, row: &ExportedEvent) -> io::R
         match cell {
             Cell::Number(n) => writer.write_field(n.to_string())?,
             Cell::Text(text) => {
-                writer.write_field(crate::csv_line::cell(text.as_ref()).as_bytes())?
+                writer.write_field(crate::domain::csv_line::cell(text.as_ref()).as_bytes())?
             }
-            Cell::Json(json) => writer.write_field(crate::csv_line::cell(json).as_bytes())?,
+            Cell::Json(json) => {
+                writer.write_field(crate::domain::csv_line::cell(json).as_bytes())?
+            }
             Cell::Null => writer.write_field("")?,
         }
     }

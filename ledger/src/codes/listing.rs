@@ -13,7 +13,7 @@ pub fn lines(key: &CodeKey, serials: Range<i64>, csv: bool) -> String {
         let code = key.encode(u64::try_from(serial).expect("serials are not negative"));
         if csv {
             // Through the exports' one CSV writer, like every other CSV.
-            out.push_str(&crate::csv_line::record(&[
+            out.push_str(&crate::domain::csv_line::record(&[
                 &serial.to_string(),
                 code.as_str(),
             ]));

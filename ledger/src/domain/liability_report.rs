@@ -145,11 +145,11 @@ pub fn fields(r: &Row) -> [String; 10] {
 
 /// The report as CSV: a header line, then one line per row.
 pub fn csv(rows: &[Row]) -> String {
-    let mut out = crate::csv_line::record(&HEADER);
+    let mut out = crate::domain::csv_line::record(&HEADER);
     for r in rows {
         let fields = fields(r);
         let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
-        out.push_str(&crate::csv_line::record(&fields));
+        out.push_str(&crate::domain::csv_line::record(&fields));
     }
     out
 }

@@ -30,6 +30,8 @@
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events;
 //!   [`report_labels`]: the labels reports give their own rows.
 //! - [`history`]: a template's coupons over time: buckets and their counts.
+//! - [`csv_line`]: a record of every CSV the ledger writes, each cell safe
+//!   to open in a spreadsheet.
 //! - [`package`], [`package_job`]: coupon packages: their status and size,
 //!   each template's share of a claim, and claims of large packages run as jobs.
 //! - [`code_batch`]: a batch of redemption codes' status.
@@ -47,6 +49,7 @@ pub(crate) mod claim_batch;
 pub mod code_batch;
 pub(crate) mod coupon;
 pub mod coupon_state;
+pub mod csv_line;
 pub(crate) mod discount;
 pub mod eligibility;
 pub mod events;

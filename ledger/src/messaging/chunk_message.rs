@@ -6,17 +6,17 @@
 use lapin::BasicProperties;
 use lapin::types::{AMQPValue, FieldTable};
 
+use super::job_kind::JobKind;
 use super::message::{Outgoing, schema_file};
 use crate::domain::issuance::IssuanceChunk;
 
-/// The message type (`type` property) and schema name of chunks.
-pub const CHUNK_TYPE: &str = "IssuanceChunk";
+/// The schema version of chunks (their type: [`JobKind::IssuanceChunk`]).
 pub const CHUNK_SCHEMA_VERSION: i16 = 1;
 
 pub fn encode(chunk: &IssuanceChunk) -> Result<Outgoing, serde_json::Error> {
     let body = serde_json::to_vec(chunk)?;
     let mut headers = FieldTable::default();
-    let schema = schema_file(CHUNK_TYPE, CHUNK_SCHEMA_VERSION);
+    let schema = schema_file(JobKind::IssuanceChunk.as_str(), CHUNK_SCHEMA_VERSION);
     headers.insert(
         "schema".into(),
         AMQPValue::LongString(schema.as_str().into()),
@@ -29,7 +29,7 @@ pub fn encode(chunk: &IssuanceChunk) -> Result<Outgoing, serde_json::Error> {
     let message_id = IssuanceChunk::message_id(chunk.job_id, chunk.chunk_no);
     let properties = BasicProperties::default()
         .with_message_id(message_id.into())
-        .with_type(CHUNK_TYPE.into())
+        .with_type(JobKind::IssuanceChunk.as_str().into())
         .with_content_type("application/json".into())
         .with_delivery_mode(2)
         .with_app_id("couponledger".into())

@@ -1,11 +1,12 @@
 //! What arrives on `coupon.issuance`, decoded once: a bulk-issuance chunk
 //! ([`chunk_message`]) or a package claim run as a job
 //! ([`package_job_message`]), told apart by the message's `type` property
-//! (a message without one is a chunk, as before package jobs).
+//! ([`JobKind`]; a message without one is a chunk, as before package jobs).
 
 use lapin::BasicProperties;
 
 use super::chunk_message::{self, ChunkDecodeError};
+use super::job_kind::{JobKind, UnknownJobKind};
 use super::package_job_message::{self, PackageJobDecodeError};
 use crate::domain::issuance::IssuanceChunk;
 use crate::domain::package_job::PackageJob;
@@ -22,6 +23,8 @@ pub enum IssuanceDecodeError {
     Chunk(#[from] ChunkDecodeError),
     #[error(transparent)]
     PackageJob(#[from] PackageJobDecodeError),
+    #[error(transparent)]
+    Unknown(#[from] UnknownJobKind),
 }
 
 /// The message `properties` and `body` carry.
@@ -29,10 +32,8 @@ pub fn decode(
     properties: &BasicProperties,
     body: &[u8],
 ) -> Result<IssuanceMessage, IssuanceDecodeError> {
-    if package_job_message::is_package_job(properties) {
-        return Ok(IssuanceMessage::PackageJob(package_job_message::decode(
-            body,
-        )?));
-    }
-    Ok(IssuanceMessage::Chunk(chunk_message::decode(body)?))
+    Ok(match JobKind::of(properties)? {
+        JobKind::IssuanceChunk => IssuanceMessage::Chunk(chunk_message::decode(body)?),
+        JobKind::PackageJob => IssuanceMessage::PackageJob(package_job_message::decode(body)?),
+    })
 }

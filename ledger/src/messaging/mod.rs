@@ -9,7 +9,8 @@
 //! - [`run_message`]: consecutive events in one message, on the ledger's own queues.
 //! - [`chunk_message`]: a bulk-issuance chunk as a message and back;
 //!   [`package_job_message`]: a large package's claim, on the same queue;
-//!   [`issuance_message`]: either, decoded once from what arrives there.
+//!   [`issuance_message`]: either, decoded once from what arrives there;
+//!   [`job_kind`]: the one list of what that queue carries.
 //! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
@@ -18,6 +19,7 @@
 pub mod backfill;
 pub mod chunk_message;
 pub mod issuance_message;
+pub mod job_kind;
 pub mod lazy_publisher;
 pub mod message;
 pub mod package_job_message;

@@ -7,17 +7,17 @@
 use lapin::BasicProperties;
 use lapin::types::{AMQPValue, FieldTable};
 
+use super::job_kind::JobKind;
 use super::message::{Outgoing, schema_file};
 use crate::domain::package_job::PackageJob;
 
-/// The message type (`type` property) and schema name of package jobs.
-pub const PACKAGE_JOB_TYPE: &str = "PackageJob";
+/// The schema version of package jobs (their type: [`JobKind::PackageJob`]).
 pub const PACKAGE_JOB_SCHEMA_VERSION: i16 = 1;
 
 pub fn encode(job: &PackageJob) -> Result<Outgoing, serde_json::Error> {
     let body = serde_json::to_vec(job)?;
     let mut headers = FieldTable::default();
-    let schema = schema_file(PACKAGE_JOB_TYPE, PACKAGE_JOB_SCHEMA_VERSION);
+    let schema = schema_file(JobKind::PackageJob.as_str(), PACKAGE_JOB_SCHEMA_VERSION);
     headers.insert(
         "schema".into(),
         AMQPValue::LongString(schema.as_str().into()),
@@ -28,20 +28,12 @@ pub fn encode(job: &PackageJob) -> Result<Outgoing, serde_json::Error> {
     );
     let properties = BasicProperties::default()
         .with_message_id(job.message_id().into())
-        .with_type(PACKAGE_JOB_TYPE.into())
+        .with_type(JobKind::PackageJob.as_str().into())
         .with_content_type("application/json".into())
         .with_delivery_mode(2)
         .with_app_id("couponledger".into())
         .with_headers(headers);
     Ok(Outgoing { body, properties })
-}
-
-/// Whether a delivery's `type` says it is a package job (a chunk otherwise).
-pub fn is_package_job(properties: &BasicProperties) -> bool {
-    properties
-        .kind()
-        .as_ref()
-        .is_some_and(|t| t.as_str() == PACKAGE_JOB_TYPE)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -70,13 +62,13 @@ mod tests {
             channel_id: Some(crate::domain::ids::ChannelId(uuid::Uuid::now_v7())),
         };
         let message = encode(&job).unwrap();
-        assert!(is_package_job(&message.properties));
+        assert_eq!(
+            JobKind::of(&message.properties).unwrap(),
+            JobKind::PackageJob
+        );
         let id = message.properties.message_id().as_ref().unwrap();
         assert_eq!(id.as_str(), job.job_id.to_string());
         assert_eq!(decode(&message.body).unwrap(), job);
-        let chunk = BasicProperties::default().with_type("IssuanceChunk".into());
-        assert!(!is_package_job(&chunk));
-        assert!(!is_package_job(&BasicProperties::default()));
     }
 
     /// A message queued before jobs carried their channel still decodes

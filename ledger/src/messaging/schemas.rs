@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
-use super::chunk_message::{CHUNK_SCHEMA_VERSION, CHUNK_TYPE};
+use super::chunk_message::CHUNK_SCHEMA_VERSION;
+use super::job_kind::JobKind;
 use super::message::{Envelope, schema_file};
-use super::package_job_message::{PACKAGE_JOB_SCHEMA_VERSION, PACKAGE_JOB_TYPE};
+use super::package_job_message::PACKAGE_JOB_SCHEMA_VERSION;
 use super::run_message::{MAX_RUN, RUN_SCHEMA_VERSION, RUN_TYPE};
 use crate::domain::events::Metadata;
 use crate::domain::issuance::IssuanceChunk;
@@ -56,12 +57,12 @@ fn reminder_schema() -> (String, Value) {
 
 /// The schema of `coupon.issuance` messages: chunks.
 fn chunk_schema() -> (String, Value) {
-    root_schema::<IssuanceChunk>(CHUNK_TYPE, CHUNK_SCHEMA_VERSION)
+    root_schema::<IssuanceChunk>(JobKind::IssuanceChunk.as_str(), CHUNK_SCHEMA_VERSION)
 }
 
 /// The schema of `coupon.issuance` messages asking for a package claim.
 fn package_job_schema() -> (String, Value) {
-    root_schema::<PackageJob>(PACKAGE_JOB_TYPE, PACKAGE_JOB_SCHEMA_VERSION)
+    root_schema::<PackageJob>(JobKind::PackageJob.as_str(), PACKAGE_JOB_SCHEMA_VERSION)
 }
 
 /// The file name and schema of a message whose body is `T` itself.

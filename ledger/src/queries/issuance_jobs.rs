@@ -164,7 +164,7 @@ impl ReportLine {
         if all {
             fields.push(&coupon);
         }
-        crate::csv_line::record(&fields)
+        crate::domain::csv_line::record(&fields)
     }
 }
 

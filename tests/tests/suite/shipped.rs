@@ -100,7 +100,7 @@ async fn exports_carry_no_formula() {
             cell.starts_with('\''),
             "a neutralised cell: {cell:?} in {report}"
         );
-        users.push(ledger::csv_line::value(cell).to_owned());
+        users.push(ledger::domain::csv_line::value(cell).to_owned());
     }
     assert_eq!(users.len(), 5, "{report}");
     for user in risky {
