@@ -89,7 +89,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("LEDGER_LISTEN: cannot listen on {}", config.listen))?;
-    tokio::spawn(declare_topology(config.amqp_url.clone()));
+    declare_topology_first(config.amqp_url.clone()).await;
     spawn_metrics_refresh(&state, &config);
     tokio::spawn(ledger::flash::reconcile::run_forever(
         flash,
@@ -158,17 +158,35 @@ fn spawn_metrics_refresh(state: &AppState, config: &Config) {
     }));
 }
 
+/// How long serving waits for the first declaration of the topology: a
+/// RabbitMQ that answers does so in milliseconds; one that does not must
+/// not hold the API back (docs/design.md §5).
+const TOPOLOGY_FIRST_TRY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Declares the contract topology before the first request is served, so
+/// that a publish right after start (an upload's chunks, a package job)
+/// finds its exchanges; if RabbitMQ does not answer within
+/// [`TOPOLOGY_FIRST_TRY`], the API serves meanwhile and the declaration is
+/// retried in the background.
+async fn declare_topology_first(amqp_url: String) {
+    let first = tokio::time::timeout(TOPOLOGY_FIRST_TRY, declare_once(&amqp_url)).await;
+    if !matches!(first, Ok(Ok(()))) {
+        tokio::spawn(declare_topology(amqp_url));
+    }
+}
+
+async fn declare_once(amqp_url: &str) -> Result<(), lapin::Error> {
+    let connection = ledger::messaging::connect(amqp_url, "couponledger-api").await?;
+    let channel = connection.create_channel().await?;
+    ledger::messaging::topology::declare(&channel).await?;
+    connection.close(200, "declared".into()).await
+}
+
 /// Declares the contract topology, retrying until RabbitMQ answers: the API
 /// serves meanwhile (readiness reports RabbitMQ while it is down).
 async fn declare_topology(amqp_url: String) {
     for attempt in 0..u32::MAX {
-        let declared = async {
-            let connection = ledger::messaging::connect(&amqp_url, "couponledger-api").await?;
-            let channel = connection.create_channel().await?;
-            ledger::messaging::topology::declare(&channel).await?;
-            connection.close(200, "declared".into()).await
-        };
-        match declared.await {
+        match declare_once(&amqp_url).await {
             Ok(()) => return,
             Err(e) => {
                 // The error may quote the URL: its password stays out of the log.
