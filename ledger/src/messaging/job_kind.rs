@@ -5,25 +5,19 @@
 
 use lapin::BasicProperties;
 
-use crate::domain::names::comma_separated;
+use crate::domain::names::{comma_separated, name_list};
 
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-    strum::Display,
-)]
-#[strum(const_into_str)]
-pub enum JobKind {
-    /// A chunk of a bulk issuance's lines (`chunk_message`).
-    IssuanceChunk,
-    /// A large package's claim run as a job (`package_job_message`).
-    PackageJob,
+name_list! {
+    /// Named on the wire as the types are (not in snake case): each
+    /// variant's `to_string` is its own name.
+    pub enum JobKind {
+        /// A chunk of a bulk issuance's lines (`chunk_message`).
+        #[strum(to_string = "IssuanceChunk")]
+        IssuanceChunk,
+        /// A large package's claim run as a job (`package_job_message`).
+        #[strum(to_string = "PackageJob")]
+        PackageJob,
+    }
 }
 
 impl JobKind {
