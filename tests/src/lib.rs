@@ -13,6 +13,7 @@ use tokio::process::{Child, Command};
 
 pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 
+pub mod access;
 pub mod bench;
 pub mod bench_store;
 pub mod cluster;
@@ -20,6 +21,7 @@ pub mod codes;
 pub mod cold_store;
 pub mod dead_letters;
 pub mod faults;
+pub mod idp;
 pub mod ops_metrics;
 pub mod own_redis;
 pub mod packages;

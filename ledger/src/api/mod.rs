@@ -37,9 +37,9 @@ use self::http::error::{self, ApiError};
 use self::http::openapi::{self, BearerAuth};
 use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
-    allow_lists, audit, channel_lifecycle, channels, claimable, claims, code_batches, coupons,
-    history, issuance_jobs, orders, package_jobs, packages, projections, redemptions, reports,
-    template_changes, template_channels, templates, workers,
+    allow_lists, api_keys, audit, audit_actions, channel_lifecycle, channels, claimable, claims,
+    code_batches, coupons, history, issuance_jobs, me, orders, package_jobs, packages, projections,
+    redemptions, reports, template_changes, template_channels, templates, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -81,6 +81,12 @@ pub struct Shared {
     pub reads: crate::db::read_pool::ReadPool,
     pub redis: RedisHandle,
     pub tokens: Tokens,
+    /// App keys by digest, re-read at most every 2 s (revocations).
+    pub keys: auth::key_cache::KeyCache,
+    /// Operators' sign-in tokens, when `LEDGER_OIDC_ISSUER` is set.
+    pub oidc: Option<auth::oidc::Oidc>,
+    /// `LEDGER_METRICS_TOKEN`: when set, `/metrics` needs it.
+    pub metrics_token: Option<String>,
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
@@ -160,6 +166,9 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(issuance_jobs::report))
         .routes(routes!(reports::liability))
         .routes(routes!(audit::status))
+        .routes(routes!(audit_actions::actions))
+        .routes(routes!(me::me))
+        .merge(key_routes())
         .routes(routes!(workers::status))
         .routes(routes!(code_batches::create, code_batches::list))
         .routes(routes!(code_batches::read))
@@ -181,13 +190,46 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(allow_lists::upload, allow_lists::read))
         .split_for_parts();
     doc.merge(upload_doc);
+    check_every_route_has_a_rule(&doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
     utoipa::Modify::modify(&openapi::Links, &mut doc);
+    utoipa::Modify::modify(&openapi::Permissions, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(
         axum::http::StatusCode::REQUEST_TIMEOUT,
         REQUEST_TIMEOUT,
     ));
     (timed.merge(uploads), doc)
+}
+
+/// Every operation of the document has its rule in `route_rules` (and
+/// nothing else): a route added without one stops the server from being
+/// built, so every test fails until it has one.
+fn check_every_route_has_a_rule(doc: &utoipa::openapi::OpenApi) {
+    let mut operations = 0;
+    for (path, item) in &doc.paths.paths {
+        for method in openapi::methods(item) {
+            let found = auth::route_rules::find(&method, path);
+            assert!(
+                found.is_some(),
+                "{method} {path} has no rule in api/auth/route_rules.rs"
+            );
+            operations += 1;
+        }
+    }
+    let rules = auth::route_rules::RULES.len();
+    assert_eq!(
+        operations, rules,
+        "route_rules.rs has rules for routes that do not exist"
+    );
+}
+
+/// App keys (docs/design.md §19).
+fn key_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(api_keys::create, api_keys::list))
+        .routes(routes!(api_keys::read))
+        .routes(routes!(api_keys::rotate))
+        .routes(routes!(api_keys::revoke))
 }
 
 /// The channels' routes and a template's list of channels (docs/design.md §15).
@@ -214,7 +256,11 @@ fn app_routes() -> OpenApiRouter<AppState> {
 pub fn router(state: AppState) -> Router {
     let (routes, openapi) = routes();
     let openapi = Arc::new(openapi);
+    // On the API's routes only (the matched route names the rule): the
+    // document and the console's shell are open.
+    let authorize = axum::middleware::from_fn_with_state(state.clone(), auth::authorize::authorize);
     routes
+        .route_layer(authorize)
         .route(
             "/openapi.json",
             get(move || {

@@ -68,6 +68,15 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         reads,
         redis: redis.clone(),
         tokens,
+        keys: Default::default(),
+        oidc: config.oidc.clone().map(|c| {
+            let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+            let http = http
+                .build()
+                .expect("an HTTP client without TLS options builds");
+            ledger::api::auth::oidc::Oidc::new(c, http)
+        }),
+        metrics_token: config.metrics_token.clone(),
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
         metrics,
@@ -211,7 +220,8 @@ fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
         None => anyhow::bail!("LEDGER_SERVICE_TOKEN is required (or run with --dev)"),
     };
     let mut operators = config.operators.clone();
-    if operators.is_empty() {
+    // With single sign-on, operators may all sign in through it.
+    if operators.is_empty() && config.oidc.is_none() {
         if !dev {
             anyhow::bail!(
                 "LEDGER_ADMIN_TOKEN (or LEDGER_ADMIN_TOKENS) is required (or run with --dev)"
@@ -220,6 +230,8 @@ fn tokens(config: &Config, dev: bool) -> anyhow::Result<Tokens> {
         operators.push(Operator {
             name: ledger::config::operators::SINGLE_NAME.into(),
             token: dev_default("LEDGER_ADMIN_TOKEN", "dev-admin-token"),
+            role: ledger::domain::role::Role::Admin,
+            shops: Vec::new(),
         });
     }
     let names: Vec<&str> = operators.iter().map(|o| o.name.as_str()).collect();

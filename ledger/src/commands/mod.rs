@@ -20,12 +20,14 @@
 //!   claim's coupons, a template's share at once; [`package_job`]: a large
 //!   package's claim run by the issuance worker.
 //! - [`refunds`]: partial and full refunds, returning coupons by policy.
+//! - [`api_keys`]: app keys made, rotated with an overlap, revoked.
 //! - [`allow_list`]: a template's allow-list changed by an uploaded file, part by part.
 //! - [`body_stream`]: a streamed upload's body: gunzipped, bounded, waited for;
 //!   [`upload_error`]: why reading an upload stopped.
 //! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
 
 pub(crate) mod allow_list;
+pub mod api_keys;
 pub(crate) mod batch_cache;
 pub(crate) mod body_stream;
 pub(crate) mod channel_lifecycle;

@@ -16,6 +16,7 @@ pub mod operators;
 mod parsers;
 mod read;
 pub mod reference;
+pub mod sign_in;
 pub mod variables;
 
 use std::net::SocketAddr;
@@ -51,6 +52,10 @@ pub struct Config {
     /// first, then `LEDGER_ADMIN_TOKENS`' (docs/design.md §7 "Operators").
     pub operators: Vec<Operator>,
     pub service_token: Option<String>,
+    /// Single sign-on for operators, when `LEDGER_OIDC_ISSUER` is set.
+    pub oidc: Option<sign_in::OidcConfig>,
+    /// `LEDGER_METRICS_TOKEN`.
+    pub metrics_token: Option<String>,
     pub tz: Tz,
     /// Prefix of every Redis key (`LEDGER_REDIS_PREFIX`), so deployments and
     /// tests can share one Redis.
@@ -103,6 +108,8 @@ impl std::fmt::Debug for Config {
             .field("listen", &self.listen)
             .field("tz", &self.tz)
             .field("operators", &self.operators)
+            .field("oidc", &self.oidc)
+            .field("metrics_token", &self.metrics_token.is_some())
             .field("redis_prefix", &self.redis_prefix)
             .field("upload_max_bytes", &self.upload_max_bytes)
             .field("upload_idle", &self.upload_idle)
@@ -143,6 +150,7 @@ impl Config {
                 value: "(hidden)".into(),
                 message: e.message,
             })?;
+        let oidc = oidc(&v)?;
         Ok(Self {
             database: parsers::database(&v.database_url),
             database_url: v.database_url,
@@ -152,6 +160,8 @@ impl Config {
             admin_token: v.admin_token,
             operators,
             service_token: v.service_token,
+            oidc,
+            metrics_token: v.metrics_token,
             tz: v.tz,
             redis_prefix: v.redis_prefix,
             secret_keys,
@@ -170,6 +180,29 @@ impl Config {
             rabbitmq_management_url: v.rabbitmq_management_url,
         })
     }
+}
+
+/// Single sign-on's settings: the issuer and the audience together, or
+/// neither.
+fn oidc(v: &variables::Variables) -> Result<Option<sign_in::OidcConfig>, ConfigError> {
+    let (issuer, audience) = match (&v.oidc_issuer, &v.oidc_audience) {
+        (None, None) => return Ok(None),
+        (Some(issuer), Some(audience)) => (issuer.clone(), audience.clone()),
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(ConfigError {
+                var: "LEDGER_OIDC_AUDIENCE".into(),
+                value: v.oidc_audience.clone().unwrap_or_default(),
+                message: "LEDGER_OIDC_ISSUER and LEDGER_OIDC_AUDIENCE are set together".into(),
+            });
+        }
+    };
+    Ok(Some(sign_in::OidcConfig {
+        issuer,
+        audience,
+        jwks_url: v.oidc_jwks_url.clone(),
+        role_claim: v.oidc_role_claim.clone(),
+        shop_claim: v.oidc_shop_claim.clone(),
+    }))
 }
 
 /// The keyring, if `LEDGER_SECRET_KEY` is set. The values are never quoted

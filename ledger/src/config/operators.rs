@@ -1,7 +1,17 @@
-//! The named operators of the admin role (docs/design.md §7 "Operators"):
-//! `LEDGER_ADMIN_TOKENS=name:token,...`, and `LEDGER_ADMIN_TOKEN` as the
-//! operator `admin`. Parsed once at start; a bad list is one error naming
-//! the variable that never quotes a token (entries are named by position).
+//! The named operators (docs/design.md §7 "Operators", §19):
+//! `LEDGER_ADMIN_TOKENS=name:token[:role[:shop|shop...]],...` (role
+//! default `admin`; shops for a merchant only, and a merchant needs one),
+//! and `LEDGER_ADMIN_TOKEN` as the operator `admin`. Parsed once at start;
+//! a bad list is one error naming the variable that never quotes a token
+//! (entries are named by position). A token may not hold `:`: the field
+//! after it is the role, and a mistyped role must be an error, not part of
+//! a token.
+
+use std::str::FromStr;
+
+use crate::domain::ids::ShopId;
+use crate::domain::names::alternatives;
+use crate::domain::role::Role;
 
 /// The named list's variable.
 pub const VAR: &str = "LEDGER_ADMIN_TOKENS";
@@ -22,11 +32,17 @@ pub const MAX_OPERATORS: usize = 100;
 /// Longest operator name.
 pub const MAX_NAME_LEN: usize = 64;
 
-/// One operator: a name recorded in events, and the token that proves it.
+/// Most shops one merchant entry names.
+pub const MAX_SHOPS: usize = 100;
+
+/// One operator: a name recorded in events, the token that proves it, its
+/// role and (a merchant's) shops.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Operator {
     pub name: String,
     pub token: String,
+    pub role: Role,
+    pub shops: Vec<ShopId>,
 }
 
 /// Never shows the token.
@@ -34,6 +50,8 @@ impl std::fmt::Debug for Operator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Operator")
             .field("name", &self.name)
+            .field("role", &self.role)
+            .field("shops", &self.shops)
             .finish_non_exhaustive()
     }
 }
@@ -56,6 +74,8 @@ pub fn parse(list: Option<&str>, single: Option<&str>) -> Result<Vec<Operator>, 
         operators.push(Operator {
             name: SINGLE_NAME.into(),
             token: token.into(),
+            role: Role::Admin,
+            shops: Vec::new(),
         });
     }
     let Some(list) = list else {
@@ -73,15 +93,15 @@ pub fn parse(list: Option<&str>, single: Option<&str>) -> Result<Vec<Operator>, 
     Ok(operators)
 }
 
-/// Entry `n` (from 1) as an operator.
+/// Entry `n` (from 1) as an operator: `name:token[:role[:shops]]`.
 fn entry_operator(n: usize, entry: &str) -> Result<Operator, OperatorsError> {
     let bad = |why: &str| refused(&format!("entry {n} {why}"));
     if entry.is_empty() {
         return Err(bad("is empty"));
     }
-    let (name, token) = entry
-        .split_once(':')
-        .ok_or_else(|| bad("is not name:token"))?;
+    let mut fields = entry.splitn(4, ':');
+    let name = fields.next().unwrap_or_default();
+    let token = fields.next().ok_or_else(|| bad("is not name:token"))?;
     if name.is_empty() {
         return Err(bad("has an empty name"));
     }
@@ -95,10 +115,44 @@ fn entry_operator(n: usize, entry: &str) -> Result<Operator, OperatorsError> {
     if !valid_token(token) {
         return Err(bad("has a token with whitespace or a control character"));
     }
+    let role = match fields.next() {
+        None => Role::Admin,
+        Some(role) => Role::from_str(role).map_err(|_| {
+            let known = alternatives::<Role>();
+            bad(&format!("has an unknown role {role:?} (roles: {known})"))
+        })?,
+    };
+    let shops = shops(fields.next(), role).map_err(|why| bad(&why))?;
     Ok(Operator {
         name: name.into(),
         token: token.into(),
+        role,
+        shops,
     })
+}
+
+/// A merchant's shops, `shop|shop...`: at least one, and only a merchant
+/// has any.
+fn shops(list: Option<&str>, role: Role) -> Result<Vec<ShopId>, String> {
+    let Some(list) = list else {
+        return match role.is_shop_scoped() {
+            true => Err("is a merchant of no shop (name:token:merchant:shop|shop)".into()),
+            false => Ok(Vec::new()),
+        };
+    };
+    if !role.is_shop_scoped() {
+        return Err(format!(
+            "names shops for role {role}: only a merchant has shops"
+        ));
+    }
+    let shops: Vec<ShopId> = list
+        .split('|')
+        .map(|s| ShopId::parse(s).map_err(|_| format!("has an invalid shop id {s:?}")))
+        .collect::<Result<_, _>>()?;
+    if shops.len() > MAX_SHOPS {
+        return Err(format!("names more than {MAX_SHOPS} shops"));
+    }
+    Ok(shops)
 }
 
 /// Entry `n` names neither an operator nor a token already named.
@@ -146,10 +200,11 @@ mod tests {
 
     #[test]
     fn the_single_token_is_operator_admin_and_comes_first() {
-        let ops = parse(Some("alice:t-a, bob:t:b"), Some("t-admin")).unwrap();
+        let ops = parse(Some("alice:t-a, bob:t:admin"), Some("t-admin")).unwrap();
         assert_eq!(names(&ops), ["admin", "alice", "bob"]);
         assert_eq!(ops[0].token, "t-admin");
-        assert_eq!(ops[2].token, "t:b", "a token may hold a colon");
+        assert_eq!(ops[2].token, "t");
+        assert_eq!(ops[2].role, Role::Admin);
         assert_eq!(parse(None, None).unwrap(), []);
         assert_eq!(names(&parse(Some("a.b_c-9:x"), None).unwrap()), ["a.b_c-9"]);
     }
@@ -206,6 +261,26 @@ mod tests {
             parse(Some("admin:sekrit2"), None).is_ok(),
             "`admin` is free"
         );
+    }
+
+    #[test]
+    fn entries_name_roles_and_a_merchants_shops() {
+        let list = "fin:t1:finance, m:t2:merchant:shop-a|shop-b, o:t3:ops";
+        let ops = parse(Some(list), None).unwrap();
+        assert_eq!(ops[0].role, Role::Finance);
+        assert_eq!((ops[1].role, ops[1].shops.len()), (Role::Merchant, 2));
+        assert_eq!(ops[1].shops[1].as_str(), "shop-b");
+        assert_eq!(ops[2].role, Role::Ops);
+        for (list, says) in [
+            ("a:sekrit1:boss", "unknown role \"boss\""),
+            ("a:sekrit1:merchant", "merchant of no shop"),
+            ("a:sekrit1:ops:shop-a", "only a merchant has shops"),
+            ("a:sekrit1:merchant:a||b", "invalid shop id \"\""),
+        ] {
+            let err = parse(Some(list), None).unwrap_err();
+            assert!(err.message.contains(says), "{list}: {err}");
+            assert!(!err.message.contains("sekrit"), "{err}");
+        }
     }
 
     #[test]

@@ -96,8 +96,37 @@ pub struct Variables {
     pub admin_tokens: Option<String>,
 
     /// Bearer token of the service routes; `serve` needs it unless `--dev`.
+    ///
+    /// It is the app key `service`, with every scope.
     #[arg(long, env = "LEDGER_SERVICE_TOKEN")]
     pub service_token: Option<String>,
+
+    /// Issuer of operators' sign-in tokens (OIDC); unset: no single sign-on.
+    ///
+    /// Its RS256 or ES256 JWTs are accepted as operators' bearer tokens
+    /// (docs/reference/single-sign-on.md).
+    #[arg(long, env = "LEDGER_OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+
+    /// The audience sign-in tokens must name (needed with the issuer).
+    #[arg(long, env = "LEDGER_OIDC_AUDIENCE")]
+    pub oidc_audience: Option<String>,
+
+    /// Where the issuer's keys are; default: its discovery document's `jwks_uri`.
+    #[arg(long, env = "LEDGER_OIDC_JWKS_URL")]
+    pub oidc_jwks_url: Option<String>,
+
+    /// The claim holding an operator's roles (a string or a list).
+    #[arg(long, env = "LEDGER_OIDC_ROLE_CLAIM", default_value = "roles")]
+    pub oidc_role_claim: String,
+
+    /// The claim holding a merchant's shops (a string or a list).
+    #[arg(long, env = "LEDGER_OIDC_SHOP_CLAIM", default_value = "shops")]
+    pub oidc_shop_claim: String,
+
+    /// When set, `/metrics` needs it as a bearer token.
+    #[arg(long, env = "LEDGER_METRICS_TOKEN")]
+    pub metrics_token: Option<String>,
 
     /// `<key_id>:<64 hex chars>`: seals channel secrets at rest; `serve`
     /// needs it unless `--dev`.

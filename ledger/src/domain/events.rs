@@ -31,6 +31,14 @@ pub struct Metadata {
     /// "Operators"). Absent elsewhere and in events written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator: Option<String>,
+    /// The operator's role, beside `operator` on the events of a request
+    /// (docs/design.md §19). Absent in events written before roles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<crate::domain::role::Role>,
+    /// The app key whose request it answers (`LEDGER_SERVICE_TOKEN` is the
+    /// key `service`). Absent elsewhere and in events written before keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<KeyRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<ChannelId>,
     pub correlation_id: String,
@@ -41,6 +49,14 @@ pub struct Metadata {
     /// The redemption code that asked for it: its batch and serial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeRef>,
+}
+
+/// An app key as events name it: its id (`service` for the service token)
+/// and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct KeyRef {
+    pub id: String,
+    pub name: String,
 }
 
 /// A redemption code by what it encodes (docs/design.md §13).
@@ -230,6 +246,34 @@ pub struct ChannelSecretRotated {
     pub channel_id: ChannelId,
     pub rotated_at: DateTime<Utc>,
     pub previous_valid_until: DateTime<Utc>,
+}
+
+/// An app key was made (docs/design.md §19). The log keeps the SHA-256 of
+/// the key, never the key: 256 random bits cannot be found from it, and the
+/// replay rebuilds what the API compares requests with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ApiKeyCreated {
+    pub key_id: Uuid,
+    pub name: String,
+    pub scopes: Vec<crate::domain::key_scope::KeyScope>,
+    /// Hex SHA-256 of the key.
+    pub digest: String,
+}
+
+/// An app key was given a new secret; the old one still opens until
+/// `previous_valid_until` (the overlap asked for; the rotation's instant
+/// for none).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ApiKeyRotated {
+    pub key_id: Uuid,
+    pub digest: String,
+    pub previous_valid_until: DateTime<Utc>,
+}
+
+/// An app key was revoked: every request with it is 401 `key_revoked`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ApiKeyRevoked {
+    pub key_id: Uuid,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -13,10 +13,11 @@ use uuid::Uuid;
 
 use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
-    AllowListChanged, ChannelCreated, ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated,
-    CodeBatchStopped, CodeRedeemed, CouponChanged, CouponIssued, OrderLocked, OrderRefunded,
-    OrderSettled, PackageChannelAllowed, PackageClaimed, PackageCreated, PackageStatusChanged,
-    TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
+    AllowListChanged, ApiKeyCreated, ApiKeyRevoked, ApiKeyRotated, ChannelCreated,
+    ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped, CodeRedeemed,
+    CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed,
+    PackageClaimed, PackageCreated, PackageStatusChanged, TemplateChannelAllowed,
+    TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
     TemplatePerUserLimitRaised, TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
     TemplateValidityChanged,
 };
@@ -159,6 +160,9 @@ ledger_events! {
     TemplateIssueWindowChanged(TemplateIssueWindowChanged, 1, Template),
     TemplatePerUserLimitRaised(TemplatePerUserLimitRaised, 1, Template),
     TemplateValidityChanged(TemplateValidityChanged, 1, Template),
+    ApiKeyCreated(ApiKeyCreated, 1, ApiKey),
+    ApiKeyRotated(ApiKeyRotated, 1, ApiKey),
+    ApiKeyRevoked(ApiKeyRevoked, 1, ApiKey),
 }
 
 /// Why a stored event could not be decoded.

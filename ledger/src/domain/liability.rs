@@ -185,6 +185,22 @@ impl Liability {
     }
 
     /// The templates of every group, each once.
+    /// Keeps the groups of the templates `keep` says yes to (a merchant's
+    /// report: its shops' templates only).
+    pub fn retain_templates(&mut self, keep: impl Fn(&TemplateSn) -> bool) {
+        let kept: Vec<(GroupKey, Totals)> = self
+            .keys
+            .drain(..)
+            .zip(self.totals.drain(..))
+            .filter(|(key, _)| keep(&key.template_sn))
+            .collect();
+        self.index.clear();
+        for (key, totals) in kept {
+            let slot = self.group(key);
+            self.totals[slot as usize] = totals;
+        }
+    }
+
     pub fn templates(&self) -> BTreeSet<&TemplateSn> {
         self.keys.iter().map(|k| &k.template_sn).collect()
     }

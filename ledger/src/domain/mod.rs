@@ -39,6 +39,8 @@
 //! - [`eligibility`]: who may claim a template (tags, regions, new users, allow-list).
 //! - [`template_adjust`]: a running campaign's window, per-user limit and
 //!   validity adjusted; [`rule_text`]: a discount rule in words, for apps.
+//! - [`permission`], [`role`], [`key_scope`]: who may do what: every
+//!   permission a route needs, what each operator role and app-key scope grants.
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
@@ -56,6 +58,7 @@ pub mod events;
 pub(crate) mod history;
 pub mod ids;
 pub mod issuance;
+pub mod key_scope;
 pub mod ledger_event;
 pub mod liability;
 pub mod liability_report;
@@ -69,6 +72,7 @@ pub mod package;
 pub mod package_job;
 pub(crate) mod parse_error;
 pub(crate) mod patch_field;
+pub mod permission;
 pub(crate) mod pricing;
 pub mod projection;
 pub(crate) mod quota;
@@ -78,6 +82,7 @@ pub(crate) mod raw_decimal;
 pub mod refund;
 pub mod reminder;
 pub(crate) mod report_labels;
+pub mod role;
 pub(crate) mod rule;
 pub(crate) mod rule_text;
 pub(crate) mod scope;

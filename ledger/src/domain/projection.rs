@@ -228,7 +228,8 @@ pub fn follows(tally: Tally, kind: StreamKind) -> bool {
         | StreamKind::CodeBatch
         | StreamKind::Code
         | StreamKind::Package
-        | StreamKind::AllowList => false,
+        | StreamKind::AllowList
+        | StreamKind::ApiKey => false,
     }
 }
 

@@ -3,7 +3,8 @@
 //! `template-<sn>`, `channel-<uuid>`, docs/design.md §4; `codebatch-<uuid>` and
 //! `code-<batch uuid>-<serial>`, one stream per redemption code used, whose
 //! version is its use count, and `package-<sn>`, docs/design.md §13;
-//! `allowlist-<sn>`, a template's allow-list changes, docs/design.md §15); it is built with
+//! `allowlist-<sn>`, a template's allow-list changes, docs/design.md §15;
+//! `apikey-<uuid>`, an app key's life, docs/design.md §19); it is built with
 //! [`StreamKind::id`] and told apart with [`Stream::parse`], never by hand.
 
 use std::fmt;
@@ -21,10 +22,11 @@ pub enum StreamKind {
     Code,
     Package,
     AllowList,
+    ApiKey,
 }
 
 impl StreamKind {
-    pub const ALL: [StreamKind; 8] = [
+    pub const ALL: [StreamKind; 9] = [
         Self::Coupon,
         Self::Order,
         Self::Template,
@@ -33,6 +35,7 @@ impl StreamKind {
         Self::Code,
         Self::Package,
         Self::AllowList,
+        Self::ApiKey,
     ];
 
     /// The prefix of this kind's stream ids, dash included.
@@ -46,6 +49,7 @@ impl StreamKind {
             Self::Code => "code-",
             Self::Package => "package-",
             Self::AllowList => "allowlist-",
+            Self::ApiKey => "apikey-",
         }
     }
 
@@ -73,6 +77,7 @@ pub enum Stream<'a> {
     Package(&'a str),
     /// A template's allow-list, by the template's sn.
     AllowList(&'a str),
+    ApiKey(Uuid),
 }
 
 /// A stream id no kind claims (or whose key does not parse).
@@ -102,6 +107,7 @@ impl<'a> Stream<'a> {
             }
             StreamKind::Package => Self::Package(key),
             StreamKind::AllowList => Self::AllowList(key),
+            StreamKind::ApiKey => Self::ApiKey(uuid(key)?),
         })
     }
 
@@ -115,6 +121,7 @@ impl<'a> Stream<'a> {
             Self::Code(..) => StreamKind::Code,
             Self::Package(_) => StreamKind::Package,
             Self::AllowList(_) => StreamKind::AllowList,
+            Self::ApiKey(_) => StreamKind::ApiKey,
         }
     }
 }
@@ -123,7 +130,7 @@ impl fmt::Display for Stream<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let prefix = self.kind().prefix();
         match self {
-            Self::Coupon(id) | Self::Channel(id) | Self::CodeBatch(id) => {
+            Self::Coupon(id) | Self::Channel(id) | Self::CodeBatch(id) | Self::ApiKey(id) => {
                 write!(f, "{prefix}{id}")
             }
             Self::Order(key) | Self::Template(key) | Self::Package(key) | Self::AllowList(key) => {
@@ -155,6 +162,7 @@ mod tests {
             (Stream::Code(id, 7), code_key(id, 7)),
             (Stream::Package("PK42"), "PK42".to_owned()),
             (Stream::AllowList("SN123"), "SN123".to_owned()),
+            (Stream::ApiKey(id), id.to_string()),
         ] {
             let text = stream.kind().id(&key);
             assert_eq!(text, stream.to_string());
@@ -175,7 +183,8 @@ mod tests {
                 "codebatch",
                 "code",
                 "package",
-                "allowlist"
+                "allowlist",
+                "apikey"
             ]
         );
     }

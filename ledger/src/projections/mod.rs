@@ -71,7 +71,8 @@ pub async fn apply(
         | Stream::CodeBatch(_)
         | Stream::Code(..)
         | Stream::Package(_)
-        | Stream::AllowList(_) => Applied::NotFollowed,
+        | Stream::AllowList(_)
+        | Stream::ApiKey(_) => Applied::NotFollowed,
     };
     record_position(tx, tally.projection(), event.position).await?;
     Ok(applied)

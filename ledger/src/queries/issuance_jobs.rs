@@ -71,6 +71,7 @@ pub async fn list(
     client: &impl GenericClient,
     template_sn: Option<&str>,
     status: Option<IssuanceJobStatus>,
+    shops: Option<Vec<String>>,
     (offset, limit): (i64, i64),
     now: DateTime<Utc>,
 ) -> Result<Vec<JobView>, tokio_postgres::Error> {
@@ -82,6 +83,8 @@ pub async fn list(
             AND ($4::text IS NULL
                  OR (CASE WHEN j.status = $6 AND j.updated_at < $5 THEN $7::text
                           ELSE j.status END) = $4)
+            AND ($8::text[] IS NULL OR EXISTS (
+                SELECT 1 FROM templates t WHERE t.sn = j.template_sn AND t.shop_id = ANY($8)))
           GROUP BY j.id ORDER BY j.created_at DESC, j.id DESC OFFSET $2 LIMIT $3"
     );
     let silent_since = now - chrono::Duration::seconds(UPLOAD_SILENCE_SECS);
@@ -91,7 +94,7 @@ pub async fn list(
         IssuanceJobStatus::Uploading.as_str(),
         IssuanceJobStatus::Incomplete.as_str(),
     );
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &template_sn,
         &offset,
         &limit,
@@ -99,6 +102,7 @@ pub async fn list(
         &silent_since,
         &uploading,
         &incomplete,
+        &shops,
     ];
     let rows = client.query(&sql, &params).await?;
     rows.iter().map(|r| view(r, now)).collect()

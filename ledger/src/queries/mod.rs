@@ -1,6 +1,8 @@
 //! The read side: plain queries over the write model and the event store.
 //!
+//! - [`actions`]: who did what: the events of operators' and apps' requests.
 //! - [`allow_lists`]: a template's allow-list: its size, its files, one member.
+//! - [`api_keys`]: an app key (never the key), every key, a key by its digest.
 //! - [`channels`]: a channel (never its secret), every channel.
 //! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
 //!   a user's coupons of one status (for quotes).
@@ -16,7 +18,9 @@
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
 
+pub(crate) mod actions;
 pub(crate) mod allow_lists;
+pub mod api_keys;
 pub(crate) mod channels;
 pub(crate) mod claimable;
 pub(crate) mod code_batches;

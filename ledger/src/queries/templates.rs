@@ -213,18 +213,27 @@ pub async fn issue_state(
     Ok(Some((status, (r.get(1), r.get(2)))))
 }
 
-/// Templates, newest first (creation time, then sn), optionally of one status.
+/// Templates, newest first (creation time, then sn), optionally of one
+/// status, and of some shops only (a merchant's).
 pub async fn page(
     client: &impl GenericClient,
     status: Option<TemplateStatus>,
+    shops: Option<Vec<String>>,
     bounds: Bounds,
 ) -> Result<Page<TemplateView>, tokio_postgres::Error> {
     let status = status.map(TemplateStatus::as_str);
     let list = List {
         columns: &COLUMNS,
         from: "templates t",
-        filter: "$1::text IS NULL OR status = $1",
+        filter: "($1::text IS NULL OR status = $1) AND ($2::text[] IS NULL OR shop_id = ANY($2))",
         order: "created_at DESC, sn DESC",
     };
-    page::fetch(client, &list, &[&status], bounds, TemplateView::from_row).await
+    page::fetch(
+        client,
+        &list,
+        &[&status, &shops],
+        bounds,
+        TemplateView::from_row,
+    )
+    .await
 }

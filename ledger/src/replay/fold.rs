@@ -173,6 +173,10 @@ impl Replay {
             Stream::Order(order_id) => self.order(order_id, e),
             Stream::Template(sn) => self.template(sn, e),
             Stream::Channel(_) => self.channel(e, &decode(e)?),
+            Stream::ApiKey(id) => {
+                self.api_key(id, e, &decode(e)?);
+                Ok(())
+            }
             Stream::AllowList(sn) => {
                 self.allow_list(sn, e, &decode(e)?);
                 Ok(())
@@ -461,6 +465,31 @@ impl Replay {
             row.version = e.version;
         }
         Ok(())
+    }
+}
+
+impl Replay {
+    /// An app key's row: made, its secret rotated, revoked (docs/design.md §19).
+    fn api_key(&mut self, id: Uuid, e: &Event<'_>, event: &LedgerEvent) {
+        let row = self.tables.api_keys.entry(id).or_default();
+        match event {
+            LedgerEvent::ApiKeyCreated(created) => {
+                let mut scopes: Vec<&str> = created.scopes.iter().map(|s| s.into_str()).collect();
+                scopes.sort_unstable();
+                row.name.clone_from(&created.name);
+                row.scopes = scopes.join(",");
+                row.created_at = e.occurred_at;
+                row.digest.clone_from(&created.digest);
+            }
+            LedgerEvent::ApiKeyRotated(rotated) => {
+                row.previous_digest =
+                    Some(std::mem::replace(&mut row.digest, rotated.digest.clone()));
+                row.previous_valid_until = Some(rotated.previous_valid_until);
+            }
+            LedgerEvent::ApiKeyRevoked(_) => row.revoked_at = Some(e.occurred_at),
+            _ => return,
+        }
+        row.version = e.version;
     }
 }
 

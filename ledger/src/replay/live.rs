@@ -19,9 +19,9 @@ use uuid::Uuid;
 use super::compare::Differences;
 use super::partition::Partitions;
 use super::tables::{
-    AllowListRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names,
-    NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
-    TotalsRow,
+    AllowListRow, ApiKeyRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields,
+    Map, Names, NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables,
+    TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::projection::Projection;
@@ -66,6 +66,8 @@ pub async fn compare_templates(
     c.table("templates", TEMPLATES, plain(template), templates, debug)
         .await?;
     c.table("channels", CHANNELS, plain(channel), channels, debug)
+        .await?;
+    c.table("api_keys", API_KEYS, plain(api_key), &mut t.api_keys, debug)
         .await?;
     let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
     let allowed = &mut t.template_channels;
@@ -256,6 +258,23 @@ const CHANNELS: Query = (
         Type::UUID,
         Type::TEXT,
         Type::TIMESTAMPTZ,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TIMESTAMPTZ,
+        Type::INT4,
+    ],
+);
+/// Scopes sorted as the fold sorts them (by name, as text).
+const API_KEYS: Query = (
+    "SELECT id, name, array_to_string(ARRAY(SELECT s FROM unnest(scopes) s ORDER BY s COLLATE \"C\"), ','),
+            created_at, encode(digest, 'hex'), encode(previous_digest, 'hex'),
+            previous_valid_until, revoked_at, version FROM api_keys",
+    &[
+        Type::UUID,
+        Type::TEXT,
+        Type::TEXT,
+        Type::TIMESTAMPTZ,
+        Type::TEXT,
         Type::TEXT,
         Type::TIMESTAMPTZ,
         Type::TIMESTAMPTZ,
@@ -534,6 +553,20 @@ fn channel(r: &Line) -> Result<(Uuid, ChannelRow), tokio_postgres::Error> {
         secret_created_at: r.try_get(4)?,
         previous_secret_valid_until: r.try_get(5)?,
         version: r.try_get(6)?,
+    };
+    Ok((r.try_get(0)?, row))
+}
+
+fn api_key(r: &Line) -> Result<(Uuid, ApiKeyRow), tokio_postgres::Error> {
+    let row = ApiKeyRow {
+        name: r.try_get(1)?,
+        scopes: r.try_get(2)?,
+        created_at: r.try_get(3)?,
+        digest: r.try_get(4)?,
+        previous_digest: r.try_get(5)?,
+        previous_valid_until: r.try_get(6)?,
+        revoked_at: r.try_get(7)?,
+        version: r.try_get(8)?,
     };
     Ok((r.try_get(0)?, row))
 }

@@ -164,6 +164,20 @@ row!(ChannelRow {
 });
 
 row!(
+    /// An app key (docs/design.md §19): digests in hex, scopes joined by commas.
+    ApiKeyRow {
+        name: String,
+        scopes: String,
+        created_at: DateTime<Utc>,
+        digest: String,
+        previous_digest: Option<String>,
+        previous_valid_until: Option<DateTime<Utc>>,
+        revoked_at: Option<DateTime<Utc>>,
+        version: i32,
+    }
+);
+
+row!(
     /// A row that is there or not (a template's or a package's allowed channel).
     Present {}
 );
@@ -328,6 +342,7 @@ impl<'a> NamesOver<'a> {
 pub struct Tables {
     pub templates: Map<String, TemplateRow>,
     pub channels: Map<Uuid, ChannelRow>,
+    pub api_keys: Map<Uuid, ApiKeyRow>,
     /// (template, channel).
     pub template_channels: Map<(String, Uuid), Present>,
     pub template_totals: Map<String, TotalsRow>,

@@ -58,9 +58,10 @@ fn stream_ids(streams_per_kind: usize) -> Vec<String> {
     for s in 0..streams_per_kind {
         for kind in StreamKind::ALL {
             let key = match kind {
-                StreamKind::Coupon | StreamKind::Channel | StreamKind::CodeBatch => {
-                    Uuid::now_v7().to_string()
-                }
+                StreamKind::Coupon
+                | StreamKind::Channel
+                | StreamKind::CodeBatch
+                | StreamKind::ApiKey => Uuid::now_v7().to_string(),
                 StreamKind::Order
                 | StreamKind::Template
                 | StreamKind::Package
@@ -474,7 +475,7 @@ const BAD_ARGUMENTS: [(&str, &str); 10] = [
     ),
     (
         "--from-position 1 --stream-kind job --format csv",
-        "[possible values: coupon, order, template, channel, codebatch, code, package, allowlist]",
+        "[possible values: coupon, order, template, channel, codebatch, code, package, allowlist, apikey]",
     ),
     (
         "--from 2026-11-23T08:00:00Z --from-position 1 --format csv",

@@ -289,7 +289,7 @@ async fn every_event_carries_actor_correlation_and_idempotency_key() {
     assert_eq!(
         meta,
         json!({"actor": "admin", "correlation_id": "req-42", "idempotency_key": "tpl-1",
-               "operator": "admin"}),
+               "operator": "admin", "role": "admin"}),
         "the single LEDGER_ADMIN_TOKEN is operator admin (docs/design.md §7)"
     );
 

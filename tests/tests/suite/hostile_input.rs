@@ -83,6 +83,9 @@ fn base_bodies(method: &Method, template: &str, f: &Fixture) -> Option<Vec<Value
         ("POST", "/v1/templates/{sn}/channels") => json!({"channel_id": f.channel.id}),
         ("POST", "/v1/channels") => json!({"name": "partner"}),
         ("POST", "/v1/channels/{id}/secret") => json!({"overlap_secs": 60}),
+        ("POST", "/v1/api-keys") => json!({"name": "app-1", "scopes": ["orders"]}),
+        ("POST", "/v1/api-keys/{id}/rotate") => json!({"overlap_secs": 60}),
+        (_, t) if t.ends_with("/revoke") => json!({}),
         ("POST", "/v1/claims") => json!({"template_sn": f.sn, "user_id": "u9"}),
         ("POST", "/v1/code-batches") => json!({"template_sn": f.sn, "count": 5}),
         ("POST", "/v1/redemptions") => json!({"code": "AAAAAAAAAA", "user_id": "u1"}),
@@ -205,6 +208,7 @@ async fn send(
         "/v1/reports",
         "/v1/audit",
         "/v1/ops",
+        "/v1/api-keys",
     ];
     let mut req = if admin.iter().any(|p| route.starts_with(p)) && !signed {
         server.admin(method.clone(), path)

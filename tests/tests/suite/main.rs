@@ -4,7 +4,9 @@
 //! The `#[ignore]`d tests restart shared services or need the cluster:
 //! scripts/test runs them alone, after the parallel run.
 
+mod access_matrix;
 mod allow_list_scale;
+mod app_keys;
 mod app_reads;
 mod archive_scale;
 mod bad_input;
@@ -38,8 +40,10 @@ mod issue_cli;
 mod job_lifecycle;
 mod liability;
 mod logs;
+mod merchants;
 mod metrics;
 mod migrate;
+mod oidc_verifier;
 mod one_store_per_vhost;
 mod operators;
 mod ops_routes;
@@ -65,6 +69,7 @@ mod scale_out;
 mod sealer;
 mod shipped;
 mod shops;
+mod single_sign_on;
 mod template_history;
 mod template_void;
 mod templates;

@@ -1,15 +1,26 @@
-//! Who may call: bearer tokens ([`tokens`]), channel signatures
-//! ([`signature`]) checked with the channel's opened secret
-//! ([`secret_cache`]), and the limits on failures: bad signatures
+//! Who may call, and what (docs/design.md §19): the one table of each
+//! route's permission ([`route_rules`]), enforced on every route by
+//! [`authorize`], which names the caller ([`principal`]) from its bearer
+//! token ([`tokens`]: operators, the service token, app keys through
+//! [`key_cache`], sign-in tokens through [`oidc`]) and keeps merchants to
+//! their shops ([`shop_scope`]). Channel signatures ([`signature`]) are
+//! checked by [`signed_channel`] with the channel's opened secret
+//! ([`secret_cache`]). The limits on failures: bad signatures
 //! ([`auth_limit`]), wrong tokens ([`token_limit`]), unknown codes
 //! ([`guess_limit`]), the last two shared across processes through Redis
 //! windows ([`shared_windows`]).
 
 pub mod auth_limit;
+pub mod authorize;
 pub mod guess_limit;
+pub mod key_cache;
 pub mod nonce;
+pub mod oidc;
+pub mod principal;
+pub mod route_rules;
 pub mod secret_cache;
 pub mod shared_windows;
+pub mod shop_scope;
 pub mod signature;
 pub mod signed_channel;
 pub mod token_limit;

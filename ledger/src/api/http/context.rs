@@ -12,15 +12,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::ApiError;
 use crate::api::http::request_log::RequestId;
 use crate::domain::events::Metadata;
 use crate::exactly_once::idempotency::{self, Claim, StoredResponse};
-
-/// The actor of every admin route's events: the role (the operator is
-/// named apart).
-pub const ADMIN_ACTOR: &str = "admin";
 
 /// What a write's command returns: its typed answer, borrowing the transaction.
 pub type TxFuture<'a, T> = BoxFuture<'a, Result<T, ApiError>>;
@@ -30,6 +26,8 @@ pub type TxFuture<'a, T> = BoxFuture<'a, Result<T, ApiError>>;
 pub struct Ctx {
     pub correlation_id: String,
     pub idempotency_key: Option<String>,
+    /// Who asked, when a bearer token named them (`authorize`).
+    principal: Option<Principal>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Ctx {
@@ -58,15 +56,26 @@ impl<S: Send + Sync> FromRequestParts<S> for Ctx {
         Ok(Self {
             correlation_id,
             idempotency_key,
+            principal: parts.extensions.get::<Principal>().cloned(),
         })
     }
 }
 
 impl Ctx {
+    /// The events' metadata, naming the principal that asked when a
+    /// bearer token did (docs/design.md §19): `operator` and `role`, or
+    /// `api_key`.
     pub fn metadata(&self, actor: impl Into<String>) -> Metadata {
+        let (operator, role, api_key) = match &self.principal {
+            Some(Principal::Operator { name, role, .. }) => (Some(name.clone()), Some(*role), None),
+            Some(Principal::App { key, .. }) => (None, None, Some(key.clone())),
+            None => (None, None, None),
+        };
         Metadata {
             actor: actor.into(),
-            operator: None,
+            operator,
+            role,
+            api_key,
             channel_id: None,
             correlation_id: self.correlation_id.clone(),
             causation_id: None,
@@ -75,13 +84,11 @@ impl Ctx {
         }
     }
 
-    /// Metadata of an admin route's events: the role `admin` as the actor,
-    /// and the operator who asked (docs/design.md §7 "Operators").
-    pub fn admin_metadata(&self, admin: &Admin) -> Metadata {
-        Metadata {
-            operator: Some(admin.operator().to_owned()),
-            ..self.metadata(ADMIN_ACTOR)
-        }
+    /// Metadata of a bearer route's events: the actor is the kind of
+    /// caller (`admin` for an operator, `service` for an app key).
+    pub fn principal_metadata(&self) -> Metadata {
+        let actor = self.principal.as_ref().map_or("service", Principal::actor);
+        self.metadata(actor)
     }
 
     /// The one path of every write: a transaction; with an Idempotency-Key,

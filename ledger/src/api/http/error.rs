@@ -22,6 +22,16 @@ pub enum ApiError {
     Unauthorized(String),
     #[error("{0}")]
     Forbidden(String),
+    /// The caller is known but its role or key lacks the route's
+    /// permission (docs/design.md §19).
+    #[error("this needs the permission {0}, which the caller's role or key does not grant")]
+    NotPermitted(crate::domain::permission::Permission),
+    /// A merchant's request for something outside its shops.
+    #[error("{0}")]
+    ShopScope(String),
+    /// A revoked app key, or a rotated-out one past its overlap.
+    #[error("this key was revoked or has expired")]
+    KeyRevoked,
     /// A disabled channel's signed request (docs/design.md §15).
     #[error("channel {0} is disabled")]
     ChannelDisabled(crate::domain::ids::ChannelId),
@@ -112,8 +122,11 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) | Self::ChannelDisabled(_) => StatusCode::FORBIDDEN,
+            Self::Unauthorized(_) | Self::KeyRevoked => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_)
+            | Self::NotPermitted(_)
+            | Self::ShopScope(_)
+            | Self::ChannelDisabled(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -137,7 +150,9 @@ impl ApiError {
             | Self::Conflict { code, .. }
             | Self::Unprocessable { code, .. } => code,
             Self::Unauthorized(_) => "unauthorized",
-            Self::Forbidden(_) => "forbidden",
+            Self::Forbidden(_) | Self::NotPermitted(_) => "forbidden",
+            Self::ShopScope(_) => "shop_scope",
+            Self::KeyRevoked => "key_revoked",
             Self::ChannelDisabled(_) => "channel_disabled",
             Self::NotFound(_) => "not_found",
             Self::MethodNotAllowed(_) => "method_not_allowed",

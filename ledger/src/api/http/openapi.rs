@@ -327,6 +327,16 @@ pub const LINKS: &[LinkSpec] = &[
         ID,
         r#"{"overlap_secs": 60}"#,
     ),
+    // An app key: read, rotated, revoked by its id.
+    with("create_api_key", "201", "read_api_key", ID),
+    with("create_api_key", "201", "revoke_api_key", ID),
+    body(
+        "create_api_key",
+        "201",
+        "rotate_api_key",
+        ID,
+        r#"{"overlap_secs": 60}"#,
+    ),
     // A channel, allowed on templates by its id.
     body(
         "create_channel",
@@ -454,6 +464,54 @@ impl utoipa::Modify for Links {
                 }
                 let name = link_name(spec, &answer.links);
                 answer.links.insert(name, RefOr::T(link.build()));
+            }
+        }
+    }
+}
+
+/// The methods a path of the document has operations for.
+pub fn methods(item: &utoipa::openapi::PathItem) -> Vec<axum::http::Method> {
+    use axum::http::Method;
+    let all = [
+        (&item.get, Method::GET),
+        (&item.put, Method::PUT),
+        (&item.post, Method::POST),
+        (&item.patch, Method::PATCH),
+        (&item.delete, Method::DELETE),
+    ];
+    all.into_iter()
+        .filter(|(op, _)| op.is_some())
+        .map(|(_, m)| m)
+        .collect()
+}
+
+/// Names on each operation the permission its rule needs
+/// (`x-permission`, docs/design.md §19), so that clients and the matrix
+/// test read the one table through the document.
+pub struct Permissions;
+
+impl utoipa::Modify for Permissions {
+    fn modify(&self, openapi: &mut OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let ops = [
+                (&mut item.get, "GET"),
+                (&mut item.put, "PUT"),
+                (&mut item.post, "POST"),
+                (&mut item.patch, "PATCH"),
+                (&mut item.delete, "DELETE"),
+            ];
+            for (op, method) in ops {
+                let (Some(op), Some(rule)) =
+                    (op, crate::api::auth::route_rules::find_str(method, path))
+                else {
+                    continue;
+                };
+                let access = serde_json::to_value(rule.access.describe()).unwrap_or_default();
+                let mut extensions = Extensions::default();
+                extensions.insert("x-permission".to_owned(), access);
+                op.extensions
+                    .get_or_insert_with(Default::default)
+                    .merge(extensions);
             }
         }
     }

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::issuance_jobs::{file_format, gzipped, job_key};
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiQuery};
@@ -69,7 +69,7 @@ pub struct SnPath {
             list that would pass 10,000,000 users (`allow_list_full`)")))]
 pub async fn upload(
     State(state): State<AppState>,
-    (admin, ctx): (Admin, Ctx),
+    (admin, ctx): (Principal, Ctx),
     // Refused in `open`, as the upload's other refusals are: after a
     // declared length over the limit, and with the body drained.
     sn: Result<ApiPath<TemplateSn>, ApiError>,
@@ -99,7 +99,7 @@ pub async fn upload(
             return Err(different_file());
         }
     } else {
-        let metadata = ctx.admin_metadata(&admin);
+        let metadata = ctx.principal_metadata();
         allow_list::ingest(&state.pool, &target, frames, gzip, &metadata)
             .await
             .map_err(|e| upload_error(e, &target))?;
@@ -111,7 +111,7 @@ pub async fn upload(
 /// The upload's target and the file its key names.
 async fn open(
     state: &AppState,
-    admin: &Admin,
+    admin: &Principal,
     (sn, q): (Result<ApiPath<TemplateSn>, ApiError>, &UploadQuery),
     headers: &HeaderMap,
 ) -> Result<(Target, Opened), ApiError> {
@@ -127,7 +127,7 @@ async fn open(
         sn: &sn,
         mode,
         key: Some(&key),
-        operator: admin.operator(),
+        operator: admin.name(),
     };
     let client = state.pool.get().await?;
     let opened = allow_list::open(&**client, &opening, state.now()).await?;
@@ -206,7 +206,7 @@ pub struct ListQuery {
         (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<AllowListView>, ApiError> {
@@ -237,7 +237,7 @@ pub struct FilePath {
     responses((status = 200, body = AllowListFileView), (status = 404, body = ErrorBody)))]
 pub async fn read_file(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     // The file's id first: a malformed one is refused (400) before an sn
     // that names nothing (404), as when both were parsed together.
     ApiPath(id): ApiPath<Uuid>,

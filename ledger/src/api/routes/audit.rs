@@ -9,7 +9,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::audit::chain::to_hex;
 use crate::audit::runs::{self, VerifyRun};
@@ -58,7 +58,7 @@ pub struct VerifyView {
         (status = 403, body = ErrorBody)))]
 pub async fn status(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
 ) -> Result<Json<AuditStatus>, ApiError> {
     let client = state.pool.get().await?;
     let head = seal::head(&**client).await?;

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::channels::ChannelPath;
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiJson;
@@ -31,7 +31,7 @@ use crate::queries::channels::ChannelView;
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn disable(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<Response, ApiError> {
@@ -46,7 +46,7 @@ pub async fn disable(
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn enable(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<Response, ApiError> {
@@ -56,7 +56,7 @@ pub async fn enable(
 async fn change_status(
     state: AppState,
     ctx: Ctx,
-    admin: &Admin,
+    _: &Principal,
     id: ChannelId,
     to: ChannelStatus,
 ) -> Result<Response, ApiError> {
@@ -64,7 +64,7 @@ async fn change_status(
         id.to_string().as_bytes(),
         to.as_str().as_bytes(),
     ]);
-    let (metadata, now) = (ctx.admin_metadata(admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
             Box::pin(async move {
@@ -120,7 +120,7 @@ pub struct RotatedSecret {
     responses((status = 200, body = RotatedSecret), (status = 404, body = ErrorBody)))]
 pub async fn rotate(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(channel_id): ApiPath<ChannelId>,
     body: ApiJson<RotateSecret>,
@@ -130,11 +130,7 @@ pub async fn rotate(
             code: "invalid_field",
             message,
         })?;
-    let (metadata, now, secrets) = (
-        ctx.admin_metadata(&admin),
-        state.now(),
-        state.secrets.clone(),
-    );
+    let (metadata, now, secrets) = (ctx.principal_metadata(), state.now(), state.secrets.clone());
     // The answer a replay gets: the times, without the secret.
     let replayable = |a: &RotatedSecret| RotatedSecret {
         secret: None,

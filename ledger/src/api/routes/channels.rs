@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiJson;
@@ -49,7 +49,7 @@ pub struct CreatedChannel {
     responses((status = 201, body = CreatedChannel), (status = 400, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     body: ApiJson<CreateChannel>,
 ) -> Result<Response, ApiError> {
@@ -60,7 +60,7 @@ pub async fn create(
             message: "name: must be 1 to 200 characters".into(),
         });
     }
-    let (metadata, now, name) = (ctx.admin_metadata(&admin), state.now(), name.to_owned());
+    let (metadata, now, name) = (ctx.principal_metadata(), state.now(), name.to_owned());
     let secrets = state.secrets.clone();
     // The answer a replay gets: the channel without its secret.
     let replayable = |answer: &CreatedChannel| CreatedChannel {
@@ -104,7 +104,7 @@ pub struct ChannelList {
         (status = 403, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
 ) -> Result<axum::Json<ChannelList>, ApiError> {
     let client = state.pool.get().await?;
     let channels = queries::channels::list(&**client, state.now()).await?;
@@ -127,7 +127,7 @@ pub struct ChannelPath {
     responses((status = 200, body = ChannelView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<ChannelId>,
 ) -> Result<axum::Json<ChannelView>, ApiError> {
     let client = state.pool.get().await?;

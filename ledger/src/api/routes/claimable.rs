@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Reader;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiQuery};
 use crate::api::http::path_param::ApiPath;
@@ -57,7 +57,7 @@ fn invalid(message: String) -> ApiError {
         (status = 404, body = ErrorBody)))]
 pub async fn claimable(
     State(state): State<AppState>,
-    _: Reader,
+    _: Principal,
     ApiPath(user): ApiPath<UserId>,
     ApiQuery(q): ApiQuery<ClaimableQuery>,
 ) -> Result<Json<ClaimablePage>, ApiError> {

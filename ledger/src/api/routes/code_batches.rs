@@ -14,7 +14,8 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
+use crate::api::auth::shop_scope;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiJson, ApiQuery, page_bounds};
@@ -124,11 +125,19 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
         (status = 422, body = ErrorBody, description = "the template is void, or the key has no serials left")))]
 pub async fn create(
     State(state): State<AppState>,
-    admin: Admin,
+    principal: Principal,
     ctx: Ctx,
     body: ApiJson<CreateBatch>,
 ) -> Result<Response, ApiError> {
     let b = &body.value;
+    let client = state.pool.get().await?;
+    if let Some(sn) = &b.template_sn {
+        shop_scope::check_templates(&**client, &principal, &[sn.as_str()]).await?;
+    }
+    if let Some(sn) = &b.package_sn {
+        shop_scope::check_package(&**client, &principal, sn).await?;
+    }
+    drop(client);
     if !(1..=MAX_COUNT).contains(&b.count) {
         return Err(invalid(format!("count: must be 1 to {MAX_COUNT}")));
     }
@@ -140,7 +149,7 @@ pub async fn create(
     if !(1..=MAX_USES).contains(&per_user) {
         return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
     }
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     // As stored (to the microsecond, as the event's copy must be).
     let expires_at = b
         .expires_at
@@ -197,7 +206,7 @@ page_of!(BatchPage {
     responses((status = 200, body = BatchPage), (status = 400, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
-    _: Admin,
+    principal: Principal,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<BatchPage>, ApiError> {
     let status = q
@@ -220,6 +229,7 @@ pub async fn list(
         status,
         template_sn: q.template_sn.as_deref(),
         package_sn: q.package_sn.as_deref(),
+        shops: principal.shop_filter(),
     };
     let client = state.pool.get().await?;
     let page = batches::list(&**client, &filter, bounds).await?;
@@ -248,7 +258,7 @@ async fn batch(state: &AppState, id: Uuid) -> Result<Batch, ApiError> {
     responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<BatchView>, ApiError> {
     Ok(Json(BatchView::of(&batch(&state, id).await?)))
@@ -261,12 +271,12 @@ pub async fn read(
     responses((status = 200, body = BatchView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Response, ApiError> {
     let hash = crate::exactly_once::idempotency::request_hash(&[id.as_bytes(), b"stop"]);
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     let stopped = ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let batch = code_batches::stop(tx, id, &metadata, now).await?;
@@ -297,7 +307,7 @@ pub struct CodesQuery {
         (status = 422, body = ErrorBody, description = "the batch's key is not configured")))]
 pub async fn codes(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<Uuid>,
     ApiQuery(q): ApiQuery<CodesQuery>,
 ) -> Result<Response, ApiError> {

@@ -11,7 +11,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::{Admin, Reader};
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiQuery;
@@ -72,7 +72,7 @@ async fn visible(state: &AppState, id: Uuid, owner: &Owner) -> Result<CouponView
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Reader,
+    _: Principal,
     ApiPath(CouponId(id)): ApiPath<CouponId>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<CouponView>, ApiError> {
@@ -86,7 +86,7 @@ pub async fn read(
     responses((status = 200, body = Vec<HistoryEvent>), (status = 404, body = ErrorBody)))]
 pub async fn events(
     State(state): State<AppState>,
-    _: Reader,
+    _: Principal,
     ApiPath(CouponId(id)): ApiPath<CouponId>,
     ApiQuery(owner): ApiQuery<Owner>,
 ) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
@@ -109,12 +109,12 @@ pub async fn events(
     responses((status = 200, body = CouponView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(CouponId(id)): ApiPath<CouponId>,
 ) -> Result<Response, ApiError> {
     let hash = request_hash(&[id.as_bytes(), b"void"]);
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             commands::void(tx, id, &metadata, now).await?;
@@ -148,7 +148,7 @@ pub struct PageQuery {
     responses((status = 200, body = WalletPage), (status = 400, body = ErrorBody)))]
 pub async fn of_user(
     State(state): State<AppState>,
-    _: Reader,
+    _: Principal,
     ApiPath(user): ApiPath<UserId>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<WalletPage>, ApiError> {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiQuery;
 use crate::api::http::path_param::ApiPath;
@@ -52,7 +52,7 @@ pub struct HistoryQuery {
         (status = 404, body = ErrorBody, description = "`template <sn> not found`")))]
 pub async fn template_history(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Result<Json<TemplateHistory>, ApiError> {
@@ -83,7 +83,7 @@ pub async fn template_history(
         (status = 404, body = ErrorBody, description = "`template <sn> not found`")))]
 pub async fn template_events(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<Vec<HistoryEvent>>, ApiError> {
     let client = state.pool.get().await?;

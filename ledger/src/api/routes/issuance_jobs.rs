@@ -12,7 +12,8 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
+use crate::api::auth::shop_scope;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiQuery};
 use crate::api::http::path_param::ApiPath;
@@ -56,7 +57,7 @@ pub struct UploadQuery {
         (status = 422, body = ErrorBody)))]
 pub async fn upload(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ApiQuery(q): ApiQuery<UploadQuery>,
     headers: HeaderMap,
     body: Body,
@@ -117,7 +118,7 @@ async fn open_job(
     state: &AppState,
     q: &UploadQuery,
     headers: &HeaderMap,
-    admin: &Admin,
+    admin: &Principal,
 ) -> Result<Opening, ApiError> {
     let format = file_format(headers)?;
     let gzip = gzipped(headers)?;
@@ -125,11 +126,12 @@ async fn open_job(
     let sn = TemplateSn::parse(&q.template).ok_or_else(|| template_not_found(&q.template))?;
     check_template(state, &sn).await?;
     let client = state.pool.get().await?;
+    shop_scope::check_templates(&**client, admin, &[sn.as_str()]).await?;
     let job = JobOpening {
         key: &key,
         sn: sn.as_str(),
         format,
-        operator: admin.operator(),
+        operator: admin.name(),
     };
     let opened = issuance_job::open(&**client, &job, state.now()).await?;
     Ok(Opening {
@@ -280,7 +282,7 @@ pub struct JobId {
         (status = 404, body = ErrorBody)))]
 pub async fn read_job(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<JobView>, ApiError> {
     Ok(Json(job_view(&state, id).await?))
@@ -295,7 +297,7 @@ pub async fn read_job(
         (status = 409, body = ErrorBody)))]
 pub async fn cancel(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<Uuid>,
 ) -> Result<Json<JobView>, ApiError> {
     let client = state.pool.get().await?;
@@ -328,7 +330,7 @@ pub struct JobList {
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
-    _: Admin,
+    principal: Principal,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<JobList>, ApiError> {
     let status = q
@@ -342,7 +344,8 @@ pub async fn list(
     let limit = q.limit.unwrap_or(50).clamp(1, jobs::MAX_PAGE);
     let client = state.pool.get().await?;
     let page = (offset, limit);
-    let found = jobs::list(&**client, q.template.as_deref(), status, page, state.now()).await?;
+    let (template, shops) = (q.template.as_deref(), principal.shop_filter());
+    let found = jobs::list(&**client, template, status, shops, page, state.now()).await?;
     Ok(Json(JobList { jobs: found }))
 }
 
@@ -363,7 +366,7 @@ pub struct ReportQuery {
         (status = 404, body = ErrorBody)))]
 pub async fn report(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(id): ApiPath<Uuid>,
     ApiQuery(q): ApiQuery<ReportQuery>,
 ) -> Result<Response, ApiError> {

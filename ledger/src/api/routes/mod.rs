@@ -4,7 +4,9 @@
 //! three bodies made for a user.
 
 pub mod allow_lists;
+pub mod api_keys;
 pub mod audit;
+pub mod audit_actions;
 pub mod channel_lifecycle;
 pub mod channels;
 pub mod claimable;
@@ -13,6 +15,7 @@ pub mod code_batches;
 pub mod coupons;
 pub mod history;
 pub mod issuance_jobs;
+pub mod me;
 pub mod orders;
 pub mod package_jobs;
 pub mod packages;

@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Service;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiJson;
@@ -125,7 +125,7 @@ impl From<Quote<Uuid>> for QuoteAnswer {
     security(("service" = [])), responses((status = 200, body = QuoteAnswer)))]
 pub async fn quote(
     State(state): State<AppState>,
-    _: Service,
+    _: Principal,
     body: ApiJson<QuoteRequest>,
 ) -> Result<axum::Json<QuoteAnswer>, ApiError> {
     let QuoteRequest { user_id, order } = body.value;
@@ -159,7 +159,7 @@ pub struct LockBody {
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn lock(
     State(state): State<AppState>,
-    _: Service,
+    _: Principal,
     ctx: Ctx,
     body: ApiJson<LockBody>,
 ) -> Result<Response, ApiError> {
@@ -174,7 +174,7 @@ pub async fn lock(
             .then(|| Duration::seconds(s))
             .ok_or_else(|| bad("lock_ttl_seconds: must be 1 to 86400"))
     })?;
-    let (metadata, now) = (ctx.metadata("service"), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let req = LockRequest {
@@ -212,7 +212,7 @@ async fn settle(
 ) -> Result<Response, ApiError> {
     let what: &[u8] = if confirm { b"confirm" } else { b"cancel" };
     let hash = request_hash(&[order_id.as_str().as_bytes(), what]);
-    let (metadata, now) = (ctx.metadata("service"), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     ctx.write(&state, "service", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let answer = if confirm {
@@ -243,7 +243,7 @@ pub struct OrderIdPath {
         (status = 409, body = ErrorBody)))]
 pub async fn confirm(
     State(s): State<AppState>,
-    _: Service,
+    _: Principal,
     ctx: Ctx,
     ApiPath(order_id): ApiPath<OrderId>,
 ) -> Result<Response, ApiError> {
@@ -259,7 +259,7 @@ pub async fn confirm(
         (status = 409, body = ErrorBody)))]
 pub async fn cancel(
     State(s): State<AppState>,
-    _: Service,
+    _: Principal,
     ctx: Ctx,
     ApiPath(order_id): ApiPath<OrderId>,
 ) -> Result<Response, ApiError> {
@@ -281,7 +281,7 @@ pub struct RefundBody {
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn refunds(
     State(state): State<AppState>,
-    _: Service,
+    _: Principal,
     ctx: Ctx,
     ApiPath(order_id): ApiPath<OrderId>,
     body: ApiJson<RefundBody>,
@@ -293,7 +293,7 @@ pub async fn refunds(
     if input.lines.len() > MAX_REFUND_LINES {
         return Err(bad("lines: at most 500"));
     }
-    let (metadata, now, tz) = (ctx.metadata("service"), state.now(), state.tz);
+    let (metadata, now, tz) = (ctx.principal_metadata(), state.now(), state.tz);
     ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let req = RefundRequest {

@@ -20,8 +20,8 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::api::AppState;
+use crate::api::auth::principal::Principal;
 use crate::api::auth::signed_channel::SignedChannel;
-use crate::api::auth::tokens::Reader;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiQuery, page_bounds};
@@ -216,7 +216,7 @@ async fn caller(state: &AppState, parts: &mut Parts) -> Result<Option<ChannelId>
     crate::api::auth::signature::one_credential(&parts.headers)
         .map_err(IntoResponse::into_response)?;
     if parts.headers.contains_key(AUTHORIZATION) {
-        let reader = Reader::from_request_parts(parts, state).await;
+        let reader = Principal::from_request_parts(parts, state).await;
         return reader.map(|_| None).map_err(IntoResponse::into_response);
     }
     let request = Request::from_parts(parts.clone(), Body::empty());

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::AppState;
+use crate::api::auth::principal::Principal;
+use crate::api::auth::shop_scope;
 use crate::api::auth::signed_channel::SignedChannel;
-use crate::api::auth::tokens::Admin;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiJson, ApiQuery, page_bounds, parse_json, status_filter};
@@ -159,12 +160,21 @@ fn check(p: &CreatePackage) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> 
             or lets a user hold fewer than the item's count, or a channel is unknown")))]
 pub async fn create(
     State(state): State<AppState>,
-    admin: Admin,
+    principal: Principal,
     ctx: Ctx,
     body: ApiJson<CreatePackage>,
 ) -> Result<Response, ApiError> {
     let window = check(&body.value)?;
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let sns: Vec<&str> = body
+        .value
+        .items
+        .iter()
+        .map(|i| i.template_sn.as_str())
+        .collect();
+    let client = state.pool.get().await?;
+    shop_scope::check_templates(&**client, &principal, &sns).await?;
+    drop(client);
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     let p = &body.value;
     let (name, items, total, limit) = (
         p.name.trim().to_owned(),
@@ -216,13 +226,14 @@ page_of!(PackagePage {
     responses((status = 200, body = PackagePage), (status = 400, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
-    _: Admin,
+    principal: Principal,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<PackagePage>, ApiError> {
     let status = status_filter::<PackageStatus>(q.status.as_deref())?;
     let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
-    let page = crate::queries::packages::list(&**client, status, bounds).await?;
+    let shops = principal.shop_filter();
+    let page = crate::queries::packages::list(&**client, status, shops, bounds).await?;
     Ok(Json(page.map(|p| PackageView::of(&p)).into()))
 }
 
@@ -241,7 +252,7 @@ pub struct PackagePath {
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Json<PackageView>, ApiError> {
     let client = state.pool.get().await?;
@@ -252,12 +263,12 @@ pub async fn read(
 
 async fn set_status(
     state: AppState,
-    (admin, ctx): (Admin, Ctx),
+    (_, ctx): (Principal, Ctx),
     sn: PackageSn,
     to: PackageStatus,
 ) -> Result<Response, ApiError> {
     let hash = request_hash(&[sn.as_str().as_bytes(), to.as_str().as_bytes()]);
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     ctx.write(&state, "admin", &hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let package = packages::set_status(tx, &sn, to, &metadata, now).await?;
@@ -274,7 +285,7 @@ async fn set_status(
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn activate(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Response, ApiError> {
@@ -288,7 +299,7 @@ pub async fn activate(
     responses((status = 200, body = PackageView), (status = 404, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<PackageSn>,
 ) -> Result<Response, ApiError> {
@@ -311,16 +322,12 @@ pub struct AllowChannel {
         (status = 404, body = ErrorBody, description = "no such package or channel")))]
 pub async fn allow_channel(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<PackageSn>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
-    let (metadata, now, channel) = (
-        ctx.admin_metadata(&admin),
-        state.now(),
-        body.value.channel_id,
-    );
+    let (metadata, now, channel) = (ctx.principal_metadata(), state.now(), body.value.channel_id);
     ctx.write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let package = packages::allow_channel(tx, &sn, channel, &metadata, now).await?;

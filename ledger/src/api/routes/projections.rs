@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::State;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::{Admin, Service};
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::path_param::ApiPath;
 use crate::api::routes::coupons::UserPath;
@@ -22,7 +22,7 @@ use crate::queries::templates as queries;
     responses((status = 200, body = Balance), (status = 400, body = ErrorBody)))]
 pub async fn balance(
     State(state): State<AppState>,
-    _: Service,
+    _: Principal,
     ApiPath(user): ApiPath<UserId>,
 ) -> Result<Json<Balance>, ApiError> {
     // Lag-tolerant: a replica that keeps up (docs/design.md §17).
@@ -37,7 +37,7 @@ pub async fn balance(
     responses((status = 200, body = TemplateStats), (status = 404, body = ErrorBody)))]
 pub async fn template_stats(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateStats>, ApiError> {
     // Lag-tolerant: a replica that keeps up (docs/design.md §17).

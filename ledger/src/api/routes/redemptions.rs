@@ -29,8 +29,8 @@ use uuid::Uuid;
 
 use crate::api::AppState;
 use crate::api::auth::guess_limit::Guesser;
+use crate::api::auth::principal::Principal;
 use crate::api::auth::signed_channel::SignedChannel;
-use crate::api::auth::tokens;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::too_many;
 use crate::api::http::error::{ApiError, ErrorBody};
@@ -143,6 +143,8 @@ type Target<'a> = (&'a Batch, i64, UserId, UserFacts);
 /// read and the address failed guesses count against.
 struct Caller {
     channel: Option<ChannelId>,
+    /// A bearer caller's own guess budget (each app key has its own).
+    key: Option<String>,
     address: Option<IpAddr>,
     body: Bytes,
 }
@@ -150,8 +152,11 @@ struct Caller {
 impl Caller {
     /// The credential's key for the guess limit's caller budget.
     fn key(&self) -> String {
-        self.channel
-            .map_or_else(|| "service".to_owned(), |c| format!("channel:{}", c.0))
+        match (&self.key, self.channel) {
+            (Some(key), _) => key.clone(),
+            (None, Some(c)) => format!("channel:{}", c.0),
+            (None, None) => "service".to_owned(),
+        }
     }
 }
 
@@ -171,7 +176,10 @@ async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, R
     let request = || Request::from_parts(parts.clone(), body);
     crate::api::auth::signature::one_credential(&parts.headers)?;
     if parts.headers.contains_key(AUTHORIZATION) {
-        tokens::service(parts, state).await?;
+        // `authorize` checked the token and its `redemptions` permission.
+        let principal = parts.extensions.get::<Principal>().cloned();
+        let principal =
+            principal.ok_or_else(|| ApiError::Unauthorized("missing bearer token".into()))?;
         let body = read_body(request(), state).await?;
         let peer = parts
             .extensions
@@ -180,6 +188,7 @@ async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, R
         let address = client_address(&parts.headers, peer);
         return Ok(Caller {
             channel: None,
+            key: Some(principal.guess_key()),
             address,
             body,
         });
@@ -191,6 +200,7 @@ async fn caller(state: &AppState, parts: &Parts, body: Body) -> Result<Caller, R
     // speak for an end user's address.
     Ok(Caller {
         channel: Some(signed.channel_id),
+        key: None,
         address: signed.peer,
         body: signed.body,
     })

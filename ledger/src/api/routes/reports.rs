@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiQuery;
 use crate::domain::liability::By;
@@ -97,7 +97,7 @@ async fn named(
         (status = 403, body = ErrorBody)))]
 pub async fn liability(
     State(state): State<AppState>,
-    _: Admin,
+    principal: Principal,
     ApiQuery(q): ApiQuery<LiabilityQuery>,
 ) -> Result<Response, ApiError> {
     let invalid = |m: String| ApiError::BadRequest {
@@ -121,9 +121,17 @@ pub async fn liability(
     // Lag-tolerant: a replica that keeps up (docs/design.md §17); the
     // report reads one snapshot and writes nothing.
     let mut client = state.reads.pick().get().await?;
-    let found = report(&mut client, as_of, state.tz, true)
+    let mut found = report(&mut client, as_of, state.tz, true)
         .await
         .map_err(failed)?;
+    if let Some(mine) = principal.merchant_shops() {
+        // A merchant's report: its shops' templates only (docs/design.md §19).
+        let all = shops_for(&**client, &found.liability, By::Shop)
+            .await
+            .map_err(failed)?;
+        let of_mine = |sn: &_| all.of(sn).is_some_and(|shop| mine.contains(shop));
+        found.liability.retain_templates(of_mine);
+    }
     let shops = shops_for(&**client, &found.liability, by)
         .await
         .map_err(failed)?;

@@ -10,7 +10,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson};
@@ -102,7 +102,7 @@ pub struct WindowChange {
         (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<serde_json::Map<String, Value>>,
@@ -136,7 +136,7 @@ pub async fn update(
     }
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
@@ -276,12 +276,12 @@ pub struct RaiseQuota {
         (status = 409, body = ErrorBody)))]
 pub async fn quota(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<RaiseQuota>,
 ) -> Result<Response, ApiError> {
-    let (metadata, now, total) = (ctx.admin_metadata(&admin), state.now(), body.value.total);
+    let (metadata, now, total) = (ctx.principal_metadata(), state.now(), body.value.total);
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {

@@ -8,7 +8,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiJson;
@@ -34,16 +34,12 @@ pub struct AllowChannel {
         (status = 409, body = ErrorBody)))]
 pub async fn allow_channel(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
-    let (metadata, now, channel) = (
-        ctx.admin_metadata(&admin),
-        state.now(),
-        body.value.channel_id,
-    );
+    let (metadata, now, channel) = (ctx.principal_metadata(), state.now(), body.value.channel_id);
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
@@ -80,7 +76,7 @@ pub struct TemplateChannel {
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
 pub async fn remove_channel(
     State(state): State<AppState>,
-    admin: Admin,
+    _: Principal,
     ctx: Ctx,
     // The channel's id first: a malformed one is refused (400) before an sn
     // that names nothing (404), as when both were parsed together.
@@ -92,7 +88,7 @@ pub async fn remove_channel(
         b"remove channel",
         channel.0.as_bytes(),
     ]);
-    let (metadata, now, changed) = (ctx.admin_metadata(&admin), state.now(), sn.clone());
+    let (metadata, now, changed) = (ctx.principal_metadata(), state.now(), sn.clone());
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
             Box::pin(async move {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::AppState;
-use crate::api::auth::tokens::{Admin, Reader};
+use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson, ApiQuery};
@@ -237,13 +237,14 @@ pub(super) fn not_found(sn: &str) -> ApiError {
     security(("admin" = [])), responses((status = 201, body = TemplateView)))]
 pub async fn create(
     State(state): State<AppState>,
-    admin: Admin,
+    principal: Principal,
     ctx: Ctx,
-    body: ApiJson<CreateTemplate>,
+    mut body: ApiJson<CreateTemplate>,
 ) -> Result<Response, ApiError> {
+    body.value.shop_id = principal.forced_shop(body.value.shop_id.take())?;
     let template = body.value.parse()?;
     let sn = template.created.sn.clone();
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             templates::create(tx, &template, &metadata, now).await?;
@@ -272,13 +273,18 @@ pub struct ListQuery {
     security(("admin" = [])), responses((status = 200, body = TemplatePage)))]
 pub async fn list(
     State(state): State<AppState>,
-    _: Admin,
+    principal: Principal,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<TemplatePage>, ApiError> {
     let status = extract::status_filter::<TemplateStatus>(q.status.as_deref())?;
     let bounds = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let client = state.pool.get().await?;
-    Ok(Json(queries::page(&**client, status, bounds).await?.into()))
+    let shops = principal.shop_filter();
+    Ok(Json(
+        queries::page(&**client, status, shops, bounds)
+            .await?
+            .into(),
+    ))
 }
 
 /// Read a template.
@@ -288,7 +294,7 @@ pub async fn list(
     responses((status = 200, body = TemplateView), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateView>, ApiError> {
     let client = state.pool.get().await?;
@@ -305,7 +311,7 @@ pub async fn read(
     responses((status = 200, body = TemplateTerms), (status = 404, body = ErrorBody)))]
 pub async fn terms(
     State(state): State<AppState>,
-    _: Reader,
+    _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateTerms>, ApiError> {
     let client = state.pool.get().await?;
@@ -324,7 +330,7 @@ pub struct SN {
 
 async fn change_status(
     state: AppState,
-    (admin, ctx): (Admin, Ctx),
+    (_, ctx): (Principal, Ctx),
     sn: TemplateSn,
     action: StatusAction,
 ) -> Result<Response, ApiError> {
@@ -332,7 +338,7 @@ async fn change_status(
         sn.as_str().as_bytes(),
         format!("{action:?}").as_bytes(),
     ]);
-    let (metadata, now) = (ctx.admin_metadata(&admin), state.now());
+    let (metadata, now) = (ctx.principal_metadata(), state.now());
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
@@ -355,7 +361,7 @@ async fn change_status(
         (status = 409, body = ErrorBody)))]
 pub async fn activate(
     State(s): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
@@ -370,7 +376,7 @@ pub async fn activate(
         (status = 409, body = ErrorBody)))]
 pub async fn stop(
     State(s): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {
@@ -385,7 +391,7 @@ pub async fn stop(
         (status = 409, body = ErrorBody)))]
 pub async fn void(
     State(s): State<AppState>,
-    admin: Admin,
+    admin: Principal,
     ctx: Ctx,
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Response, ApiError> {

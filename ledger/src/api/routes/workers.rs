@@ -11,7 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::AppState;
-use crate::api::auth::tokens::Admin;
+use crate::api::auth::principal::Principal;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::observability::cluster_view::{ClusterView, view};
 use crate::observability::dead_letters::{self, DeadLetter};
@@ -41,7 +41,7 @@ pub struct WorkersStatus {
         (status = 403, body = ErrorBody)))]
 pub async fn status(
     State(state): State<AppState>,
-    _: Admin,
+    _: Principal,
 ) -> Result<Json<WorkersStatus>, ApiError> {
     let mut client = state.pool.get().await?;
     let tx = crate::observability::refresh::bounded(&mut client).await?;
