@@ -18,8 +18,8 @@
 import { chromium } from "playwright-core";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
-const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL, NAME, HISTORY_SN, HISTORY_ISSUED } =
-  process.env;
+const { BASE_URL, ADMIN_TOKEN, SN, ISSUED, SCREENSHOTS, USER_FILE, QUOTA, CHANNEL, NAME, HISTORY_SN, HISTORY_ISSUED,
+  FINANCE_TOKEN, MERCHANT_TOKEN } = process.env;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -337,6 +337,55 @@ async function allowList(page, sn) {
   await shot(page, "15-allow-list");
 }
 
+/** App keys (admin): one made with a scope, its key shown once, then revoked. */
+async function keys(page) {
+  await page.locator("#nav").getByRole("link", { name: "Keys" }).click();
+  await page.getByRole("heading", { name: "App keys" }).waitFor();
+  const name = `app-${Date.now()}`;
+  await page.getByLabel("App name").fill(name);
+  await page.getByLabel("orders").check();
+  await page.getByRole("button", { name: "Make key" }).click();
+  const key = page.locator("#shown-key");
+  await key.waitFor();
+  check(/^clk_[0-9a-f]{64}$/.test(await key.textContent()), "the new key is shown once");
+  const row = page.locator("#key-table tbody tr").filter({ hasText: name });
+  check((await row.locator("td").nth(1).textContent()) === "orders", "its scopes are listed");
+  await shot(page, "16-keys");
+  page.once("dialog", (dialog) => dialog.accept());
+  await row.getByRole("button", { name: `revoke ${name}` }).click();
+  await page.locator("#key-table tbody tr").filter({ hasText: name }).getByText(/^revoked/).waitFor();
+}
+
+/** Signs out, then in with `token`, on the templates page. */
+async function signInAs(page, token) {
+  await page.goto(`${BASE_URL}/admin#/templates`);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Admin token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Finance sees reports and no change; a merchant is refused another shop's template; the admin signs back in. */
+async function otherRoles(page) {
+  await signInAs(page, FINANCE_TOKEN);
+  await page.getByRole("heading", { name: "Templates" }).waitFor();
+  const nav = page.locator("#nav");
+  check(await nav.getByRole("link", { name: "Finance" }).isVisible(), "finance sees Finance");
+  for (const hidden of ["New template", "Keys", "Channels", "Workers"]) {
+    check(!(await nav.getByRole("link", { name: hidden, exact: true }).isVisible()), `finance sees no ${hidden}`);
+  }
+  await page.goto(`${BASE_URL}/admin#/templates/${SN}`);
+  await page.getByRole("heading", { name: "Live numbers" }).waitFor();
+  check(await page.getByRole("heading", { name: "Bulk issuance" }).count() === 0, "finance uploads nothing");
+  check(await page.getByRole("button", { name: /^(stop|void)/ }).count() === 0, "finance changes nothing");
+  await shot(page, "17-finance-role");
+  await signInAs(page, MERCHANT_TOKEN);
+  await page.getByRole("heading", { name: "Templates" }).waitFor();
+  await page.goto(`${BASE_URL}/admin#/templates/${SN}`);
+  await page.getByRole("alert").filter({ hasText: "merchant" }).waitFor();
+  await signInAs(page, ADMIN_TOKEN);
+  await page.getByRole("heading", { name: "Templates" }).waitFor();
+}
+
 async function tokenKeptOutOfUrlAndStorage(page) {
   check(!page.url().includes(ADMIN_TOKEN), "the token is not in the URL");
   const stored = await page.evaluate(() => ({ local: JSON.stringify(localStorage), session: sessionStorage.length }));
@@ -363,6 +412,8 @@ try {
     await codes(page);
     await channels(page, made.sn);
     await allowList(page, made.sn);
+    await keys(page);
+    await otherRoles(page);
     await tokenKeptOutOfUrlAndStorage(page);
     await context.close();
   }

@@ -1,8 +1,11 @@
 // couponledger admin console (docs/design.md §14): a page over the JSON API.
 //
-// The admin token lives in this tab's sessionStorage only (gone with the
-// browser session) and travels as the Authorization header: never in a URL,
-// never in local storage. Every text from the API is set with textContent.
+// The token (an operator's, or a sign-in JWT from the identity provider,
+// pasted: docs/reference/single-sign-on.md) lives in this tab's
+// sessionStorage only (gone with the browser session) and travels as the
+// Authorization header: never in a URL, never in local storage. Every text
+// from the API is set with textContent. The console shows what the
+// caller's role may do (GET /v1/me); the server enforces it on every route.
 "use strict";
 
 const TOKEN_KEY = "couponledger.admin";
@@ -11,6 +14,11 @@ const main = document.getElementById("main");
 let stopPolling = () => {};
 // The open template page's refresh of its numbers and chart: a job that ends redraws them at once.
 let refreshTemplate = () => {};
+// Who signed in (GET /v1/me): name, role, permissions.
+let me = null;
+
+/** Whether the signed-in caller's role grants `permission`. */
+function may(permission) { return !!me && me.permissions.includes(permission); }
 
 // ---- small helpers -------------------------------------------------------
 
@@ -20,14 +28,17 @@ function el(tag, attrs = {}, ...children) {
     if (k === "on") for (const [ev, f] of Object.entries(v)) node.addEventListener(ev, f);
     else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) node.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : String(c));
+  }
   return node;
 }
 
 function show(...nodes) {
   stopPolling();
   refreshTemplate = () => {};
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.flat().filter((n) => n !== false && n !== null && n !== undefined));
   main.focus();
 }
 
@@ -41,7 +52,7 @@ async function api(method, path, body) {
   const text = await r.text();
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  if (r.status === 401 && path !== "/v1/templates?limit=1") { signOut(); }
+  if (r.status === 401 && path !== "/v1/me") { signOut(); }
   return { status: r.status, body: json };
 }
 
@@ -92,7 +103,15 @@ function shortTime(iso) {
  * each POSTing `${path}/${action}` and then calling `reload`. An action
  * named in `confirmations` asks first, with that question.
  */
+/** The permission a change under `path` needs (the server's table: route_rules.rs). */
+function writePermission(path) {
+  const resource = path.split("/")[2];
+  return { templates: "templates:write", packages: "packages:write", channels: "channels:write",
+    "code-batches": "code_batches:write", coupons: "coupons:void", "issuance-jobs": "jobs:write" }[resource];
+}
+
 function statusButtons(path, name, allowed, reload, confirmations = {}) {
+  if (!may(writePermission(path))) return [];
   return allowed.map((action) => el("button", { type: "button", class: action,
     "aria-label": `${action} ${name}`, on: { click: async () => {
       if (confirmations[action] && !confirm(confirmations[action])) return;
@@ -110,14 +129,15 @@ function signInPage(message) {
   const error = el("p", { class: "error", role: "alert" }, message || "");
   const form = el("form", { class: "card", on: { submit: async (e) => {
     e.preventDefault();
-    sessionStorage.setItem(TOKEN_KEY, input.value);
-    const r = await api("GET", "/v1/templates?limit=1");
-    if (r.status === 200) { input.value = ""; route(); return; }
+    sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+    const r = await api("GET", "/v1/me");
+    if (r.status === 200) { input.value = ""; me = r.body; route(); return; }
     sessionStorage.removeItem(TOKEN_KEY);
-    error.textContent = [401, 403].includes(r.status) ? "That token is not the admin token." : errorText(r.body);
+    error.textContent = [401, 403].includes(r.status)
+      ? `That token is not the admin token. ${errorText(r.body)}` : errorText(r.body);
   } } },
     el("h1", {}, "Sign in"),
-    el("label", { for: "token" }, "Admin token"), input,
+    el("label", { for: "token" }, "Admin token, an operator's token, or your sign-in token (JWT)"), input,
     el("button", { type: "submit" }, "Sign in"), error);
   show(form);
   input.focus();
@@ -125,6 +145,7 @@ function signInPage(message) {
 
 function signOut() {
   sessionStorage.removeItem(TOKEN_KEY);
+  me = null;
   signInPage("Signed out.");
 }
 
@@ -200,17 +221,17 @@ async function templatePage(sn) {
     campaignFacts(t),
     el("p", {}, el("span", { class: `status ${t.status}` }, t.status), " ", el("code", {}, t.sn), " ",
       actions(t, () => templatePage(sn)), " ", el("a", { href: `#/codes?template_sn=${t.sn}` }, "Code batches")),
-    voiding(t, () => templatePage(sn)),
+    may("templates:write") && voiding(t, () => templatePage(sn)),
     el("h2", {}, "Live numbers"), stats,
     el("h2", {}, "Over time"), chart, summary,
     el("p", { class: "hint" }, `Coupons issued to date by ${bucket}, from the ledger's own records, and how many `,
       "of them are used by now; refreshed every 5 s while this page is open."),
-    el("h2", {}, "Quota and reminders"), settingsForms(t),
-    el("h2", {}, "Campaign"), campaignForm(t),
-    el("h2", {}, "Channels"), channelsSection(t),
-    el("h2", {}, "Allow-list"), allowListSection(t),
-    el("h2", {}, "Bulk issuance"), uploadForm(t),
-    el("h2", {}, "Jobs"), jobsSection(t),
+    may("templates:write") && [el("h2", {}, "Quota and reminders"), settingsForms(t),
+      el("h2", {}, "Campaign"), campaignForm(t)],
+    may("channels:read") && [el("h2", {}, "Channels"), channelsSection(t)],
+    may("allow_lists:read") && [el("h2", {}, "Allow-list"), allowListSection(t)],
+    may("jobs:write") && [el("h2", {}, "Bulk issuance"), uploadForm(t)],
+    may("jobs:read") && [el("h2", {}, "Jobs"), jobsSection(t)],
     el("h2", {}, "Changes"), changes,
     el("p", { class: "hint" }, "The template's own events: who created, activated, stopped, changed it."));
   const history = historyChart(t, bucket, chart, summary);
@@ -815,7 +836,7 @@ async function channelsPage() {
     el("td", {}, c.previous_secret_valid_until ? shortTime(c.previous_secret_valid_until) : "—"),
     el("td", {}, statusButtons(`/v1/channels/${c.id}`, c.name, allowed[c.status] || [], reload,
       { disable: `Disable ${c.name}? Its signed claims and redemptions are refused (every server within 5 s).` }),
-      rotateForm(c, shown))));
+      may("channels:write") && rotateForm(c, shown))));
   show(el("h1", {}, "Channels"), shown,
     rows.length ? table(["Channel", "Status", "Secret made", "Old secret valid until", ""], rows, { id: "channel-table" })
       : el("p", {}, "No channels yet (POST /v1/channels)."),
@@ -866,7 +887,8 @@ async function packagesPage(params) {
     rows.length ? table(["Package", "Status", "Claimed / total", "Items", "Per user", "Channels", "Claims open", "Actions"], rows,
       { id: "packages" }) : el("p", {}, "No packages yet."),
     pager(offset, r.body.total, (at) => `#/packages?offset=${at}`),
-    el("h2", {}, "New package"), newPackageForm(() => packagesPage(new URLSearchParams())));
+    may("packages:write") && [el("h2", {}, "New package"),
+      newPackageForm(() => packagesPage(new URLSearchParams()))]);
 }
 
 /** The channels that may claim the package (an empty list lets none, as for a template), and a picker to allow one more. */
@@ -973,7 +995,7 @@ async function codesPage(params) {
     rows.length ? table(["Created", "Status", "Gives", "Codes", "Uses per code", "Per user", "Redeemed", "Expires"], rows,
       { id: "batches" }) : el("p", {}, "No code batches yet."),
     pager(offset, r.body.total, at),
-    el("h2", {}, "New batch"), newBatchForm(target || "template_sn", sn));
+    may("code_batches:write") && [el("h2", {}, "New batch"), newBatchForm(target || "template_sn", sn)]);
 }
 
 /** A batch for a template or a package (`target`: template_sn or package_sn, preset to `sn`); on success, its page. */
@@ -1198,11 +1220,91 @@ function showFieldError(form, body) {
   } else form.querySelector("#form-error").textContent = errorText(body);
 }
 
+// ---- app keys -------------------------------------------------------------
+
+const SCOPES = ["orders", "wallets:read", "redemptions", "reports:read"];
+
+/** App keys (admin): make one (the key shown once), rotate with an overlap, revoke. */
+async function keysPage() {
+  const r = await api("GET", "/v1/api-keys");
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const shown = el("div", { id: "new-key", "aria-live": "polite" });
+  const rows = r.body.keys.map((k) => el("tr", {},
+    el("td", {}, k.name, el("br"), el("code", { class: "hint", title: k.id }, k.id.slice(0, 8))),
+    el("td", {}, k.scopes.join(", ")),
+    el("td", {}, shortTime(k.created_at)),
+    el("td", {}, k.last_used_at ? shortTime(k.last_used_at) : "—"),
+    el("td", {}, k.revoked_at ? el("span", { class: "status void" }, `revoked ${shortTime(k.revoked_at)}`)
+      : el("span", {}, keyRotateForm(k, shown), revokeButton(k)))));
+  show(el("h1", {}, "App keys"), shown, newKeyForm(shown),
+    rows.length ? table(["Key", "Scopes", "Made", "Last used", ""], rows, { id: "key-table" })
+      : el("p", {}, "No app keys yet."),
+    el("p", { class: "hint" }, "A key is shown once, when it is made or rotated. A revoked key is " +
+      "refused by every server within 5 s; a rotated one keeps working for the overlap asked for."));
+}
+
+function showKey(shown, what, key) {
+  shown.replaceChildren(el("div", { class: "card", role: "status" },
+    el("p", {}, `${what}, shown only this once: copy it now.`), el("code", { class: "wrap", id: "shown-key" }, key)));
+}
+
+function newKeyForm(shown) {
+  const name = el("input", { id: "key-name", required: true, maxlength: 64, pattern: "[A-Za-z0-9._-]+" });
+  const boxes = SCOPES.map((s) => el("input", { type: "checkbox", id: `scope-${s}`, value: s }));
+  return el("form", { class: "card", on: { submit: async (e) => {
+    e.preventDefault();
+    const scopes = boxes.filter((b) => b.checked).map((b) => b.value);
+    const a = await api("POST", "/v1/api-keys", { name: name.value, scopes });
+    if (a.status !== 201) return alert(errorText(a.body));
+    await keysPage();
+    showKey(document.getElementById("new-key"), `The key of ${a.body.name}`, a.body.key);
+  } } }, el("h2", {}, "New key"), el("label", { for: "key-name" }, "App name"), name,
+    el("fieldset", { class: "scopes" }, el("legend", {}, "Scopes"),
+      SCOPES.map((s, i) => el("label", { for: `scope-${s}` }, boxes[i], ` ${s}`))),
+    el("button", { type: "submit" }, "Make key"));
+}
+
+function keyRotateForm(k, shown) {
+  const id = `key-overlap-${k.id}`;
+  const overlap = el("input", { id, type: "number", min: 0, max: 604800, value: 3600, class: "short" });
+  return el("form", { class: "rotate", on: { submit: async (e) => {
+    e.preventDefault();
+    if (!confirm(`Rotate the key of ${k.name}? The old key keeps working for ${overlap.value} s.`)) return;
+    const a = await api("POST", `/v1/api-keys/${k.id}/rotate`, { overlap_secs: Number(overlap.value) });
+    if (a.status !== 200) return alert(errorText(a.body));
+    await keysPage();
+    showKey(document.getElementById("new-key"), `The new key of ${k.name}`, a.body.key);
+  } } }, el("label", { for: id }, "Overlap (s)"), overlap, el("button", { type: "submit" }, "Rotate"));
+}
+
+function revokeButton(k) {
+  return el("button", { type: "button", class: "void", "aria-label": `revoke ${k.name}`, on: { click: async () => {
+    if (!confirm(`Revoke the key of ${k.name}? Every server refuses it within 5 s.`)) return;
+    const a = await api("POST", `/v1/api-keys/${k.id}/revoke`, {});
+    if (a.status !== 200) alert(errorText(a.body));
+    keysPage();
+  } } }, "Revoke");
+}
+
 // ---- routing -------------------------------------------------------------
 
-function route() {
+/** The sections the caller may open, and who is signed in. */
+function showNav() {
+  const nav = document.getElementById("nav");
+  nav.hidden = false;
+  for (const a of nav.querySelectorAll("a[data-needs]")) a.hidden = !may(a.dataset.needs);
+  const who = document.getElementById("who");
+  who.textContent = me.role ? `${me.name} (${me.role})` : me.name;
+}
+
+async function route() {
   if (!token()) return signInPage();
-  document.getElementById("nav").hidden = false;
+  if (!me) {
+    const r = await api("GET", "/v1/me");
+    if (r.status !== 200) return signInPage(errorText(r.body));
+    me = r.body;
+  }
+  showNav();
   const [path, query] = location.hash.replace(/^#/, "").split("?");
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
@@ -1212,6 +1314,7 @@ function route() {
   if (parts[0] === "workers") return workersPage();
   if (parts[0] === "packages") return packagesPage(params);
   if (parts[0] === "channels") return channelsPage();
+  if (parts[0] === "keys") return keysPage();
   if (parts[0] === "codes" && parts[1]) return batchPage(decodeURIComponent(parts[1]));
   if (parts[0] === "codes") return codesPage(params);
   if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));

@@ -97,7 +97,13 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
     let dir = std::env::temp_dir().join(format!("console-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("serve.log");
-    let logging = [("LEDGER_LOG_FORMAT", "json"), ("RUST_LOG", "info")];
+    // Operators of two more roles: what the console shows each.
+    let operators = "fin:t-fin-browser:finance, mer:t-mer-browser:merchant:shop-x";
+    let logging = [
+        ("LEDGER_LOG_FORMAT", "json"),
+        ("RUST_LOG", "info"),
+        ("LEDGER_ADMIN_TOKENS", operators),
+    ];
     let server = Server::start_logging_to(&env, &logging, &log)
         .await
         .unwrap();
@@ -126,6 +132,8 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
         .envs([
             ("BASE_URL", server.base.as_str()),
             ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("FINANCE_TOKEN", "t-fin-browser"),
+            ("MERCHANT_TOKEN", "t-mer-browser"),
             ("SN", sn.as_str()),
             ("ISSUED", "3"),
             ("SCREENSHOTS", screenshots.to_str().unwrap()),
@@ -150,5 +158,7 @@ async fn the_console_works_in_a_real_browser_at_desktop_and_phone_width() {
         text.contains("/v1/reports/liability"),
         "the console's requests are logged"
     );
-    assert!(!text.contains(ADMIN_TOKEN), "the admin token is in the log");
+    for token in [ADMIN_TOKEN, "t-fin-browser", "t-mer-browser", "clk_"] {
+        assert!(!text.contains(token), "a token or key is in the log");
+    }
 }
