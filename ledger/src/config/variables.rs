@@ -88,8 +88,8 @@ pub struct Variables {
     #[arg(long, env = "LEDGER_ADMIN_TOKEN")]
     pub admin_token: Option<String>,
 
-    /// Named operators of the admin routes, `name:token,...` (names: 1 to 64
-    /// of `A-Za-z0-9._-`; at most 100).
+    /// Named operators, `name:token[:role[:shop|shop...]],...` (names: 1 to
+    /// 64 of `A-Za-z0-9._-`; at most 100; role default `admin`).
     ///
     /// Both this and `LEDGER_ADMIN_TOKEN` may be set ("Operators" below).
     #[arg(long, env = "LEDGER_ADMIN_TOKENS")]
