@@ -13,7 +13,11 @@ CREATE TABLE api_keys (
     previous_valid_until timestamptz,
     revoked_at           timestamptz,
     last_used_at         timestamptz,
-    version              integer     NOT NULL
+    -- The key's own request rate (a token bucket per process); null: none.
+    rate_per_second      integer     CHECK (rate_per_second >= 1),
+    rate_burst           integer     CHECK (rate_burst >= 1),
+    version              integer     NOT NULL,
+    CHECK ((rate_per_second IS NULL) = (rate_burst IS NULL))
 );
 
 -- A name names one live key; a revoked key's name may be given again.

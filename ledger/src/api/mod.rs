@@ -83,6 +83,8 @@ pub struct Shared {
     pub tokens: Tokens,
     /// App keys by digest, re-read at most every 2 s (revocations).
     pub keys: auth::key_cache::KeyCache,
+    /// Each app key's own request rate (per process).
+    pub key_limit: auth::key_limit::KeyLimit,
     /// Operators' sign-in tokens, when `LEDGER_OIDC_ISSUER` is set.
     pub oidc: Option<auth::oidc::Oidc>,
     /// `LEDGER_METRICS_TOKEN`: when set, `/metrics` needs it.

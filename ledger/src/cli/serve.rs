@@ -69,6 +69,7 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         redis: redis.clone(),
         tokens,
         keys: Default::default(),
+        key_limit: Default::default(),
         oidc: config.oidc.clone().map(|c| {
             let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
             let http = http

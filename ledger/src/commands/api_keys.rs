@@ -13,6 +13,7 @@ use super::CommandError;
 use crate::domain::events::{ApiKeyCreated, ApiKeyRevoked, ApiKeyRotated, Metadata};
 use crate::domain::key_scope::KeyScope;
 use crate::domain::ledger_event::LedgerEvent;
+use crate::domain::rate_limit::Bucket;
 use crate::domain::stream::StreamKind;
 use crate::store::{self, NewEvent};
 
@@ -47,8 +48,7 @@ pub fn digest(key: &str) -> [u8; 32] {
 /// Makes the key `name` with `scopes` (a name no live key has).
 pub async fn create(
     tx: &Transaction<'_>,
-    name: &str,
-    scopes: &[KeyScope],
+    (name, scopes, rate_limit): (&str, &[KeyScope], Option<Bucket>),
     metadata: &Metadata,
     now: DateTime<Utc>,
 ) -> Result<IssuedKey, CommandError> {
@@ -70,15 +70,19 @@ pub async fn create(
     let (id, key) = (Uuid::new_v4(), new_key());
     let digest = digest(&key);
     let names: Vec<&str> = scopes.iter().map(|s| s.into()).collect();
-    let insert = "INSERT INTO api_keys (id, name, scopes, created_at, digest, version)
-                  VALUES ($1, $2, $3, $4, $5, 1)";
-    tx.execute(insert, &[&id, &name, &names, &now, &&digest[..]])
-        .await?;
+    let insert = "INSERT INTO api_keys
+                      (id, name, scopes, created_at, digest, rate_per_second, rate_burst, version)
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, 1)";
+    let (per_second, burst) = crate::domain::rate_limit::columns(rate_limit);
+    let values: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
+        [&id, &name, &names, &now, &&digest[..], &per_second, &burst];
+    tx.execute(insert, &values).await?;
     let created = ApiKeyCreated {
         key_id: id,
         name: name.to_owned(),
         scopes: scopes.to_vec(),
         digest: hex::encode(digest),
+        rate_limit,
     };
     let event = NewEvent::of(&LedgerEvent::ApiKeyCreated(created), metadata, now)?;
     store::append(tx, &StreamKind::ApiKey.id(id), 0, &[event]).await?;

@@ -258,6 +258,9 @@ pub struct ApiKeyCreated {
     pub scopes: Vec<crate::domain::key_scope::KeyScope>,
     /// Hex SHA-256 of the key.
     pub digest: String,
+    /// The key's own request rate; absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<crate::domain::rate_limit::Bucket>,
 }
 
 /// An app key was given a new secret; the old one still opens until

@@ -94,6 +94,16 @@ impl RateLimit {
     }
 }
 
+/// A bucket as a row's two integer columns (`per_second`, `burst`; an app
+/// key's rate, docs/design.md §19). Its numbers are at most 1,000,000: they fit.
+pub fn columns(limit: Option<Bucket>) -> (Option<i32>, Option<i32>) {
+    let column = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+    (
+        limit.map(|b| column(b.per_second)),
+        limit.map(|b| column(b.burst)),
+    )
+}
+
 /// A bucket's level: thousandths of a token, as of `at_ms` (milliseconds on
 /// the caller's clock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::domain::key_scope::KeyScope;
+use crate::domain::rate_limit::Bucket;
 use crate::write_model::RowError;
 
 /// An app key: its scopes and times, never the key.
@@ -24,11 +25,13 @@ pub struct ApiKeyView {
     pub revoked_at: Option<DateTime<Utc>>,
     /// The last request with it (written at most once a minute).
     pub last_used_at: Option<DateTime<Utc>>,
+    /// Its own request rate, per server; null: none.
+    pub rate_limit: Option<Bucket>,
 }
 
 const VIEW: &str = "SELECT id, name, scopes, created_at,
         CASE WHEN previous_valid_until > $1 THEN previous_valid_until END,
-        revoked_at, last_used_at FROM api_keys ";
+        revoked_at, last_used_at, rate_per_second, rate_burst FROM api_keys ";
 
 impl ApiKeyView {
     fn from_row(r: &Row) -> Result<Self, RowError> {
@@ -40,8 +43,18 @@ impl ApiKeyView {
             previous_valid_until: r.try_get(4)?,
             revoked_at: r.try_get(5)?,
             last_used_at: r.try_get(6)?,
+            rate_limit: bucket(r.try_get(7)?, r.try_get(8)?),
         })
     }
+}
+
+/// A stored rate limit (both columns or neither: a CHECK says so).
+fn bucket(per_second: Option<i32>, burst: Option<i32>) -> Option<Bucket> {
+    let (per_second, burst) = (
+        u32::try_from(per_second?).ok()?,
+        u32::try_from(burst?).ok()?,
+    );
+    Some(Bucket { per_second, burst })
 }
 
 /// Stored scope names as scopes; one this build does not know is an error
@@ -86,6 +99,7 @@ pub struct FoundKey {
     pub name: String,
     pub scopes: Vec<KeyScope>,
     pub revoked: bool,
+    pub rate_limit: Option<Bucket>,
     /// Set when `digest` is the secret a rotation replaced.
     pub valid_until: Option<DateTime<Utc>>,
 }
@@ -95,7 +109,8 @@ pub async fn by_digest(
     client: &impl GenericClient,
     digest: &[u8; 32],
 ) -> Result<Option<FoundKey>, RowError> {
-    let sql = "SELECT id, name, scopes, revoked_at IS NOT NULL, digest = $1, previous_valid_until
+    let sql = "SELECT id, name, scopes, revoked_at IS NOT NULL, digest = $1, previous_valid_until,
+                      rate_per_second, rate_burst
                  FROM api_keys WHERE digest = $1 OR previous_digest = $1";
     let row = client.query_opt(sql, &[&&digest[..]]).await?;
     let Some(r) = row else {
@@ -108,6 +123,7 @@ pub async fn by_digest(
         name: r.try_get(1)?,
         scopes: scopes(r.try_get(2)?)?,
         revoked: r.try_get(3)?,
+        rate_limit: bucket(r.try_get(6)?, r.try_get(7)?),
         // The columns are set together; a replaced secret without an end
         // would be a bug, and is taken as ended.
         valid_until: (!current).then(|| until.unwrap_or(DateTime::<Utc>::MIN_UTC)),

@@ -480,6 +480,8 @@ impl Replay {
                 row.scopes = scopes.join(",");
                 row.created_at = e.occurred_at;
                 row.digest.clone_from(&created.digest);
+                (row.rate_per_second, row.rate_burst) =
+                    crate::domain::rate_limit::columns(created.rate_limit);
             }
             LedgerEvent::ApiKeyRotated(rotated) => {
                 row.previous_digest =

@@ -268,7 +268,7 @@ const CHANNELS: Query = (
 const API_KEYS: Query = (
     "SELECT id, name, array_to_string(ARRAY(SELECT s FROM unnest(scopes) s ORDER BY s COLLATE \"C\"), ','),
             created_at, encode(digest, 'hex'), encode(previous_digest, 'hex'),
-            previous_valid_until, revoked_at, version FROM api_keys",
+            previous_valid_until, revoked_at, rate_per_second, rate_burst, version FROM api_keys",
     &[
         Type::UUID,
         Type::TEXT,
@@ -278,6 +278,8 @@ const API_KEYS: Query = (
         Type::TEXT,
         Type::TIMESTAMPTZ,
         Type::TIMESTAMPTZ,
+        Type::INT4,
+        Type::INT4,
         Type::INT4,
     ],
 );
@@ -566,7 +568,9 @@ fn api_key(r: &Line) -> Result<(Uuid, ApiKeyRow), tokio_postgres::Error> {
         previous_digest: r.try_get(5)?,
         previous_valid_until: r.try_get(6)?,
         revoked_at: r.try_get(7)?,
-        version: r.try_get(8)?,
+        rate_per_second: r.try_get(8)?,
+        rate_burst: r.try_get(9)?,
+        version: r.try_get(10)?,
     };
     Ok((r.try_get(0)?, row))
 }

@@ -173,6 +173,8 @@ row!(
         previous_digest: Option<String>,
         previous_valid_until: Option<DateTime<Utc>>,
         revoked_at: Option<DateTime<Utc>>,
+        rate_per_second: Option<i32>,
+        rate_burst: Option<i32>,
         version: i32,
     }
 );

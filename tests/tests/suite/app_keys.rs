@@ -313,5 +313,85 @@ async fn metrics_need_their_token_when_it_is_set_and_health_stays_open() {
     for path in ["/healthz", "/readyz"] {
         let r = server.http.get(server.url(path)).send().await.unwrap();
         assert_eq!(r.status(), 200, "{path}");
+        let text = r.text().await.unwrap();
+        for internal in ["lag", "cluster", "127.0.0.1", "coupon."] {
+            assert!(!text.contains(internal), "{path} says {internal}: {text}");
+        }
     }
+    // An operator sees the details.
+    let r = server.admin(Method::GET, "/readyz").send().await.unwrap();
+    let ready: Value = r.json().await.unwrap();
+    assert!(
+        ready["lag"].is_array() && ready["cluster"].is_object(),
+        "{ready}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_over_its_own_rate_waits_and_another_key_does_not() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let body = json!({"name": "slow", "scopes": ["orders"],
+        "rate_limit": {"per_second": 1, "burst": 3}});
+    let (status, made) = server.admin_post("/v1/api-keys", &body).await.unwrap();
+    assert_eq!(status, 201, "{made}");
+    let slow = made["key"].as_str().unwrap().to_owned();
+    let (_, free) = make_key(&server, "free", &["orders"]).await;
+    let quote = |key: String| {
+        let server = &server;
+        async move {
+            let req = server
+                .http
+                .post(server.url("/v1/orders/quote"))
+                .bearer_auth(key);
+            let r = req.json(&json!({})).send().await.unwrap();
+            let wait = r
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (r.status().as_u16(), wait)
+        }
+    };
+    for _ in 0..3 {
+        assert_eq!(quote(slow.clone()).await.0, 400, "within its burst");
+    }
+    assert_eq!(quote(slow.clone()).await, (429, Some("1".to_owned())));
+    for _ in 0..10 {
+        assert_eq!(
+            quote(free.clone()).await.0,
+            400,
+            "another key is not slowed"
+        );
+    }
+    let bad =
+        json!({"name": "bad", "scopes": ["orders"], "rate_limit": {"per_second": 0, "burst": 1}});
+    assert_eq!(
+        server.admin_post("/v1/api-keys", &bad).await.unwrap().0,
+        400
+    );
+    tests::workers::assert_replay_verifies(&env).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_most_a_thousand_keys_are_live() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let mut last = String::new();
+    for i in 0..1_000 {
+        last = make_key(&server, &format!("app-{i}"), &["orders"]).await.0;
+    }
+    let one_more = json!({"name": "app-1000", "scopes": ["orders"]});
+    let (status, refused) = server.admin_post("/v1/api-keys", &one_more).await.unwrap();
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (409, Some("too_many_keys")),
+        "{refused}"
+    );
+    let (status, _) = server
+        .admin_post(&format!("/v1/api-keys/{last}/revoke"), &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let (status, made) = server.admin_post("/v1/api-keys", &one_more).await.unwrap();
+    assert_eq!(status, 201, "a revoked key frees its place: {made}");
 }

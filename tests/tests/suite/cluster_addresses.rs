@@ -10,7 +10,12 @@ use serde_json::Value;
 use tests::{Env, Server};
 
 async fn ready(server: &Server) -> Value {
-    let r = server.http.get(server.url("/readyz")).send().await.unwrap();
+    // The cluster view is for operators (`workers:read`).
+    let r = server
+        .admin(reqwest::Method::GET, "/readyz")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     r.json().await.unwrap()
 }

@@ -484,7 +484,11 @@ async fn the_redis_primary_killed_in_a_flash_sale_keeps_the_quota_exact() {
         .collect();
     assert!(created.is_subset(&holders), "every 201 has its coupon");
     assert_eq!(holders.len() as i64, QUOTA, "nobody twice");
-    let cluster_view = server.http.get(server.url("/readyz")).send().await.unwrap();
+    let cluster_view = server
+        .admin(reqwest::Method::GET, "/readyz")
+        .send()
+        .await
+        .unwrap();
     let view: Value = cluster_view.json().await.unwrap();
     assert!(view["cluster"]["redis_primary"].is_string(), "{view}");
 }

@@ -11,6 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
+use super::principal::Principal;
 use super::route_rules::{self, Access};
 use super::{shop_scope, tokens};
 use crate::api::AppState;
@@ -48,6 +49,7 @@ async fn check(state: &AppState, request: Request) -> Result<Request, ApiError> 
         if let Some(p) = permission.filter(|&p| !principal.may(p)) {
             return Err(ApiError::NotPermitted(p));
         }
+        key_rate(state, &principal)?;
         if principal.merchant_shops().is_some() {
             let params = RawPathParams::from_request_parts(&mut parts, state).await;
             let params = params.map_err(|e| ApiError::bad_request(e.body_text()))?;
@@ -56,6 +58,28 @@ async fn check(state: &AppState, request: Request) -> Result<Request, ApiError> 
         parts.extensions.insert(principal);
     }
     Ok(Request::from_parts(parts, body))
+}
+
+/// An app key past its own request rate: 429 with the wait.
+fn key_rate(state: &AppState, principal: &Principal) -> Result<(), ApiError> {
+    let Principal::App {
+        key,
+        rate_limit: Some(bucket),
+        ..
+    } = principal
+    else {
+        return Ok(());
+    };
+    match state.key_limit.take(&key.id, *bucket) {
+        None => Ok(()),
+        Some(wait) => Err(ApiError::Limited {
+            message: format!(
+                "key {} is over its rate of {} a second",
+                key.name, bucket.per_second
+            ),
+            retry_after: crate::domain::rate_limit::retry_after_secs(wait),
+        }),
+    }
 }
 
 /// `/metrics` with `LEDGER_METRICS_TOKEN` set: its bearer, compared in

@@ -2,7 +2,7 @@
 //! route's permission ([`route_rules`]), enforced on every route by
 //! [`authorize`], which names the caller ([`principal`]) from its bearer
 //! token ([`tokens`]: operators, the service token, app keys through
-//! [`key_cache`], sign-in tokens through [`oidc`]) and keeps merchants to
+//! [`key_cache`], each key's own rate through [`key_limit`], sign-in tokens through [`oidc`]) and keeps merchants to
 //! their shops ([`shop_scope`]). Channel signatures ([`signature`]) are
 //! checked by [`signed_channel`] with the channel's opened secret
 //! ([`secret_cache`]). The limits on failures: bad signatures
@@ -14,6 +14,7 @@ pub mod auth_limit;
 pub mod authorize;
 pub mod guess_limit;
 pub mod key_cache;
+pub mod key_limit;
 pub mod nonce;
 pub mod oidc;
 pub mod principal;

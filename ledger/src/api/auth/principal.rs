@@ -11,6 +11,7 @@ use crate::domain::events::KeyRef;
 use crate::domain::ids::ShopId;
 use crate::domain::key_scope::KeyScope;
 use crate::domain::permission::Permission;
+use crate::domain::rate_limit::Bucket;
 use crate::domain::role::Role;
 
 #[derive(Clone, Debug)]
@@ -24,6 +25,8 @@ pub enum Principal {
     App {
         key: KeyRef,
         scopes: Vec<KeyScope>,
+        /// The key's own request rate; None: none (the service token).
+        rate_limit: Option<Bucket>,
     },
 }
 

@@ -50,8 +50,12 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<Principal, 
                 id: found.id.to_string(),
                 name: found.name,
             };
-            let scopes = found.scopes;
-            return Ok(Principal::App { key, scopes });
+            let (scopes, rate_limit) = (found.scopes, found.rate_limit);
+            return Ok(Principal::App {
+                key,
+                scopes,
+                rate_limit,
+            });
         }
         KeyState::Revoked => return Err(ApiError::KeyRevoked),
         KeyState::Unknown => {}
@@ -166,6 +170,7 @@ impl Tokens {
                     name: SERVICE_KEY.into(),
                 },
                 scopes: KeyScope::VARIANTS.to_vec(),
+                rate_limit: None,
             }),
             (None, false) => None,
         }

@@ -11,8 +11,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::api::AppState;
+use crate::api::auth::tokens::authenticate;
+use crate::domain::permission::Permission;
 use crate::observability::cluster_view::{ClusterView, view};
 use crate::queries::lag::{ConsumerLag, consumer_lags};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
 
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -39,22 +43,39 @@ pub struct Readiness {
     /// How far the relay and each projection are behind the log (empty when
     /// Postgres did not answer in time). Lag does not make the API unready:
     /// it answers from the write model; alert on it instead (docs/reference/messaging.md).
-    pub lag: Vec<ConsumerLag>,
-    /// Which member of each cluster serves this process (docs/design.md §17).
-    pub cluster: ClusterView,
+    /// Only for a caller whose token grants `workers:read` (the details
+    /// name queues and hosts; docs/design.md §19).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag: Option<Vec<ConsumerLag>>,
+    /// Which member of each cluster serves this process (docs/design.md
+    /// §17); only with `workers:read`, as `lag`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterView>,
 }
 
-/// Postgres, RabbitMQ and Redis answer; 503 names what is down.
+/// Postgres, RabbitMQ and Redis answer; 503 names what is down. Open; with
+/// a bearer token granting `workers:read`, also the lag and the clusters'
+/// members.
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "ops",
     responses((status = 200, body = Readiness), (status = 503, body = Readiness)))]
-pub async fn readyz(State(state): State<AppState>) -> Response {
-    let (postgres, rabbitmq, redis, lag) = tokio::join!(
+pub async fn readyz(State(state): State<AppState>, parts: Parts) -> Response {
+    let details = parts.headers.contains_key(AUTHORIZATION)
+        && authenticate(&parts, &state)
+            .await
+            .is_ok_and(|p| p.may(Permission::WorkersRead));
+    let (postgres, rabbitmq, redis) = tokio::join!(
         check_postgres(&state),
         check_rabbitmq(&state),
         state.redis.ping(),
-        read_lag(&state)
     );
-    let cluster = view(&state.pool, &state.reads, &state.management, &state.redis).await;
+    let (lag, cluster) = match details {
+        true => {
+            let cluster = view(&state.pool, &state.reads, &state.management, &state.redis);
+            let (lag, cluster) = tokio::join!(read_lag(&state), cluster);
+            (Some(lag), Some(cluster))
+        }
+        false => (None, None),
+    };
     let down: Vec<&'static str> = [
         ("postgres", postgres),
         ("rabbitmq", rabbitmq),

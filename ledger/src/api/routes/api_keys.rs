@@ -20,6 +20,7 @@ use crate::commands::api_keys::{self, MAX_KEYS, MAX_OVERLAP_SECS};
 use crate::config::operators::valid_name;
 use crate::domain::key_scope::{KeyScope, MAX_SCOPES};
 use crate::domain::names::alternatives;
+use crate::domain::rate_limit::{Bucket, MAX_RATE, RateLimit};
 use crate::queries::api_keys::{self as views, ApiKeyView};
 
 #[derive(Deserialize, ToSchema)]
@@ -30,6 +31,9 @@ pub struct CreateKey {
     pub name: String,
     /// `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100).
     pub scopes: Vec<String>,
+    /// The key's own request rate, per server (a token bucket: `per_second`
+    /// and `burst`, each 1 to 1,000,000); absent: none. Past it: 429.
+    pub rate_limit: Option<Bucket>,
 }
 
 /// A key as made or rotated: the key is shown in this answer only.
@@ -122,6 +126,18 @@ pub async fn create(
         return Err(invalid("name: 1 to 64 of A-Z a-z 0-9 . _ -".into()));
     }
     let scopes = scopes(&body.value.scopes)?;
+    let rate_limit = body.value.rate_limit;
+    if let Some(b) = rate_limit {
+        let limit = RateLimit {
+            per_channel: Some(b),
+            per_user: None,
+        };
+        limit.validate().map_err(|_| {
+            invalid(format!(
+                "rate_limit: per_second and burst are 1 to {MAX_RATE}"
+            ))
+        })?;
+    }
     let (metadata, now) = (ctx.principal_metadata(), state.now());
     let status = StatusCode::CREATED;
     let hash = &body.hash;
@@ -132,7 +148,8 @@ pub async fn create(
         status,
         |tx| {
             Box::pin(async move {
-                let made = api_keys::create(tx, &name, &scopes, &metadata, now).await?;
+                let key = (name.as_str(), &scopes[..], rate_limit);
+                let made = api_keys::create(tx, key, &metadata, now).await?;
                 Ok(IssuedKey::shown(made.id, name, made.key))
             })
         },
