@@ -359,6 +359,7 @@ async function keys(page) {
 /** Signs out, then in with `token`, on the templates page. */
 async function signInAs(page, token) {
   await page.goto(`${BASE_URL}/admin#/templates`);
+  await page.getByRole("heading", { name: "Templates" }).waitFor();
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("Admin token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();

@@ -36,6 +36,8 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function show(...nodes) {
+  // A page that finished loading after a sign-out is not drawn over the sign-in form.
+  if (!token() && !nodes.some((n) => n && n.id === "sign-in")) return;
   stopPolling();
   refreshTemplate = () => {};
   main.replaceChildren(...nodes.flat().filter((n) => n !== false && n !== null && n !== undefined));
@@ -127,7 +129,7 @@ function signInPage(message) {
   document.getElementById("nav").hidden = true;
   const input = el("input", { id: "token", type: "password", autocomplete: "off", required: true });
   const error = el("p", { class: "error", role: "alert" }, message || "");
-  const form = el("form", { class: "card", on: { submit: async (e) => {
+  const form = el("form", { id: "sign-in", class: "card", on: { submit: async (e) => {
     e.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, input.value.trim());
     const r = await api("GET", "/v1/me");
