@@ -21,13 +21,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::codes_fold;
 use super::event::Event;
 use super::notify_steps::{Step, StepChange};
 use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
     ReplayedCoupon, Sym, Tables, TemplateRow, member_digest,
 };
+use super::{codes_fold, keys_fold};
 use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::{self, CouponStatus};
 use crate::domain::events::{CouponIssued, TemplateCreated};
@@ -174,7 +174,7 @@ impl Replay {
             Stream::Template(sn) => self.template(sn, e),
             Stream::Channel(_) => self.channel(e, &decode(e)?),
             Stream::ApiKey(id) => {
-                self.api_key(id, e, &decode(e)?);
+                keys_fold::apply(&mut self.tables, id, e, &decode(e)?);
                 Ok(())
             }
             Stream::AllowList(sn) => {
@@ -465,33 +465,6 @@ impl Replay {
             row.version = e.version;
         }
         Ok(())
-    }
-}
-
-impl Replay {
-    /// An app key's row: made, its secret rotated, revoked (docs/design.md §19).
-    fn api_key(&mut self, id: Uuid, e: &Event<'_>, event: &LedgerEvent) {
-        let row = self.tables.api_keys.entry(id).or_default();
-        match event {
-            LedgerEvent::ApiKeyCreated(created) => {
-                let mut scopes: Vec<&str> = created.scopes.iter().map(|s| s.into_str()).collect();
-                scopes.sort_unstable();
-                row.name.clone_from(&created.name);
-                row.scopes = scopes.join(",");
-                row.created_at = e.occurred_at;
-                row.digest.clone_from(&created.digest);
-                (row.rate_per_second, row.rate_burst) =
-                    crate::domain::rate_limit::columns(created.rate_limit);
-            }
-            LedgerEvent::ApiKeyRotated(rotated) => {
-                row.previous_digest =
-                    Some(std::mem::replace(&mut row.digest, rotated.digest.clone()));
-                row.previous_valid_until = Some(rotated.previous_valid_until);
-            }
-            LedgerEvent::ApiKeyRevoked(_) => row.revoked_at = Some(e.occurred_at),
-            _ => return,
-        }
-        row.version = e.version;
     }
 }
 

@@ -19,9 +19,9 @@ use uuid::Uuid;
 use super::compare::Differences;
 use super::partition::Partitions;
 use super::tables::{
-    AllowListRow, ApiKeyRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields,
-    Map, Names, NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables,
-    TemplateRow, TotalsRow,
+    AllowListRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names,
+    NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
+    TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::projection::Projection;
@@ -67,8 +67,7 @@ pub async fn compare_templates(
         .await?;
     c.table("channels", CHANNELS, plain(channel), channels, debug)
         .await?;
-    c.table("api_keys", API_KEYS, plain(api_key), &mut t.api_keys, debug)
-        .await?;
+    super::keys_live::compare(&mut c, &mut t.api_keys).await?;
     let present = plain(|r| Ok(((r.try_get(0)?, r.try_get(1)?), Present {})));
     let allowed = &mut t.template_channels;
     c.table(
@@ -261,25 +260,6 @@ const CHANNELS: Query = (
         Type::TEXT,
         Type::TIMESTAMPTZ,
         Type::TIMESTAMPTZ,
-        Type::INT4,
-    ],
-);
-/// Scopes sorted as the fold sorts them (by name, as text).
-const API_KEYS: Query = (
-    "SELECT id, name, array_to_string(ARRAY(SELECT s FROM unnest(scopes) s ORDER BY s COLLATE \"C\"), ','),
-            created_at, encode(digest, 'hex'), encode(previous_digest, 'hex'),
-            previous_valid_until, revoked_at, rate_per_second, rate_burst, version FROM api_keys",
-    &[
-        Type::UUID,
-        Type::TEXT,
-        Type::TEXT,
-        Type::TIMESTAMPTZ,
-        Type::TEXT,
-        Type::TEXT,
-        Type::TIMESTAMPTZ,
-        Type::TIMESTAMPTZ,
-        Type::INT4,
-        Type::INT4,
         Type::INT4,
     ],
 );
@@ -555,22 +535,6 @@ fn channel(r: &Line) -> Result<(Uuid, ChannelRow), tokio_postgres::Error> {
         secret_created_at: r.try_get(4)?,
         previous_secret_valid_until: r.try_get(5)?,
         version: r.try_get(6)?,
-    };
-    Ok((r.try_get(0)?, row))
-}
-
-fn api_key(r: &Line) -> Result<(Uuid, ApiKeyRow), tokio_postgres::Error> {
-    let row = ApiKeyRow {
-        name: r.try_get(1)?,
-        scopes: r.try_get(2)?,
-        created_at: r.try_get(3)?,
-        digest: r.try_get(4)?,
-        previous_digest: r.try_get(5)?,
-        previous_valid_until: r.try_get(6)?,
-        revoked_at: r.try_get(7)?,
-        rate_per_second: r.try_get(8)?,
-        rate_burst: r.try_get(9)?,
-        version: r.try_get(10)?,
     };
     Ok((r.try_get(0)?, row))
 }

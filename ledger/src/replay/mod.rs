@@ -12,7 +12,7 @@
 //! rows; everything reads one exported snapshot.
 //!
 //! The fold is pure: it and all it imports ([`event`], [`tables`],
-//! [`codes_fold`], [`notify_steps`] and `domain`) do no I/O and import no
+//! [`codes_fold`], [`keys_fold`], [`notify_steps`] and `domain`) do no I/O and import no
 //! Postgres client. The side that reads the live tables ([`live`],
 //! [`codes_live`], [`notify`], ...) imports those pure files, never the
 //! other way round, so the modules import one another without a cycle.
@@ -21,7 +21,8 @@
 //! - [`tables`]: the compared rows, one shape for both sides, and what a
 //!   pass holds of its coupons and orders.
 //! - [`fold`]: events → tables (pure).
-//! - [`codes_fold`]: redemption codes and packages, events → rows (pure).
+//! - [`codes_fold`]: redemption codes and packages, events → rows (pure);
+//!   [`keys_fold`]: app keys, events → rows (pure).
 //! - [`notify_steps`]: the reminder steps the fold records (pure).
 //! - [`partition`]: how many passes, and which rows each reads.
 //! - `run`: the passes of a verification, then the tables they added to
@@ -33,7 +34,8 @@
 //!   and compared.
 //! - [`users`]: the buckets of users, compared on both connections.
 //! - [`live`]: the live tables, streamed and compared row by row.
-//! - [`codes_live`]: the codes' and packages' live tables, compared.
+//! - [`codes_live`]: the codes' and packages' live tables, compared;
+//!   [`keys_live`]: the app keys'.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
@@ -44,6 +46,8 @@ pub(crate) mod compare;
 pub(crate) mod event;
 pub(crate) mod fold;
 pub(crate) mod holdings;
+pub(crate) mod keys_fold;
+pub(crate) mod keys_live;
 pub mod lag;
 pub(crate) mod live;
 pub(crate) mod notify;
