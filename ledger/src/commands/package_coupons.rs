@@ -29,7 +29,9 @@ use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
+use crate::db::Named;
 use crate::domain::quota::Take;
+use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent, StreamEvent};
 
 /// Issues every item's coupons to `user`, in item order, or nothing; each
@@ -57,11 +59,130 @@ pub async fn issue(
     Ok(coupons)
 }
 
+/// Takes, for a large package's claim in its request, every count its
+/// coupons will need: each item's template open and admitting the user,
+/// the user's count of each template and each template's quota, by the
+/// same guards as [`issue`]. Its job then writes the coupons with
+/// [`issue_reserved`] and cannot run out (docs/design.md §13, "Large
+/// packages keep their promise").
+pub async fn reserve(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    (user, facts): (&UserId, &UserFacts),
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let templates = read_templates(tx, items, now).await?;
+    eligible(tx, items, &templates, (user, facts)).await?;
+    let shares = package::shares(items);
+    for &(sn, n) in &shares {
+        limit_user(tx, sn, user, n, templates[sn].per_user_limit).await?;
+    }
+    for &(sn, n) in &shares {
+        take_quota(tx, sn, n).await?;
+    }
+    Ok(())
+}
+
+/// A template of a reserved claim left `active` after its request: the
+/// job cannot keep the claim (docs/design.md §13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Withdrawn {
+    pub template_sn: TemplateSn,
+    pub status: TemplateStatus,
+}
+
+impl Withdrawn {
+    /// The job's answer: 422 `template_not_active`, naming the template.
+    pub fn refusal(&self) -> CommandError {
+        let why = format!(
+            "template {} is {} since the claim was accepted: its counts were given back",
+            self.template_sn,
+            self.status.as_str()
+        );
+        CommandError::Unprocessable(WITHDRAWN, why)
+    }
+}
+
+/// The error code of a [`Withdrawn`] claim (that of a claim refused at
+/// once for a template not active).
+pub const WITHDRAWN: &str = "template_not_active";
+
+/// Whether a job's refusal is a [`Withdrawn`] template's.
+pub fn is_withdrawn(e: &CommandError) -> bool {
+    matches!(e, CommandError::Unprocessable(code, _) if *code == WITHDRAWN)
+}
+
+/// Writes a claim [`reserve`] counted: every item's coupons, with no
+/// count taken again. The caller then checks the templates ([`withdrawn`]).
+pub async fn write_reserved(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    (user, channel): (&UserId, Option<ChannelId>),
+    (now, tz): (DateTime<Utc>, Tz),
+    metadata: &Metadata,
+) -> Result<Vec<CouponIssued>, CommandError> {
+    let templates = read_views(tx, items).await?;
+    let coupons = build(items, &templates, (user, channel), (now, tz))?;
+    write(tx, &coupons, metadata, now).await?;
+    Ok(coupons)
+}
+
+/// The first of the items' templates (in sn order) that left `active`,
+/// their rows locked for the commit only, as the quota guard locks them:
+/// a void or a stop waits for the commit, or the job sees it.
+pub async fn withdrawn(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+) -> Result<Option<Withdrawn>, CommandError> {
+    let shares = package::shares(items);
+    let sns: Vec<&str> = shares.into_iter().map(|(sn, _)| sn.as_str()).collect();
+    let sql = "SELECT sn, status FROM templates WHERE sn = ANY($1) ORDER BY sn
+                 FOR NO KEY UPDATE";
+    for row in tx.query(&tx.prepare_cached(sql).await?, &[&sns]).await? {
+        let Named(status) = row.try_get::<_, Named<TemplateStatus>>(1)?;
+        if status != TemplateStatus::Active {
+            let template_sn = row.get(0);
+            return Ok(Some(Withdrawn {
+                template_sn,
+                status,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// Gives back what [`reserve`] took: the user's count of each template and
+/// each template's quota.
+pub async fn give_back(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
+    user: &UserId,
+) -> Result<(), CommandError> {
+    for (sn, n) in package::shares(items) {
+        let count = i32::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
+        user_limits::lower(tx, sn.as_str(), user.as_str(), count).await?;
+        quota::give_back(tx, sn.as_str(), n).await?;
+    }
+    Ok(())
+}
+
 /// The items' templates, each checked open for claims, in item order.
 async fn read_templates(
     tx: &Transaction<'_>,
     items: &[PackageItem],
     now: DateTime<Utc>,
+) -> Result<HashMap<TemplateSn, TemplateView>, CommandError> {
+    let templates = read_views(tx, items).await?;
+    for sn in items.iter().map(|i| &i.template_sn) {
+        open::open_for_claims(&templates[sn], now)?;
+    }
+    Ok(templates)
+}
+
+/// The items' templates as they read now (404 for one that does not exist).
+async fn read_views(
+    tx: &Transaction<'_>,
+    items: &[PackageItem],
 ) -> Result<HashMap<TemplateSn, TemplateView>, CommandError> {
     let sns: Vec<&str> = items.iter().map(|i| i.template_sn.as_str()).collect();
     const SQL: &str = concat!(
@@ -77,11 +198,8 @@ async fn read_templates(
         let view = TemplateView::read(&row, 1, true)?;
         templates.insert(row.get(0), view);
     }
-    for sn in items.iter().map(|i| &i.template_sn) {
-        let view = templates
-            .get(sn)
-            .ok_or_else(|| CommandError::not_found("template", sn))?;
-        open::open_for_claims(view, now)?;
+    if let Some(sn) = items.iter().map(|i| &i.template_sn).find(|sn| !templates.contains_key(*sn)) {
+        return Err(CommandError::not_found("template", sn));
     }
     Ok(templates)
 }

@@ -1,12 +1,18 @@
 //! A package claim run as a job (docs/design.md §13). A claim of a package of more
 //! than `MAX_SYNC` coupons is written by the issuance worker, not in the
 //! request, so that no request holds templates' rows through a claim of
-//! thousands of coupons. The request checks what it cheaply can and
-//! records the job ([`open`]); the worker takes it ([`start`]) and runs the
-//! very claim the synchronous path runs ([`run`]: `packages::take` then
-//! `packages::issue`, or `redeem::redeem` for a code) under a savepoint: a
-//! refusal keeps nothing of the claim, and the job records it ([`finish`]).
-//! A job its request could not publish is [`fail`]ed.
+//! thousands of coupons. The request takes every count the claim needs,
+//! by the synchronous path's guards, and records the job ([`open`],
+//! `packages::reserve`): a claim answered 202 has its package's count, the
+//! user's and its templates' quotas ("Large packages keep their promise").
+//! The worker takes the job ([`start`]) and writes its coupons ([`run`])
+//! under a savepoint; a template stopped or voided since the request fails
+//! the job, and a refusal of what is still the job's (the code's own
+//! counters, a disabled channel) refuses it: either keeps nothing of the
+//! claim and gives its counts back (`packages::release`), and the job
+//! records why ([`finish`]). A job its request could not publish is
+//! [`fail`]ed, its counts given back too. Jobs recorded before their
+//! requests reserved (no `reserved` mark) run the whole claim as before.
 
 use std::sync::LazyLock;
 
@@ -19,6 +25,7 @@ use uuid::Uuid;
 
 use super::CommandError;
 use super::code_batches;
+use super::package_coupons;
 use super::packages::{self, Giver};
 use super::redeem::{self, RedeemRequest};
 use crate::domain::channel::ChannelStatus;
@@ -28,7 +35,6 @@ use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
 use crate::domain::package_job::{PackageJob, PackageJobStatus, Refusal};
 use crate::write_model::code_batch_row::{self, Batch};
-use crate::write_model::package_row;
 
 /// A claim the request asks to be queued.
 pub struct NewJob<'a> {
@@ -44,11 +50,12 @@ pub struct NewJob<'a> {
     pub metadata: &'a Metadata,
 }
 
-/// Checks what the request can (in the order the claim's guards take
-/// them: the code's batch open, the channel on the package's list, the
-/// package issuing and not sold out, the user under its limit, the code's
-/// use and the user's redemptions) and
-/// records the job, queued. The claim's guards decide when it runs.
+/// Takes the claim's counts, in the order the claim's guards take them
+/// (the code's batch open, the channel on the package's list, the package
+/// issuing and not sold out, the user under its limit; for a code, a check
+/// of its use and the user's redemptions, which its job takes; each
+/// template's eligibility, per-user limit and quota), and records the job,
+/// queued and reserved.
 pub async fn open(
     tx: &Transaction<'_>,
     new: &NewJob<'_>,
@@ -57,18 +64,17 @@ pub async fn open(
     if let Some((batch, _)) = new.code {
         redeem::open(&code_batches::current(tx, batch).await?, now)?;
     }
-    let package = package_row::read(&**tx, new.package_sn)
-        .await?
-        .ok_or_else(|| CommandError::not_found("package", new.package_sn))?;
-    if let Some(refused) = packages::refusal(&package, new.giver, now) {
-        return Err(refused);
-    }
-    packages::check_user(&**tx, &package, new.user_id).await?;
+    let job_id = Uuid::now_v7();
+    let (sn, user) = (new.package_sn, new.user_id);
+    let taken = packages::take(tx, sn, user, new.giver, now).await?;
+    // The code's own counters come before the templates', as `redeem` takes them.
     if let Some((batch, serial)) = new.code {
         redeem::precheck(&**tx, batch, serial, new.user_id).await?;
     }
+    let on = (new.metadata, now);
+    packages::reserve(tx, (&taken, job_id), (user, new.facts), on).await?;
     let job = PackageJob {
-        job_id: Uuid::now_v7(),
+        job_id,
         package_sn: new.package_sn.clone(),
         user_id: new.user_id.clone(),
         code: new.code.map(|(batch, serial)| CodeRef {
@@ -89,8 +95,9 @@ async fn insert(
 ) -> Result<(), CommandError> {
     let json = serde_json::to_value(metadata).map_err(|e| CommandError::Internal(e.into()))?;
     let sql = "INSERT INTO package_jobs (id, package_sn, user_id, code_batch_id, code_serial,
-                                         channel_id, metadata, status, created_at, user_facts)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9)";
+                                         channel_id, metadata, status, created_at, user_facts,
+                                         reserved)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9, true)";
     let code = job.code.as_ref();
     let facts = Json(facts);
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
@@ -121,13 +128,15 @@ pub struct Job {
     pub facts: UserFacts,
     /// The request's metadata; the claim's events carry it.
     pub metadata: Metadata,
+    /// Whether its request took the claim's counts (`packages::reserve`).
+    pub reserved: bool,
 }
 
 /// Locks the job; None when it is no longer queued (it ran, or its request
 /// failed it), so a late or repeated message does nothing.
 pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, CommandError> {
     let sql = "SELECT package_sn, user_id, code_batch_id, code_serial, metadata, status,
-                      channel_id, user_facts
+                      channel_id, user_facts, reserved
                  FROM package_jobs WHERE id = $1 FOR UPDATE";
     let row = tx
         .query_opt(sql, &[&id])
@@ -154,6 +163,7 @@ pub async fn start(tx: &Transaction<'_>, id: Uuid) -> Result<Option<Job>, Comman
             .get::<_, Option<Json<UserFacts>>>(7)
             .map(|j| j.0)
             .unwrap_or_default(),
+        reserved: row.get(8),
     }))
 }
 
@@ -169,14 +179,18 @@ pub struct Claimed {
 /// What the claim came to.
 pub enum Outcome {
     Done(Claimed),
-    /// Refused as the synchronous path refuses: nothing of it was kept.
+    /// Refused as the synchronous path refuses: nothing of it was kept (a
+    /// reserved claim's counts given back).
     Refused(CommandError),
+    /// A reserved claim a template stopped or voided since its request
+    /// cannot keep: nothing of it was kept, its counts given back.
+    Failed(CommandError),
 }
 
-/// Runs the job's claim under a savepoint: issued, or refused with nothing
-/// kept (the caller records either with [`finish`]). A failure (the
-/// database, a bug) is an error: the caller's transaction rolls back and
-/// the message is tried again.
+/// Runs the job's claim under a savepoint: issued, or refused or failed
+/// with nothing kept (the caller records either with [`finish`]). A
+/// failure (the database, a bug) is an error: the caller's transaction
+/// rolls back and the message is tried again.
 pub async fn run(
     tx: &Transaction<'_>,
     job: &Job,
@@ -191,7 +205,17 @@ pub async fn run(
         Err(refused) if refused.is_refusal() => {
             tx.batch_execute("ROLLBACK TO SAVEPOINT package_claim")
                 .await?;
-            Ok(Outcome::Refused(refused))
+            if !job.reserved {
+                return Ok(Outcome::Refused(refused));
+            }
+            let reason = refused.answer().map_or("refused", |a| a.code);
+            let on = (&job.metadata, at.0);
+            packages::release(tx, (&job.package_sn, job.id), &job.user_id, reason, on).await?;
+            Ok(if package_coupons::is_withdrawn(&refused) {
+                Outcome::Failed(refused)
+            } else {
+                Outcome::Refused(refused)
+            })
         }
         Err(failed) => Err(failed),
     }
@@ -217,9 +241,16 @@ async fn claim(
             CommandError::Internal(anyhow::anyhow!("package job {}: no channel", job.id))
         })?;
         let (sn, user) = (&job.package_sn, &job.user_id);
-        let taken = packages::take(tx, sn, user, Giver::Channel(channel), now).await?;
-        let who = (user, &job.facts);
-        let coupons = packages::issue(tx, &taken, who, (now, tz), &metadata).await?;
+        let coupons = if job.reserved {
+            let taken = packages::reserved(tx, sn, Some(channel)).await?;
+            packages::issue_reserved(tx, &taken, user, (now, tz), &metadata)
+                .await?
+                .map_err(|w| w.refusal())?
+        } else {
+            let taken = packages::take(tx, sn, user, Giver::Channel(channel), now).await?;
+            let who = (user, &job.facts);
+            packages::issue(tx, &taken, who, (now, tz), &metadata).await?
+        };
         return Ok(Claimed {
             coupons,
             used_up: None,
@@ -240,6 +271,7 @@ async fn claim(
         channel_id: job.channel_id,
         now,
         tz,
+        reserved: job.reserved,
     };
     let redeemed = redeem::redeem(tx, &req, &metadata).await?;
     let last_use = redeemed.uses >= batch.uses_per_code;
@@ -265,6 +297,8 @@ async fn refuse_if_disabled(tx: &Transaction<'_>, channel: ChannelId) -> Result<
 pub enum Finished<'a> {
     Done(&'a [CouponIssued]),
     Refused(&'a Refusal),
+    /// A reserved claim a template stopped or voided since its request.
+    Failed(&'a Refusal),
 }
 
 /// Records how the job [`start`]ed in this transaction ended.
@@ -288,6 +322,7 @@ pub async fn finish(
         Finished::Refused(refusal) => {
             set_error(&**tx, id, PackageJobStatus::Refused, refusal, now).await?
         }
+        Finished::Failed(why) => set_error(&**tx, id, PackageJobStatus::Failed, why, now).await?,
     };
     if updated != 1 {
         let bad = anyhow::anyhow!("package job {id} was not queued when it finished");
@@ -296,15 +331,28 @@ pub async fn finish(
     Ok(())
 }
 
-/// Fails a job its request could not publish; false when it is no longer
-/// queued (the worker got the message after all, and ran it).
+/// Fails a job its request could not publish, giving its claim's counts
+/// back; false when it is no longer queued (the worker got the message
+/// after all, and ran it).
 pub async fn fail(
-    client: &impl GenericClient,
+    tx: &Transaction<'_>,
     id: Uuid,
     why: &Refusal,
     now: DateTime<Utc>,
 ) -> Result<bool, CommandError> {
-    Ok(set_error(client, id, PackageJobStatus::Failed, why, now).await? == 1)
+    if set_error(&**tx, id, PackageJobStatus::Failed, why, now).await? != 1 {
+        return Ok(false);
+    }
+    let sql = "SELECT package_sn, user_id, metadata FROM package_jobs WHERE id = $1 AND reserved";
+    if let Some(row) = tx.query_opt(sql, &[&id]).await? {
+        let bad = |e: String| CommandError::Internal(anyhow::anyhow!("package job {id}: {e}"));
+        let user = UserId::parse(row.get(1)).map_err(bad)?;
+        let metadata: Metadata =
+            serde_json::from_value(row.get(2)).map_err(|e| bad(e.to_string()))?;
+        let sn: PackageSn = row.get(0);
+        packages::release(tx, (&sn, id), &user, &why.code, (&metadata, now)).await?;
+    }
+    Ok(true)
 }
 
 async fn set_error(

@@ -5,21 +5,22 @@
 //! (`per_user_limit`), [a code's counter, when a code asked: see `redeem`],
 //! then each item's coupons through the template's own claim guards (its
 //! per-user limit and quota, see `package_coupons`). Any refusal rolls back
-//! everything. A claim of a package of more than `MAX_SYNC` coupons runs
-//! the same way on the issuance worker (`package_job`). Every coupon
-//! records the channel that gave it out ([`Giver`]).
+//! everything. A claim of a package of more than `MAX_SYNC` coupons takes
+//! the same counts in its request ([`reserve`]) and its coupons are written
+//! by the issuance worker ([`issue_reserved`], `package_job`), or its counts
+//! given back ([`release`]). Every coupon records the channel that gave it
+//! out ([`Giver`]).
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use tokio_postgres::GenericClient;
 
 use super::{CommandError, package_coupons};
 use crate::db::Named;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{
-    CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimed, PackageCreated,
-    PackageItem, PackageStatusChanged,
+    CouponIssued, IssueWindow, Metadata, PackageChannelAllowed, PackageClaimReleased,
+    PackageClaimReserved, PackageClaimed, PackageCreated, PackageItem, PackageStatusChanged,
 };
 use crate::domain::ids::ChannelId;
 use crate::domain::ids::{PackageSn, UserId};
@@ -345,21 +346,6 @@ fn sold_out() -> CommandError {
     CommandError::SoldOut("the package is sold out".into())
 }
 
-/// The user may claim the package again (409 when at its limit), as the
-/// transaction reads: a check ahead of [`take`], whose guard decides.
-pub async fn check_user(
-    client: &impl GenericClient,
-    p: &Package,
-    user: &UserId,
-) -> Result<(), CommandError> {
-    let sql = "SELECT claimed FROM package_claims WHERE package_sn = $1 AND user_id = $2";
-    let row = client.query_opt(sql, &[&p.sn, &user.as_str()]).await?;
-    if row.is_some_and(|r| r.get::<_, i32>(0) >= p.per_user_limit) {
-        return Err(at_user_limit());
-    }
-    Ok(())
-}
-
 fn at_user_limit() -> CommandError {
     let why = "the user holds the package's per-user limit".to_owned();
     CommandError::Conflict("per_user_limit", why)
@@ -384,4 +370,109 @@ pub async fn issue(
     });
     append(tx, &taken.sn, taken.version - 1, &event, metadata, at.0).await?;
     Ok(coupons)
+}
+
+/// A large package's claim, counted in its request (docs/design.md §13,
+/// "Large packages keep their promise"): after [`take`] (the package's
+/// counter and the user's count, the same guards as a claim answered at
+/// once), every count its coupons need ([`package_coupons::reserve`]), and
+/// the package's `PackageClaimReserved` naming the job that will write it.
+pub async fn reserve(
+    tx: &Transaction<'_>,
+    (taken, job_id): (&Taken, uuid::Uuid),
+    (user, facts): (&UserId, &UserFacts),
+    (metadata, now): (&Metadata, DateTime<Utc>),
+) -> Result<(), CommandError> {
+    package_coupons::reserve(tx, &taken.items, (user, facts), now).await?;
+    let event = LedgerEvent::PackageClaimReserved(PackageClaimReserved {
+        sn: taken.sn.clone(),
+        user_id: user.clone(),
+        job_id,
+    });
+    append(tx, &taken.sn, taken.version - 1, &event, metadata, now).await
+}
+
+/// The package as a reserved claim's job finds it: its items (read, not
+/// locked: the job takes the package's row only after its coupons).
+pub async fn reserved(
+    tx: &Transaction<'_>,
+    sn: &PackageSn,
+    channel_id: Option<ChannelId>,
+) -> Result<Taken, CommandError> {
+    let sql = "SELECT items, version FROM packages WHERE sn = $1";
+    let row = tx
+        .query_opt(sql, &[&sn])
+        .await?
+        .ok_or_else(|| CommandError::not_found("package", sn))?;
+    let items: Vec<PackageItem> =
+        serde_json::from_value(row.get(0)).map_err(|e| CommandError::Internal(e.into()))?;
+    Ok(Taken {
+        sn: sn.clone(),
+        items,
+        channel_id,
+        version: row.get(1),
+    })
+}
+
+/// Writes a reserved claim's coupons (nothing taken again) and the
+/// package's `PackageClaimed`; a template stopped or voided since the
+/// request is [`package_coupons::Withdrawn`], with the caller to roll back.
+/// The package's row, then the templates', are locked after the coupons
+/// are written, in the order a claim's request takes them, so a job and
+/// the requests of its package cannot deadlock.
+pub async fn issue_reserved(
+    tx: &Transaction<'_>,
+    taken: &Taken,
+    user: &UserId,
+    at: (DateTime<Utc>, Tz),
+    metadata: &Metadata,
+) -> Result<Result<Vec<CouponIssued>, package_coupons::Withdrawn>, CommandError> {
+    let (items, who) = (&taken.items, (user, taken.channel_id));
+    let coupons = package_coupons::write_reserved(tx, items, who, at, metadata).await?;
+    let sql = "UPDATE packages SET version = version + 1 WHERE sn = $1 RETURNING version";
+    let version: i32 = tx.query_one(sql, &[&taken.sn]).await?.get(0);
+    if let Some(withdrawn) = package_coupons::withdrawn(tx, items).await? {
+        return Ok(Err(withdrawn));
+    }
+    let event = LedgerEvent::PackageClaimed(PackageClaimed {
+        sn: taken.sn.clone(),
+        user_id: user.clone(),
+        coupon_ids: coupons.iter().map(|c| c.coupon_id).collect(),
+    });
+    append(tx, &taken.sn, version - 1, &event, metadata, at.0).await?;
+    Ok(Ok(coupons))
+}
+
+/// Gives a reserved claim's counts back (the package's counter, the user's
+/// count of it, and the templates' counts) with the package's
+/// `PackageClaimReleased`, saying why (`reason`, an error code).
+pub async fn release(
+    tx: &Transaction<'_>,
+    (sn, job_id): (&PackageSn, uuid::Uuid),
+    user: &UserId,
+    reason: &str,
+    (metadata, now): (&Metadata, DateTime<Utc>),
+) -> Result<(), CommandError> {
+    let sql = "UPDATE packages SET claimed = claimed - 1, version = version + 1 WHERE sn = $1
+               RETURNING items, version";
+    let row = tx
+        .query_opt(sql, &[&sn])
+        .await?
+        .ok_or_else(|| CommandError::not_found("package", sn))?;
+    let items: Vec<PackageItem> =
+        serde_json::from_value(row.get(0)).map_err(|e| CommandError::Internal(e.into()))?;
+    // A user's row holds at least one claim (V15): the last one goes with it.
+    let per_user = "WITH gone AS (DELETE FROM package_claims
+                                   WHERE package_sn = $1 AND user_id = $2 AND claimed = 1)
+                    UPDATE package_claims SET claimed = claimed - 1
+                     WHERE package_sn = $1 AND user_id = $2 AND claimed > 1";
+    tx.execute(per_user, &[&sn, &user.as_str()]).await?;
+    package_coupons::give_back(tx, &items, user).await?;
+    let event = LedgerEvent::PackageClaimReleased(PackageClaimReleased {
+        sn: sn.clone(),
+        user_id: user.clone(),
+        job_id,
+        reason: reason.to_owned(),
+    });
+    append(tx, sn, row.get::<_, i32>(1) - 1, &event, metadata, now).await
 }

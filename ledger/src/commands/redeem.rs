@@ -39,6 +39,10 @@ pub struct RedeemRequest<'a> {
     pub channel_id: Option<ChannelId>,
     pub now: DateTime<Utc>,
     pub tz: Tz,
+    /// A large package's code whose request already counted the package's
+    /// claim (`packages::reserve`): its job takes only the code's own
+    /// counters and writes the coupons (docs/design.md §13).
+    pub reserved: bool,
 }
 
 /// A redemption's coupons (one for a template's code), and the code's uses
@@ -64,6 +68,7 @@ pub async fn redeem(
         ..metadata.clone()
     };
     let package = match &batch.package_sn {
+        Some(sn) if req.reserved => Some(packages::reserved(tx, sn, req.channel_id).await?),
         Some(sn) => {
             let giver = Giver::Code(req.channel_id);
             Some(packages::take(tx, sn, req.user_id, giver, req.now).await?)
@@ -72,9 +77,14 @@ pub async fn redeem(
     };
     let uses = use_code(tx, req).await?;
     count_user(tx, req).await?;
+    let at = (req.now, req.tz);
     let coupons = match (package, &batch.template_sn) {
+        (Some(taken), _) if req.reserved => {
+            packages::issue_reserved(tx, &taken, req.user_id, at, &metadata)
+                .await?
+                .map_err(|w| w.refusal())?
+        }
         (Some(taken), _) => {
-            let at = (req.now, req.tz);
             packages::issue(tx, &taken, (req.user_id, req.facts), at, &metadata).await?
         }
         (None, Some(sn)) => vec![template_coupon(tx, req, sn, &metadata).await?],

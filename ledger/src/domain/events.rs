@@ -214,6 +214,33 @@ pub struct PackageClaimed {
     pub coupon_ids: Vec<Uuid>,
 }
 
+/// A large package's claim was accepted (202) and its counts taken: the
+/// package's counter and the user's count of it, in the request, before
+/// the job that writes its coupons runs (docs/design.md §13, "Large
+/// packages keep their promise"). The job's `PackageClaimed` then counts
+/// nothing more; a `PackageClaimReleased` gives the counts back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageClaimReserved {
+    pub sn: PackageSn,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
+    /// The package job that writes the claim's coupons.
+    pub job_id: Uuid,
+}
+
+/// A reserved claim's job could not keep it (a template in the package was
+/// stopped or voided since its 202, or the job could not be queued): the
+/// package's counter and the user's count are given back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PackageClaimReleased {
+    pub sn: PackageSn,
+    #[serde(deserialize_with = "UserId::read_stored")]
+    pub user_id: UserId,
+    pub job_id: Uuid,
+    /// Why: the error code the job's read shows (`template_not_active`, ...).
+    pub reason: String,
+}
+
 /// A channel may give the package out (claims signed by it; docs/design.md §13),
 /// as `TemplateChannelAllowed` for a template.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -16,7 +16,7 @@ use crate::domain::events::{
     AllowListChanged, ApiKeyCreated, ApiKeyRevoked, ApiKeyRotated, ChannelCreated,
     ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped, CodeRedeemed,
     CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed,
-    PackageClaimed, PackageCreated, PackageStatusChanged, TemplateChannelAllowed,
+    PackageClaimReleased, PackageClaimReserved, PackageClaimed, PackageCreated, PackageStatusChanged, TemplateChannelAllowed,
     TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
     TemplatePerUserLimitRaised, TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
     TemplateValidityChanged,
@@ -163,6 +163,8 @@ ledger_events! {
     ApiKeyCreated(ApiKeyCreated, 1, ApiKey),
     ApiKeyRotated(ApiKeyRotated, 1, ApiKey),
     ApiKeyRevoked(ApiKeyRevoked, 1, ApiKey),
+    PackageClaimReserved(PackageClaimReserved, 1, Package),
+    PackageClaimReleased(PackageClaimReleased, 1, Package),
 }
 
 /// Why a stored event could not be decoded.

@@ -8,7 +8,7 @@
 use uuid::Uuid;
 
 use super::event::Event;
-use super::tables::{CodeRedemptionRow, Present, Tables};
+use super::tables::{CodeRedemptionRow, Map, Present, Tables};
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::package::PackageStatus;
@@ -62,15 +62,49 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             row.status = c.to.as_str().to_owned();
         }
         LedgerEvent::PackageClaimed(c) => {
+            let key = (sn.to_owned(), c.user_id.as_str().to_owned());
+            // A reserved claim was counted by its `PackageClaimReserved`
+            // (docs/design.md §13, "Large packages keep their promise").
+            if take_pending(&mut t.package_pending, &key) {
+                return;
+            }
+            row.claimed += 1;
+            t.package_claims.entry(key).or_default().claimed += 1;
+        }
+        LedgerEvent::PackageClaimReserved(c) => {
             row.claimed += 1;
             let key = (sn.to_owned(), c.user_id.as_str().to_owned());
+            *t.package_pending.entry(key.clone()).or_default() += 1;
             t.package_claims.entry(key).or_default().claimed += 1;
+        }
+        LedgerEvent::PackageClaimReleased(c) => {
+            row.claimed -= 1;
+            let key = (sn.to_owned(), c.user_id.as_str().to_owned());
+            take_pending(&mut t.package_pending, &key);
+            let claims = t.package_claims.entry(key.clone()).or_default();
+            claims.claimed -= 1;
+            // A user's row holds at least one claim: the last one goes with it.
+            if claims.claimed == 0 {
+                t.package_claims.remove(&key);
+            }
         }
         LedgerEvent::PackageChannelAllowed(c) => {
             let key = (sn.to_owned(), c.channel_id.0);
             t.package_channels.insert(key, Present {});
         }
         _ => {}
+    }
+}
+
+/// Ends one of the user's reserved claims of the package still waiting
+/// for its job; false when none waits (the claim was written at once).
+fn take_pending(pending: &mut Map<(String, String), i32>, key: &(String, String)) -> bool {
+    match pending.get_mut(key) {
+        Some(n) if *n > 0 => {
+            *n -= 1;
+            true
+        }
+        _ => false,
     }
 }
 

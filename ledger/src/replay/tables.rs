@@ -362,6 +362,10 @@ pub struct Tables {
     pub package_claims: Map<(String, String), ClaimsRow>,
     /// (package, channel).
     pub package_channels: Map<(String, Uuid), Present>,
+    /// (package, user) → reserved claims whose job has not ended yet: the
+    /// fold's bookkeeping (their `PackageClaimed` counts nothing more),
+    /// never compared.
+    pub package_pending: Map<(String, String), i32>,
     /// Template → its allow-list.
     pub allow_lists: Map<String, AllowListRow>,
 }

@@ -1,7 +1,9 @@
 //! Package jobs on the issuance worker (docs/design.md §13): a claim of a package
 //! of more than `MAX_SYNC` coupons, in the same transaction as its inbox
-//! row. The claim is the synchronous path's (`package_job::run`), its
-//! refusal recorded with the answer that path would have given: the one
+//! row. Its request took the claim's counts; the job writes the coupons
+//! (`package_job::run`), or records why it could not (a template stopped
+//! or voided since: `failed`; a refusal: `refused`), with the answer the
+//! synchronous path gives for it: the one
 //! mapping of a command's refusal to a status, code and message
 //! (`commands/refusal.rs`), which the API renders too. The
 //! job's row is the truth (its channel too); the message must agree.
@@ -43,6 +45,12 @@ pub async fn handle(
             let refusal = answer(&refused)?;
             package_job::finish(tx, job.id, Finished::Refused(&refusal), now).await?;
             tracing::debug!(job = %job.id, code = refusal.code, "package job refused");
+            Ok(None)
+        }
+        Outcome::Failed(why) => {
+            let why = answer(&why)?;
+            package_job::finish(tx, job.id, Finished::Failed(&why), now).await?;
+            tracing::info!(job = %job.id, code = why.code, "package job failed, counts given back");
             Ok(None)
         }
     }

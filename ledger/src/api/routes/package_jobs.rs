@@ -1,8 +1,9 @@
 //! Claims of large packages (docs/design.md §13). A claim of a package of more than
 //! `MAX_SYNC` (100) coupons, online (`POST /v1/packages/{sn}/claims`) or by
-//! one of its codes (`POST /v1/redemptions`), is checked as far as the
-//! request cheaply can, recorded as a job, put on `coupon.issuance` for the
-//! issuance worker, and answered 202 with the job. `GET
+//! one of its codes (`POST /v1/redemptions`), takes its counts in the
+//! request (the package's, the user's, its templates' quotas), is recorded
+//! as a job, put on `coupon.issuance` for the issuance worker, and
+//! answered 202 with the job. `GET
 //! /v1/package-jobs/{id}` follows it: the service or an operator may read
 //! any job, a channel (signed like a claim) the jobs it asked for.
 
@@ -142,7 +143,7 @@ async fn unpublished(
     };
     let mut client = state.pool.get().await?;
     let tx = client.transaction().await?;
-    let failed = package_job::fail(&*tx, job.job_id, &why, state.now()).await?;
+    let failed = package_job::fail(&tx, job.job_id, &why, state.now()).await?;
     if let (true, Some(key)) = (failed, &ctx.idempotency_key) {
         idempotency::release(&tx, scope, key).await?;
     }

@@ -357,6 +357,7 @@ async fn alone(
                 channel_id,
                 now,
                 tz,
+                reserved: false,
             };
             let done = redeem::redeem(tx, &req, &metadata).await?;
             uses.store(done.uses, Ordering::Relaxed);

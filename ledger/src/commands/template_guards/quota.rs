@@ -58,6 +58,20 @@ async fn raise(tx: &Transaction<'_>, sn: &str, n: i64) -> Result<bool, tokio_pos
     Ok(updated == 1)
 }
 
+/// Gives `n` of the template's quota back, whatever its status: a large
+/// package's claim took it in its request, and its job could not write the
+/// coupons (docs/design.md §13, "Large packages keep their promise").
+pub(crate) async fn give_back(
+    tx: &Transaction<'_>,
+    sn: &str,
+    n: i64,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE templates SET issued = issued - $2 WHERE sn = $1";
+    tx.execute(&tx.prepare_cached(sql).await?, &[&sn, &n])
+        .await?;
+    Ok(())
+}
+
 /// The answer to a write the quota refused whole: 422 when the template
 /// left `active`, 410 when its quota is exhausted.
 pub(crate) fn refused(why: QuotaRefused) -> CommandError {

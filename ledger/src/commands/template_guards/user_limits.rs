@@ -40,6 +40,21 @@ pub(crate) async fn raise(
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
+/// Lowers the user's count by `n`: a large package's claim raised it in its
+/// request, and its job could not write the coupons (docs/design.md §13).
+pub(crate) async fn lower(
+    tx: &Transaction<'_>,
+    sn: &str,
+    user: &str,
+    n: i32,
+) -> Result<(), tokio_postgres::Error> {
+    let sql = "UPDATE user_claims SET claimed = claimed - $3
+                WHERE template_sn = $1 AND user_id = $2";
+    tx.execute(&tx.prepare_cached(sql).await?, &[&sn, &user, &n])
+        .await?;
+    Ok(())
+}
+
 /// The refusal of a user at the template's per-user limit (409).
 pub(crate) fn at_limit(per_user_limit: i32) -> CommandError {
     CommandError::Conflict(
