@@ -34,6 +34,7 @@ mod guess_limits;
 mod harness;
 mod hostile_input;
 mod http_conventions;
+mod issuance_cancel;
 mod issuance_chunks;
 mod issuance_jobs;
 mod issue_cli;
