@@ -15,6 +15,7 @@ mod campaign_changes;
 mod channel_lifecycle;
 mod channel_secrets;
 mod claims;
+mod code_key_rotation;
 mod cli;
 mod cluster_addresses;
 mod cluster_failover;
