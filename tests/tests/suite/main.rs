@@ -52,6 +52,7 @@ mod ops_routes;
 mod orders;
 mod package_channels;
 mod package_jobs;
+mod package_promise;
 mod packages;
 mod planted_bugs;
 mod projections;
