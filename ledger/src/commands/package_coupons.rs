@@ -22,6 +22,7 @@ use deadpool_postgres::Transaction;
 use super::CommandError;
 use super::template_guards::open::{self, TemplateView, template_view_columns};
 use super::template_guards::{quota, user_limits};
+use crate::db::Named;
 use crate::domain::eligibility::UserFacts;
 use crate::domain::events::{CouponIssued, Metadata, PackageItem};
 use crate::domain::ids::ChannelId;
@@ -29,7 +30,6 @@ use crate::domain::ids::{CouponId, TemplateSn, UserId};
 use crate::domain::ledger_event::LedgerEvent;
 use crate::domain::new_coupon::{Issue, Origin};
 use crate::domain::package;
-use crate::db::Named;
 use crate::domain::quota::Take;
 use crate::domain::template_status::TemplateStatus;
 use crate::store::{self, NewEvent, StreamEvent};
@@ -198,7 +198,11 @@ async fn read_views(
         let view = TemplateView::read(&row, 1, true)?;
         templates.insert(row.get(0), view);
     }
-    if let Some(sn) = items.iter().map(|i| &i.template_sn).find(|sn| !templates.contains_key(*sn)) {
+    if let Some(sn) = items
+        .iter()
+        .map(|i| &i.template_sn)
+        .find(|sn| !templates.contains_key(*sn))
+    {
         return Err(CommandError::not_found("template", sn));
     }
     Ok(templates)

@@ -16,10 +16,10 @@ use crate::domain::events::{
     AllowListChanged, ApiKeyCreated, ApiKeyRevoked, ApiKeyRotated, ChannelCreated,
     ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped, CodeRedeemed,
     CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed,
-    PackageClaimReleased, PackageClaimReserved, PackageClaimed, PackageCreated, PackageStatusChanged, TemplateChannelAllowed,
-    TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
-    TemplatePerUserLimitRaised, TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
-    TemplateValidityChanged,
+    PackageClaimReleased, PackageClaimReserved, PackageClaimed, PackageCreated,
+    PackageStatusChanged, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated,
+    TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
+    TemplateStatusChanged, TemplateUpdated, TemplateValidityChanged,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;

@@ -1,6 +1,7 @@
 //! A package claim run as a job (docs/design.md §13), the pure part: its statuses,
 //! the message that asks the issuance worker to run it, and the refusal a
-//! refused job keeps (the answer the synchronous path would have given).
+//! refused or failed job keeps (the answer the synchronous path gives for
+//! it).
 
 use crate::domain::ids::{ChannelId, PackageSn, UserId};
 use crate::domain::names::name_list;
@@ -19,9 +20,12 @@ name_list! {
         Queued,
         /// The claim was written: the coupons were issued.
         Done,
-        /// The claim was refused (sold out, a limit, ...): nothing was written.
+        /// The claim was refused (a code's use taken meanwhile, a channel
+        /// disabled, ...): nothing was written, its counts given back.
         Refused,
-        /// Never ran: the request could not publish it (it answered 503).
+        /// Could not be kept: an item's template was stopped or voided after
+        /// the 202, or the request could not publish it (it answered 503).
+        /// Nothing was written, its counts given back.
         Failed,
     }
 }

@@ -27,11 +27,13 @@ pub struct PackageJobView {
     pub code_batch_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code_serial: Option<i64>,
-    /// `refused`: nothing was issued (see `error`); `failed`: never ran
-    /// (its request answered 503).
+    /// `refused`: nothing was issued (see `error`); `failed`: the claim
+    /// could not be kept (an item's template stopped or voided after the
+    /// 202, or its request answered 503). Either gave its counts back.
     pub status: PackageJobStatus,
     /// Refused: the answer the claim would have had at once (its HTTP
-    /// status, error code and message); failed: the request's 503.
+    /// status, error code and message); failed: 422 `template_not_active`
+    /// naming the template, or the request's 503.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
     /// Coupons issued: all the package's once done, else 0.
@@ -51,7 +53,7 @@ pub struct PackageJobView {
 pub struct JobError {
     /// The HTTP status the same refusal answers at once: 404, 409, 410, 422 (503: failed).
     pub status: u16,
-    /// `sold_out`, `per_user_limit`, `already_redeemed`, `package_not_active`, ...
+    /// `sold_out`, `already_redeemed`, `channel_disabled`, `template_not_active`, ...
     pub code: String,
     pub message: String,
 }

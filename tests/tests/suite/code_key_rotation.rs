@@ -30,6 +30,21 @@ async fn key_id(env: &Env, batch: &serde_json::Value) -> String {
     client.query_one(sql, &[&id]).await.unwrap().get(0)
 }
 
+/// With only the new key, an old batch's code (`old`) is as unknown as a
+/// forged one, and a new batch's (`new`) still redeems (for `fay`).
+async fn old_key_dropped(env: &Env, old: &str, new: &str) {
+    let server = Server::start_with(env, &[("LEDGER_SECRET_KEY", NEW_KEY)])
+        .await
+        .unwrap();
+    let (status, unknown) = redeem(&server, old, "fay").await;
+    assert_eq!(
+        (status, unknown["error"]["code"].clone()),
+        (404, json!("not_found"))
+    );
+    assert_eq!(redeem(&server, new, "fay").await.0, 201);
+    server.terminate().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_old_batchs_codes_redeem_after_the_key_is_rotated() {
     let env = Env::new().await.unwrap();
@@ -56,7 +71,11 @@ async fn an_old_batchs_codes_redeem_after_the_key_is_rotated() {
         "its one use was taken before the rotation"
     );
     let new = batch(&server, json!({"template_sn": sn, "count": 5})).await;
-    assert_eq!(key_id(&env, &new).await, "k2", "a new batch takes the new key");
+    assert_eq!(
+        key_id(&env, &new).await,
+        "k2",
+        "a new batch takes the new key"
+    );
     let new_codes = codes_of(&server, &new).await;
     assert!(new_codes.iter().all(|c| !old_codes.contains(c)));
     assert_eq!(redeem(&server, &new_codes[0], "dan").await.0, 201);
@@ -74,15 +93,8 @@ async fn an_old_batchs_codes_redeem_after_the_key_is_rotated() {
     }
     server.terminate().await.unwrap();
 
-    // The old key dropped: its batch's codes are as unknown as forged ones.
-    let server = Server::start_with(&env, &[("LEDGER_SECRET_KEY", NEW_KEY)])
-        .await
-        .unwrap();
-    let (status, unknown) = redeem(&server, &old_codes[3], "fay").await;
-    assert_eq!((status, unknown["error"]["code"].clone()), (404, json!("not_found")));
-    assert_eq!(redeem(&server, &new_codes[1], "fay").await.0, 201);
+    old_key_dropped(&env, &old_codes[3], &new_codes[1]).await;
     let holders = "SELECT count(*) FROM coupons WHERE template_sn = $1";
     assert_eq!(env.db.count(holders, &[&sn]).await, 4, "ann, bob, dan, fay");
-    drop(server);
     assert_verifies_once_caught_up(&env).await;
 }

@@ -108,7 +108,10 @@ async fn a_thousand_concurrent_claims_of_the_last_100_get_100_jobs_that_all_end_
         assert_eq!(job["status"], "done", "{job}");
         assert_eq!(job["coupons_issued"], 110, "{job}");
     }
-    assert_eq!(issued(&env, &[&a, &b]).await, [(6_600, 6_600), (5_500, 5_500)]);
+    assert_eq!(
+        issued(&env, &[&a, &b]).await,
+        [(6_600, 6_600), (5_500, 5_500)]
+    );
     let holders = "SELECT count(DISTINCT user_id) FROM coupons WHERE user_id LIKE 'user-%'";
     assert_eq!(env.db.count(holders, &[]).await, 100);
     let claimed = "SELECT count(*) FROM events WHERE event_type = 'PackageClaimed'";
@@ -119,46 +122,59 @@ async fn a_thousand_concurrent_claims_of_the_last_100_get_100_jobs_that_all_end_
     assert_verifies_once_caught_up(&env).await;
 }
 
-/// A template stopped, or voided, after the claim's 202 and before its job
-/// ran: the job ends `failed` with the reason, nothing of it is issued,
-/// the package's count, the user's and the templates' are given back, and
-/// the same user's claim succeeds again once the template issues again.
-#[tokio::test(flavor = "multi_thread")]
-async fn a_template_stopped_or_voided_after_the_202_fails_the_job_and_gives_the_counts_back() {
-    let env = Env::new().await.unwrap();
-    let server = Server::start(&env).await.unwrap();
+/// Two active templates, a channel, and a package of (A 60, B 50) with
+/// `total` claims of one per user that the channel may claim.
+async fn two_template_package(server: &Server, total: i64) -> (String, String, Channel, String) {
     let a = server.active_template(1_000, 100).await.unwrap();
     let b = server.active_template(1_000, 100).await.unwrap();
     let channel = server.channel_for(&a).await.unwrap();
-    let sn = package_for(&server, &[&channel], &[(&a, 60), (&b, 50)], 2, 1).await;
-    // No worker yet: the job waits on the queue while B is stopped.
-    let id = queued(claim(&server, &channel, &sn, "ann").await);
-    assert_eq!(counts(&env, &sn, "ann").await, (1, 1), "taken by the request");
+    let sn = package_for(server, &[&channel], &[(&a, 60), (&b, 50)], total, 1).await;
+    (a, b, channel, sn)
+}
+
+/// Asserts the job failed for `template` being `status`, with nothing issued.
+async fn failed_for(server: &Server, job: &str, template: &str, status: &str) {
+    let failed = finished(server, job).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["status"], 422, "{failed}");
+    assert_eq!(failed["error"]["code"], "template_not_active", "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(template) && message.contains(status),
+        "{message}"
+    );
+    assert_eq!(failed["coupons_issued"], 0);
+    assert_eq!(failed["coupon_ids"], json!([]));
+}
+
+/// A template stopped after the claims' 202 and before their jobs ran: each
+/// job ends `failed` with the reason, nothing of it is issued, the
+/// package's count, the user's and the templates' are given back, and the
+/// same user's claim succeeds again once the template issues again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_template_stopped_after_the_202_fails_the_job_and_gives_every_count_back() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let (a, b, channel, sn) = two_template_package(&server, 2).await;
+    // No worker yet: the jobs wait on the queue while B is stopped.
+    let ann = queued(claim(&server, &channel, &sn, "ann").await);
+    assert_eq!(
+        counts(&env, &sn, "ann").await,
+        (1, 1),
+        "taken by the request"
+    );
     assert_eq!(user_counts(&env, &[&a, &b], "ann").await, [60, 50]);
     assert_eq!(issued(&env, &[&a, &b]).await, [(60, 0), (50, 0)]);
-    // The package is sold out to others meanwhile: the count is held.
-    let other = queued(claim(&server, &channel, &sn, "bob").await);
-    assert_eq!(
-        claim(&server, &channel, &sn, "cyd").await.0,
-        410,
-        "2 of 2 taken"
-    );
+    let bob = queued(claim(&server, &channel, &sn, "bob").await);
+    // The counts are held: the package is sold out to others meanwhile.
+    assert_eq!(claim(&server, &channel, &sn, "cyd").await.0, 410);
     let stop = format!("/v1/templates/{b}/stop");
     let (status, body) = server.admin_post(&stop, &json!({})).await.unwrap();
     assert_eq!(status, 200, "{body}");
 
     let workers = Workers::start(&env, "issuance").unwrap();
-    for job in [&id, &other] {
-        let failed = finished(&server, job).await;
-        assert_eq!(failed["status"], "failed", "{failed}");
-        assert_eq!(failed["error"]["status"], 422, "{failed}");
-        assert_eq!(failed["error"]["code"], "template_not_active", "{failed}");
-        let message = failed["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains(&b) && message.contains("stopped"),
-            "{message}"
-        );
-        assert_eq!(failed["coupons_issued"], 0);
+    for job in [&ann, &bob] {
+        failed_for(&server, job, &b, "stopped").await;
     }
     assert_eq!(counts(&env, &sn, "ann").await, (0, 0), "both given back");
     assert_eq!(user_counts(&env, &[&a, &b], "ann").await, [0, 0]);
@@ -176,21 +192,33 @@ async fn a_template_stopped_or_voided_after_the_202_fails_the_job_and_gives_the_
         (again["status"].clone(), again["coupons_issued"].clone()),
         (json!("done"), json!(110))
     );
-
-    // A voided template: the same, and the package stays claimable only
-    // as far as its templates issue (the request answers 422 at once now).
+    assert_eq!(counts(&env, &sn, "ann").await, (1, 1));
     workers.terminate().await.unwrap();
-    let id = queued(claim(&server, &channel, &sn, "dan").await);
+    assert_verifies_once_caught_up(&env).await;
+}
+
+/// A template voided after the claim's 202: the job fails and gives every
+/// count back as for a stop, another user's claim done before stays, and
+/// the package's next claim is refused by the request itself (422).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_template_voided_after_the_202_fails_the_job_and_gives_every_count_back() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let (a, b, channel, sn) = two_template_package(&server, 5).await;
+    let workers = Workers::start(&env, "issuance").unwrap();
+    let ann = queued(claim(&server, &channel, &sn, "ann").await);
+    assert_eq!(finished(&server, &ann).await["status"], "done");
+    workers.terminate().await.unwrap();
+    // No worker: dan's job waits while A is voided.
+    let dan = queued(claim(&server, &channel, &sn, "dan").await);
     let void = format!("/v1/templates/{a}/void");
     let (status, body) = server.admin_post(&void, &json!({})).await.unwrap();
     assert_eq!(status, 200, "{body}");
     let workers = Workers::start(&env, "issuance").unwrap();
-    let failed = finished(&server, &id).await;
-    assert_eq!(failed["status"], "failed", "{failed}");
-    let message = failed["error"]["message"].as_str().unwrap();
-    assert!(message.contains(&a) && message.contains("void"), "{message}");
+    failed_for(&server, &dan, &a, "void").await;
     assert_eq!(counts(&env, &sn, "dan").await, (1, 0), "ann's claim stays");
     assert_eq!(user_counts(&env, &[&a, &b], "dan").await, [0, 0]);
+    assert_eq!(issued(&env, &[&a, &b]).await, [(60, 60), (50, 50)]);
     let (status, refused) = claim(&server, &channel, &sn, "dan").await;
     assert_eq!(
         (status, refused["error"]["code"].clone()),
