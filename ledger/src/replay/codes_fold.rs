@@ -10,8 +10,9 @@ use uuid::Uuid;
 use super::event::Event;
 use super::tables::{CodeRedemptionRow, Map, Present, Tables};
 use crate::domain::code_batch::CodeBatchStatus;
+use crate::domain::events::PackageItem;
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::package::PackageStatus;
+use crate::domain::package::{self, PackageStatus};
 use crate::domain::stream::Stream;
 
 /// Folds one event of a code batch, a code or a package (other streams are
@@ -64,8 +65,11 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
         LedgerEvent::PackageClaimed(c) => {
             let key = (sn.to_owned(), c.user_id.as_str().to_owned());
             // A reserved claim was counted by its `PackageClaimReserved`
-            // (docs/design.md §13, "Large packages keep their promise").
+            // (docs/design.md §13, "Large packages keep their promise"); its
+            // coupons' `CouponIssued` now count the templates' share.
+            let items = row.items.clone();
             if take_pending(&mut t.package_pending, &key) {
+                ahead(t, &items, (e.bucket, c.user_id.as_str()), -1);
                 return;
             }
             row.claimed += 1;
@@ -73,12 +77,15 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
         }
         LedgerEvent::PackageClaimReserved(c) => {
             row.claimed += 1;
+            let items = row.items.clone();
             let key = (sn.to_owned(), c.user_id.as_str().to_owned());
             *t.package_pending.entry(key.clone()).or_default() += 1;
             t.package_claims.entry(key).or_default().claimed += 1;
+            ahead(t, &items, (e.bucket, c.user_id.as_str()), 1);
         }
         LedgerEvent::PackageClaimReleased(c) => {
             row.claimed -= 1;
+            let items = row.items.clone();
             let key = (sn.to_owned(), c.user_id.as_str().to_owned());
             take_pending(&mut t.package_pending, &key);
             let claims = t.package_claims.entry(key.clone()).or_default();
@@ -87,6 +94,7 @@ fn package(t: &mut Tables, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
             if claims.claimed == 0 {
                 t.package_claims.remove(&key);
             }
+            ahead(t, &items, (e.bucket, c.user_id.as_str()), -1);
         }
         LedgerEvent::PackageChannelAllowed(c) => {
             let key = (sn.to_owned(), c.channel_id.0);
@@ -105,6 +113,29 @@ fn take_pending(pending: &mut Map<(String, String), i32>, key: &(String, String)
             true
         }
         _ => false,
+    }
+}
+
+/// A reserved claim's templates' counts (each template's quota and the
+/// user's count of it), `sign` 1 when its request took them, -1 when its
+/// job wrote the coupons (their `CouponIssued` count them from then on) or
+/// gave them back: they are no event of their own (docs/design.md §13).
+/// `bucket` is the user's (`partition`), where `users` adds the user's.
+fn ahead(t: &mut Tables, items: &serde_json::Value, (bucket, user): (u32, &str), sign: i32) {
+    let Ok(items) = serde_json::from_value::<Vec<PackageItem>>(items.clone()) else {
+        debug_assert!(false, "a package's items are as PackageCreated wrote them");
+        return;
+    };
+    for (sn, n) in package::shares(&items) {
+        let n = i32::try_from(n).unwrap_or(i32::MAX) * sign;
+        let template = t.templates.entry(sn.as_str().to_owned()).or_default();
+        template.issued += i64::from(n);
+        let key = (bucket, sn.as_str().to_owned(), user.to_owned());
+        let claims = t.claims_ahead.entry(key.clone()).or_default();
+        *claims += n;
+        if *claims == 0 {
+            t.claims_ahead.remove(&key);
+        }
     }
 }
 

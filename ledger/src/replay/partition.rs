@@ -132,8 +132,17 @@ impl Partitions {
         let own =
             format!("CASE WHEN stream_id LIKE '{order}%' THEN {stream} = {part} ELSE true END");
         let user = hash_mod("payload->>'user_id'", self.buckets());
-        let issued = EventType::CouponIssued.as_str();
-        let bucket = format!("CASE WHEN event_type = '{issued}' THEN {user} ELSE 0 END");
+        // A package's claim events name their user too: a reserved claim's
+        // counts of the templates are that user's (`codes_fold::ahead`).
+        let by_user = [
+            EventType::CouponIssued,
+            EventType::PackageClaimReserved,
+            EventType::PackageClaimReleased,
+            EventType::PackageClaimed,
+        ]
+        .map(|t| format!("'{}'", t.as_str()))
+        .join(", ");
+        let bucket = format!("CASE WHEN event_type IN ({by_user}) THEN {user} ELSE 0 END");
         let touches = |path: &str| {
             let id = self.of(&format!("'{coupon}' || (c.id #>> '{{}}')::uuid"));
             format!(

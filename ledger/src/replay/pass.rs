@@ -15,7 +15,7 @@ use super::event::Event;
 use super::fold::{self, Replay};
 use super::partition::Partitions;
 use super::spill::{Record, Spill, Writers};
-use super::users::LastPass;
+use super::users::{self, LastPass};
 use super::{Progress, ReplayError, holdings, live};
 
 /// The columns of a pass's events (`Partitions::events`).
@@ -148,10 +148,13 @@ pub async fn finish_last(
     fold::add_template_stats(&pass, &mut replay.tables.template_stats);
     let mut rows = std::mem::take(&mut pass.orders);
     let names = Arc::new(std::mem::take(&mut pass.names));
-    let holdings = holdings::by_bucket(&pass.coupons, at.partitions.buckets());
+    let buckets = at.partitions.buckets();
+    let holdings = holdings::by_bucket(&pass.coupons, buckets);
+    let ahead = std::mem::take(&mut replay.tables.claims_ahead);
     start(LastPass {
         names: Arc::clone(&names),
         holdings,
+        claims_ahead: users::ahead_by_bucket(ahead, buckets),
     });
     let pass_at = (at.partitions, at.part);
     live::compare_pass(tx, pass_at, (&names, &pass.coupons), &mut rows, out).await?;

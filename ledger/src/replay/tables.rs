@@ -366,6 +366,10 @@ pub struct Tables {
     /// fold's bookkeeping (their `PackageClaimed` counts nothing more),
     /// never compared.
     pub package_pending: Map<(String, String), i32>,
+    /// (user's bucket, template, user) → the user's count of the template
+    /// that reserved claims took and their jobs have not written yet
+    /// (`codes_fold::ahead`); `users` adds them to the bucket's claims.
+    pub claims_ahead: Map<(u32, String, String), i32>,
     /// Template → its allow-list.
     pub allow_lists: Map<String, AllowListRow>,
 }

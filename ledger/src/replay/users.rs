@@ -20,7 +20,7 @@ use super::notify::{self, NotifyRows};
 use super::notify_steps::Step;
 use super::partition::Partitions;
 use super::spill::{Spill, merged};
-use super::tables::Names;
+use super::tables::{Map, Names};
 use super::{ReplayError, holdings, live};
 
 /// What the buckets are compared in and with.
@@ -39,6 +39,24 @@ pub struct Buckets {
 pub struct LastPass {
     pub names: Arc<Names>,
     pub holdings: Vec<Vec<Holding>>,
+    /// By bucket: (template, user, count) that reserved claims took ahead
+    /// of their coupons (`codes_fold::ahead`).
+    pub claims_ahead: Vec<Vec<Ahead>>,
+}
+
+/// A user's count of a template that a reserved claim took ahead of its
+/// coupons: (template, user, count).
+pub type Ahead = (String, String, i32);
+
+/// `ahead` ((bucket, template, user) → count) by bucket, `buckets` of them.
+pub fn ahead_by_bucket(ahead: Map<(u32, String, String), i32>, buckets: u32) -> Vec<Vec<Ahead>> {
+    let mut out = vec![Vec::new(); usize::try_from(buckets).unwrap_or(1)];
+    for ((bucket, template, user), n) in ahead {
+        if let Some(b) = out.get_mut(usize::try_from(bucket).unwrap_or(usize::MAX)) {
+            b.push((template, user, n));
+        }
+    }
+    out
 }
 
 /// The buckets to compare, shared by the connections that compare them:
@@ -48,6 +66,8 @@ pub struct Work {
     names: Arc<Names>,
     /// The last pass's holdings of each bucket, taken (and freed) with it.
     last: Vec<Mutex<Vec<Holding>>>,
+    /// Each bucket's claims ahead of their coupons, taken with it.
+    ahead: Vec<Mutex<Vec<Ahead>>>,
     next: AtomicU32,
 }
 
@@ -57,6 +77,7 @@ impl Work {
             buckets,
             names: last.names,
             last: last.holdings.into_iter().map(Mutex::new).collect(),
+            ahead: last.claims_ahead.into_iter().map(Mutex::new).collect(),
             next: AtomicU32::new(0),
         })
     }
@@ -84,7 +105,16 @@ impl Work {
         let last = self.last.get(usize::try_from(bucket).unwrap_or(usize::MAX));
         let last = last.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
         let spilled = buckets.spill.holdings(bucket)?;
-        let counts = holdings::add_up(spilled, names, &last.unwrap_or_default())?;
+        let mut counts = holdings::add_up(spilled, names, &last.unwrap_or_default())?;
+        let ahead = self
+            .ahead
+            .get(usize::try_from(bucket).unwrap_or(usize::MAX));
+        let ahead =
+            ahead.map(|a| std::mem::take(&mut *a.lock().unwrap_or_else(|e| e.into_inner())));
+        for (template, user, n) in ahead.unwrap_or_default() {
+            let key = (counts.names.intern(&template), counts.names.intern(&user));
+            counts.user_claims.entry(key).or_default().claimed += n;
+        }
         live::compare_counts(tx, counts, filter.as_deref(), out).await?;
         let Some(reminders) = buckets.reminders else {
             return Ok(());

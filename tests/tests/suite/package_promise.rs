@@ -5,7 +5,7 @@
 //! ends with its coupons, the others refused at once as sold out; a
 //! template stopped or voided after the 202 fails the job, gives every
 //! count back (a later claim succeeds again) and the job says why; and
-//! `ledger replay --verify` agrees with every step.
+//! `ledger replay --verify` agrees with every step, a job still queued too.
 
 use std::sync::Arc;
 
@@ -168,6 +168,8 @@ async fn a_template_stopped_after_the_202_fails_the_job_and_gives_every_count_ba
     let bob = queued(claim(&server, &channel, &sn, "bob").await);
     // The counts are held: the package is sold out to others meanwhile.
     assert_eq!(claim(&server, &channel, &sn, "cyd").await.0, 410);
+    // The log says so too, while the jobs wait: the reservations' events.
+    assert_verifies_once_caught_up(&env).await;
     let stop = format!("/v1/templates/{b}/stop");
     let (status, body) = server.admin_post(&stop, &json!({})).await.unwrap();
     assert_eq!(status, 200, "{body}");
