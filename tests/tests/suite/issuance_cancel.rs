@@ -79,6 +79,26 @@ async fn counts_match(env: &Env, sn: &str, id: &str, coupons: i64) {
     assert_eq!(env.db.count(events, &[&id]).await, coupons);
 }
 
+/// The lines the job's report tells as cancelled, each with the reason.
+async fn cancelled_in_report(server: &Server, id: &str) -> i64 {
+    let r = server
+        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}/report"))
+        .send()
+        .await
+        .unwrap();
+    let report = r.text().await.unwrap();
+    let cancelled: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains(",cancelled,"))
+        .collect();
+    assert!(
+        cancelled
+            .iter()
+            .all(|l| l.ends_with("the job was cancelled"))
+    );
+    i64::try_from(cancelled.len()).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_job_cancelled_mid_way_ends_cancelled_and_issues_nothing_after() {
     let env = Env::new().await.unwrap();
@@ -124,16 +144,10 @@ async fn a_job_cancelled_mid_way_ends_cancelled_and_issues_nothing_after() {
     assert_eq!(end["sold_out"], 0, "{end}");
     assert_eq!(uploads::decided(&end), LINES as i64);
     counts_match(&env, &sn, &id, coupons).await;
-    // The report tells each cancelled line, and why.
-    let r = server
-        .admin(Method::GET, &format!("/v1/issuance-jobs/{id}/report"))
-        .send()
-        .await
-        .unwrap();
-    let report = r.text().await.unwrap();
-    let reported = report.lines().filter(|l| l.contains(",cancelled,")).count();
-    assert_eq!(reported as i64, LINES as i64 - coupons);
-    assert!(report.contains("the job was cancelled"));
+    assert_eq!(
+        cancelled_in_report(&server, &id).await,
+        LINES as i64 - coupons
+    );
     // Nothing is left to cancel.
     let r = server
         .admin(Method::POST, &format!("/v1/issuance-jobs/{id}/cancel"))
