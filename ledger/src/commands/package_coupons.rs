@@ -151,16 +151,19 @@ pub async fn withdrawn(
     Ok(None)
 }
 
-/// Gives back what [`reserve`] took: the user's count of each template and
-/// each template's quota.
+/// Gives back what [`reserve`] took: the user's count of each template,
+/// then each template's quota, in the order [`reserve`] took them.
 pub async fn give_back(
     tx: &Transaction<'_>,
     items: &[PackageItem],
     user: &UserId,
 ) -> Result<(), CommandError> {
-    for (sn, n) in package::shares(items) {
+    let shares = package::shares(items);
+    for &(sn, n) in &shares {
         let count = i32::try_from(n).map_err(|e| CommandError::Internal(e.into()))?;
         user_limits::lower(tx, sn.as_str(), user.as_str(), count).await?;
+    }
+    for &(sn, n) in &shares {
         quota::give_back(tx, sn.as_str(), n).await?;
     }
     Ok(())
