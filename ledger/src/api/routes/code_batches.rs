@@ -93,13 +93,6 @@ impl BatchView {
     }
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// What the batch's codes give: exactly one of the two; text that cannot be
 /// an sn names nothing (404, as an unknown one).
 fn target(b: &CreateBatch) -> Result<Target, ApiError> {
@@ -110,8 +103,8 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
         (None, Some(sn)) => PackageSn::parse(sn)
             .map(Target::Package)
             .ok_or_else(|| ApiError::not_found("package", sn)),
-        _ => Err(invalid(
-            "template_sn or package_sn: give exactly one".into(),
+        _ => Err(ApiError::invalid_field(
+            "template_sn or package_sn: give exactly one",
         )),
     }
 }
@@ -139,24 +132,33 @@ pub async fn create(
     }
     drop(client);
     if !(1..=MAX_COUNT).contains(&b.count) {
-        return Err(invalid(format!("count: must be 1 to {MAX_COUNT}")));
+        return Err(ApiError::invalid_field(format!(
+            "count: must be 1 to {MAX_COUNT}"
+        )));
     }
     let uses_per_code = b.uses_per_code.unwrap_or(1);
     if !(1..=MAX_USES).contains(&uses_per_code) {
-        return Err(invalid(format!("uses_per_code: must be 1 to {MAX_USES}")));
+        return Err(ApiError::invalid_field(format!(
+            "uses_per_code: must be 1 to {MAX_USES}"
+        )));
     }
     let per_user = b.per_user.unwrap_or(1);
     if !(1..=MAX_USES).contains(&per_user) {
-        return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
+        return Err(ApiError::invalid_field(format!(
+            "per_user: must be 1 to {MAX_USES}"
+        )));
     }
     let (metadata, now) = (ctx.principal_metadata(), state.now());
     // As stored (to the microsecond, as the event's copy must be).
     let expires_at = b
         .expires_at
-        .map(|t| storable_instant(t).ok_or_else(|| invalid(format!("expires_at: {INSTANT_RULE}"))))
+        .map(|t| {
+            storable_instant(t)
+                .ok_or_else(|| ApiError::invalid_field(format!("expires_at: {INSTANT_RULE}")))
+        })
         .transpose()?;
     if expires_at.is_some_and(|end| end <= now) {
-        return Err(invalid("expires_at: must be in the future".into()));
+        return Err(ApiError::invalid_field("expires_at: must be in the future"));
     }
     let key_id = state.secrets.keys().code_key().id().to_owned();
     let target = target(b)?;
@@ -212,17 +214,19 @@ pub async fn list(
     let status = q
         .status
         .as_deref()
-        .map(|s| names::parse_field::<CodeBatchStatus>("status", s).map_err(invalid))
+        .map(|s| {
+            names::parse_field::<CodeBatchStatus>("status", s).map_err(ApiError::invalid_field)
+        })
         .transpose()?;
     let not_an_sn = |sn: &Option<String>| {
         sn.as_deref()
             .is_some_and(|s| TemplateSn::parse(s).is_none())
     };
     if not_an_sn(&q.template_sn) {
-        return Err(invalid("template_sn: not a template sn".into()));
+        return Err(ApiError::invalid_field("template_sn: not a template sn"));
     }
     if not_an_sn(&q.package_sn) {
-        return Err(invalid("package_sn: not a package sn".into()));
+        return Err(ApiError::invalid_field("package_sn: not a package sn"));
     }
     let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let filter = ListFilter {
@@ -314,7 +318,11 @@ pub async fn codes(
     let csv = match q.format.as_deref() {
         None | Some("text") => false,
         Some("csv") => true,
-        Some(other) => return Err(invalid(format!("format: {other:?}: expected text or csv"))),
+        Some(other) => {
+            return Err(ApiError::invalid_field(format!(
+                "format: {other:?}: expected text or csv"
+            )));
+        }
     };
     let batch = batch(&state, id).await?;
     let Some(key) = state.secrets.keys().code_key_by_id(&batch.key_id) else {
