@@ -77,4 +77,5 @@ mod token_limits;
 mod unknown_events;
 mod upgrade;
 mod upload_answers;
+mod wallets;
 mod worker_outages;
