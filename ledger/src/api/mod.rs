@@ -156,6 +156,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(orders::confirm))
         .routes(routes!(orders::cancel))
         .routes(routes!(orders::refunds))
+        .routes(routes!(orders::read))
         .routes(routes!(coupons::read))
         .routes(routes!(coupons::events))
         .routes(routes!(coupons::void))

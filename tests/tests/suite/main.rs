@@ -47,6 +47,7 @@ mod oidc_verifier;
 mod one_store_per_vhost;
 mod operators;
 mod ops_routes;
+mod order_reads;
 mod orders;
 mod package_channels;
 mod package_jobs;

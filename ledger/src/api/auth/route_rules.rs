@@ -178,6 +178,7 @@ pub const RULES: &[Rule] = &[
     bearer("POST", "/v1/orders/{order_id}/confirm", Orders),
     bearer("POST", "/v1/orders/{order_id}/cancel", Orders),
     bearer("POST", "/v1/orders/{order_id}/refunds", Orders),
+    bearer("GET", "/v1/orders/{order_id}", OrdersRead),
     bearer("GET", "/v1/users/{uid}/coupons", WalletsRead),
     bearer("GET", "/v1/users/{uid}/balance", WalletsRead),
     bearer("GET", "/v1/users/{uid}/claimable", WalletsRead),
