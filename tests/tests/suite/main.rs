@@ -52,6 +52,7 @@ mod orders;
 mod package_channels;
 mod package_jobs;
 mod packages;
+mod passphrases;
 mod planted_bugs;
 mod projections;
 mod quiet_log;
