@@ -360,6 +360,12 @@ impl Server {
     }
 
     /// The text of `/metrics`.
+    /// The OpenAPI document the server serves.
+    pub async fn openapi(&self) -> anyhow::Result<Value> {
+        let r = self.http.get(self.url("/openapi.json")).send().await?;
+        Ok(r.error_for_status()?.json().await?)
+    }
+
     pub async fn metrics(&self) -> anyhow::Result<String> {
         Ok(self
             .http

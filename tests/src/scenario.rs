@@ -22,6 +22,21 @@ pub async fn claim_many(
     crate::reminders::claim_for(&pool, sn, &names, per_tx).await
 }
 
+/// Claims one coupon of `sn` for each entry of `users` (a user named
+/// again claims again, up to the template's per-user limit), `per_tx`
+/// claims per transaction; returns the coupon ids.
+pub async fn claim_many_for(
+    env: &Env,
+    sn: &str,
+    users: &[&str],
+    per_tx: usize,
+) -> anyhow::Result<Vec<Uuid>> {
+    let config = tokio_postgres::Config::from_str(&env.db.url())?;
+    let pool = ledger::db::pool(&config, 2);
+    let names: Vec<String> = users.iter().map(|u| (*u).to_owned()).collect();
+    crate::reminders::claim_for(&pool, sn, &names, per_tx).await
+}
+
 /// Locks `coupon` of `user` on a 150.00 order (20 off 100: pays 130.00) and,
 /// if `confirm`, confirms it; returns the order id.
 pub async fn checkout(

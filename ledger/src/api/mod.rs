@@ -87,8 +87,8 @@ pub struct Shared {
     pub key_limit: auth::key_limit::KeyLimit,
     /// Operators' sign-in tokens, when `LEDGER_OIDC_ISSUER` is set.
     pub oidc: Option<auth::oidc::Oidc>,
-    /// `LEDGER_METRICS_TOKEN`: when set, `/metrics` needs it.
-    pub metrics_token: Option<String>,
+    /// The SHA-256 of `LEDGER_METRICS_TOKEN`: when set, `/metrics` needs it.
+    pub metrics_token: Option<[u8; 32]>,
     pub tz: Tz,
     pub amqp_url: String,
     pub metrics: Arc<Metrics>,
@@ -156,6 +156,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(orders::confirm))
         .routes(routes!(orders::cancel))
         .routes(routes!(orders::refunds))
+        .routes(routes!(orders::read))
         .routes(routes!(coupons::read))
         .routes(routes!(coupons::events))
         .routes(routes!(coupons::void))

@@ -77,7 +77,10 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
                 .expect("an HTTP client without TLS options builds");
             ledger::api::auth::oidc::Oidc::new(c, http)
         }),
-        metrics_token: config.metrics_token.clone(),
+        metrics_token: config
+            .metrics_token
+            .as_deref()
+            .map(ledger::commands::api_keys::digest),
         tz: config.tz,
         amqp_url: config.amqp_url.clone(),
         metrics,

@@ -17,6 +17,7 @@
 //!   substitution and every adjacent transposition without any key.
 //! - [`alphabet`]: character ↔ 5-bit value, as tables.
 //! - [`code`]: [`Code`], parsed from what people type ([`CodeError`]).
+//! - [`passphrase`]: a code chosen by hand (口令), matched as people type it.
 //! - `numerals`: FF1's numeral strings as a packed `u64` (radix 32 is a
 //!   power of two), for speed; FF1 itself is the `fpe` crate's.
 //! - `shared_aes`: the `aes` crate's AES-256 with one key schedule shared
@@ -34,6 +35,7 @@ pub(crate) mod cipher;
 pub(crate) mod code;
 pub(crate) mod listing;
 mod numerals;
+pub mod passphrase;
 mod shared_aes;
 
 pub use cipher::CodeKey;

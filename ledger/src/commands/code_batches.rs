@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::CommandError;
 use crate::codes::MAX_SERIALS;
+use crate::codes::passphrase::Passphrase;
 use crate::db::Named;
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::{CodeBatchCreated, CodeBatchStopped, Metadata};
@@ -33,6 +34,8 @@ pub struct NewBatch {
     pub uses_per_code: i32,
     pub per_user: i32,
     pub expires_at: Option<DateTime<Utc>>,
+    /// A passphrase batch's one code (then `count` is 1).
+    pub passphrase: Option<Passphrase>,
 }
 
 pub async fn create(
@@ -43,31 +46,57 @@ pub async fn create(
     now: DateTime<Utc>,
 ) -> Result<Batch, CommandError> {
     check_target(tx, &new.target).await?;
+    debug_assert!(
+        new.passphrase.is_none() || new.count == 1,
+        "a passphrase is one code"
+    );
+    if let Some(p) = &new.passphrase {
+        release_expired(tx, p, metadata, now).await?;
+    }
     let (template_sn, package_sn) = match &new.target {
         Target::Template(sn) => (Some(sn), None),
         Target::Package(sn) => (None, Some(sn)),
     };
     let first_serial = take_serials(tx, key_id, new.count).await?;
     let id = Uuid::now_v7();
-    tx.execute(
-        "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
-                                   uses_per_code, per_user, status, expires_at, version, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11, $9, 1, $10)",
-        &[
-            &id,
-            &template_sn,
-            &package_sn,
-            &key_id,
-            &first_serial,
-            &new.count,
-            &new.uses_per_code,
-            &new.per_user,
-            &new.expires_at,
-            &now,
-            &CodeBatchStatus::Active.as_str(),
-        ],
-    )
-    .await?;
+    let (shown, key) = match &new.passphrase {
+        Some(p) => (Some(&p.shown), Some(&p.key)),
+        None => (None, None),
+    };
+    // The partial unique index holds one active batch per passphrase; a
+    // concurrent creation of the same one waits here and then inserts nothing.
+    let inserted = tx
+        .execute(
+            "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
+                                   uses_per_code, per_user, status, expires_at, version, created_at,
+                                   passphrase, passphrase_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11, $9, 1, $10, $12, $13)
+         ON CONFLICT (passphrase_key) WHERE status = 'active' AND passphrase_key IS NOT NULL
+         DO NOTHING",
+            &[
+                &id,
+                &template_sn,
+                &package_sn,
+                &key_id,
+                &first_serial,
+                &new.count,
+                &new.uses_per_code,
+                &new.per_user,
+                &new.expires_at,
+                &now,
+                &CodeBatchStatus::Active.as_str(),
+                &shown,
+                &key,
+            ],
+        )
+        .await?;
+    if inserted == 0 {
+        let shown = shown.map_or("", String::as_str);
+        return Err(CommandError::Conflict(
+            "code_taken",
+            format!("an active batch already holds the passphrase {shown:?}: stop it first"),
+        ));
+    }
     let event = LedgerEvent::CodeBatchCreated(CodeBatchCreated {
         batch_id: id,
         template_sn: template_sn.cloned(),
@@ -78,12 +107,31 @@ pub async fn create(
         uses_per_code: new.uses_per_code,
         per_user: new.per_user,
         expires_at: new.expires_at,
+        passphrase: shown.cloned(),
     });
     let stream = StreamKind::CodeBatch.id(id);
     store::append(tx, &stream, 0, &[NewEvent::of(&event, metadata, now)?]).await?;
     read(&**tx, id)
         .await?
         .ok_or_else(|| CommandError::not_found("code batch", id))
+}
+
+/// Stops the active batch holding `passphrase` if it has expired, so that
+/// a new campaign may reuse a passphrase whose old batch ran out of time
+/// (an unexpired holder is left for the insert to refuse).
+async fn release_expired(
+    tx: &Transaction<'_>,
+    passphrase: &Passphrase,
+    metadata: &Metadata,
+    now: DateTime<Utc>,
+) -> Result<(), CommandError> {
+    let sql = "SELECT id FROM code_batches
+                WHERE passphrase_key = $1 AND status = $2 AND expires_at <= $3 FOR UPDATE";
+    let active = CodeBatchStatus::Active.as_str();
+    if let Some(row) = tx.query_opt(sql, &[&passphrase.key, &active, &now]).await? {
+        stop(tx, row.get(0), metadata, now).await?;
+    }
+    Ok(())
 }
 
 /// The template (not void) or the package (not stopped) exists.
@@ -190,6 +238,22 @@ pub async fn current(tx: &Transaction<'_>, batch: &Batch) -> Result<Batch, Comma
         expires_at: row.get(1),
         ..batch.clone()
     })
+}
+
+/// The batch holding the passphrase whose key is `key`: the active one,
+/// else the latest (stopped: its redemption answers 422, not 404).
+pub async fn by_passphrase(
+    client: &deadpool_postgres::Client,
+    key: &str,
+) -> Result<Option<Batch>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {OWN_COLUMNS} FROM code_batches WHERE passphrase_key = $1
+          ORDER BY status = $2 DESC, created_at DESC LIMIT 1"
+    );
+    let statement = client.prepare_cached(&sql).await?;
+    let active = CodeBatchStatus::Active.as_str();
+    let row = client.query_opt(&statement, &[&key, &active]).await?;
+    row.as_ref().map(batch_from).transpose()
 }
 
 /// The batch of `key_id` whose range holds `serial`, if any (its

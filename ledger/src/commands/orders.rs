@@ -14,7 +14,6 @@ use uuid::Uuid;
 use super::CommandError;
 use super::coupons::{self, CouponRow};
 use crate::db::Named;
-use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
 use crate::domain::ids::UserId;
@@ -40,33 +39,7 @@ pub struct LockRequest<'a> {
     pub now: DateTime<Utc>,
 }
 
-/// The answer to a lock: what the order pays and how each coupon's
-/// discount is split. Stored with the order, so a repeated lock gets it again.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct LockAnswer {
-    pub order_id: String,
-    pub discount: Money,
-    pub payable: Money,
-    pub allocations: Vec<AllocationView>,
-}
-
-/// One part of one coupon's discount; `line_id` is null for the shipping fee.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct AllocationView {
-    pub coupon_id: Uuid,
-    pub line_id: Option<String>,
-    pub amount: Money,
-}
-
-impl From<&Allocation<Uuid>> for AllocationView {
-    fn from(a: &Allocation<Uuid>) -> Self {
-        Self {
-            coupon_id: a.coupon_id,
-            line_id: a.line_id.clone(),
-            amount: a.amount,
-        }
-    }
-}
+pub use crate::write_model::order_answers::{AllocationView, LockAnswer};
 
 /// The answer to a confirm or cancel: the order's status and its coupons.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

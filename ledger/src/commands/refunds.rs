@@ -7,8 +7,6 @@
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::CommandError;
@@ -18,7 +16,6 @@ use crate::domain::allocation::Allocation;
 use crate::domain::coupon_state::CouponCommand;
 use crate::domain::events::{Metadata, OrderRefunded};
 use crate::domain::ledger_event::LedgerEvent;
-use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::order_status::OrderStatus;
 use crate::domain::refund::{Refund, RefundLine, Settlement};
@@ -40,47 +37,9 @@ pub struct RefundRequest<'a> {
     pub tz: Tz,
 }
 
-/// The answer to a refund. Stored with it, so the same refund asked again
-/// gets the same answer.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct RefundAnswer {
-    pub refund_id: String,
-    /// Returned to the customer: lines plus shipping.
-    pub amount: Money,
-    pub lines: Vec<RefundedLineView>,
-    /// Set when this refund completes the order's and returns its shipping fee.
-    pub shipping_amount: Option<Money>,
-    pub coupon_cost_reversed: Money,
-    /// Coupons given back under the `restore` policy or reissued.
-    pub coupons_returned: Vec<Uuid>,
-    pub coupons_reissued: Vec<Reissued>,
-    /// Coupons of the `reissue` policy that expired before the refund: they
-    /// are refunded and nothing replaces them.
-    #[serde(default)]
-    pub coupons_not_reissued: Vec<NotReissued>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct RefundedLineView {
-    pub line_id: String,
-    pub quantity: u32,
-    pub amount: Money,
-}
-
-/// A `reissue` coupon the refund did not replace, and why.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct NotReissued {
-    pub coupon_id: Uuid,
-    /// `expired`: its validity ended before the refund.
-    pub reason: String,
-}
-
-/// A coupon refunded under the `reissue` policy and the new one replacing it.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct Reissued {
-    pub from: Uuid,
-    pub to: Uuid,
-}
+pub use crate::write_model::order_answers::{
+    NotReissued, RefundAnswer, RefundedLineView, Reissued,
+};
 
 fn internal(e: impl std::fmt::Display) -> CommandError {
     CommandError::Internal(anyhow::anyhow!("{e}"))

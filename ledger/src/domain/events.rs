@@ -158,6 +158,10 @@ pub struct CodeBatchCreated {
     pub uses_per_code: i32,
     pub per_user: i32,
     pub expires_at: Option<DateTime<Utc>>,
+    /// A passphrase batch's one code as the operator typed it (matched as
+    /// `codes::passphrase::key_of` reads it); absent for generated codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passphrase: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

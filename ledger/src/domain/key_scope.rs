@@ -37,7 +37,7 @@ impl KeyScope {
     /// The permissions this scope grants.
     pub fn grants(self) -> &'static [Permission] {
         match self {
-            KeyScope::Orders => &[Orders],
+            KeyScope::Orders => &[Orders, OrdersRead],
             KeyScope::WalletsRead => &[WalletsRead, CouponsRead],
             KeyScope::Redemptions => &[Redemptions, PackageJobsRead],
             KeyScope::ReportsRead => &[ReportsRead, StatsRead],

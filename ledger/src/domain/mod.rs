@@ -41,6 +41,7 @@
 //!   validity adjusted; [`rule_text`]: a discount rule in words, for apps.
 //! - [`permission`], [`role`], [`key_scope`]: who may do what: every
 //!   permission a route needs, what each operator role and app-key scope grants.
+//! - [`wallet_order`]: a wallet's sort, direction and page cursor.
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
@@ -93,6 +94,7 @@ pub mod template_status;
 pub mod terms;
 pub(crate) mod user_file;
 pub mod validity;
+pub mod wallet_order;
 
 pub use allocation::Allocation;
 pub use best::{Best, best_combination};

@@ -60,6 +60,9 @@ name_list! {
         /// Quote, lock, confirm, cancel and refund orders.
         #[strum(to_string = "orders")]
         Orders,
+        /// An order's record: its lock, coupons, allocations and refunds.
+        #[strum(to_string = "orders:read")]
+        OrdersRead,
         /// Redeem a code for a user.
         #[strum(to_string = "redemptions")]
         Redemptions,

@@ -78,12 +78,7 @@ impl RateLimit {
             ("per_user", self.per_user),
         ] {
             if let Some(b) = bucket {
-                if !(1..=MAX_RATE).contains(&b.per_second) {
-                    return Err(RateLimitError::Rate(name));
-                }
-                if !(1..=MAX_RATE).contains(&b.burst) {
-                    return Err(RateLimitError::Burst(name));
-                }
+                b.validate(name)?;
             }
         }
         Ok(self)
@@ -113,6 +108,17 @@ pub struct Level {
 }
 
 impl Bucket {
+    /// Checks the ranges of a bucket as it arrived, named `name` in the error.
+    pub fn validate(self, name: &'static str) -> Result<Self, RateLimitError> {
+        if !(1..=MAX_RATE).contains(&self.per_second) {
+            return Err(RateLimitError::Rate(name));
+        }
+        if !(1..=MAX_RATE).contains(&self.burst) {
+            return Err(RateLimitError::Burst(name));
+        }
+        Ok(self)
+    }
+
     fn capacity(&self) -> u64 {
         u64::from(self.burst) * 1000
     }

@@ -33,6 +33,7 @@ const OPS_READS: &[Permission] = &[
     ReportsRead,
     CouponsRead,
     WalletsRead,
+    OrdersRead,
     PackageJobsRead,
     WorkersRead,
 ];
@@ -55,6 +56,7 @@ const FINANCE: &[Permission] = &[
     ReportsRead,
     AuditRead,
     CouponsRead,
+    OrdersRead,
 ];
 
 const SUPPORT: &[Permission] = &[
@@ -62,6 +64,7 @@ const SUPPORT: &[Permission] = &[
     CouponsRead,
     CouponsVoid,
     WalletsRead,
+    OrdersRead,
     PackageJobsRead,
 ];
 

@@ -17,13 +17,10 @@ use crate::domain::order::Order;
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::Kind;
-use crate::queries::page::{self, Bounds, List, Page};
 use crate::store::{self, RecordedEvent};
 use crate::write_model::RowError;
 use crate::write_model::coupon_row::{CouponRow, SELECT};
 
-/// Largest page of a user's coupons.
-pub const MAX_PAGE: i64 = 200;
 /// Most events of one stream's history returned (a coupon's, a template's).
 const MAX_HISTORY: i64 = 1_000;
 
@@ -45,10 +42,18 @@ pub struct CouponView {
     pub refund_from: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub order_id: Option<String>,
+    /// When its order locked it: only while it is `locked`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locked_at: Option<DateTime<Utc>>,
+    /// When its order used it: only while it is `used` (a refund's or a
+    /// restore's time is in the coupon's events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_at: Option<DateTime<Utc>>,
 }
 
-const COLUMNS: &str = "id, template_sn, user_id, status, issued_at, effective_at, expires_at, \
-     channel_id, refund_from, order_id";
+/// `changed_at` last: the status's own time (docs/design.md §20, "Wallets").
+pub(crate) const COLUMNS: &str = "id, template_sn, user_id, status, issued_at, effective_at, \
+     expires_at, channel_id, refund_from, order_id, changed_at";
 
 impl CouponView {
     /// The coupon a `CouponIssued` event just created.
@@ -64,21 +69,31 @@ impl CouponView {
             channel_id: c.channel_id,
             refund_from: c.refund_from,
             order_id: None,
+            locked_at: None,
+            used_at: None,
         }
     }
 
-    fn from_row(r: &Row) -> Result<Self, tokio_postgres::Error> {
+    /// A row in [`COLUMNS`]' order. The row's `changed_at` is when its
+    /// status last changed: the lock's time while `locked`, the use's
+    /// while `used` (rows older than V30 have none).
+    pub(crate) fn from_row(r: &Row) -> Result<Self, tokio_postgres::Error> {
+        let status: CouponStatus = r.try_get::<_, Named<_>>(3)?.0;
+        let changed_at: Option<DateTime<Utc>> = r.get(10);
+        let at = |s: CouponStatus| changed_at.filter(|_| status == s);
         Ok(Self {
             id: r.get(0),
             template_sn: r.get(1),
             user_id: r.get(2),
-            status: r.try_get::<_, Named<_>>(3)?.0,
+            status,
             issued_at: r.get(4),
             effective_at: r.get(5),
             expires_at: r.get(6),
             channel_id: r.get(7),
             refund_from: r.get(8),
             order_id: r.get(9),
+            locked_at: at(CouponStatus::Locked),
+            used_at: at(CouponStatus::Used),
         })
     }
 }
@@ -101,35 +116,6 @@ pub enum Shelves {
     Hot,
     /// Also the archive (`?include_archived=true`).
     HotAndCold,
-}
-
-/// A user's coupons, oldest first (stable: issue time, then id), optionally of one status.
-pub async fn of_user(
-    client: &impl GenericClient,
-    user_id: &str,
-    status: Option<CouponStatus>,
-    shelves: Shelves,
-    bounds: Bounds,
-) -> Result<Page<CouponView>, tokio_postgres::Error> {
-    let status = status.map(CouponStatus::as_str);
-    let everywhere = format!("{} c", cold::everywhere(COLUMNS));
-    let list = List {
-        columns: COLUMNS,
-        from: match shelves {
-            Shelves::Hot => "coupons",
-            Shelves::HotAndCold => &everywhere,
-        },
-        filter: "user_id = $1 AND ($2::text IS NULL OR status = $2)",
-        order: "issued_at, id",
-    };
-    page::fetch(
-        client,
-        &list,
-        &[&user_id, &status],
-        bounds,
-        CouponView::from_row,
-    )
-    .await
 }
 
 /// One event of a coupon's or a template's history.

@@ -4,15 +4,18 @@
 //! - [`allow_lists`]: a template's allow-list: its size, its files, one member.
 //! - [`api_keys`]: an app key (never the key), every key, a key by its digest.
 //! - [`channels`]: a channel (never its secret), every channel.
-//! - [`coupons`]: a coupon, a user's coupons (paged), a coupon's history,
-//!   a user's coupons of one status (for quotes).
+//! - [`coupons`]: a coupon, a coupon's history, a user's candidate coupons
+//!   for a quote.
 //! - [`history`]: a template's coupons by issue time and what became of them.
 //! - [`names`]: the names of templates and channels, for reports.
 //! - [`issuance_jobs`]: a bulk-issuance job's progress, a template's jobs, a job's report.
 //! - [`package_jobs`]: a large package's claim run as a job.
+//! - [`order_record`]: what the ledger holds for one order (lock, coupons,
+//!   allocations, refunds).
 //! - [`templates`]: a template, templates (paged, newest first).
 //! - [`terms`]: a template's public terms (what a user may see);
-//!   [`wallet`]: a user's coupons with their terms; [`claimable`]: the
+//!   [`wallet`]: a user's coupons with their terms, filtered, sorted and
+//!   keyset-paged, and what expires soon; [`claimable`]: the
 //!   templates a user can still claim from a channel.
 //! - [`lag`]: how far the relay and each projection are behind the log.
 //! - [`liability`]: liability and cost as of an instant, from the events and
@@ -31,6 +34,7 @@ pub mod issuance_jobs;
 pub mod lag;
 pub mod liability;
 pub(crate) mod names;
+pub(crate) mod order_record;
 pub(crate) mod package_jobs;
 pub(crate) mod packages;
 pub(crate) mod page;

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::event::Event;
 use super::tables::{CodeRedemptionRow, Map, Present, Tables};
+use crate::codes::passphrase::key_of;
 use crate::domain::code_batch::CodeBatchStatus;
 use crate::domain::events::PackageItem;
 use crate::domain::ledger_event::LedgerEvent;
@@ -38,6 +39,9 @@ fn batch(t: &mut Tables, id: Uuid, e: &Event<'_>, event: &LedgerEvent) {
             (row.first_serial, row.count) = (c.first_serial, c.count);
             (row.uses_per_code, row.per_user) = (c.uses_per_code, c.per_user);
             row.expires_at = c.expires_at;
+            row.passphrase.clone_from(&c.passphrase);
+            // The key is a pure function of the text, as the command made it.
+            row.passphrase_key = c.passphrase.as_deref().and_then(|p| key_of(p).ok());
             row.status = CodeBatchStatus::Active.as_str().into();
             row.created_at = e.occurred_at;
         }

@@ -118,13 +118,15 @@ fn batch_row(r: &Line) -> Result<(Uuid, CodeBatchRow), tokio_postgres::Error> {
         expires_at: r.try_get(9)?,
         version: r.try_get(10)?,
         created_at: r.try_get(11)?,
+        passphrase: r.try_get(12)?,
+        passphrase_key: r.try_get(13)?,
     };
     Ok((r.try_get(0)?, row))
 }
 
 const CODE_BATCHES: Query = (
     "SELECT id, template_sn, package_sn, key_id, first_serial, count, uses_per_code, per_user,
-            status, expires_at, version, created_at
+            status, expires_at, version, created_at, passphrase, passphrase_key
        FROM code_batches",
     &[
         Type::UUID,
@@ -139,6 +141,8 @@ const CODE_BATCHES: Query = (
         Type::TIMESTAMPTZ,
         Type::INT4,
         Type::TIMESTAMPTZ,
+        Type::TEXT,
+        Type::TEXT,
     ],
 );
 const PACKAGES: Query = (

@@ -198,6 +198,8 @@ row!(CodeBatchRow {
     expires_at: Option<DateTime<Utc>>,
     version: i32,
     created_at: DateTime<Utc>,
+    passphrase: Option<String>,
+    passphrase_key: Option<String>,
 });
 
 row!(

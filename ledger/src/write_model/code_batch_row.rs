@@ -23,6 +23,9 @@ pub struct Batch {
     pub per_user: i32,
     pub status: CodeBatchStatus,
     pub expires_at: Option<DateTime<Utc>>,
+    /// The passphrase as the operator typed it, for a passphrase batch
+    /// (one code, chosen by hand: docs/design.md §20).
+    pub passphrase: Option<String>,
     /// Redemptions so far; None where the read did not count them.
     pub redeemed: Option<i64>,
     pub created_at: DateTime<Utc>,
@@ -39,14 +42,15 @@ impl Batch {
 /// for concurrent redemptions to queue on).
 pub(crate) const COLUMNS: &str =
     "id, template_sn, package_sn, key_id, first_serial, count, uses_per_code,
-                       per_user, status, expires_at, created_at,
+                       per_user, status, expires_at, created_at, passphrase,
                        (SELECT coalesce(sum(u.redeemed), 0)::int8 FROM code_batch_users u
                          WHERE u.batch_id = code_batches.id)";
 
 /// [`COLUMNS`] without the sum, which grows with the batch's redemptions:
 /// what a redemption reads.
 pub(crate) const OWN_COLUMNS: &str = "id, template_sn, package_sn, key_id, first_serial, count,
-                           uses_per_code, per_user, status, expires_at, created_at";
+                           uses_per_code, per_user, status, expires_at, created_at,
+                           passphrase";
 
 /// A batch read from [`COLUMNS`] or [`OWN_COLUMNS`]; a status that is none
 /// of the list fails the read.
@@ -63,7 +67,8 @@ pub(crate) fn batch_from(r: &tokio_postgres::Row) -> Result<Batch, tokio_postgre
         status: r.try_get::<_, Named<CodeBatchStatus>>(8)?.0,
         expires_at: r.get(9),
         created_at: r.get(10),
-        redeemed: (r.len() > 11).then(|| r.get(11)),
+        passphrase: r.get(11),
+        redeemed: (r.len() > 12).then(|| r.get(12)),
     })
 }
 

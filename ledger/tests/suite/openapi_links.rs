@@ -82,6 +82,7 @@ const PUBLIC_OPERATION_IDS: &[&str] = &[
     "read_code_batch",
     "read_coupon",
     "read_issuance_job",
+    "read_order",
     "read_package",
     "read_package_job",
     "read_template",

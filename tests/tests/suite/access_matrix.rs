@@ -98,15 +98,7 @@ async fn every_route_answers_every_role_and_scope_as_the_table_says() {
     let (status, package) = server.admin_post("/v1/packages", &package).await.unwrap();
     assert_eq!(status, 201, "{package}");
     let package = package["sn"].as_str().unwrap().to_owned();
-    let doc: Value = server
-        .http
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = server.openapi().await.unwrap();
     let callers = callers(&server).await;
     let mut checked = 0;
     for (method, path, access) in operations(&doc) {

@@ -373,12 +373,29 @@ async fn a_key_over_its_own_rate_waits_and_another_key_does_not() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn at_most_a_thousand_keys_are_live() {
+async fn at_most_a_thousand_keys_are_live_even_when_made_at_once() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let mut last = String::new();
-    for i in 0..1_000 {
+    for i in 0..990 {
         last = make_key(&server, &format!("app-{i}"), &["orders"]).await.0;
+    }
+    // The last places, raced for by 20 makers at once: exactly 10 win.
+    let racers = (0..20).map(|i| {
+        let server = &server;
+        async move {
+            let body = json!({"name": format!("racer-{i}"), "scopes": ["orders"]});
+            server.admin_post("/v1/api-keys", &body).await.unwrap()
+        }
+    });
+    let answers = futures_util::future::join_all(racers).await;
+    let made = answers.iter().filter(|(status, _)| *status == 201).count();
+    assert_eq!(made, 10, "{answers:?}");
+    for (status, body) in answers.iter().filter(|(status, _)| *status != 201) {
+        assert_eq!(
+            (*status, body["error"]["code"].as_str()),
+            (409, Some("too_many_keys"))
+        );
     }
     let one_more = json!({"name": "app-1000", "scopes": ["orders"]});
     let (status, refused) = server.admin_post("/v1/api-keys", &one_more).await.unwrap();
@@ -387,11 +404,8 @@ async fn at_most_a_thousand_keys_are_live() {
         (409, Some("too_many_keys")),
         "{refused}"
     );
-    let (status, _) = server
-        .admin_post(&format!("/v1/api-keys/{last}/revoke"), &json!({}))
-        .await
-        .unwrap();
-    assert_eq!(status, 200);
+    let revoke = format!("/v1/api-keys/{last}/revoke");
+    assert_eq!(server.admin_post(&revoke, &json!({})).await.unwrap().0, 200);
     let (status, made) = server.admin_post("/v1/api-keys", &one_more).await.unwrap();
     assert_eq!(status, 201, "a revoked key frees its place: {made}");
 }

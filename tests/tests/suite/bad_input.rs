@@ -43,15 +43,7 @@ async fn documented(server: &Server, sn: &str) -> Vec<(Method, String)> {
 }
 
 async fn documented_with_bodies(server: &Server, sn: &str) -> Vec<(Method, String, bool)> {
-    let doc: Value = server
-        .http
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = server.openapi().await.unwrap();
     let mut routes = Vec::new();
     for (path, ops) in doc["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {
@@ -312,15 +304,7 @@ async fn every_documented_operation_enforces_its_security() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(10, 1).await.unwrap();
-    let doc: Value = server
-        .http
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = server.openapi().await.unwrap();
     let mut checked = 0;
     for (path, ops) in doc["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {

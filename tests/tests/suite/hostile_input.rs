@@ -149,15 +149,7 @@ struct Operation {
 }
 
 async fn operations(server: &Server) -> Vec<Operation> {
-    let doc: Value = server
-        .http
-        .get(server.url("/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = server.openapi().await.unwrap();
     let mut ops = Vec::new();
     for (template, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {

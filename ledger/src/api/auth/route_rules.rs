@@ -4,6 +4,9 @@
 //! route without a rule fails every test. `authorize` enforces the table;
 //! the console reads the same permissions (`GET /v1/me`).
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use axum::http::Method;
 
 use crate::domain::permission::Permission::{self, *};
@@ -175,6 +178,7 @@ pub const RULES: &[Rule] = &[
     bearer("POST", "/v1/orders/{order_id}/confirm", Orders),
     bearer("POST", "/v1/orders/{order_id}/cancel", Orders),
     bearer("POST", "/v1/orders/{order_id}/refunds", Orders),
+    bearer("GET", "/v1/orders/{order_id}", OrdersRead),
     bearer("GET", "/v1/users/{uid}/coupons", WalletsRead),
     bearer("GET", "/v1/users/{uid}/balance", WalletsRead),
     bearer("GET", "/v1/users/{uid}/claimable", WalletsRead),
@@ -201,8 +205,11 @@ pub fn find(method: &Method, path: &str) -> Option<&'static Rule> {
     find_str(method.as_str(), path)
 }
 
+/// Every request looks its rule up: by (method, path) in a map built once.
 pub fn find_str(method: &str, path: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.path == path && r.method == method)
+    static BY_ROUTE: LazyLock<HashMap<(&str, &str), &Rule>> =
+        LazyLock::new(|| RULES.iter().map(|r| ((r.method, r.path), r)).collect());
+    BY_ROUTE.get(&(method, path)).copied()
 }
 
 impl Access {

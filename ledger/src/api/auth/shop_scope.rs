@@ -27,9 +27,12 @@ pub async fn check(
     params: &RawPathParams,
 ) -> Result<(), ApiError> {
     let param = |name: &str| params.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+    if shop == ShopOf::Nothing {
+        return Ok(());
+    }
     let client = state.pool.get().await?;
     let shops = match shop {
-        ShopOf::Nothing => return Ok(()),
+        ShopOf::Nothing => Vec::new(),
         ShopOf::Template => {
             let sql = "SELECT shop_id FROM templates WHERE sn = $1";
             shops(&**client, sql, &param("sn").unwrap_or_default()).await?
@@ -56,9 +59,7 @@ pub async fn check(
             shops(&**client, sql, &id).await?
         }
     };
-    shops
-        .iter()
-        .try_for_each(|s| principal.check_shop(s.as_ref()))
+    all_mine(principal, &shops)
 }
 
 /// The shop of each row `sql` returns for `key` (None: the platform's).
@@ -83,10 +84,7 @@ pub async fn check_templates(
         return Ok(());
     }
     let sql = "SELECT shop_id FROM templates WHERE sn = ANY($1)";
-    let rows = client.query(sql, &[&templates]).await?;
-    let shop = |r: &tokio_postgres::Row| r.get::<_, Option<String>>(0).map(ShopId::stored);
-    rows.iter()
-        .try_for_each(|r| principal.check_shop(shop(r).as_ref()))
+    all_mine(principal, &shops(client, sql, &templates).await?)
 }
 
 /// Refuses a merchant a package outside its shops.
@@ -98,8 +96,12 @@ pub async fn check_package(
     if principal.merchant_shops().is_none() {
         return Ok(());
     }
-    let found = shops(client, PACKAGE, &sn).await?;
-    found
+    all_mine(principal, &shops(client, PACKAGE, &sn).await?)
+}
+
+/// Refuses unless every shop of `shops` is the merchant's.
+fn all_mine(principal: &Principal, shops: &[Option<ShopId>]) -> Result<(), ApiError> {
+    shops
         .iter()
         .try_for_each(|s| principal.check_shop(s.as_ref()))
 }

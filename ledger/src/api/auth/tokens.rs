@@ -20,7 +20,7 @@ use crate::api::auth::oidc::{self, OidcError, SignedIn};
 use crate::api::auth::principal::{Principal, SERVICE_KEY};
 use crate::api::auth::token_limit::WrongToken;
 use crate::api::http::error::ApiError;
-use crate::commands::api_keys::digest;
+use crate::commands::api_keys::{KEY_PREFIX, digest};
 use crate::config::operators::Operator;
 use crate::domain::events::KeyRef;
 use crate::domain::ids::ShopId;
@@ -44,7 +44,14 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<Principal, 
     if let Some(known) = state.tokens.principal(&digest) {
         return Ok(known);
     }
-    match state.keys.find(&state.pool, &digest, state.now()).await? {
+    // Only a key's shape is looked up: a sign-in JWT or a wrong token costs
+    // no read of Postgres.
+    let app_key = given.starts_with(KEY_PREFIX);
+    let found = match app_key {
+        true => state.keys.find(&state.pool, &digest, state.now()).await?,
+        false => KeyState::Unknown,
+    };
+    match found {
         KeyState::Live(found) => {
             let key = KeyRef {
                 id: found.id.to_string(),
@@ -61,16 +68,18 @@ pub async fn authenticate(parts: &Parts, state: &AppState) -> Result<Principal, 
         KeyState::Unknown => {}
     }
     match &state.oidc {
-        Some(provider) if oidc::looks_like_jwt(given) => match provider.verify(given).await {
-            Ok(signed_in) => signed_in_operator(signed_in),
-            Err(OidcError::Unavailable(why)) => Err(ApiError::Unavailable(why)),
-            Err(OidcError::Invalid(why)) => {
-                wrong(parts, state).await?;
-                Err(ApiError::Unauthorized(format!(
-                    "the sign-in token is not accepted: {why}"
-                )))
+        Some(provider) if !app_key && oidc::looks_like_jwt(given) => {
+            match provider.verify(given).await {
+                Ok(signed_in) => signed_in_operator(signed_in),
+                Err(OidcError::Unavailable(why)) => Err(ApiError::Unavailable(why)),
+                Err(OidcError::Invalid(why)) => {
+                    wrong(parts, state).await?;
+                    Err(ApiError::Unauthorized(format!(
+                        "the sign-in token is not accepted: {why}"
+                    )))
+                }
             }
-        },
+        }
         _ => {
             wrong(parts, state).await?;
             Err(ApiError::Forbidden("this token may not do that".into()))

@@ -98,6 +98,15 @@ impl ApiError {
         }
     }
 
+    /// 400 `invalid_field`: a field of the request, named in `message`,
+    /// is out of its range or form.
+    pub fn invalid_field(message: impl Into<String>) -> Self {
+        Self::BadRequest {
+            code: "invalid_field",
+            message: message.into(),
+        }
+    }
+
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
         Self::Conflict {
             code,

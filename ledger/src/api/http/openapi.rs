@@ -386,6 +386,7 @@ pub const LINKS: &[LinkSpec] = &[
     with("claim_package", "202", "read_package_job", JOB),
     // An order, locked: confirmed, cancelled, refunded.
     with("lock_order", "200", "confirm_order", ORDER),
+    with("lock_order", "200", "read_order", ORDER),
     with("lock_order", "200", "cancel_order", ORDER),
     with("lock_order", "200", "refund_order", ORDER),
     body("confirm_order", "200", "refund_order", ORDER, REFUND_LINE),

@@ -20,7 +20,7 @@ use crate::commands::api_keys::{self, MAX_KEYS, MAX_OVERLAP_SECS};
 use crate::config::operators::valid_name;
 use crate::domain::key_scope::{KeyScope, MAX_SCOPES};
 use crate::domain::names::alternatives;
-use crate::domain::rate_limit::{Bucket, MAX_RATE, RateLimit};
+use crate::domain::rate_limit::Bucket;
 use crate::queries::api_keys::{self as views, ApiKeyView};
 
 #[derive(Deserialize, ToSchema)]
@@ -77,17 +77,10 @@ pub struct KeyPath {
     pub id: Uuid,
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// The scopes asked for: each known, at least one, at most [`MAX_SCOPES`].
 fn scopes(asked: &[String]) -> Result<Vec<KeyScope>, ApiError> {
     if asked.is_empty() || asked.len() > MAX_SCOPES {
-        return Err(invalid(format!(
+        return Err(ApiError::invalid_field(format!(
             "scopes: 1 to {MAX_SCOPES} of {}",
             alternatives::<KeyScope>()
         )));
@@ -99,7 +92,7 @@ fn scopes(asked: &[String]) -> Result<Vec<KeyScope>, ApiError> {
         .collect();
     if !unknown.is_empty() {
         let known = alternatives::<KeyScope>();
-        return Err(invalid(format!(
+        return Err(ApiError::invalid_field(format!(
             "scopes: unknown {unknown:?} (scopes: {known})"
         )));
     }
@@ -123,21 +116,14 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let name = body.value.name.clone();
     if !valid_name(&name) {
-        return Err(invalid("name: 1 to 64 of A-Z a-z 0-9 . _ -".into()));
+        return Err(ApiError::invalid_field(
+            "name: 1 to 64 of A-Z a-z 0-9 . _ -",
+        ));
     }
     let scopes = scopes(&body.value.scopes)?;
     let rate_limit = body.value.rate_limit;
-    if let Some(b) = rate_limit {
-        let limit = RateLimit {
-            per_channel: Some(b),
-            per_user: None,
-        };
-        limit.validate().map_err(|_| {
-            invalid(format!(
-                "rate_limit: per_second and burst are 1 to {MAX_RATE}"
-            ))
-        })?;
-    }
+    let rate_limit = rate_limit.map(|b| b.validate("rate_limit")).transpose();
+    let rate_limit = rate_limit.map_err(|e| ApiError::invalid_field(e.to_string()))?;
     let (metadata, now) = (ctx.principal_metadata(), state.now());
     let status = StatusCode::CREATED;
     let hash = &body.hash;
@@ -208,7 +194,9 @@ pub async fn rotate(
 ) -> Result<Response, ApiError> {
     let secs = body.value.overlap_secs;
     if !(0..=MAX_OVERLAP_SECS).contains(&secs) {
-        return Err(invalid(format!("overlap_secs: 0 to {MAX_OVERLAP_SECS}")));
+        return Err(ApiError::invalid_field(format!(
+            "overlap_secs: 0 to {MAX_OVERLAP_SECS}"
+        )));
     }
     let (metadata, now) = (ctx.principal_metadata(), state.now());
     let overlap = Duration::seconds(secs);

@@ -38,13 +38,6 @@ pub struct ClaimableQuery {
     pub new_user: Option<bool>,
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// The active templates this user can still claim from the channel now:
 /// in their issue window, their coupons not already expired, listing the
 /// channel (an enabled one), the user eligible as far as the given facts
@@ -62,11 +55,11 @@ pub async fn claimable(
     ApiQuery(q): ApiQuery<ClaimableQuery>,
 ) -> Result<Json<ClaimablePage>, ApiError> {
     let channel = match q.channel_id.as_deref() {
-        None => return Err(invalid("channel_id: required".into())),
+        None => return Err(ApiError::invalid_field("channel_id: required")),
         Some(raw) => raw
             .parse::<Uuid>()
             .map(ChannelId)
-            .map_err(|_| invalid("channel_id: must be a channel's id (a UUID)".into()))?,
+            .map_err(|_| ApiError::invalid_field("channel_id: must be a channel's id (a UUID)"))?,
     };
     let bounds = extract::page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let tags: Option<Vec<String>> = q

@@ -21,8 +21,10 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{ApiJson, ApiQuery, page_bounds};
 use crate::api::http::path_param::ApiPath;
 use crate::codes::CodeKey;
+use crate::codes::passphrase::Passphrase;
 use crate::commands::code_batches::{self, NewBatch, Target};
 use crate::domain::code_batch::CodeBatchStatus;
+use crate::domain::csv_line;
 use crate::domain::ids::{PackageSn, TemplateSn};
 use crate::domain::names;
 use crate::domain::validity::{INSTANT_RULE, storable_instant};
@@ -38,26 +40,129 @@ pub const MAX_USES: i32 = 1_000_000;
 /// Codes written per chunk of the streamed answer.
 const CODES_PER_CHUNK: i64 = 8_192;
 
+crate::domain::names::name_list! {
+    /// A batch's codes: generated (printed, each proving itself) or one
+    /// passphrase chosen by hand (口令).
+    #[derive(Serialize, Deserialize, ToSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum BatchKind {
+        Generated,
+        Passphrase,
+    }
+}
+
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateBatch {
+    /// `generated` (default) or `passphrase`.
+    pub kind: Option<String>,
     /// The template whose coupon each code gives; or `package_sn`.
     pub template_sn: Option<String>,
     /// The package whose coupons each code gives; or `template_sn`.
     pub package_sn: Option<String>,
-    /// Codes in the batch, 1 to 100,000,000.
-    pub count: i64,
-    /// 1: one-use codes; N: shared codes, N uses, once per user. Default 1.
+    /// Generated codes in the batch, 1 to 100,000,000 (generated only).
+    pub count: Option<i64>,
+    /// 1: one-use codes; N: shared codes, N uses, once per user. Default 1
+    /// (generated only).
     pub uses_per_code: Option<i32>,
-    /// Codes of this batch one user may redeem. Default 1.
+    /// The passphrase (passphrase only): 2 to 32 letters (any script) or
+    /// digits; users' input matches it after NFKC and case folding.
+    pub code: Option<String>,
+    /// How many users may redeem the passphrase, 1 to 1,000,000 (passphrase only).
+    pub uses: Option<i32>,
+    /// Codes of this batch one user may redeem (generated); times one user
+    /// may redeem the passphrase (passphrase: 1). Default 1.
     pub per_user: Option<i32>,
     /// After it the batch's codes are refused (422); none: no end.
     pub expires_at: Option<DateTime<Utc>>,
 }
 
+/// What a creation asks for, by kind: (count, uses per code, passphrase).
+type Shape = (i64, i32, Option<Passphrase>);
+
+impl CreateBatch {
+    /// The batch's shape; each field that does not belong to the kind, or
+    /// is out of range, is a 400 naming it.
+    fn shape(&self) -> Result<Shape, ApiError> {
+        let kind = match self.kind.as_deref() {
+            None => BatchKind::Generated,
+            Some(k) => {
+                names::parse_field::<BatchKind>("kind", k).map_err(ApiError::invalid_field)?
+            }
+        };
+        let stray = |field: &str, kind: BatchKind| {
+            ApiError::invalid_field(format!("{field}: not a field of a {kind} batch"))
+        };
+        match kind {
+            BatchKind::Generated => {
+                if self.code.is_some() {
+                    return Err(stray("code", kind));
+                }
+                if self.uses.is_some() {
+                    return Err(stray("uses", kind));
+                }
+                let count = self
+                    .count
+                    .ok_or_else(|| ApiError::invalid_field("count: required"))?;
+                if !(1..=MAX_COUNT).contains(&count) {
+                    return Err(ApiError::invalid_field(format!(
+                        "count: must be 1 to {MAX_COUNT}"
+                    )));
+                }
+                let uses = in_range("uses_per_code", self.uses_per_code.unwrap_or(1))?;
+                Ok((count, uses, None))
+            }
+            BatchKind::Passphrase => self.passphrase_shape(),
+        }
+    }
+
+    fn passphrase_shape(&self) -> Result<Shape, ApiError> {
+        let stray = |field: &str| {
+            ApiError::invalid_field(format!("{field}: not a field of a passphrase batch"))
+        };
+        if self.count.is_some() {
+            return Err(stray("count"));
+        }
+        if self.uses_per_code.is_some() {
+            return Err(stray("uses_per_code"));
+        }
+        let code = self
+            .code
+            .as_deref()
+            .ok_or_else(|| ApiError::invalid_field("code: required"))?;
+        let passphrase =
+            Passphrase::parse(code).map_err(|e| ApiError::invalid_field(e.to_string()))?;
+        let uses = self
+            .uses
+            .ok_or_else(|| ApiError::invalid_field("uses: required"))?;
+        // One code, shared: each user redeems it once (its redemptions are
+        // kept once per user and code, as a shared generated code's are).
+        if self.per_user.is_some_and(|n| n != 1) {
+            return Err(ApiError::invalid_field(
+                "per_user: a passphrase is redeemed once per user (1)",
+            ));
+        }
+        Ok((1, in_range("uses", uses)?, Some(passphrase)))
+    }
+}
+
+fn in_range(field: &str, n: i32) -> Result<i32, ApiError> {
+    if (1..=MAX_USES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(ApiError::invalid_field(format!(
+            "{field}: must be 1 to {MAX_USES}"
+        )))
+    }
+}
+
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct BatchView {
     pub id: Uuid,
+    pub kind: BatchKind,
+    /// A passphrase batch's code, as it was chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     #[schema(value_type = Option<String>)]
     pub template_sn: Option<TemplateSn>,
     #[schema(value_type = Option<String>)]
@@ -78,6 +183,11 @@ impl BatchView {
     fn of(b: &Batch) -> Self {
         BatchView {
             id: b.id,
+            kind: match b.passphrase {
+                Some(_) => BatchKind::Passphrase,
+                None => BatchKind::Generated,
+            },
+            code: b.passphrase.clone(),
             template_sn: b.template_sn.clone(),
             package_sn: b.package_sn.clone(),
             key_id: b.key_id.clone(),
@@ -93,13 +203,6 @@ impl BatchView {
     }
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// What the batch's codes give: exactly one of the two; text that cannot be
 /// an sn names nothing (404, as an unknown one).
 fn target(b: &CreateBatch) -> Result<Target, ApiError> {
@@ -110,8 +213,8 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
         (None, Some(sn)) => PackageSn::parse(sn)
             .map(Target::Package)
             .ok_or_else(|| ApiError::not_found("package", sn)),
-        _ => Err(invalid(
-            "template_sn or package_sn: give exactly one".into(),
+        _ => Err(ApiError::invalid_field(
+            "template_sn or package_sn: give exactly one",
         )),
     }
 }
@@ -122,6 +225,7 @@ fn target(b: &CreateBatch) -> Result<Target, ApiError> {
     security(("admin" = [])),
     responses((status = 201, body = BatchView), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`code_taken`: an active batch holds the passphrase"),
         (status = 422, body = ErrorBody, description = "the template is void, or the key has no serials left")))]
 pub async fn create(
     State(state): State<AppState>,
@@ -138,29 +242,22 @@ pub async fn create(
         shop_scope::check_package(&**client, &principal, sn).await?;
     }
     drop(client);
-    if !(1..=MAX_COUNT).contains(&b.count) {
-        return Err(invalid(format!("count: must be 1 to {MAX_COUNT}")));
-    }
-    let uses_per_code = b.uses_per_code.unwrap_or(1);
-    if !(1..=MAX_USES).contains(&uses_per_code) {
-        return Err(invalid(format!("uses_per_code: must be 1 to {MAX_USES}")));
-    }
-    let per_user = b.per_user.unwrap_or(1);
-    if !(1..=MAX_USES).contains(&per_user) {
-        return Err(invalid(format!("per_user: must be 1 to {MAX_USES}")));
-    }
+    let (count, uses_per_code, passphrase) = b.shape()?;
+    let per_user = in_range("per_user", b.per_user.unwrap_or(1))?;
     let (metadata, now) = (ctx.principal_metadata(), state.now());
     // As stored (to the microsecond, as the event's copy must be).
     let expires_at = b
         .expires_at
-        .map(|t| storable_instant(t).ok_or_else(|| invalid(format!("expires_at: {INSTANT_RULE}"))))
+        .map(|t| {
+            storable_instant(t)
+                .ok_or_else(|| ApiError::invalid_field(format!("expires_at: {INSTANT_RULE}")))
+        })
         .transpose()?;
     if expires_at.is_some_and(|end| end <= now) {
-        return Err(invalid("expires_at: must be in the future".into()));
+        return Err(ApiError::invalid_field("expires_at: must be in the future"));
     }
     let key_id = state.secrets.keys().code_key().id().to_owned();
     let target = target(b)?;
-    let count = b.count;
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             let new = NewBatch {
@@ -169,6 +266,7 @@ pub async fn create(
                 uses_per_code,
                 per_user,
                 expires_at,
+                passphrase,
             };
             let batch = code_batches::create(tx, &key_id, &new, &metadata, now).await?;
             Ok(BatchView::of(&batch))
@@ -212,17 +310,19 @@ pub async fn list(
     let status = q
         .status
         .as_deref()
-        .map(|s| names::parse_field::<CodeBatchStatus>("status", s).map_err(invalid))
+        .map(|s| {
+            names::parse_field::<CodeBatchStatus>("status", s).map_err(ApiError::invalid_field)
+        })
         .transpose()?;
     let not_an_sn = |sn: &Option<String>| {
         sn.as_deref()
             .is_some_and(|s| TemplateSn::parse(s).is_none())
     };
     if not_an_sn(&q.template_sn) {
-        return Err(invalid("template_sn: not a template sn".into()));
+        return Err(ApiError::invalid_field("template_sn: not a template sn"));
     }
     if not_an_sn(&q.package_sn) {
-        return Err(invalid("package_sn: not a package sn".into()));
+        return Err(ApiError::invalid_field("package_sn: not a package sn"));
     }
     let bounds = page_bounds(q.offset, q.limit, MAX_PAGE)?;
     let filter = ListFilter {
@@ -314,9 +414,26 @@ pub async fn codes(
     let csv = match q.format.as_deref() {
         None | Some("text") => false,
         Some("csv") => true,
-        Some(other) => return Err(invalid(format!("format: {other:?}: expected text or csv"))),
+        Some(other) => {
+            return Err(ApiError::invalid_field(format!(
+                "format: {other:?}: expected text or csv"
+            )));
+        }
     };
     let batch = batch(&state, id).await?;
+    if let Some(passphrase) = &batch.passphrase {
+        // One code, chosen by hand: nothing to compute.
+        let line = if csv {
+            format!(
+                "serial,code\n{},{}\n",
+                batch.first_serial,
+                csv_line::cell(passphrase)
+            )
+        } else {
+            format!("{passphrase}\n")
+        };
+        return Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], line).into_response());
+    }
     let Some(key) = state.secrets.keys().code_key_by_id(&batch.key_id) else {
         return Err(ApiError::Unprocessable {
             code: "key_not_configured",

@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
@@ -14,16 +15,17 @@ use crate::api::AppState;
 use crate::api::auth::principal::Principal;
 use crate::api::http::context::Ctx;
 use crate::api::http::error::{ApiError, ErrorBody};
-use crate::api::http::extract::ApiQuery;
+use crate::api::http::extract::{self, ApiQuery};
 use crate::api::http::path_param::ApiPath;
 use crate::commands::coupons as commands;
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::ids::{CouponId, UserId};
 use crate::domain::names;
+use crate::domain::wallet_order::{self, SortOrder, WalletCursor, WalletSort};
 use crate::exactly_once::idempotency::request_hash;
-use crate::queries::coupons::{self, CouponView, HistoryEvent, MAX_PAGE, Shelves};
+use crate::queries::coupons::{self, CouponView, HistoryEvent, Shelves};
 use crate::queries::page::Bounds;
-use crate::queries::wallet::{self, WalletPage};
+use crate::queries::wallet::{self, MAX_PAGE, WalletFilter, WalletPage, WalletPaging};
 
 /// Whose coupon is asked for: another user's coupon answers 404, the same as
 /// a missing one, so ids cannot be probed.
@@ -132,6 +134,19 @@ pub async fn void(
 pub struct PageQuery {
     /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
     pub status: Option<String>,
+    /// Only coupons usable at this instant (RFC 3339): unused, effective
+    /// and not yet expired.
+    pub usable_at: Option<String>,
+    /// Only unused coupons expiring from now to this many days ahead (1 to 366).
+    pub expiring_within_days: Option<i64>,
+    /// `issued_at` (default), `expires_at` or `face_value`; ties by coupon id.
+    pub sort: Option<String>,
+    /// `asc` (default) or `desc`.
+    pub order: Option<String>,
+    /// The previous page's `next_after`: the page after it, however the
+    /// wallet changed meanwhile (keyset paging). Not with `offset`.
+    pub after: Option<String>,
+    /// Older paging: how many matching coupons to skip. Not with `after`.
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
     pub limit: Option<i64>,
@@ -140,8 +155,87 @@ pub struct PageQuery {
     pub include_archived: Option<bool>,
 }
 
-/// A user's wallet: their coupons, paged, oldest first, with the total
-/// count; each coupon embeds its template's public `terms`.
+impl PageQuery {
+    /// The filters and the page, each field checked (a 400 names it).
+    fn parse<'a>(
+        &self,
+        user: &'a UserId,
+        now: DateTime<Utc>,
+    ) -> Result<(WalletFilter<'a>, WalletPaging), ApiError> {
+        let invalid = ApiError::invalid_field;
+        let status = self
+            .status
+            .as_deref()
+            .map(|s| names::parse_field::<CouponStatus>("status", s))
+            .transpose()
+            .map_err(invalid)?;
+        let usable_at = self
+            .usable_at
+            .as_deref()
+            .map(|s| {
+                DateTime::parse_from_rfc3339(s)
+                    .map(|t| t.with_timezone(&Utc))
+                    .map_err(|_| {
+                        ApiError::invalid_field(
+                            "usable_at: an RFC 3339 instant, e.g. 2026-11-11T00:00:00Z",
+                        )
+                    })
+            })
+            .transpose()?;
+        let expiring_within_days = self
+            .expiring_within_days
+            .map(wallet_order::within_days)
+            .transpose()
+            .map_err(invalid)?;
+        let filter = WalletFilter {
+            user_id: user.as_str(),
+            status,
+            usable_at,
+            expiring_within_days,
+            shelves: match self.include_archived {
+                Some(true) => Shelves::HotAndCold,
+                _ => Shelves::Hot,
+            },
+            now,
+        };
+        Ok((filter, self.paging()?))
+    }
+
+    fn paging(&self) -> Result<WalletPaging, ApiError> {
+        let invalid = ApiError::invalid_field;
+        let sort = match self.sort.as_deref() {
+            Some(s) => names::parse_field::<WalletSort>("sort", s).map_err(invalid)?,
+            None => WalletSort::IssuedAt,
+        };
+        let order = match self.order.as_deref() {
+            Some(s) => names::parse_field::<SortOrder>("order", s).map_err(invalid)?,
+            None => SortOrder::Asc,
+        };
+        let after = self
+            .after
+            .as_deref()
+            .map(|a| WalletCursor::parse(a, sort))
+            .transpose()
+            .map_err(invalid)?;
+        if after.is_some() && self.offset.is_some_and(|o| o != 0) {
+            return Err(ApiError::invalid_field(
+                "offset: not with after (the cursor says where the page starts)",
+            ));
+        }
+        let Bounds { offset, limit } = extract::page_bounds(self.offset, self.limit, MAX_PAGE)?;
+        Ok(WalletPaging {
+            sort,
+            order,
+            after,
+            offset,
+            limit,
+        })
+    }
+}
+
+/// A user's wallet: their coupons, filtered and sorted as asked (oldest
+/// first by default), keyset-paged by `after`/`next_after`, with the
+/// count of all that match; each coupon embeds its template's public `terms`.
 #[utoipa::path(get, path = "/v1/users/{uid}/coupons", operation_id = "user_coupons",
     tag = "coupons", params(UserPath, PageQuery),
     security(("service" = []), ("admin" = [])),
@@ -152,28 +246,8 @@ pub async fn of_user(
     ApiPath(user): ApiPath<UserId>,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<WalletPage>, ApiError> {
-    let bad = |m: &str| ApiError::BadRequest {
-        code: "invalid_field",
-        message: m.to_owned(),
-    };
-    let status = q
-        .status
-        .as_deref()
-        .map(|s| names::parse_field::<CouponStatus>("status", s).map_err(|m| bad(&m)))
-        .transpose()?;
-    let bounds = Bounds {
-        offset: q.offset.unwrap_or(0),
-        limit: q.limit.unwrap_or(50),
-    };
-    if bounds.offset < 0 || !(1..=MAX_PAGE).contains(&bounds.limit) {
-        return Err(bad("offset must be >= 0 and limit 1 to 200"));
-    }
+    let (filter, paging) = q.parse(&user, state.now())?;
     // Lag-tolerant: a replica that keeps up (docs/design.md §17).
     let client = state.reads.pick().get().await?;
-    let shelves = match q.include_archived {
-        Some(true) => Shelves::HotAndCold,
-        _ => Shelves::Hot,
-    };
-    let page = wallet::of_user(&**client, user.as_str(), status, shelves, bounds).await?;
-    Ok(Json(page.into()))
+    Ok(Json(wallet::page(&**client, &filter, &paging).await?))
 }

@@ -57,7 +57,7 @@ pub async fn template_history(
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> Result<Json<TemplateHistory>, ApiError> {
     let bucket = q.bucket.as_deref().map_or(Ok(Bucket::Hour), Bucket::parse);
-    let bucket = bucket.map_err(|e| invalid(format!("bucket: {e}")))?;
+    let bucket = bucket.map_err(|e| ApiError::invalid_field(format!("bucket: {e}")))?;
     let from = q.from.as_deref().map(|s| instant("from", s)).transpose()?;
     let to = q.to.as_deref().map(|s| instant("to", s)).transpose()?;
     let client = state.pool.get().await?;
@@ -66,7 +66,7 @@ pub async fn template_history(
         .ok_or_else(|| not_found(sn.as_str()))?;
     let to = to.unwrap_or_else(|| state.now());
     let range = buckets(bucket, state.tz, from, created, to);
-    let range = range.map_err(|e| invalid(e.to_string()))?;
+    let range = range.map_err(|e| ApiError::invalid_field(e.to_string()))?;
     Ok(Json(history(&**client, &sn, &range, state.tz).await?))
 }
 
@@ -94,20 +94,13 @@ pub async fn template_events(
     Ok(Json(stream_history(&**client, &stream).await?))
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// An RFC 3339 instant as stored (to the microsecond, no leap second).
 fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ApiError> {
     DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .and_then(|t| storable_instant(t.to_utc()))
         .ok_or_else(|| {
-            invalid(format!(
+            ApiError::invalid_field(format!(
                 "{field}: {:?} is not an RFC 3339 instant (2026-11-11T16:00:00Z) \
                  without a leap second",
                 shown(s)

@@ -1,5 +1,7 @@
-//! `/v1/orders`: quote, lock (Try), confirm, cancel, refunds (docs/design.md §6–§7).
+//! `/v1/orders`: quote, lock (Try), confirm, cancel, refunds (docs/design.md
+//! §6–§7), and an order's record (§20).
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -24,6 +26,7 @@ use crate::domain::quote::{Quote, quote as quote_order};
 use crate::domain::refund::RefundLine;
 use crate::exactly_once::idempotency::request_hash;
 use crate::queries::coupons as queries;
+use crate::queries::order_record::{self, OrderRecord};
 
 /// An order's id, and a refund's, in a body: as long as an order's id in
 /// the path.
@@ -233,6 +236,26 @@ async fn settle(
 pub struct OrderIdPath {
     /// The caller's order id (1 to 128 characters).
     pub order_id: String,
+}
+
+/// An order's record: status, when it was locked and settled, the order as
+/// locked, each coupon with its share of each line, the payable, and every
+/// refund as answered; coupons archived since are found too.
+#[utoipa::path(get, path = "/v1/orders/{order_id}", operation_id = "read_order",
+    tag = "orders", params(OrderIdPath),
+    security(("service" = []), ("admin" = [])),
+    responses((status = 200, body = OrderRecord), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    _: Principal,
+    ApiPath(order_id): ApiPath<OrderId>,
+) -> Result<Json<OrderRecord>, ApiError> {
+    // The primary: the order system reads right after it writes.
+    let client = state.pool.get().await?;
+    let record = order_record::read(&**client, order_id.as_str()).await?;
+    Ok(Json(
+        record.ok_or_else(|| ApiError::not_found("order", order_id))?,
+    ))
 }
 
 /// Confirm: the locked coupons are used. Idempotent.

@@ -97,56 +97,58 @@ impl PackageView {
     }
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// The request's shape, before any template is looked at; the issue
 /// window as stored (to the microsecond, as the event's copy must be).
 fn check(p: &CreatePackage) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
     let name = p.name.trim();
     if name.is_empty() || name.chars().count() > 200 {
-        return Err(invalid("name: must be 1 to 200 characters".into()));
+        return Err(ApiError::invalid_field("name: must be 1 to 200 characters"));
     }
     if p.items.is_empty() || p.items.len() > MAX_ITEMS {
-        return Err(invalid(format!("items: must be 1 to {MAX_ITEMS}")));
+        return Err(ApiError::invalid_field(format!(
+            "items: must be 1 to {MAX_ITEMS}"
+        )));
     }
     for (i, item) in p.items.iter().enumerate() {
         if TemplateSn::parse(item.template_sn.as_str()).is_none() {
-            return Err(invalid(format!(
+            return Err(ApiError::invalid_field(format!(
                 "items[{i}].template_sn: not a template sn"
             )));
         }
         if item.count < 1 {
-            return Err(invalid(format!("items[{i}].count: must be at least 1")));
+            return Err(ApiError::invalid_field(format!(
+                "items[{i}].count: must be at least 1"
+            )));
         }
     }
     let coupons: i64 = p.items.iter().map(|i| i64::from(i.count)).sum();
     if coupons > i64::from(MAX_COUPONS) {
-        return Err(invalid(format!(
+        return Err(ApiError::invalid_field(format!(
             "items: at most {MAX_COUPONS} coupons in all"
         )));
     }
     if p.total < 1 || p.per_user_limit < 1 {
-        return Err(invalid(
-            "total and per_user_limit: must be at least 1".into(),
+        return Err(ApiError::invalid_field(
+            "total and per_user_limit: must be at least 1",
         ));
     }
     let stored = |field: &str, t| {
-        storable_instant(t).ok_or_else(|| invalid(format!("{field}: {INSTANT_RULE}")))
+        storable_instant(t)
+            .ok_or_else(|| ApiError::invalid_field(format!("{field}: {INSTANT_RULE}")))
     };
     let window = (
         stored("issue_window.begin", p.issue_window.begin)?,
         stored("issue_window.end", p.issue_window.end)?,
     );
     if window.1 <= window.0 {
-        return Err(invalid("issue_window: end must be after begin".into()));
+        return Err(ApiError::invalid_field(
+            "issue_window: end must be after begin",
+        ));
     }
     if p.channels.len() > MAX_CHANNELS {
-        return Err(invalid(format!("channels: at most {MAX_CHANNELS}")));
+        return Err(ApiError::invalid_field(format!(
+            "channels: at most {MAX_CHANNELS}"
+        )));
     }
     Ok(window)
 }

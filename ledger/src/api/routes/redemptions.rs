@@ -38,7 +38,9 @@ use crate::api::http::extract::{parse_json, read_body};
 use crate::api::routes::package_jobs::{self, Queued};
 use crate::api::routes::user_facts_body::user_facts_body;
 use crate::codes::Code;
+use crate::codes::passphrase::key_of;
 use crate::commands::claim_batch::BatchClaim;
+use crate::commands::code_batches;
 use crate::commands::packages::Giver;
 use crate::commands::redeem::{self, RedeemRequest};
 use crate::commands::redeem_batch::BatchRedemption;
@@ -225,14 +227,24 @@ fn client_address(headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
 
 /// The batch and serial of `text`, if it is a code of a batch: the check
 /// character and the tag first (no I/O), then the batch by the serial.
+/// Text of no generated code's form may be a passphrase (docs/design.md
+/// §20): read by its key, after its own checks.
 async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiError> {
     let Ok(code) = Code::parse(text) else {
-        return Ok(None);
+        return passphrase(state, text).await;
     };
+    // A passphrase batch's serial has a generated code too, never handed
+    // out: only the passphrase redeems it.
+    let found = generated(state, &code).await?;
+    Ok(found.filter(|(batch, _)| batch.passphrase.is_none()))
+}
+
+/// The batch and serial of a code of the generated form.
+async fn generated(state: &AppState, code: &Code) -> Result<Option<(Batch, i64)>, ApiError> {
     let keys = state.secrets.keys();
     let candidates: Vec<(String, i64)> = keys
         .code_keys()
-        .filter_map(|k| Some((k.id().to_owned(), i64::try_from(k.decode(&code)?).ok()?)))
+        .filter_map(|k| Some((k.id().to_owned(), i64::try_from(k.decode(code)?).ok()?)))
         .collect();
     if candidates.is_empty() {
         return Ok(None);
@@ -251,6 +263,20 @@ async fn find(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiE
         }
     }
     Ok(None)
+}
+
+/// The batch of the passphrase `text`, and its one serial; None for text
+/// that can be no passphrase (no read) or that no batch holds.
+async fn passphrase(state: &AppState, text: &str) -> Result<Option<(Batch, i64)>, ApiError> {
+    let Ok(key) = key_of(text) else {
+        return Ok(None);
+    };
+    let client = state.pool.get().await?;
+    let batch = code_batches::by_passphrase(&client, &key).await?;
+    Ok(batch.map(|b| {
+        let serial = b.first_serial;
+        (b, serial)
+    }))
 }
 
 /// Group-committed with the batch's other redemptions, or alone: with an

@@ -124,17 +124,17 @@ pub async fn liability(
     let mut found = report(&mut client, as_of, state.tz, true)
         .await
         .map_err(failed)?;
-    if let Some(mine) = principal.merchant_shops() {
-        // A merchant's report: its shops' templates only (docs/design.md §19).
-        let all = shops_for(&**client, &found.liability, By::Shop)
-            .await
-            .map_err(failed)?;
-        let of_mine = |sn: &_| all.of(sn).is_some_and(|shop| mine.contains(shop));
-        found.liability.retain_templates(of_mine);
-    }
-    let shops = shops_for(&**client, &found.liability, by)
+    // The templates' shops, read once: for rows by shop, and for a
+    // merchant's report, its shops' templates only (docs/design.md §19).
+    let merchant = principal.merchant_shops();
+    let shops_by = if merchant.is_some() { By::Shop } else { by };
+    let shops = shops_for(&**client, &found.liability, shops_by)
         .await
         .map_err(failed)?;
+    if let Some(mine) = merchant {
+        let of_mine = |sn: &_| shops.of(sn).is_some_and(|shop| mine.contains(shop));
+        found.liability.retain_templates(of_mine);
+    }
     let rows = rows(&found.liability, by, &shops);
     if as_csv {
         let name = format!(

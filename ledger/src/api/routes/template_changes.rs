@@ -152,23 +152,15 @@ pub async fn update(
     response
 }
 
-fn invalid(message: String) -> ApiError {
-    ApiError::BadRequest {
-        code: "invalid_field",
-        message,
-    }
-}
-
 /// Checks every field's form; what depends on the template as it stands
 /// (the past, the limit only rising) is the command's.
 fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateChange, ApiError> {
     let updated = validate_attributes(sn, &input)?;
     let adjustment = validate_adjustment(&input)?;
     if updated.is_none() && adjustment == Adjustment::default() {
-        return Err(invalid(
+        return Err(ApiError::invalid_field(
             "nothing to change: give name, remind_days_before, rate_limit, description, \
-             eligibility, issue_window, per_user_limit or validity"
-                .into(),
+             eligibility, issue_window, per_user_limit or validity",
         ));
     }
     Ok(TemplateChange {
@@ -185,14 +177,16 @@ fn validate_attributes(
 ) -> Result<Option<TemplateUpdated>, ApiError> {
     let name = match input.name.as_deref().map(str::trim) {
         Some(n) if n.is_empty() || n.chars().count() > MAX_NAME_LEN => {
-            return Err(invalid("name: must be 1 to 200 characters".into()));
+            return Err(ApiError::invalid_field("name: must be 1 to 200 characters"));
         }
         other => other.map(str::to_owned),
     };
     let remind_days_before = match &input.remind_days_before {
-        Some(Some(raw)) => Some(Some(
-            RemindDays::parse(raw).map_err(|e| invalid(format!("remind_days_before: {e}")))?,
-        )),
+        Some(Some(raw)) => {
+            Some(Some(RemindDays::parse(raw).map_err(|e| {
+                ApiError::invalid_field(format!("remind_days_before: {e}"))
+            })?))
+        }
         Some(None) => Some(None),
         None => None,
     };
@@ -229,12 +223,17 @@ fn validate_attributes(
 /// The campaign's parts asked for, each in its stored form.
 fn validate_adjustment(input: &UpdateTemplate) -> Result<Adjustment, ApiError> {
     let at = |field: &str, t: Option<DateTime<Utc>>| {
-        t.map(|t| storable_instant(t).ok_or_else(|| invalid(format!("{field}: {INSTANT_RULE}"))))
-            .transpose()
+        t.map(|t| {
+            storable_instant(t)
+                .ok_or_else(|| ApiError::invalid_field(format!("{field}: {INSTANT_RULE}")))
+        })
+        .transpose()
     };
     let (begin, end) = match &input.issue_window {
         Some(w) if w.begin.is_none() && w.end.is_none() => {
-            return Err(invalid("issue_window: give begin, end or both".into()));
+            return Err(ApiError::invalid_field(
+                "issue_window: give begin, end or both",
+            ));
         }
         Some(w) => (
             at("issue_window.begin", w.begin)?,
@@ -245,10 +244,14 @@ fn validate_adjustment(input: &UpdateTemplate) -> Result<Adjustment, ApiError> {
     if let (Some(b), Some(e)) = (begin, end)
         && b >= e
     {
-        return Err(invalid("issue_window: begin must be before end".into()));
+        return Err(ApiError::invalid_field(
+            "issue_window: begin must be before end",
+        ));
     }
     if input.per_user_limit.is_some_and(|n| n < 1) {
-        return Err(invalid("per_user_limit: must be at least 1".into()));
+        return Err(ApiError::invalid_field(
+            "per_user_limit: must be at least 1",
+        ));
     }
     let validity = match &input.validity {
         Some(raw) => Some(ValidityTerms::parse(raw).map_err(|e| e.within("validity"))?),
