@@ -64,15 +64,20 @@ pub async fn create(
         None => (None, None),
     };
     // The partial unique index holds one active batch per passphrase; a
-    // concurrent creation of the same one waits here and then inserts nothing.
-    let inserted = tx
-        .execute(
-            "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
+    // concurrent creation of the same one waits here and then inserts
+    // nothing. The status is written into the text, as the index says it.
+    let insert = format!(
+        "INSERT INTO code_batches (id, template_sn, package_sn, key_id, first_serial, count,
                                    uses_per_code, per_user, status, expires_at, version, created_at,
                                    passphrase, passphrase_key)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11, $9, 1, $10, $12, $13)
-         ON CONFLICT (passphrase_key) WHERE status = 'active' AND passphrase_key IS NOT NULL
+         ON CONFLICT (passphrase_key) WHERE status = '{active}' AND passphrase_key IS NOT NULL
          DO NOTHING",
+        active = CodeBatchStatus::Active.as_str()
+    );
+    let inserted = tx
+        .execute(
+            &insert,
             &[
                 &id,
                 &template_sn,
