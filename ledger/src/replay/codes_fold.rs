@@ -127,7 +127,10 @@ fn take_pending(pending: &mut Map<(String, String), i32>, key: &(String, String)
 /// `bucket` is the user's (`partition`), where `users` adds the user's.
 fn ahead(t: &mut Tables, items: &serde_json::Value, (bucket, user): (u32, &str), sign: i32) {
     let Ok(items) = serde_json::from_value::<Vec<PackageItem>>(items.clone()) else {
-        debug_assert!(false, "a package's items are as its creation event wrote them");
+        debug_assert!(
+            false,
+            "a package's items are as its creation event wrote them"
+        );
         return;
     };
     for (sn, n) in package::shares(&items) {
