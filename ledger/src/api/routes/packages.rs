@@ -364,7 +364,7 @@ pub struct PackageClaimView {
            ("X-Nonce" = String, Header), ("X-Signature" = String, Header)),
     request_body = ClaimPackage,
     responses((status = 201, body = PackageClaimView),
-        (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim is queued as a job"),
+        (status = 202, body = PackageJobView, description = "a package of more than 100 coupons: the claim has taken the package's, the user's and the templates' counts and is queued as a job that writes its coupons (it fails, giving them back, only if a template is stopped or voided meanwhile)"),
         (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody, description = "the package does not list this channel \
             (`forbidden`), the channel is disabled (`channel_disabled`), or an item's template's \
