@@ -4,6 +4,7 @@
 //! reads as such; an unknown order is 404.
 
 use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use tests::shop::{Shop, fixed_off, order, template};
 use tests::workers::ledger;
@@ -25,39 +26,37 @@ fn at(v: &Value) -> DateTime<Utc> {
         .unwrap()
 }
 
-/// Each coupon's allocations as the lock answered them: (coupon, line, amount).
-fn shares(allocations: &Value) -> Vec<(String, Value, String)> {
-    let mut all: Vec<_> = allocations
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| {
-            let coupon = a["coupon_id"].as_str().unwrap().to_owned();
-            (
-                coupon,
-                a["line_id"].clone(),
-                a["amount"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+/// One allocation: (coupon, line, amount), comparable across answers.
+type Share = (String, Value, String);
+
+fn share(coupon: &Value, a: &Value) -> Share {
+    let amount = a["amount"].as_str().unwrap().to_owned();
+    (
+        coupon.as_str().unwrap().to_owned(),
+        a["line_id"].clone(),
+        amount,
+    )
+}
+
+fn sorted(mut all: Vec<Share>) -> Vec<Share> {
     all.sort_by(|a, b| (&a.0, a.1.to_string()).cmp(&(&b.0, b.1.to_string())));
     all
 }
 
-fn record_shares(record: &Value) -> Vec<(String, Value, String)> {
-    let mut all = vec![];
-    for c in record["coupons"].as_array().unwrap() {
-        for a in c["allocations"].as_array().unwrap() {
-            let id = c["coupon_id"].as_str().unwrap().to_owned();
-            all.push((
-                id,
-                a["line_id"].clone(),
-                a["amount"].as_str().unwrap().to_owned(),
-            ));
-        }
-    }
-    all.sort_by(|a, b| (&a.0, a.1.to_string()).cmp(&(&b.0, b.1.to_string())));
-    all
+/// Each coupon's allocations as the lock answered them.
+fn shares(allocations: &Value) -> Vec<Share> {
+    let all = allocations.as_array().unwrap().iter();
+    sorted(all.map(|a| share(&a["coupon_id"], a)).collect())
+}
+
+/// Each coupon's allocations as the order's record shows them.
+fn record_shares(record: &Value) -> Vec<Share> {
+    let coupons = record["coupons"].as_array().unwrap().iter();
+    let all = coupons.flat_map(|c| {
+        let allocations = c["allocations"].as_array().unwrap().iter();
+        allocations.map(|a| share(&c["coupon_id"], a))
+    });
+    sorted(all.collect())
 }
 
 #[tokio::test]
@@ -110,13 +109,13 @@ async fn an_order_read_shows_every_step_through_refunds_and_archiving() {
     };
     assert_eq!(statuses(&locked), [json!("locked"), json!("locked")]);
     for c in locked["coupons"].as_array().unwrap() {
-        let sum: f64 = c["allocations"]
+        let sum: Decimal = c["allocations"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|a| a["amount"].as_str().unwrap().parse::<f64>().unwrap())
+            .map(|a| a["amount"].as_str().unwrap().parse::<Decimal>().unwrap())
             .sum();
-        assert_eq!(format!("{sum:.2}"), c["discount"].as_str().unwrap(), "{c}");
+        assert_eq!(sum.to_string(), c["discount"].as_str().unwrap(), "{c}");
     }
 
     let (status, _) = shop.post("/v1/orders/o-rec/confirm", &json!({})).await;
