@@ -210,7 +210,10 @@ async function templateHistory(page) {
 
 async function workers(page) {
   await page.getByRole("link", { name: "Workers" }).click();
-  await page.locator("#lag-table").getByRole("rowheader", { name: "relay:coupon.events.template_stats" }).waitFor();
+  // Its answer reads RabbitMQ's management API and counts every consumer's lag: seconds each while the
+  // suite's heaviest tests load the same broker and database (a CI run waited past 30 s once).
+  await page.locator("#lag-table").getByRole("rowheader", { name: "relay:coupon.events.template_stats" })
+    .waitFor({ timeout: 90_000 });
   await page.locator("#queue-table").getByRole("rowheader", { name: "coupon.issuance.work" }).waitFor();
   await page.getByRole("heading", { name: /^Dead letters/ }).waitFor();
   await shot(page, "10-workers");

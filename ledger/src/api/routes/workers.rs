@@ -43,17 +43,17 @@ pub async fn status(
     State(state): State<AppState>,
     _: Principal,
 ) -> Result<Json<WorkersStatus>, ApiError> {
-    let mut client = state.pool.get().await?;
-    let tx = crate::observability::refresh::bounded(&mut client).await?;
-    let head = head_position(&*tx).await?;
-    let consumers = consumer_lags(&*tx).await?;
-    tx.rollback().await?;
+    // The three sources are read at once, each bounded: a slow broker
+    // (its management API under load) does not hold up the log's half.
     let broker = async {
         let queues = queue_states(&state.management.http, &state.management.api).await?;
         let dead = dead_letters::latest(&state.management).await?;
         anyhow::Ok((queues, dead))
     };
-    let (queues, dead_letters, broker_error) = match broker.await {
+    let cluster = view(&state.pool, &state.reads, &state.management, &state.redis);
+    let (lags, broker, cluster) = tokio::join!(lags(&state), broker, cluster);
+    let (head, consumers) = lags?;
+    let (queues, dead_letters, broker_error) = match broker {
         Ok((queues, dead)) => (Some(queues), dead, None),
         // The error may quote the URL: its password stays out of the answer.
         Err(e) => {
@@ -65,7 +65,6 @@ pub async fn status(
             )
         }
     };
-    let cluster = view(&state.pool, &state.reads, &state.management, &state.redis).await;
     Ok(Json(WorkersStatus {
         cluster,
         head_position: head,
@@ -74,4 +73,15 @@ pub async fn status(
         dead_letters,
         broker_error,
     }))
+}
+
+/// The log's head and every consumer's lag, in one bounded read-only
+/// transaction.
+async fn lags(state: &AppState) -> Result<(i64, Vec<ConsumerLag>), ApiError> {
+    let mut client = state.pool.get().await?;
+    let tx = crate::observability::refresh::bounded(&mut client).await?;
+    let head = head_position(&*tx).await?;
+    let consumers = consumer_lags(&*tx).await?;
+    tx.rollback().await?;
+    Ok((head, consumers))
 }
