@@ -39,6 +39,7 @@ pub async fn template(client: &tokio_postgres::Client, sn: &str, n: i64) {
         rate_limit: None,
         eligibility: None,
         shop_id: None,
+        budget: None,
     };
     let terms = serde_json::to_value(&created.terms).unwrap();
     client

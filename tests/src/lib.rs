@@ -269,6 +269,17 @@ impl Server {
         Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
     }
 
+    /// PATCHes template `sn` as admin and returns (status, body).
+    pub async fn patch_template(&self, sn: &str, body: &Value) -> anyhow::Result<(u16, Value)> {
+        let path = format!("/v1/templates/{sn}");
+        let r = self
+            .admin(reqwest::Method::PATCH, &path)
+            .json(body)
+            .send()
+            .await?;
+        Ok((r.status().as_u16(), r.json().await.unwrap_or(Value::Null)))
+    }
+
     /// Creates, opens (window around now) and activates a template; returns its sn.
     pub async fn active_template(&self, total: i64, per_user_limit: i32) -> anyhow::Result<String> {
         self.activate_template(&template_body(total, per_user_limit))

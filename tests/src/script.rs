@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use ledger::commands::claim::{ClaimRequest, claim};
-use ledger::commands::orders::{LockRequest, cancel, confirm, lock};
+use ledger::commands::orders::{LockRequest, cancel, confirm, lock, release_expired_locks};
 use ledger::commands::refunds::{RefundRequest, refund};
 use ledger::commands::{coupons, templates};
 use ledger::domain::events::Metadata;
@@ -87,6 +87,7 @@ impl Script {
             // Longer than the API allows: the script confirms a day later.
             lock_ttl: chrono::Duration::days(2),
             now: at,
+            tz: TZ,
         };
         let tx = self.client.transaction().await?;
         lock(&tx, &req, &self.metadata).await?;
@@ -129,6 +130,14 @@ impl Script {
         let tx = self.client.transaction().await?;
         refund(&tx, &req, &self.metadata).await?;
         Ok(tx.commit().await?)
+    }
+
+    /// Releases the locks that timed out by `at`; how many.
+    pub async fn release_expired(&mut self, at: DateTime<Utc>) -> anyhow::Result<usize> {
+        let tx = self.client.transaction().await?;
+        let n = release_expired_locks(&tx, at, 1_000).await?;
+        tx.commit().await?;
+        Ok(n)
     }
 
     pub async fn void(&mut self, at: DateTime<Utc>, coupon: Uuid) -> anyhow::Result<()> {

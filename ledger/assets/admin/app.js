@@ -228,6 +228,7 @@ async function templatePage(sn) {
     el("h2", {}, "Over time"), chart, summary,
     el("p", { class: "hint" }, `Coupons issued to date by ${bucket}, from the ledger's own records, and how many `,
       "of them are used by now; refreshed every 5 s while this page is open."),
+    t.budget && [el("h2", {}, "Budget"), budgetSection(t, () => templatePage(sn))],
     may("templates:write") && [el("h2", {}, "Quota and reminders"), settingsForms(t),
       el("h2", {}, "Campaign"), campaignForm(t)],
     may("channels:read") && [el("h2", {}, "Channels"), channelsSection(t)],
@@ -244,7 +245,9 @@ async function templatePage(sn) {
     const unused = (b.by_status && b.by_status.unused && b.by_status.unused.count) || 0;
     const counts = [["issued", b.issued], ["unused", unused], ["locked", b.locked], ["used", b.used],
       ["refunded", b.refunded], ["expired", b.expired], ["void", b.void]].map(([k, v]) => [k, whole(v)]);
-    stats.replaceChildren(...[...counts, ["liability", money(b.liability)], ["cost", money(b.cost)]]
+    const budget = b.budget ? [["budget spent", money(b.budget.spent)], ["budget reserved", money(b.budget.reserved)],
+      ["budget left", money(b.budget.left)]] : [];
+    stats.replaceChildren(...[...counts, ["liability", money(b.liability)], ["cost", money(b.cost)], ...budget]
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-stat": k }, String(v))]));
   };
   const changed = async () => {
@@ -367,6 +370,32 @@ function campaignFacts(t) {
   return el("div", { id: "campaign" },
     t.description ? el("p", { class: "description" }, t.description) : "",
     el("dl", { class: "stats" }, ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
+}
+
+/** What the template's coupons may cost: spent, reserved by open locks and left, in all and today; operators
+ *  who may change templates raise it (it can only grow). */
+function budgetSection(t, reload) {
+  const b = t.budget;
+  const facts = [["total", b.total], ["spent", b.spent], ["reserved", b.reserved], ["left", b.left]];
+  if (b.today) facts.push(["daily cap", b.daily], [`spent on ${b.today.day}`, b.today.spent],
+    [`reserved on ${b.today.day}`, b.today.reserved], [`left on ${b.today.day}`, b.today.left]);
+  const list = el("dl", { class: "stats", id: "budget" },
+    ...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-budget": k }, money(v))]));
+  if (!may("templates:write")) return list;
+  const total = el("input", { id: "budget-total", inputmode: "decimal", value: b.total, required: true });
+  const daily = el("input", { id: "budget-daily", inputmode: "decimal", value: b.daily || "", disabled: !b.daily });
+  const note = el("p", { class: "error", role: "alert" });
+  const form = el("form", { class: "card inline", on: { submit: async (e) => {
+    e.preventDefault();
+    const budget = { total: total.value.trim() };
+    if (b.daily) budget.daily = daily.value.trim();
+    const r = await api("PATCH", `/v1/templates/${t.sn}`, { budget });
+    if (r.status === 200) return reload();
+    note.textContent = errorText(r.body);
+  } } }, el("label", { for: "budget-total" }, "Budget in all (it can only grow)"), total,
+    el("label", { for: "budget-daily" }, "Per day"), daily,
+    el("button", { type: "submit" }, "Raise budget"), note);
+  return [list, form];
 }
 
 /** A datetime-local input's value for an instant, in the browser's zone. */
@@ -1110,6 +1139,8 @@ function newTemplatePage() {
     field("issue_window.end", "Claims close", input({ type: "datetime-local", value: local(later) })),
     field("total", "Quota", input({ value: "1000", inputmode: "numeric" })),
     field("per_user_limit", "Per user", input({ value: "1", inputmode: "numeric" })),
+    field("budget.total", "Budget (empty: no cap)", input({ inputmode: "decimal" }), "what its coupons may cost in all, e.g. 1000.00"),
+    field("budget.daily", "Budget per day", input({ inputmode: "decimal" }), "optional: the most per business day"),
     field("use_scope", "Scope (kind: values, one per line)", el("textarea", { rows: 2 }), "e.g. category: c-9, c-10"),
     field("stacking", "Stacking", el("select", {}, el("option", {}, "stackable"), el("option", {}, "exclusive"))),
     field("refund_policy", "On refund", el("select", {}, el("option", {}, "restore"), el("option", {}, "reissue"))),
@@ -1178,6 +1209,10 @@ function templateBody(form, rule, validity) {
   if (remind) body.remind_days_before = remind.includes(",") ? remind.split(",").map(Number) : Number(remind);
   if (v("description")) body.description = v("description");
   if (v("shop_id")) body.shop_id = v("shop_id");
+  if (v("budget.total") || v("budget.daily")) {
+    body.budget = { total: v("budget.total") };
+    if (v("budget.daily")) body.budget.daily = v("budget.daily");
+  }
   const eligibility = eligibilityOf(v);
   if (Object.keys(eligibility).length) body.eligibility = eligibility;
   return body;

@@ -117,6 +117,11 @@ impl Shared {
     pub fn now(&self) -> DateTime<Utc> {
         crate::store::now()
     }
+
+    /// The business day now (`LEDGER_TZ`): a budget's day.
+    pub fn today(&self) -> chrono::NaiveDate {
+        self.now().with_timezone(&self.tz).date_naive()
+    }
 }
 
 #[derive(OpenApi)]

@@ -4,6 +4,7 @@
 //! a late lock is refused (no hanging lock).
 
 use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
 use deadpool_postgres::Transaction;
 use futures_util::future::{try_join, try_join_all};
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,9 @@ use uuid::Uuid;
 
 use super::CommandError;
 use super::coupons::{self, CouponRow};
+use super::template_guards::budget;
 use crate::db::Named;
+use crate::domain::budget::{BudgetCharges, Settle};
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
 use crate::domain::ids::UserId;
@@ -37,6 +40,8 @@ pub struct LockRequest<'a> {
     pub request_hash: [u8; 32],
     pub lock_ttl: Duration,
     pub now: DateTime<Utc>,
+    /// The business time zone: a budget's day is the lock's business day.
+    pub tz: Tz,
 }
 
 pub use crate::write_model::order_answers::{AllocationView, LockAnswer};
@@ -71,6 +76,7 @@ pub async fn lock(
     }
     check_owned(&rows, req)?;
     let pricing = price_in_request_order(&rows, req)?;
+    let budget = charge_budgets(tx, &rows, &pricing, req).await?;
     let locked = OrderLocked {
         order_id: order_id.to_owned(),
         // The order names its user as text; `check_owned` made it the
@@ -82,6 +88,7 @@ pub async fn lock(
         payable: pricing.payable,
         allocations: pricing.allocations.clone(),
         lock_expires_at: req.now + req.lock_ttl,
+        budget,
     };
     let answer = LockAnswer {
         order_id: order_id.to_owned(),
@@ -104,6 +111,28 @@ pub async fn lock(
     Ok(answer)
 }
 
+/// Charges the discounts of the coupons whose templates have a budget
+/// (docs/design.md §15, "Budgets"); 409 `budget_exhausted` when one has no
+/// room left. None: no coupon's template has a budget.
+async fn charge_budgets(
+    tx: &Transaction<'_>,
+    rows: &[CouponRow],
+    pricing: &Pricing<Uuid>,
+    req: &LockRequest<'_>,
+) -> Result<Option<BudgetCharges>, CommandError> {
+    let budgeted = |id: &Uuid| {
+        rows.iter()
+            .find(|r| r.id == *id && r.budgeted)
+            .map(|r| r.template_sn.clone())
+    };
+    let day = req.now.with_timezone(&req.tz).date_naive();
+    let Some(mut charges) = BudgetCharges::of(&pricing.allocations, budgeted, day) else {
+        return Ok(None);
+    };
+    charges.day = budget::reserve(tx, &charges.per_template(), day).await?;
+    Ok(Some(charges))
+}
+
 /// The order's row and `OrderLocked` event (stream version 1), in one statement.
 async fn record_lock(
     tx: &Transaction<'_>,
@@ -116,10 +145,17 @@ async fn record_lock(
     let answer = serde_json::to_value(answer).map_err(internal)?;
     let order_body = serde_json::to_value(&locked.order).map_err(internal)?;
     let allocations = serde_json::to_value(&locked.allocations).map_err(internal)?;
+    let charges = locked
+        .budget
+        .as_ref()
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(internal)?;
     store::append_with_row(
         tx,
         "UPDATE orders SET status = $7, lock_response = $2, order_body = $3,
-                allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1
+                allocations = $4, coupon_ids = $5, lock_expires_at = $6, version = 1,
+                budget_charges = $8
           WHERE order_id = $1 AND version = 0 RETURNING version",
         &[
             &locked.order_id,
@@ -129,6 +165,7 @@ async fn record_lock(
             &locked.coupon_ids,
             &locked.lock_expires_at,
             &OrderStatus::Locked.as_str(),
+            &charges,
         ],
         &stream(&locked.order_id),
         0,
@@ -273,9 +310,12 @@ struct LockedOrder {
     lock_expires_at: Option<DateTime<Utc>>,
     version: i32,
     coupons: Vec<CouponRow>,
+    /// What its lock charged to budgets.
+    budget: Option<BudgetCharges>,
 }
 
-const ORDER_COLUMNS: &str = "order_id, status, coupon_ids, lock_expires_at, version";
+const ORDER_COLUMNS: &str =
+    "order_id, status, coupon_ids, lock_expires_at, version, budget_charges";
 
 impl LockedOrder {
     fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Result<Self, CommandError> {
@@ -286,6 +326,11 @@ impl LockedOrder {
             lock_expires_at: row.get(3),
             version: row.get(4),
             coupons,
+            budget: row
+                .get::<_, Option<serde_json::Value>>(5)
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(|e| CommandError::Internal(e.into()))?,
         };
         debug_assert!(
             order
@@ -446,6 +491,14 @@ async fn settle(
         .map(|c| coupons::settle(tx, c, command, metadata, now));
     let record = record_settled(tx, order, status, &event, now);
     try_join(try_join_all(changes), record).await?;
+    if let Some(charges) = &order.budget {
+        let how = if status == OrderStatus::Confirmed {
+            Settle::Keep
+        } else {
+            Settle::Release
+        };
+        budget::settle(tx, charges, how, None).await?;
+    }
     Ok(answer(order_id, status, &order.coupon_ids))
 }
 

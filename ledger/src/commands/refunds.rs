@@ -12,7 +12,9 @@ use uuid::Uuid;
 use super::CommandError;
 use super::claim::{NewCoupon, issue_coupon, template_reminders};
 use super::coupons::{self, CouponRow};
+use super::template_guards::budget;
 use crate::domain::allocation::Allocation;
+use crate::domain::budget::{BudgetCharges, Settle};
 use crate::domain::coupon_state::CouponCommand;
 use crate::domain::events::{Metadata, OrderRefunded};
 use crate::domain::ledger_event::LedgerEvent;
@@ -53,7 +55,7 @@ pub async fn refund(
     let row = tx
         .query_opt(
             &tx.prepare_cached(
-                "SELECT status, order_body, allocations, version FROM orders
+                "SELECT status, order_body, allocations, version, budget_charges FROM orders
               WHERE order_id = $1 FOR UPDATE",
             )
             .await?,
@@ -80,6 +82,7 @@ pub async fn refund(
         .refund(&past, req.lines)
         .map_err(|e| CommandError::Unprocessable(e.code(), e.to_string()))?;
     let returned = return_coupons(tx, req, &refund.coupons_returned, metadata).await?;
+    give_back_budgets(tx, row.get(4), &refund).await?;
     let event = OrderRefunded {
         order_id: req.order_id.to_owned(),
         refund_id: req.refund_id.to_owned(),
@@ -107,6 +110,22 @@ pub async fn refund(
     let answer = answer(req.refund_id, &refund, &returned);
     record(tx, req, &refund, &answer, past.len()).await?;
     Ok(answer)
+}
+
+/// A refund gives back to budgets the cost it reverses (docs/design.md §15,
+/// "Budgets"), per template, to the day its lock was charged to.
+async fn give_back_budgets(
+    tx: &Transaction<'_>,
+    charges: Option<serde_json::Value>,
+    refund: &Refund<Uuid>,
+) -> Result<(), CommandError> {
+    let Some(charges) = charges else {
+        return Ok(());
+    };
+    let charges: BudgetCharges = serde_json::from_value(charges).map_err(internal)?;
+    let returned = charges.returned(&refund.coupons);
+    budget::settle(tx, &charges, Settle::Refund, Some(&returned)).await?;
+    Ok(())
 }
 
 /// The answer to this refund id if it was refunded before with the same

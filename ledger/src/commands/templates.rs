@@ -7,10 +7,12 @@ use deadpool_postgres::Transaction;
 use tokio_postgres::types::Json;
 use uuid::Uuid;
 
+use super::template_guards::budget;
 use super::{CommandError, template_void};
+use crate::domain::budget::{Budget, BudgetRefusal};
 use crate::domain::events::{
-    IssueWindow, Metadata, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated,
-    TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
+    IssueWindow, Metadata, TemplateBudgetRaised, TemplateChannelAllowed, TemplateChannelRemoved,
+    TemplateCreated, TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
     TemplateStatusChanged, TemplateUpdated, TemplateValidityChanged,
 };
 use crate::domain::ids::ChannelId;
@@ -68,6 +70,9 @@ pub async fn create(
     )
     .await?;
     let sn = &c.sn;
+    if let Some(b) = &c.budget {
+        budget::create(tx, sn, b).await?;
+    }
     store::append(
         tx,
         &sn.stream_id(),
@@ -202,6 +207,8 @@ pub struct TemplateChange {
     pub sn: TemplateSn,
     pub updated: Option<TemplateUpdated>,
     pub adjustment: Adjustment,
+    /// The budget's amounts asked for: each may only rise.
+    pub budget: Option<Budget>,
 }
 
 /// Changes a template's attributes and adjusts its campaign: each part that
@@ -232,6 +239,9 @@ pub async fn update(
     if adjusted != Adjusted::default() {
         set_campaign(tx, sn, &current, &adjusted).await?;
     }
+    if let Some(asked) = change.budget {
+        events.extend(raise_budget(tx, sn, asked).await?);
+    }
     let events = events
         .iter()
         .map(|e| NewEvent::of(e, metadata, now))
@@ -240,6 +250,30 @@ pub async fn update(
         bump_all(tx, sn, version, events).await?;
     }
     Ok(())
+}
+
+/// Raises the template's budget to `asked` (its row locked after the
+/// template's, as every write takes them); the event, unless nothing changes.
+async fn raise_budget(
+    tx: &Transaction<'_>,
+    sn: &TemplateSn,
+    asked: Budget,
+) -> Result<Option<LedgerEvent>, CommandError> {
+    let refused = |r: BudgetRefusal| CommandError::Conflict("budget_not_raised", r.to_string());
+    let current = budget::lock(tx, sn)
+        .await?
+        .ok_or_else(|| refused(BudgetRefusal::NotSet))?;
+    let Some(raised) = current.raise(asked).map_err(refused)? else {
+        return Ok(None);
+    };
+    budget::raise(tx, sn, &raised).await?;
+    Ok(Some(LedgerEvent::TemplateBudgetRaised(
+        TemplateBudgetRaised {
+            sn: sn.clone(),
+            from: current,
+            budget: raised,
+        },
+    )))
 }
 
 /// The campaign's parts of the template row, locked for the rest of the

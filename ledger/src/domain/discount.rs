@@ -33,6 +33,8 @@ pub enum NotApplicable {
     BelowThreshold { threshold: Money, base: Money },
     #[error("there is nothing left for the coupon to discount")]
     NothingToDiscount,
+    #[error("its template's budget has {left} left, less than the discount")]
+    BudgetExhausted { left: Money },
 }
 
 impl NotApplicable {
@@ -46,6 +48,7 @@ impl NotApplicable {
             NotApplicable::NoLineInScope => "no_line_in_scope",
             NotApplicable::BelowThreshold { .. } => "below_threshold",
             NotApplicable::NothingToDiscount => "nothing_to_discount",
+            NotApplicable::BudgetExhausted { .. } => "budget_exhausted",
         }
     }
 }

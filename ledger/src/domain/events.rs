@@ -98,6 +98,10 @@ pub struct TemplateCreated {
     /// order lines only (docs/design.md §15); absent: the platform's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shop_id: Option<ShopId>,
+    /// What its coupons may cost (docs/design.md §15, "Budgets"); absent:
+    /// no cap (and in every event written before templates had budgets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<crate::domain::budget::Budget>,
 }
 
 /// A template's status moved (`TemplateActivated`, `TemplateStopped`, `TemplateVoided`).
@@ -364,6 +368,10 @@ pub struct OrderLocked {
     pub payable: Money,
     pub allocations: Vec<crate::domain::allocation::Allocation<Uuid>>,
     pub lock_expires_at: DateTime<Utc>,
+    /// What the lock charged to its coupons' templates' budgets; absent:
+    /// none of them has one (and in every event written before budgets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<crate::domain::budget::BudgetCharges>,
 }
 
 /// Confirm (`OrderConfirmed`), cancel (`OrderCancelled`, also before any
@@ -439,6 +447,15 @@ pub struct TemplatePerUserLimitRaised {
     pub sn: TemplateSn,
     pub from: i32,
     pub per_user_limit: i32,
+}
+
+/// A template's budget raised (docs/design.md §15, "Budgets"): `from` as
+/// it was, `budget` as it is now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TemplateBudgetRaised {
+    pub sn: TemplateSn,
+    pub from: crate::domain::budget::Budget,
+    pub budget: crate::domain::budget::Budget,
 }
 
 /// The validity of the coupons a template issues from then on changed;

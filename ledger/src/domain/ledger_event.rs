@@ -17,8 +17,8 @@ use crate::domain::events::{
     ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped, CodeRedeemed,
     CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed,
     PackageClaimReleased, PackageClaimReserved, PackageClaimed, PackageCreated,
-    PackageStatusChanged, TemplateChannelAllowed, TemplateChannelRemoved, TemplateCreated,
-    TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
+    PackageStatusChanged, TemplateBudgetRaised, TemplateChannelAllowed, TemplateChannelRemoved,
+    TemplateCreated, TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
     TemplateStatusChanged, TemplateUpdated, TemplateValidityChanged,
 };
 use crate::domain::stream::StreamKind;
@@ -165,6 +165,7 @@ ledger_events! {
     ApiKeyRevoked(ApiKeyRevoked, 1, ApiKey),
     PackageClaimReserved(PackageClaimReserved, 1, Package),
     PackageClaimReleased(PackageClaimReleased, 1, Package),
+    TemplateBudgetRaised(TemplateBudgetRaised, 1, Template),
 }
 
 /// Why a stored event could not be decoded.

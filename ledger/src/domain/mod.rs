@@ -24,7 +24,8 @@
 //!   event does to the counting ones.
 //! - [`reminder`]: expiry reminders: offsets, notify days, the message.
 //! - [`claim_batch`]: which claims of a group-committed batch get a coupon;
-//!   [`quota`]: how much of a template's quota a write may take.
+//!   [`quota`]: how much of a template's quota a write may take;
+//!   [`budget`]: what its coupons may cost, and the counters a lock charges.
 //! - [`rate_limit`]: a template's claim rate limits (token buckets).
 //! - [`patch_field`]: a change's field that tells "absent" from `null`.
 //! - [`liability`]: what the ledger owes and what coupons cost, per group, folded from events;
@@ -47,6 +48,7 @@
 
 pub(crate) mod allocation;
 pub(crate) mod best;
+pub mod budget;
 pub mod channel;
 pub(crate) mod claim_batch;
 pub mod code_batch;

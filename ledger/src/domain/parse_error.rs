@@ -51,6 +51,8 @@ pub enum ParseErrorKind {
     Currency(#[from] CurrencyError),
     #[error("must be greater than 0")]
     NotPositive,
+    #[error("must not exceed the budget's total")]
+    DailyOverTotal,
     #[error("must be greater than 0 and at most 1 (88折 is 0.12)")]
     RateOutOfRange,
     #[error("must be a decimal number with at most 4 decimal places, like \"0.12\"")]

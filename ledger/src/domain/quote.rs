@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::best::{Best, best_combination};
 use crate::domain::coupon::Coupon;
-use crate::domain::discount::discount_of;
+use crate::domain::discount::{NotApplicable, discount_of};
 use crate::domain::money::Money;
 use crate::domain::order::Order;
 
@@ -47,14 +47,17 @@ pub struct Quote<C> {
 }
 
 /// Quotes `order` against `coupons` (the user's unused coupons that could
-/// apply) at `now`; `more` says the caller left some out.
+/// apply) at `now`; `more` says the caller left some out. `budgets` says
+/// what the budgeted templates have left: a coupon whose discount alone
+/// does not fit is unusable (`budget_exhausted`) and left out of the search.
 pub fn quote<C: Clone + Eq>(
     order: &Order,
     coupons: &[Coupon<C>],
     now: DateTime<Utc>,
     more: bool,
+    budgets: &[(String, Money)],
 ) -> Quote<C> {
-    let quotes = alone(order, coupons, now);
+    let quotes = within_budgets(alone(order, coupons, now), coupons, budgets);
     let mut kept = one_per_template(coupons, &quotes);
     let usable = kept.iter().filter(|&&i| quotes[i].usable).count();
     let truncated = more || usable > SEARCH_BOUND;
@@ -63,7 +66,16 @@ pub fn quote<C: Clone + Eq>(
         kept.sort_by_key(|&i| (Reverse(quotes[i].discount), i));
         kept.truncate(SEARCH_BOUND);
     }
-    let searched: Vec<Coupon<C>> = kept.iter().map(|&i| coupons[i].clone()).collect();
+    let searched: Vec<Coupon<C>> = kept
+        .iter()
+        .filter(|&&i| {
+            !matches!(
+                quotes[i].reason,
+                Some(NotApplicable::BudgetExhausted { .. })
+            )
+        })
+        .map(|&i| coupons[i].clone())
+        .collect();
     let mut listed: Vec<Option<CouponQuote<C>>> = quotes.into_iter().map(Some).collect();
     Quote {
         coupons: kept.iter().filter_map(|&i| listed[i].take()).collect(),
@@ -99,6 +111,26 @@ fn one_per_template<C>(coupons: &[Coupon<C>], quotes: &[CouponQuote<C>]) -> Vec<
         }
     }
     kept
+}
+
+/// The quotes with every usable coupon whose discount alone is more than
+/// its template's budget has left marked unusable. A combination never
+/// gives a coupon more than it gives alone, so what fits alone is all a
+/// lock could charge.
+fn within_budgets<C>(
+    mut quotes: Vec<CouponQuote<C>>,
+    coupons: &[Coupon<C>],
+    budgets: &[(String, Money)],
+) -> Vec<CouponQuote<C>> {
+    for (q, c) in quotes.iter_mut().zip(coupons) {
+        let left = budgets.iter().find(|(sn, _)| *sn == c.template_sn);
+        if let Some(&(_, left)) = left.filter(|(_, left)| q.usable && q.discount > *left) {
+            q.usable = false;
+            q.discount = Money::ZERO;
+            q.reason = Some(NotApplicable::BudgetExhausted { left });
+        }
+    }
+    quotes
 }
 
 /// Every coupon's discount alone, or why none.

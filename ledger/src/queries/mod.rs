@@ -12,7 +12,8 @@
 //! - [`package_jobs`]: a large package's claim run as a job.
 //! - [`order_record`]: what the ledger holds for one order (lock, coupons,
 //!   allocations, refunds).
-//! - [`templates`]: a template, templates (paged, newest first).
+//! - [`templates`]: a template, templates (paged, newest first);
+//!   [`template_budget`]: a template's budget and what it leaves.
 //! - [`terms`]: a template's public terms (what a user may see);
 //!   [`wallet`]: a user's coupons with their terms, filtered, sorted and
 //!   keyset-paged, and what expires soon; [`claimable`]: the
@@ -38,6 +39,7 @@ pub(crate) mod order_record;
 pub(crate) mod package_jobs;
 pub(crate) mod packages;
 pub(crate) mod page;
+pub mod template_budget;
 pub mod templates;
 pub(crate) mod terms;
 pub(crate) mod wallet;

@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use tokio_postgres::types::Json;
@@ -20,6 +20,7 @@ use crate::domain::rate_limit::RateLimit;
 use crate::domain::template_status::TemplateStatus;
 use crate::domain::terms::RefundPolicy;
 use crate::queries::page::{self, Bounds, List, Page, page_of};
+use crate::queries::template_budget::{BudgetView, STORED, StoredBudget};
 
 /// Largest page of templates.
 pub const MAX_PAGE: i64 = 200;
@@ -62,6 +63,10 @@ pub struct TemplateView {
     /// 0 once voiding is done; absent unless the template is void.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unused_left: Option<i64>,
+    /// What its coupons may cost and where that stands (docs/design.md
+    /// §15, "Budgets"); absent: no budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetView>,
 }
 
 /// The terms inside a template's answer: the fields of `RawTerms`, in a
@@ -114,7 +119,8 @@ static COLUMNS: LazyLock<String> = LazyLock::new(|| {
         rate_limit,
         CASE WHEN status = '{void}' THEN (SELECT count(*) FROM coupons c
                WHERE c.template_sn = t.sn AND c.status = '{unused}') END,
-        eligibility, shop_id, description",
+        eligibility, shop_id, description, {budget}",
+        budget = STORED,
         void = TemplateStatus::Void.as_str(),
         unused = CouponStatus::Unused.as_str(),
     )
@@ -124,7 +130,8 @@ impl TemplateView {
     /// Fails (rather than panics) on a `status`, `refund_policy` or
     /// `rate_limit` that is not one: only a hand edit of the row could put
     /// one there.
-    fn from_row(row: &Row) -> Result<Self, tokio_postgres::Error> {
+    fn from_row(row: &Row, today: NaiveDate) -> Result<Self, tokio_postgres::Error> {
+        let budget = row.try_get::<_, Option<Json<StoredBudget>>>(18)?;
         Ok(Self {
             sn: row.get(0),
             name: row.get(1),
@@ -146,14 +153,17 @@ impl TemplateView {
             eligibility: row.try_get::<_, Option<Json<_>>>(15)?.map(|j| j.0),
             shop_id: row.get(16),
             description: row.get(17),
+            budget: budget.map(|Json(b)| BudgetView::of(&b, today)),
         })
     }
 }
 
-/// One template, if it exists.
+/// One template, if it exists; its budget's day counters of `today` (the
+/// business day).
 pub async fn template(
     client: &impl GenericClient,
     sn: &TemplateSn,
+    today: NaiveDate,
 ) -> Result<Option<TemplateView>, tokio_postgres::Error> {
     let row = client
         .query_opt(
@@ -161,7 +171,9 @@ pub async fn template(
             &[&sn.as_str()],
         )
         .await?;
-    row.as_ref().map(TemplateView::from_row).transpose()
+    row.as_ref()
+        .map(|r| TemplateView::from_row(r, today))
+        .transpose()
 }
 
 /// A template's claim rate limits (None: none, or no such template), for
@@ -220,6 +232,7 @@ pub async fn page(
     status: Option<TemplateStatus>,
     shops: Option<Vec<String>>,
     bounds: Bounds,
+    today: NaiveDate,
 ) -> Result<Page<TemplateView>, tokio_postgres::Error> {
     let status = status.map(TemplateStatus::as_str);
     let list = List {
@@ -228,12 +241,8 @@ pub async fn page(
         filter: "($1::text IS NULL OR status = $1) AND ($2::text[] IS NULL OR shop_id = ANY($2))",
         order: "created_at DESC, sn DESC",
     };
-    page::fetch(
-        client,
-        &list,
-        &[&status, &shops],
-        bounds,
-        TemplateView::from_row,
-    )
+    page::fetch(client, &list, &[&status, &shops], bounds, |r| {
+        TemplateView::from_row(r, today)
+    })
     .await
 }

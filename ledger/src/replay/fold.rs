@@ -27,7 +27,7 @@ use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
     ReplayedCoupon, Sym, Tables, TemplateRow, member_digest,
 };
-use super::{codes_fold, keys_fold};
+use super::{budgets_fold, codes_fold, keys_fold};
 use crate::domain::channel::ChannelStatus;
 use crate::domain::coupon_state::{self, CouponStatus};
 use crate::domain::events::{CouponIssued, TemplateCreated};
@@ -346,6 +346,7 @@ impl Replay {
         if let Some(status) = order_status_after(event, e.version) {
             row.status = status.as_str().to_owned();
         }
+        budgets_fold::order(&mut self.tables.template_budgets, row, event);
         if let LedgerEvent::OrderRefunded(refunded) = event {
             let refund = payload.get("refund").cloned().unwrap_or_default();
             self.refund(order_id, &refunded.refund_id, refund, e.occurred_at);
@@ -389,6 +390,7 @@ impl Replay {
             }
             _ => {}
         }
+        budgets_fold::template(&mut self.tables.template_budgets, sn, &event);
         let row = by_name(&mut self.tables.templates, sn);
         row.version = e.version;
         match event {
@@ -498,6 +500,7 @@ fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
     row.allocations = payload.get("allocations").cloned();
     row.coupon_ids = locked.coupon_ids.clone();
     row.lock_expires_at = Some(locked.lock_expires_at);
+    row.budget_charges = json_field(payload, "budget");
 }
 
 /// What a template's later events change in its row: attributes

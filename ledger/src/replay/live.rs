@@ -19,9 +19,9 @@ use uuid::Uuid;
 use super::compare::Differences;
 use super::partition::Partitions;
 use super::tables::{
-    AllowListRow, BucketRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields, Map, Names,
-    NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables, TemplateRow,
-    TotalsRow,
+    AllowListRow, BucketRow, BudgetRow, Cents, ChannelRow, ClaimsRow, Counts, CouponRow, Fields,
+    Map, Names, NamesOver, OrderRow, OrderRows, Present, RefundRow, ReplayedCoupon, Sym, Tables,
+    TemplateRow, TotalsRow,
 };
 use crate::domain::coupon_state::CouponStatus;
 use crate::domain::projection::Projection;
@@ -88,6 +88,15 @@ pub async fn compare_templates(
     let all = &mut t.template_totals;
     c.table("template_totals", TEMPLATE_TOTALS, totals, all, debug)
         .await?;
+    let budgets = &mut t.template_budgets;
+    c.table(
+        "template_budgets",
+        TEMPLATE_BUDGETS,
+        plain(budget),
+        budgets,
+        debug,
+    )
+    .await?;
     let lists = &mut t.allow_lists;
     c.table("allow_lists", ALLOW_LISTS, plain(allow_list), lists, debug)
         .await
@@ -274,7 +283,7 @@ const USER_CLAIMS: Query = (
 // A lock that rolled back leaves no row; one still locking is not committed.
 const ORDERS: Query = (
     "SELECT order_id, user_id, status, order_body, allocations, coupon_ids, lock_expires_at,
-            version FROM orders",
+            version, budget_charges FROM orders",
     &[
         Type::TEXT,
         Type::TEXT,
@@ -284,6 +293,7 @@ const ORDERS: Query = (
         Type::UUID_ARRAY,
         Type::TIMESTAMPTZ,
         Type::INT4,
+        Type::JSONB,
     ],
 );
 const REFUNDS: Query = (
@@ -308,6 +318,21 @@ const TEMPLATE_STATS: Query = (
 const TEMPLATE_TOTALS: Query = (
     "SELECT template_sn, issued, cost FROM template_totals",
     &[Type::TEXT, Type::INT8, Type::NUMERIC],
+);
+
+const TEMPLATE_BUDGETS: Query = (
+    "SELECT template_sn, total, daily, spent, reserved, day, day_spent, day_reserved
+       FROM template_budgets",
+    &[
+        Type::TEXT,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::NUMERIC,
+        Type::DATE,
+        Type::NUMERIC,
+        Type::NUMERIC,
+    ],
 );
 
 /// One row of a live table, as copied out.
@@ -548,6 +573,20 @@ fn order(r: &Line) -> Result<(String, OrderRow), tokio_postgres::Error> {
         coupon_ids: r.try_get(5)?,
         lock_expires_at: r.try_get(6)?,
         version: r.try_get(7)?,
+        budget_charges: r.try_get(8)?,
+    };
+    Ok((r.try_get(0)?, row))
+}
+
+fn budget(r: &Line) -> Result<(String, BudgetRow), tokio_postgres::Error> {
+    let row = BudgetRow {
+        total: cents(r.try_get(1)?),
+        daily: r.try_get::<Option<Decimal>>(2)?.map(cents),
+        spent: cents(r.try_get(3)?),
+        reserved: cents(r.try_get(4)?),
+        day: r.try_get(5)?,
+        day_spent: cents(r.try_get(6)?),
+        day_reserved: cents(r.try_get(7)?),
     };
     Ok((r.try_get(0)?, row))
 }

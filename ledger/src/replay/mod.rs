@@ -12,7 +12,7 @@
 //! rows; everything reads one exported snapshot.
 //!
 //! The fold is pure: it and all it imports ([`event`], [`tables`],
-//! [`codes_fold`], [`keys_fold`], [`notify_steps`] and `domain`) do no I/O and import no
+//! [`codes_fold`], [`keys_fold`], [`budgets_fold`], [`notify_steps`] and `domain`) do no I/O and import no
 //! Postgres client. The side that reads the live tables ([`live`],
 //! [`codes_live`], [`notify`], ...) imports those pure files, never the
 //! other way round, so the modules import one another without a cycle.
@@ -22,7 +22,8 @@
 //!   pass holds of its coupons and orders.
 //! - [`fold`]: events → tables (pure).
 //! - [`codes_fold`]: redemption codes and packages, events → rows (pure);
-//!   [`keys_fold`]: app keys, events → rows (pure).
+//!   [`keys_fold`]: app keys, events → rows (pure); [`budgets_fold`]:
+//!   templates' budgets, from their templates' and orders' events (pure).
 //! - [`notify_steps`]: the reminder steps the fold records (pure).
 //! - [`partition`]: how many passes, and which rows each reads.
 //! - `run`: the passes of a verification, then the tables they added to
@@ -40,6 +41,7 @@
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
 
+pub(crate) mod budgets_fold;
 pub(crate) mod codes_fold;
 pub(crate) mod codes_live;
 pub(crate) mod compare;

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -38,6 +38,12 @@ show_with_display!(String, i32, i64, i128, Uuid, Value);
 impl Show for DateTime<Utc> {
     fn show(&self) -> String {
         self.to_rfc3339()
+    }
+}
+
+impl Show for NaiveDate {
+    fn show(&self) -> String {
+        self.to_string()
     }
 }
 
@@ -238,7 +244,22 @@ row!(OrderRow {
     coupon_ids: Vec<Uuid>,
     lock_expires_at: Option<DateTime<Utc>>,
     version: i32,
+    budget_charges: Option<Value>,
 });
+
+row!(
+    /// A template's budget (docs/design.md §15, "Budgets"): its amounts and
+    /// counters (`domain::budget::Counters`).
+    BudgetRow {
+        total: Cents,
+        daily: Option<Cents>,
+        spent: Cents,
+        reserved: Cents,
+        day: Option<NaiveDate>,
+        day_spent: Cents,
+        day_reserved: Cents,
+    }
+);
 
 row!(RefundRow {
     seq: i32,
@@ -350,6 +371,8 @@ pub struct Tables {
     /// (template, channel).
     pub template_channels: Map<(String, Uuid), Present>,
     pub template_totals: Map<String, TotalsRow>,
+    /// Each budgeted template's budget (`budgets_fold`).
+    pub template_budgets: Map<String, BudgetRow>,
     /// (template, status) → bucket (see `fold::add_template_stats`).
     pub template_stats: Map<(String, CouponStatus), BucketRow>,
     pub code_batches: Map<Uuid, CodeBatchRow>,

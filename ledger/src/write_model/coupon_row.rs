@@ -31,10 +31,13 @@ pub struct CouponRow {
     pub terms: RawTerms,
     /// The channel that gave it; a reissue keeps it (docs/design.md §15).
     pub channel_id: Option<ChannelId>,
+    /// Whether its template has a budget (docs/design.md §15, "Budgets").
+    pub budgeted: bool,
 }
 
 pub const SELECT: &str = "SELECT c.id, c.template_sn, c.user_id, c.status, c.order_id, c.issued_at,
-        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms, c.channel_id
+        c.effective_at, c.expires_at, c.version, t.status, t.refund_policy, t.terms, c.channel_id,
+        EXISTS (SELECT FROM template_budgets b WHERE b.template_sn = c.template_sn)
    FROM coupons c JOIN templates t ON t.sn = c.template_sn";
 
 impl CouponRow {
@@ -62,6 +65,7 @@ impl CouponRow {
             refund_policy,
             terms,
             channel_id: row.get(12),
+            budgeted: row.get(13),
         })
     }
 

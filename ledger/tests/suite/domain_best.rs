@@ -114,7 +114,7 @@ fn the_quote_lists_every_coupon_with_its_own_discount() {
         coupon("A", "tA", goods(fixed_off("0", "10"))),
         coupon("B", "tB", goods(fixed_off("200", "50"))),
     ];
-    let q = quote(&o, &coupons, now(), false);
+    let q = quote(&o, &coupons, now(), false, &[]);
     assert_eq!(
         (q.coupons[0].usable, q.coupons[0].discount),
         (true, m("10"))
@@ -143,7 +143,7 @@ fn a_wallet_past_the_search_bound_searches_the_highest_discounts_first() {
             )
         })
         .collect();
-    let q = quote(&o, &coupons, now(), false);
+    let q = quote(&o, &coupons, now(), false, &[]);
     assert!(q.truncated);
     assert_eq!(q.coupons.len(), ledger::domain::quote::SEARCH_BOUND);
     assert_eq!(
@@ -153,7 +153,7 @@ fn a_wallet_past_the_search_bound_searches_the_highest_discounts_first() {
     );
     assert!(q.coupons.windows(2).all(|w| w[0].discount >= w[1].discount));
     assert_eq!(q.best.discount, m("97"));
-    let small = quote(&o, &coupons[..3], now(), true);
+    let small = quote(&o, &coupons[..3], now(), true, &[]);
     assert!(small.truncated, "the caller left some out");
 }
 
@@ -189,7 +189,7 @@ fn copies_of_a_template_do_not_crowd_others_out_of_the_search() {
                     .map(move |(t, terms)| coupon(&format!("{t}-{k}"), &t, terms))
             })
             .collect();
-        let q = quote(&o, &wallet, now(), false);
+        let q = quote(&o, &wallet, now(), false, &[]);
         assert_eq!(q.best.discount, best_of_five.discount, "{copies} copies");
         assert_eq!(q.coupons.len(), 5, "one listed per template");
         assert!(!q.truncated, "5 templates are within the bound");
@@ -208,9 +208,43 @@ fn of_a_templates_copies_the_one_expiring_first_is_offered() {
     let mut sooner = coupon("soon", "tA", goods(fixed_off("0", "10")));
     later.validity.expires_at = now() + chrono::Duration::days(9);
     sooner.validity.expires_at = now() + chrono::Duration::days(2);
-    let q = quote(&o, &[later, sooner], now(), false);
+    let q = quote(&o, &[later, sooner], now(), false, &[]);
     assert_eq!(ids(&q.best), vec!["soon"]);
     assert_eq!(q.coupons.len(), 1);
+}
+
+/// A coupon whose discount alone is more than its template's budget has
+/// left is unusable (`budget_exhausted`) and left out of the best; one
+/// that fits, and one whose template has no budget, are not.
+#[test]
+fn a_coupon_its_budget_cannot_pay_is_unusable_and_out_of_the_best() {
+    let o = order(&[("a", "c", 1, "100")], "0");
+    let wallet = [
+        coupon("big", "tA", goods(fixed_off("0", "30"))),
+        coupon("small", "tB", goods(fixed_off("0", "10"))),
+        coupon("open", "tC", goods(fixed_off("0", "5"))),
+    ];
+    let money = |s: &str| ledger::domain::money::Money::parse(s).unwrap();
+    let budgets = [
+        ("tA".to_owned(), money("29.99")),
+        ("tB".to_owned(), money("10.00")),
+    ];
+    let q = quote(&o, &wallet, now(), false, &budgets);
+    let big = q.coupons.iter().find(|c| c.coupon_id == "big").unwrap();
+    assert!(!big.usable);
+    assert_eq!(
+        big.reason.as_ref().map(|r| r.code()),
+        Some("budget_exhausted")
+    );
+    assert!(
+        q.coupons
+            .iter()
+            .filter(|c| c.coupon_id != "big")
+            .all(|c| c.usable)
+    );
+    let mut best = ids(&q.best);
+    best.sort_unstable();
+    assert_eq!(best, vec!["open", "small"]);
 }
 
 /// 12 distinct whole-order templates mixing rates and thresholds: every

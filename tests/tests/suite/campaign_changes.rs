@@ -8,19 +8,12 @@
 use std::time::Duration;
 
 use chrono::{DateTime, SubsecRound, Utc};
-use reqwest::Method;
 use serde_json::{Value, json};
 use tests::workers::{Workers, assert_verifies_once_caught_up};
 use tests::{Env, Server, packages, template_body, uploads};
 
 async fn patch(server: &Server, sn: &str, body: &Value) -> (u16, Value) {
-    let r = server
-        .admin(Method::PATCH, &format!("/v1/templates/{sn}"))
-        .json(body)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
+    server.patch_template(sn, body).await.unwrap()
 }
 
 /// The template stream's events after the first: (type, operator, payload).

@@ -11,6 +11,7 @@ mod app_reads;
 mod archive_scale;
 mod bad_input;
 mod broker_restart;
+mod budgets;
 mod campaign_changes;
 mod channel_lifecycle;
 mod channel_secrets;

@@ -138,13 +138,7 @@ async fn read(server: &Server, sn: &str) -> Value {
 }
 
 async fn patch(server: &Server, sn: &str, body: &Value) -> (u16, Value) {
-    let r = server
-        .admin(Method::PATCH, &format!("/v1/templates/{sn}"))
-        .json(body)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
+    server.patch_template(sn, body).await.unwrap()
 }
 
 /// A template from the test body with `rate_limit` set as given.

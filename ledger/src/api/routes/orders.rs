@@ -27,6 +27,7 @@ use crate::domain::refund::RefundLine;
 use crate::exactly_once::idempotency::request_hash;
 use crate::queries::coupons as queries;
 use crate::queries::order_record::{self, OrderRecord};
+use crate::queries::template_budget;
 
 /// An order's id, and a refund's, in a body: as long as an order's id in
 /// the path.
@@ -139,7 +140,11 @@ pub async fn quote(
     let client = state.pool.get().await?;
     let now = state.now();
     let (candidates, more) = queries::candidates_for(&**client, &user_id, &order, now).await?;
-    let q = quote_order(&order, &candidates, now, more);
+    let mut sns: Vec<&str> = candidates.iter().map(|c| c.template_sn.as_str()).collect();
+    sns.sort_unstable();
+    sns.dedup();
+    let budgets = template_budget::left_of(&**client, &sns, state.today()).await?;
+    let q = quote_order(&order, &candidates, now, more, &budgets);
     Ok(axum::Json(q.into()))
 }
 
@@ -154,7 +159,10 @@ pub struct LockBody {
     pub lock_ttl_seconds: Option<i64>,
 }
 
-/// Try: lock every listed coupon for the order, or none.
+/// Try: lock every listed coupon for the order, or none. The lock reserves
+/// each coupon's discount against its template's budget, if it has one: a
+/// budget with less left (in all, or on the business day) refuses the lock,
+/// 409 `budget_exhausted`; a cancel or the lock's timeout gives it back.
 #[utoipa::path(post, path = "/v1/orders/lock", operation_id = "lock_order",
     tag = "orders", request_body = LockBody,
     security(("service" = [])),
@@ -177,7 +185,7 @@ pub async fn lock(
             .then(|| Duration::seconds(s))
             .ok_or_else(|| bad("lock_ttl_seconds: must be 1 to 86400"))
     })?;
-    let (metadata, now) = (ctx.principal_metadata(), state.now());
+    let (metadata, now, tz) = (ctx.principal_metadata(), state.now(), state.tz);
     ctx.write(&state, "service", &body.hash, StatusCode::OK, |tx| {
         Box::pin(async move {
             let req = LockRequest {
@@ -187,6 +195,7 @@ pub async fn lock(
                 request_hash: body.hash,
                 lock_ttl: ttl,
                 now,
+                tz,
             };
             Ok(orders::lock(tx, &req, &metadata).await?)
         })

@@ -17,6 +17,7 @@ use crate::api::routes::templates::SN;
 use crate::domain::ids::{TemplateSn, UserId};
 use crate::domain::wallet_order::{self, DEFAULT_EXPIRING_WITHIN_DAYS};
 use crate::projections::read::{self, Balance, TemplateStats};
+use crate::queries::template_budget::{self, BudgetView};
 use crate::queries::templates as queries;
 use crate::queries::wallet::{self, ExpiringSoon};
 
@@ -64,20 +65,35 @@ pub async fn balance(
     }))
 }
 
-/// A template's coupons by status, liability and cost (projection `template_stats`).
+/// A template's numbers: the projection's, and its budget's (read from the
+/// write model, which guards it).
+#[derive(Serialize, ToSchema)]
+pub struct TemplateNumbers {
+    #[serde(flatten)]
+    pub stats: TemplateStats,
+    /// Spent, reserved and left of its budget (docs/design.md §15,
+    /// "Budgets"); absent: no budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetView>,
+}
+
+/// A template's coupons by status, liability and cost (projection
+/// `template_stats`), and its budget's spent, reserved and left.
 #[utoipa::path(get, path = "/v1/templates/{sn}/stats", operation_id = "template_stats",
     tag = "projections", params(SN),
     security(("admin" = [])),
-    responses((status = 200, body = TemplateStats), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = TemplateNumbers), (status = 404, body = ErrorBody)))]
 pub async fn template_stats(
     State(state): State<AppState>,
     _: Principal,
     ApiPath(sn): ApiPath<TemplateSn>,
-) -> Result<Json<TemplateStats>, ApiError> {
+) -> Result<Json<TemplateNumbers>, ApiError> {
     // Lag-tolerant: a replica that keeps up (docs/design.md §17).
     let client = state.reads.pick().get().await?;
     if !queries::exists(&**client, &sn).await? {
         return Err(ApiError::not_found("template", sn.as_str()));
     }
-    Ok(Json(read::template_stats(&**client, sn.as_str()).await?))
+    let stats = read::template_stats(&**client, sn.as_str()).await?;
+    let budget = template_budget::view_of(&**client, sn.as_str(), state.today()).await?;
+    Ok(Json(TemplateNumbers { stats, budget }))
 }

@@ -16,6 +16,7 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson};
 use crate::api::http::path_param::ApiPath;
 use crate::commands::templates::{self, TemplateChange};
+use crate::domain::budget::{Budget, RawBudget};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::TemplateUpdated;
 use crate::domain::ids::TemplateSn;
@@ -78,6 +79,10 @@ pub struct UpdateTemplate {
     /// The validity of coupons issued from now on (as at create); coupons
     /// already issued keep theirs.
     pub validity: Option<RawValidity>,
+    /// The budget's new amounts (docs/design.md §15, "Budgets"): `total`
+    /// and `daily` may only rise (409 `budget_not_raised`); `daily` left out
+    /// keeps the day's cap. Only a template created with a budget has one.
+    pub budget: Option<RawBudget>,
 }
 
 /// A moved issue window: an end left out stays as it is.
@@ -89,8 +94,10 @@ pub struct WindowChange {
 }
 
 /// Change a template's name, reminder, rate limit, description or
-/// eligibility, move its issue window, raise its per-user limit or change
-/// the validity of the coupons it issues from now on. Each change is an
+/// eligibility, move its issue window, raise its per-user limit or its
+/// budget (409 `budget_not_raised` for a lower one, or for a template
+/// created without one) or change the validity of the coupons it issues
+/// from now on. Each change is an
 /// event. Discount, scope, face value, kind, currency, stacking, refund
 /// policy and shop are immutable (409); the quota and status have their
 /// own routes.
@@ -124,7 +131,13 @@ pub async fn update(
         ));
     }
     // These cannot be cleared: a null is a mistake, not "leave it".
-    let not_null = ["name", "issue_window", "per_user_limit", "validity"];
+    let not_null = [
+        "name",
+        "issue_window",
+        "per_user_limit",
+        "validity",
+        "budget",
+    ];
     if let Some(field) = not_null
         .iter()
         .find(|f| body.value.get(**f) == Some(&Value::Null))
@@ -137,12 +150,13 @@ pub async fn update(
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
     let (metadata, now) = (ctx.principal_metadata(), state.now());
+    let today = state.today();
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
             Box::pin(async move {
                 templates::update(tx, &change, &metadata, now).await?;
-                current(tx, &sn).await
+                current(tx, &sn, today).await
             })
         })
         .await;
@@ -157,16 +171,22 @@ pub async fn update(
 fn validate_update(sn: &TemplateSn, input: UpdateTemplate) -> Result<TemplateChange, ApiError> {
     let updated = validate_attributes(sn, &input)?;
     let adjustment = validate_adjustment(&input)?;
-    if updated.is_none() && adjustment == Adjustment::default() {
+    let budget = input
+        .budget
+        .as_ref()
+        .map(|raw| Budget::parse(raw).map_err(|e| e.within("budget")))
+        .transpose()?;
+    if updated.is_none() && adjustment == Adjustment::default() && budget.is_none() {
         return Err(ApiError::invalid_field(
             "nothing to change: give name, remind_days_before, rate_limit, description, \
-             eligibility, issue_window, per_user_limit or validity",
+             eligibility, issue_window, per_user_limit, validity or budget",
         ));
     }
     Ok(TemplateChange {
         sn: sn.clone(),
         updated,
         adjustment,
+        budget,
     })
 }
 
@@ -285,12 +305,13 @@ pub async fn quota(
     body: ApiJson<RaiseQuota>,
 ) -> Result<Response, ApiError> {
     let (metadata, now, total) = (ctx.principal_metadata(), state.now(), body.value.total);
+    let today = state.today();
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
             Box::pin(async move {
                 templates::raise_quota(tx, &sn, total, &metadata, now).await?;
-                current(tx, &sn).await
+                current(tx, &sn, today).await
             })
         })
         .await;

@@ -40,12 +40,13 @@ pub async fn allow_channel(
     body: ApiJson<AllowChannel>,
 ) -> Result<Response, ApiError> {
     let (metadata, now, channel) = (ctx.principal_metadata(), state.now(), body.value.channel_id);
+    let today = state.today();
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &body.hash, StatusCode::OK, |tx| {
             Box::pin(async move {
                 templates::allow_channel(tx, &sn, channel, &metadata, now).await?;
-                current(tx, &sn).await
+                current(tx, &sn, today).await
             })
         })
         .await;
@@ -89,11 +90,12 @@ pub async fn remove_channel(
         channel.0.as_bytes(),
     ]);
     let (metadata, now, changed) = (ctx.principal_metadata(), state.now(), sn.clone());
+    let today = state.today();
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
             Box::pin(async move {
                 templates::remove_channel(tx, &sn, channel, &metadata, now).await?;
-                current(tx, &sn).await
+                current(tx, &sn, today).await
             })
         })
         .await;

@@ -16,6 +16,7 @@ use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::{self, ApiJson, ApiQuery};
 use crate::api::http::path_param::ApiPath;
 use crate::commands::templates::{self, NewTemplate};
+use crate::domain::budget::{Budget, RawBudget};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated};
 use crate::domain::ids::{ShopId, TemplateSn};
@@ -82,6 +83,10 @@ pub struct CreateTemplate {
     /// `use_scope`). Absent: the platform's.
     #[schema(value_type = Option<String>)]
     pub shop_id: Option<String>,
+    /// What its coupons may cost (docs/design.md §15, "Budgets"), in its
+    /// currency: `total`, and `daily` per business day. A lock past what
+    /// is left is 409 `budget_exhausted`. Absent: no cap.
+    pub budget: Option<RawBudget>,
 }
 
 fn one() -> i32 {
@@ -148,6 +153,8 @@ impl CreateTemplate {
             None => None,
         };
         let description = checked_description(self.description.as_deref())?;
+        let budget = self.budget.as_ref().map(Budget::parse).transpose();
+        let budget = budget.map_err(|e| e.within("budget"))?;
         let created = TemplateCreated {
             sn: TemplateSn::generate(),
             name: name.to_owned(),
@@ -161,6 +168,7 @@ impl CreateTemplate {
             rate_limit,
             eligibility,
             shop_id,
+            budget,
         };
         Ok(NewTemplate { created, terms })
     }
@@ -222,8 +230,9 @@ pub(super) fn checked_eligibility(raw: Eligibility) -> Result<Option<Eligibility
 pub(super) async fn current(
     tx: &Transaction<'_>,
     sn: &TemplateSn,
+    today: chrono::NaiveDate,
 ) -> Result<TemplateView, ApiError> {
-    let found = queries::template(&**tx, sn).await?;
+    let found = queries::template(&**tx, sn, today).await?;
     found.ok_or_else(|| not_found(sn.as_str()))
 }
 
@@ -245,10 +254,11 @@ pub async fn create(
     let template = body.value.parse()?;
     let sn = template.created.sn.clone();
     let (metadata, now) = (ctx.principal_metadata(), state.now());
+    let today = state.today();
     ctx.write(&state, "admin", &body.hash, StatusCode::CREATED, |tx| {
         Box::pin(async move {
             templates::create(tx, &template, &metadata, now).await?;
-            current(tx, &sn).await
+            current(tx, &sn, today).await
         })
     })
     .await
@@ -281,7 +291,7 @@ pub async fn list(
     let client = state.pool.get().await?;
     let shops = principal.shop_filter();
     Ok(Json(
-        queries::page(&**client, status, shops, bounds)
+        queries::page(&**client, status, shops, bounds, state.today())
             .await?
             .into(),
     ))
@@ -298,7 +308,7 @@ pub async fn read(
     ApiPath(sn): ApiPath<TemplateSn>,
 ) -> Result<Json<TemplateView>, ApiError> {
     let client = state.pool.get().await?;
-    let view = queries::template(&**client, &sn).await?;
+    let view = queries::template(&**client, &sn, state.today()).await?;
     Ok(Json(view.ok_or_else(|| not_found(sn.as_str()))?))
 }
 
@@ -339,12 +349,13 @@ async fn change_status(
         format!("{action:?}").as_bytes(),
     ]);
     let (metadata, now) = (ctx.principal_metadata(), state.now());
+    let today = state.today();
     let changed = sn.clone();
     let response = ctx
         .write(&state, "admin", &hash, StatusCode::OK, |tx| {
             Box::pin(async move {
                 templates::change_status(tx, &sn, action, &metadata, now).await?;
-                current(tx, &sn).await
+                current(tx, &sn, today).await
             })
         })
         .await;

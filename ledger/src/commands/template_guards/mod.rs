@@ -12,7 +12,10 @@
 //!   against the per-user limit.
 //! - [`quota`]: the one statement that raises a template's `issued`, with
 //!   the status re-checked on the locked row.
+//! - [`budget`]: what a lock charges to its coupons' templates' budgets,
+//!   guarded the same way, and what settling and refunding give back.
 
+pub(crate) mod budget;
 pub(crate) mod open;
 pub(crate) mod quota;
 pub(crate) mod user_limits;
