@@ -28,7 +28,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use deadpool_postgres::Pool;
 use ledger::config::Config;
 use ledger::domain::projection::Projection;
-use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::lazy_publisher::{Commit, LazyPublisher};
 use ledger::messaging::{store_guard, topology};
 use ledger::store::StoreCell;
 
@@ -258,7 +258,12 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
         Worker::Project(Projection::Notify) => {
             let sender = notify::send_loop(
                 pool.clone(),
-                LazyPublisher::new(&url, "couponledger-notify-sender", store.clone()),
+                LazyPublisher::committing(
+                    &url,
+                    "couponledger-notify-sender",
+                    store.clone(),
+                    Commit::Transaction,
+                ),
                 config.notify_retention_days,
                 shutdown.clone(),
             );
