@@ -124,10 +124,10 @@ async fn a_hundred_thousand_users_get_one_message_each_through_a_sender_kill() {
     let issuing = Workers::start(&env, "relay,issuance").unwrap();
     let text: String = (0..USERS).map(|i| format!("user-{i}\n")).collect();
     let job = issue(&server, &sn, "granted-100k", "true", text).await;
-    issuing.terminate().await.unwrap();
 
-    // The projection makes the rows and the sender sends them; the process
-    // is killed once a tenth of them has gone, and started again.
+    // The projection makes the rows (the relay still carrying the last
+    // chunks' events to it) and the sender sends them; that process is
+    // killed once a tenth of them has gone, and started again.
     let notify = Workers::start(&env, "notify").unwrap();
     wait_rows(&env, SENT, (USERS / 10) as i64, SENDER_PATIENCE).await;
     let pid = notify.pid().unwrap().to_string();
@@ -147,6 +147,7 @@ async fn a_hundred_thousand_users_get_one_message_each_through_a_sender_kill() {
     wait_rows(&env, SENT, USERS as i64, SENDER_PATIENCE).await;
     let got = touch.drain_granted(Duration::from_secs(5)).await.unwrap();
     notify.terminate().await.unwrap();
+    issuing.terminate().await.unwrap();
 
     let messages = by_job_and_user(&got);
     assert_eq!(got.len(), USERS, "one message per user, none twice");
