@@ -98,8 +98,15 @@ pub async fn open(
               RETURNING id";
     let silence = UPLOAD_SILENCE_SECS as f64;
     let (uploading, incomplete) = (Status::Uploading.as_str(), Status::Incomplete.as_str());
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] =
-        [&key, &sn, &now, &silence, &uploading, &incomplete, &job.notify];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &key,
+        &sn,
+        &now,
+        &silence,
+        &uploading,
+        &incomplete,
+        &job.notify,
+    ];
     if let Some(row) = client.query_opt(claim, &params).await? {
         return Ok(Opened::Resume(row.get(0)));
     }
@@ -107,7 +114,10 @@ pub async fn open(
 }
 
 /// The job the key already names, if the upload asks for the same job.
-async fn existing(client: &impl GenericClient, job: &JobOpening<'_>) -> Result<Opened, CommandError> {
+async fn existing(
+    client: &impl GenericClient,
+    job: &JobOpening<'_>,
+) -> Result<Opened, CommandError> {
     let row = client
         .query_one(
             "SELECT id, template_sn, status, file_sha256, notify FROM issuance_jobs

@@ -44,7 +44,12 @@ impl LazyPublisher {
         Self::committing(amqp_url, name, store, Commit::Confirms)
     }
 
-    pub fn committing(amqp_url: &str, name: &'static str, store: StoreCell, commit: Commit) -> Self {
+    pub fn committing(
+        amqp_url: &str,
+        name: &'static str,
+        store: StoreCell,
+        commit: Commit,
+    ) -> Self {
         Self {
             amqp_url: amqp_url.to_owned(),
             name,

@@ -151,7 +151,12 @@ impl JobGrant {
     }
 
     /// The row of `coupon_id`, held by (user, template).
-    fn row<'a>(&self, coupon_id: Uuid, holder: (&'a str, &'a str), clock: NotifyClock) -> Grant<'a> {
+    fn row<'a>(
+        &self,
+        coupon_id: Uuid,
+        holder: (&'a str, &'a str),
+        clock: NotifyClock,
+    ) -> Grant<'a> {
         Grant {
             coupon_id,
             user_id: holder.0,

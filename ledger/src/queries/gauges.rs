@@ -41,7 +41,10 @@ pub async fn coupons_issued_by_chunks(c: &impl GenericClient) -> Result<i64> {
 pub async fn notify_rows_by_status(c: &impl GenericClient) -> Result<Vec<(i16, i16, i64)>> {
     let sql = "SELECT notify_type, status, count(*) FROM notify_msg GROUP BY 1, 2";
     let rows = c.query(sql, &[]).await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    Ok(rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
 }
 
 /// Pending expiry reminders whose notify time passed more than

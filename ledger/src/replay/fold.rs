@@ -210,10 +210,9 @@ impl Replay {
         let due = remind_days_before.map_or_else(Vec::new, |offsets| {
             reminders(expires_at, issued_at, &offsets, clock.tz, clock.at)
         });
-        let grant = job_id.filter(|_| job_notify).map(|job| Grant {
-            job,
-            at: issued_at,
-        });
+        let grant = job_id
+            .filter(|_| job_notify)
+            .map(|job| Grant { job, at: issued_at });
         Ok((due, grant))
     }
 

@@ -384,7 +384,12 @@ async fn compare_granted(
         let key = replayed.names.get(user).map(|u| (u, job));
         let row = key.and_then(|k| replayed.grants.remove(&k));
         if let Some((live, row)) = differs(r.try_get(2)?, row) {
-            out.row(TABLE, &format!("{:?}", (user, job)), Some(&live), row.as_ref());
+            out.row(
+                TABLE,
+                &format!("{:?}", (user, job)),
+                Some(&live),
+                row.as_ref(),
+            );
         }
     }
     let mut left: Vec<(GrantKey, Row)> = replayed.grants.drain().collect();

@@ -200,7 +200,10 @@ async fn a_user_listed_twice_gets_one_message_with_both_coupons_and_replay_agree
     keys.sort();
     let mut expected = vec![(a, "u1".to_owned()), (a, "u2".into()), (c, "u2".into())];
     expected.sort();
-    assert_eq!(keys, expected, "none for job {b} (no notify) nor {d} (voided)");
+    assert_eq!(
+        keys, expected,
+        "none for job {b} (no notify) nor {d} (voided)"
+    );
     let both = messages[&(a, "u1".to_owned())];
     assert_eq!(both.body.count, 2);
     let u1 = coupons_of(&env, a, "u1").await;
