@@ -5,7 +5,7 @@
 //! 100,000 users get one each through a SIGKILL of the sender, a user
 //! listed twice gets both coupons in one, a job without notify sends none,
 //! a job whose coupons were voided first sends none, and `replay --verify`
-//! agrees with the rows.
+//! agrees with the rows. `ledger issue --notify` asks for it as the API does.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -263,4 +263,38 @@ async fn notify_is_true_or_false_shown_on_the_job_and_part_of_what_its_key_names
     assert_eq!(r.status(), 202);
     let plain: Value = r.json().await.unwrap();
     assert_eq!(plain["notify"], json!(false), "{plain}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ledger_issue_notify_uploads_with_notify_true() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = template(&server, 1, Value::Null).await;
+    let file = std::env::temp_dir().join(format!("granted-{}.txt", Uuid::now_v7()));
+    std::fs::write(&file, "u3\n").unwrap();
+    let path = file.to_str().unwrap();
+    let args = [
+        "issue",
+        "--template",
+        &sn,
+        "--file",
+        path,
+        "--notify",
+        "--no-wait",
+    ];
+    let out = tokio::process::Command::new(tests::bin("ledger"))
+        .args(args)
+        .envs(env.vars())
+        .env("LEDGER_URL", &server.base)
+        .output()
+        .await
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let (_, job) = server
+        .admin_get(&format!("/v1/issuance-jobs/{id}"))
+        .await
+        .unwrap();
+    assert_eq!(job["notify"], json!(true), "{job}");
 }
