@@ -147,7 +147,7 @@ async fn upload(
             "{}/v1/issuance-jobs",
             args.url.trim_end_matches('/')
         ))
-        .query(&query(&args))
+        .query(&query(args))
         .bearer_auth(token)
         .header("Content-Type", if csv { "text/csv" } else { "text/plain" })
         .body(body);
