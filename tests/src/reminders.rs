@@ -50,7 +50,22 @@ pub struct TouchQueue {
 }
 
 impl TouchQueue {
+    /// A classic queue.
     pub async fn new(env: &Env, queue: &str) -> anyhow::Result<Self> {
+        Self::declared(env, queue, FieldTable::default()).await
+    }
+
+    /// A quorum queue, as docs/design.md §5 advises outside subscribers.
+    pub async fn quorum(env: &Env, queue: &str) -> anyhow::Result<Self> {
+        let mut args = FieldTable::default();
+        args.insert(
+            "x-queue-type".into(),
+            AMQPValue::LongString("quorum".into()),
+        );
+        Self::declared(env, queue, args).await
+    }
+
+    async fn declared(env: &Env, queue: &str, args: FieldTable) -> anyhow::Result<Self> {
         let connection = messaging::connect(&env.vhost.amqp_url, "test-touch").await?;
         let channel = connection.create_channel().await?;
         topology::declare(&channel).await?;
@@ -58,9 +73,7 @@ impl TouchQueue {
             durable: true,
             ..Default::default()
         };
-        channel
-            .queue_declare(queue.into(), durable, FieldTable::default())
-            .await?;
+        channel.queue_declare(queue.into(), durable, args).await?;
         topology::bind(&channel, queue, topology::NOTIFICATIONS).await?;
         let no_ack = BasicConsumeOptions {
             no_ack: true,

@@ -175,7 +175,10 @@ async fn a_user_listed_twice_gets_one_message_with_both_coupons_and_replay_agree
     let server = Server::start(&env).await.unwrap();
     let sn = template(&server, 2, json!(1)).await;
     let voided = template(&server, 1, Value::Null).await;
-    let mut touch = TouchQueue::new(&env, "test.touch.granted").await.unwrap();
+    // A quorum queue: the sender's transactions reach it as a classic one.
+    let mut touch = TouchQueue::quorum(&env, "test.touch.granted")
+        .await
+        .unwrap();
     let issuing = Workers::start(&env, "relay,issuance,balances,template_stats").unwrap();
     // u1 twice (the limit allows two), u2 once; then u2 again in another
     // job of the same template and day; u3 in a job without notify; u4 in
