@@ -13,6 +13,7 @@ use std::time::Duration;
 use ledger::domain::granted::{MESSAGE_TYPE, message_id};
 use reqwest::Method;
 use serde_json::{Value, json};
+use tests::ops_metrics::value;
 use tests::reminder_days::{CANCELLED, PENDING, SENT};
 use tests::reminders::{Granted, TouchQueue};
 use tests::uploads::wait_done;
@@ -66,6 +67,28 @@ async fn granted_rows(env: &Env) -> HashMap<(Uuid, String), (i16, i32)> {
     rows.iter()
         .map(|r| ((r.get(0), r.get(1)), (r.get(2), r.get(3))))
         .collect()
+}
+
+/// Expiry reminder rows still pending.
+async fn pending_reminders(env: &Env) -> i64 {
+    let client = env.db.client().await.unwrap();
+    let sql = "SELECT count(*) FROM notify_msg WHERE notify_type = 1 AND status = $1";
+    client.query_one(sql, &[&PENDING]).await.unwrap().get(0)
+}
+
+/// Waits until `/metrics` counts `n` granted rows in `status`.
+async fn wait_gauge(server: &Server, status: &str, n: f64) {
+    let labels = [("type", "coupons_granted"), ("status", status)];
+    let mut seen = None;
+    for _ in 0..100 {
+        let text = server.metrics().await.unwrap();
+        seen = value(&text, "couponledger_notifications", &labels);
+        if seen == Some(n) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("couponledger_notifications {labels:?}: {seen:?}, not {n}");
 }
 
 /// The coupons `job` gave `user`, in line order.
@@ -172,7 +195,8 @@ async fn a_hundred_thousand_users_get_one_message_each_through_a_sender_kill() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_user_listed_twice_gets_one_message_with_both_coupons_and_replay_agrees() {
     let env = Env::new().await.unwrap();
-    let server = Server::start(&env).await.unwrap();
+    let refresh = [("LEDGER_METRICS_REFRESH_SECS", "1")];
+    let server = Server::start_with(&env, &refresh).await.unwrap();
     let sn = template(&server, 2, json!(1)).await;
     let voided = template(&server, 1, Value::Null).await;
     // A quorum queue: the sender's transactions reach it as a classic one.
@@ -216,16 +240,9 @@ async fn a_user_listed_twice_gets_one_message_with_both_coupons_and_replay_agree
     assert_eq!(rows.len(), 4, "{rows:?}");
     assert_eq!(rows[&(d, "u4".to_owned())], (CANCELLED, 0));
     // Reminders go on beside them: one per user of the reminding template.
-    let client = env.db.client().await.unwrap();
-    let reminders: i64 = client
-        .query_one(
-            "SELECT count(*) FROM notify_msg WHERE notify_type = 1 AND status = $1",
-            &[&PENDING],
-        )
-        .await
-        .unwrap()
-        .get(0);
-    assert_eq!(reminders, 3, "u1, u2, u3 reminded of their coupons");
+    assert_eq!(pending_reminders(&env).await, 3, "u1, u2, u3 reminded");
+    wait_gauge(&server, "sent", 3.0).await;
+    wait_gauge(&server, "cancelled", 1.0).await;
 
     issuing.terminate().await.unwrap();
     notify.terminate().await.unwrap();
