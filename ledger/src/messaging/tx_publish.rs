@@ -5,9 +5,12 @@
 //! Semantics", tx). The notification sender publishes so (docs/design.md
 //! §10): a sender killed while it publishes a batch leaves none of it in
 //! any queue, so the rows it had not marked sent go out once, not twice,
-//! when it starts again. What is left is the instant between the broker's
-//! commit and Postgres' commit of the rows; a crash there sends that batch
-//! again, under the same message ids.
+//! when it starts again. What is left is the commit itself: the broker
+//! routes the batch, then writes it to disk before it answers (about 18 ms
+//! for 500 messages on the test machine), and Postgres commits the rows
+//! after that answer; a sender killed in between sends that one batch
+//! again when it restarts, under the same message ids (no sender can tell
+//! whether a commit it never heard back from took place).
 //!
 //! Publishes are `mandatory`: a message no queue takes comes back at the
 //! commit, and the batch counts as refused (with nothing bound to the
