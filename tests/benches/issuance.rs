@@ -70,6 +70,7 @@ async fn baseline(env: &Env, sn: &str, n: u64) -> Duration {
             job_id: Some(Uuid::nil()),
             job_line: Some(i + 1),
             remind_days_before: None,
+            job_notify: false,
         })
         .collect();
     let events: Vec<StreamEvent> = coupons

@@ -93,6 +93,7 @@ async fn publish(env: &Env, n: usize, expires_at: chrono::DateTime<Utc>) {
             job_id: None,
             job_line: None,
             remind_days_before: Some(remind.clone()),
+            job_notify: false,
         };
         let event = RecordedEvent {
             position: i64::try_from(i).unwrap() + 1,

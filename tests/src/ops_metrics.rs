@@ -35,6 +35,7 @@ pub const FAMILIES: &[&str] = &[
     // reminders
     "couponledger_reminders",
     "couponledger_reminders_overdue",
+    "couponledger_notifications",
     // the sealer
     "couponledger_sealer_sealed_events",
     "couponledger_sealer_position",

@@ -1,6 +1,7 @@
-//! Expiry reminders from the outside: a touch system's queue bound to
-//! `coupon.notifications`, the sender called with a chosen "now", and
-//! claims straight through the ledger's commands.
+//! Notifications from the outside: a touch system's queue bound to
+//! `coupon.notifications` (expiry reminders and `CouponsGranted`), the
+//! sender called with a chosen "now", and claims straight through the
+//! ledger's commands.
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -15,10 +16,11 @@ use lapin::types::{AMQPValue, FieldTable};
 use ledger::commands::claim::{ClaimRequest, claim};
 use ledger::commands::reminders::{SendLimits, SendReport, send_due};
 use ledger::domain::events::Metadata;
+use ledger::domain::granted::CouponsGranted;
 use ledger::domain::ids::{TemplateSn, UserId};
 use ledger::domain::reminder::ExpiryReminder;
 use ledger::messaging::lazy_publisher::LazyPublisher;
-use ledger::messaging::{self, reminder_message, topology};
+use ledger::messaging::{self, granted_message, reminder_message, topology};
 use uuid::Uuid;
 
 use crate::Env;
@@ -32,6 +34,14 @@ pub struct Reminded {
     pub body: ExpiryReminder,
 }
 
+/// A `CouponsGranted` as the touch system receives it.
+#[derive(Clone, Debug)]
+pub struct Granted {
+    pub message_id: String,
+    pub message_type: String,
+    pub body: CouponsGranted,
+}
+
 /// A touch system's queue bound to `coupon.notifications`.
 pub struct TouchQueue {
     _connection: lapin::Connection,
@@ -40,7 +50,22 @@ pub struct TouchQueue {
 }
 
 impl TouchQueue {
+    /// A classic queue.
     pub async fn new(env: &Env, queue: &str) -> anyhow::Result<Self> {
+        Self::declared(env, queue, FieldTable::default()).await
+    }
+
+    /// A quorum queue, as docs/design.md §5 advises outside subscribers.
+    pub async fn quorum(env: &Env, queue: &str) -> anyhow::Result<Self> {
+        let mut args = FieldTable::default();
+        args.insert(
+            "x-queue-type".into(),
+            AMQPValue::LongString("quorum".into()),
+        );
+        Self::declared(env, queue, args).await
+    }
+
+    async fn declared(env: &Env, queue: &str, args: FieldTable) -> anyhow::Result<Self> {
         let connection = messaging::connect(&env.vhost.amqp_url, "test-touch").await?;
         let channel = connection.create_channel().await?;
         topology::declare(&channel).await?;
@@ -48,9 +73,7 @@ impl TouchQueue {
             durable: true,
             ..Default::default()
         };
-        channel
-            .queue_declare(queue.into(), durable, FieldTable::default())
-            .await?;
+        channel.queue_declare(queue.into(), durable, args).await?;
         topology::bind(&channel, queue, topology::NOTIFICATIONS).await?;
         let no_ack = BasicConsumeOptions {
             no_ack: true,
@@ -66,9 +89,40 @@ impl TouchQueue {
         })
     }
 
-    /// Everything that arrives until nothing has for `quiet`; each body is
-    /// checked against the schema its `schema` header names.
+    /// Every expiry reminder that arrives until nothing has for `quiet`;
+    /// each body is checked against the schema its `schema` header names.
     pub async fn drain(&mut self, quiet: Duration) -> anyhow::Result<Vec<Reminded>> {
+        let mut got = Vec::new();
+        for (message_id, message_type, data) in self.drain_checked(quiet).await? {
+            got.push(Reminded {
+                message_id,
+                message_type,
+                body: reminder_message::decode(&data)?,
+            });
+        }
+        Ok(got)
+    }
+
+    /// Every `CouponsGranted` that arrives until nothing has for `quiet`,
+    /// checked as [`TouchQueue::drain`] checks reminders.
+    pub async fn drain_granted(&mut self, quiet: Duration) -> anyhow::Result<Vec<Granted>> {
+        let mut got = Vec::new();
+        for (message_id, message_type, data) in self.drain_checked(quiet).await? {
+            got.push(Granted {
+                message_id,
+                message_type,
+                body: granted_message::decode(&data)?,
+            });
+        }
+        Ok(got)
+    }
+
+    /// (message id, type, body) of everything that arrives until nothing
+    /// has for `quiet`, each body valid against its `schema` header's file.
+    async fn drain_checked(
+        &mut self,
+        quiet: Duration,
+    ) -> anyhow::Result<Vec<(String, String, Vec<u8>)>> {
         let mut got = Vec::new();
         while let Ok(next) = tokio::time::timeout(quiet, self.consumer.next()).await {
             let d = next.context("consumer closed")??;
@@ -92,11 +146,7 @@ impl TouchQueue {
                 body: serde_json::from_slice(&d.data)?,
             };
             self.schemas.check(&received)?;
-            got.push(Reminded {
-                message_id: received.message_id,
-                message_type: received.event_type,
-                body: reminder_message::decode(&d.data)?,
-            });
+            got.push((received.message_id, received.event_type, d.data));
         }
         Ok(got)
     }
@@ -108,9 +158,12 @@ pub fn pool(env: &Env, size: usize) -> anyhow::Result<Pool> {
     Ok(ledger::db::pool(&config, size))
 }
 
-/// One sender run at `now` against the test's broker.
+/// One sender run at `now` against the test's broker, publishing as the
+/// workers' sender does (one AMQP transaction per batch).
 pub async fn send_at(env: &Env, pool: &Pool, now: DateTime<Utc>) -> anyhow::Result<SendReport> {
-    let publisher = LazyPublisher::new(&env.vhost.amqp_url, "test-sender", env.store().await?);
+    let store = env.store().await?;
+    let commit = ledger::messaging::lazy_publisher::Commit::Transaction;
+    let publisher = LazyPublisher::committing(&env.vhost.amqp_url, "test-sender", store, commit);
     Ok(send_due(pool, &publisher, now, SendLimits::default()).await?)
 }
 

@@ -28,7 +28,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use deadpool_postgres::Pool;
 use ledger::config::Config;
 use ledger::domain::projection::Projection;
-use ledger::messaging::lazy_publisher::LazyPublisher;
+use ledger::messaging::lazy_publisher::{Commit, LazyPublisher};
 use ledger::messaging::{store_guard, topology};
 use ledger::store::StoreCell;
 
@@ -256,12 +256,8 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
     match worker {
         Worker::Relay => tasks.spawn(relay::run(config, store, shutdown)),
         Worker::Project(Projection::Notify) => {
-            let sender = notify::send_loop(
-                pool.clone(),
-                LazyPublisher::new(&url, "couponledger-notify-sender", store.clone()),
-                config.notify_retention_days,
-                shutdown.clone(),
-            );
+            let (days, publisher) = (config.notify_retention_days, notify_publisher(&url, &store));
+            let sender = notify::send_loop(pool.clone(), publisher, days, shutdown.clone());
             tasks.spawn(sender);
             let clock = NotifyClock {
                 tz: config.tz,
@@ -311,6 +307,14 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
             tasks.spawn(archiver::run(pool, days, every, shutdown))
         }
     };
+}
+
+/// The notification sender's publisher: one AMQP transaction per batch, so
+/// a sender killed mid-batch has put none of it in any queue
+/// (docs/design.md §10).
+fn notify_publisher(url: &str, store: &StoreCell) -> LazyPublisher {
+    let name = "couponledger-notify-sender";
+    LazyPublisher::committing(url, name, store.clone(), Commit::Transaction)
 }
 
 /// A projection's worker over its queue.

@@ -56,6 +56,10 @@ pub struct Args {
     /// Return once the file is uploaded, without following the job.
     #[arg(long)]
     no_wait: bool,
+    /// Once the job has ended, send each of its users one `CouponsGranted`
+    /// message (`?notify=true`, docs/reference/reminders.md).
+    #[arg(long)]
+    notify: bool,
     /// Upload as this operator of LEDGER_ADMIN_TOKENS (its token is sent).
     /// Default: LEDGER_ADMIN_TOKEN's, else the list's only operator.
     #[arg(long)]
@@ -87,6 +91,15 @@ pub async fn run(config: &Config, args: Args) -> anyhow::Result<u8> {
     } else {
         1
     })
+}
+
+/// The upload's query: the template, and `notify=true` when asked.
+fn query(args: &Args) -> Vec<(&'static str, &str)> {
+    let mut query = vec![("template", args.template.as_str())];
+    if args.notify {
+        query.push(("notify", "true"));
+    }
+    query
 }
 
 /// The file's key: its template and content, hashed.
@@ -134,7 +147,7 @@ async fn upload(
             "{}/v1/issuance-jobs",
             args.url.trim_end_matches('/')
         ))
-        .query(&[("template", args.template.as_str())])
+        .query(&query(args))
         .bearer_auth(token)
         .header("Content-Type", if csv { "text/csv" } else { "text/plain" })
         .body(body);

@@ -157,7 +157,7 @@ pub async fn issue_coupon(
     let origin = Origin {
         channel_id: new.channel_id,
         refund_from: new.refund_from,
-        job: None,
+        ..Origin::default()
     };
     let event = issue.coupon(new.user_id, origin);
     let id = CouponId(event.coupon_id);

@@ -67,6 +67,22 @@ struct Template {
     allow_list: bool,
 }
 
+/// What every coupon of a chunk is issued under: the template, the events'
+/// metadata, and whether the job asked `notify=true` (its coupons then say
+/// so, and the notify projection makes their users' `CouponsGranted` rows).
+struct Under<'a> {
+    template: &'a Template,
+    metadata: &'a Metadata,
+    job_notify: bool,
+}
+
+/// The job as a chunk finds it.
+struct JobState {
+    status: IssuanceJobStatus,
+    operator: Option<String>,
+    notify: bool,
+}
+
 /// Issues what it can of `chunk`; every line ends in one outcome.
 pub async fn apply_chunk(
     tx: &Transaction<'_>,
@@ -76,16 +92,16 @@ pub async fn apply_chunk(
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
     let started = std::time::Instant::now();
-    let Some((job_status, operator)) = job_status(tx, chunk).await? else {
+    let Some(job) = job_status(tx, chunk).await? else {
         return Ok(ChunkOutcome::default()); // done before: a late duplicate
     };
     // The coupons name the operator who uploaded the file (docs/design.md §7).
     let metadata = &Metadata {
-        operator: operator.or_else(|| metadata.operator.clone()),
+        operator: job.operator.or_else(|| metadata.operator.clone()),
         ..metadata.clone()
     };
     let template = read_template(tx, chunk.template_sn.as_str()).await?;
-    let closed = why_closed(job_status, &template, now);
+    let closed = why_closed(job.status, &template, now);
     let all: Vec<usize> = (0..chunk.lines.len()).collect();
     let outcome = match closed {
         Some(reason) => {
@@ -95,7 +111,14 @@ pub async fn apply_chunk(
                 ..Default::default()
             }
         }
-        None => issue_eligible(tx, chunk, &template, metadata, (now, tz)).await?,
+        None => {
+            let under = Under {
+                template: &template,
+                metadata,
+                job_notify: job.notify,
+            };
+            issue_eligible(tx, chunk, &under, (now, tz)).await?
+        }
     };
     finish_chunk(tx, chunk, &outcome, now, started.elapsed()).await?;
     Ok(outcome)
@@ -117,12 +140,11 @@ fn why_closed(job: IssuanceJobStatus, t: &Template, now: DateTime<Utc>) -> Optio
 async fn issue_eligible(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-    template: &Template,
-    metadata: &Metadata,
+    under: &Under<'_>,
     (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<ChunkOutcome, CommandError> {
-    if !template.allow_list {
-        return issue_open(tx, chunk, template, metadata, now, tz).await;
+    if !under.template.allow_list {
+        return issue_open(tx, chunk, under, now, tz).await;
     }
     let users = distinct_users(&chunk.lines);
     let listed = open::on_allow_list(tx, &chunk.template_sn, &users).await?;
@@ -137,7 +159,7 @@ async fn issue_eligible(
     let mut outcome = if eligible.lines.is_empty() {
         ChunkOutcome::default()
     } else {
-        issue_open(tx, &eligible, template, metadata, now, tz).await?
+        issue_open(tx, &eligible, under, now, tz).await?
     };
     outcome.not_eligible = count(&refused);
     Ok(outcome)
@@ -146,18 +168,17 @@ async fn issue_eligible(
 async fn issue_open(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-    template: &Template,
-    metadata: &Metadata,
+    under: &Under<'_>,
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<ChunkOutcome, CommandError> {
     tx.batch_execute("SAVEPOINT optimistic").await?;
-    if let Some(outcome) = issue_optimistic(tx, chunk, template, metadata, now, tz).await? {
+    if let Some(outcome) = issue_optimistic(tx, chunk, under, now, tz).await? {
         tx.batch_execute("RELEASE SAVEPOINT optimistic").await?;
         return Ok(outcome);
     }
     tx.batch_execute("ROLLBACK TO SAVEPOINT optimistic").await?;
-    match issue_guarded(tx, chunk, template, metadata, now, tz).await? {
+    match issue_guarded(tx, chunk, under, now, tz).await? {
         Ok(outcome) => Ok(outcome),
         // Stopped or voided since the chunk read it: nothing of the chunk
         // is kept, every line ends cancelled, as a chunk that finds the
@@ -180,12 +201,11 @@ async fn issue_open(
 async fn issue_optimistic(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-    template: &Template,
-    metadata: &Metadata,
+    under: &Under<'_>,
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<Option<ChunkOutcome>, CommandError> {
-    let sn = chunk.template_sn.as_str();
+    let (sn, template) = (chunk.template_sn.as_str(), under.template);
     let claimed = user_limits::read(tx, sn, &distinct_users(&chunk.lines)).await?;
     let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
     let wanted = i64::try_from(decided.passing.len()).expect("chunk sizes fit i64");
@@ -196,7 +216,7 @@ async fn issue_optimistic(
     if !add_claims(tx, sn, &chunk.lines, &decided.passing, limit).await? {
         return Ok(None);
     }
-    issue_coupons(tx, chunk, &decided.passing, template, metadata, now, tz).await?;
+    issue_coupons(tx, chunk, &decided.passing, under, (now, tz)).await?;
     if quota::take(tx, sn, wanted, Take::All).await?.is_err() {
         return Ok(None);
     }
@@ -213,12 +233,11 @@ async fn issue_optimistic(
 async fn issue_guarded(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-    template: &Template,
-    metadata: &Metadata,
+    under: &Under<'_>,
     now: DateTime<Utc>,
     tz: Tz,
 ) -> Result<Result<ChunkOutcome, QuotaRefused>, CommandError> {
-    let sn = chunk.template_sn.as_str();
+    let (sn, template) = (chunk.template_sn.as_str(), under.template);
     let users = distinct_users(&chunk.lines);
     let claimed = user_limits::lock(tx, sn, &users).await?;
     let decided = per_user(&chunk.lines, &claimed, template.per_user_limit);
@@ -231,7 +250,7 @@ async fn issue_guarded(
     let (issued, sold_out) = take_quota(&decided.passing, granted);
     let after = claims_after(&chunk.lines, issued, &claimed);
     user_limits::set(tx, sn, &after, &users).await?;
-    issue_coupons(tx, chunk, issued, template, metadata, now, tz).await?;
+    issue_coupons(tx, chunk, issued, under, (now, tz)).await?;
     record_over_limit(tx, chunk, &decided.over_limit).await?;
     let reason = "the quota is exhausted";
     record_lines(tx, chunk, sold_out, Outcome::SoldOut, reason).await?;
@@ -256,12 +275,12 @@ fn count(lines: &[usize]) -> i32 {
     i32::try_from(lines.len()).expect("a chunk holds at most MAX_CHUNK_LINES lines")
 }
 
-/// The job's status and operator; None when this chunk was applied before.
+/// The job's status, operator and notify; None when this chunk was applied before.
 async fn job_status(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
-) -> Result<Option<(IssuanceJobStatus, Option<String>)>, CommandError> {
-    let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL, j.operator
+) -> Result<Option<JobState>, CommandError> {
+    let sql = "SELECT j.status, j.template_sn, c.done_at IS NOT NULL, j.operator, j.notify
                  FROM issuance_jobs j
                  JOIN issuance_chunks c ON c.job_id = j.id AND c.chunk_no = $2
                 WHERE j.id = $1";
@@ -282,7 +301,11 @@ async fn job_status(
         return Ok(None);
     }
     let Named(status) = row.try_get::<_, Named<IssuanceJobStatus>>(0)?;
-    Ok(Some((status, row.get(3))))
+    Ok(Some(JobState {
+        status,
+        operator: row.get(3),
+        notify: row.get(4),
+    }))
 }
 
 async fn read_template(tx: &Transaction<'_>, sn: &str) -> Result<Template, CommandError> {
@@ -339,16 +362,14 @@ async fn issue_coupons(
     tx: &Transaction<'_>,
     chunk: &IssuanceChunk,
     issued: &[usize],
-    template: &Template,
-    metadata: &Metadata,
-    now: DateTime<Utc>,
-    tz: Tz,
+    under: &Under<'_>,
+    (now, tz): (DateTime<Utc>, Tz),
 ) -> Result<(), CommandError> {
     if issued.is_empty() {
         return Ok(());
     }
-    let terms = &template.terms;
-    let remind = template.remind_days_before.clone();
+    let terms = &under.template.terms;
+    let remind = under.template.remind_days_before.clone();
     let issue = Issue::at(&chunk.template_sn, terms, remind, (now, tz))?;
     let coupons: Vec<CouponIssued> = issued
         .iter()
@@ -356,6 +377,7 @@ async fn issue_coupons(
             let line = &chunk.lines[i];
             let origin = Origin {
                 job: Some((chunk.job_id, line.line)),
+                job_notify: under.job_notify,
                 ..Origin::default()
             };
             issue.coupon(&line.user_id, origin)
@@ -366,7 +388,7 @@ async fn issue_coupons(
         .into_iter()
         .map(|c| {
             let stream_id = CouponId(c.coupon_id).stream_id();
-            let event = NewEvent::of(&LedgerEvent::CouponIssued(c), metadata, now)?;
+            let event = NewEvent::of(&LedgerEvent::CouponIssued(c), under.metadata, now)?;
             Ok(StreamEvent {
                 stream_id,
                 stream_version: 1,

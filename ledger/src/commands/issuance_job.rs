@@ -61,6 +61,9 @@ pub struct JobOpening<'a> {
     /// The operator who uploads; the job's coupons name them
     /// (docs/design.md §7 "Operators"). A resumed job keeps its first.
     pub operator: &'a str,
+    /// Each user gets one `CouponsGranted` message (docs/design.md §10).
+    /// Part of what the key names: the same key asking otherwise is 422.
+    pub notify: bool,
 }
 
 /// Opens the job named `key` for `sn`, or finds it.
@@ -71,11 +74,11 @@ pub async fn open(
 ) -> Result<Opened, CommandError> {
     let (key, sn) = (job.key, job.sn);
     let insert = "INSERT INTO issuance_jobs (id, template_sn, job_key, format, status,
-                                             created_at, updated_at, operator)
-                  VALUES ($1, $2, $3, $4, $7, $5, $5, $6)
+                                             created_at, updated_at, operator, notify)
+                  VALUES ($1, $2, $3, $4, $7, $5, $5, $6, $8)
                   ON CONFLICT (job_key) DO NOTHING";
     let id = Uuid::now_v7();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &id,
         &sn,
         &key,
@@ -83,40 +86,56 @@ pub async fn open(
         &now,
         &job.operator,
         &Status::Uploading.as_str(),
+        &job.notify,
     ];
     if client.execute(insert, &params).await? == 1 {
         return Ok(Opened::New(id));
     }
     let claim = "UPDATE issuance_jobs SET status = $5, updated_at = $3
-                  WHERE job_key = $1 AND template_sn = $2
+                  WHERE job_key = $1 AND template_sn = $2 AND notify = $7
                     AND (status = $6
                          OR status = $5 AND updated_at < $3::timestamptz - make_interval(secs => $4))
               RETURNING id";
     let silence = UPLOAD_SILENCE_SECS as f64;
     let (uploading, incomplete) = (Status::Uploading.as_str(), Status::Incomplete.as_str());
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 6] =
-        [&key, &sn, &now, &silence, &uploading, &incomplete];
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &key,
+        &sn,
+        &now,
+        &silence,
+        &uploading,
+        &incomplete,
+        &job.notify,
+    ];
     if let Some(row) = client.query_opt(claim, &params).await? {
         return Ok(Opened::Resume(row.get(0)));
     }
-    existing(client, key, sn).await
+    existing(client, job).await
 }
 
+/// The job the key already names, if the upload asks for the same job.
 async fn existing(
     client: &impl GenericClient,
-    key: &str,
-    sn: &str,
+    job: &JobOpening<'_>,
 ) -> Result<Opened, CommandError> {
     let row = client
         .query_one(
-            "SELECT id, template_sn, status, file_sha256 FROM issuance_jobs WHERE job_key = $1",
-            &[&key],
+            "SELECT id, template_sn, status, file_sha256, notify FROM issuance_jobs
+              WHERE job_key = $1",
+            &[&job.key],
         )
         .await?;
-    if row.get::<_, &str>(1) != sn {
+    if row.get::<_, &str>(1) != job.sn {
         return Err(CommandError::Unprocessable(
             "idempotency_key_reused",
             "this Idempotency-Key names a job of another template".into(),
+        ));
+    }
+    let notify: bool = row.get(4);
+    if notify != job.notify {
+        return Err(CommandError::Unprocessable(
+            "idempotency_key_reused",
+            format!("this Idempotency-Key names a job opened with notify={notify}"),
         ));
     }
     match row.get::<_, Option<Vec<u8>>>(3) {

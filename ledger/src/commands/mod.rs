@@ -24,7 +24,9 @@
 //! - [`allow_list`]: a template's allow-list changed by an uploaded file, part by part.
 //! - [`body_stream`]: a streamed upload's body: gunzipped, bounded, waited for;
 //!   [`upload_error`]: why reading an upload stopped.
-//! - [`reminders`]: the expiry-reminder sender (due rows → one message per user and day) and its purge.
+//! - [`reminders`]: the notification sender (due rows → one expiry reminder
+//!   per user and day, one `CouponsGranted` per job and user) and its purge;
+//!   [`granted`]: what a due `CouponsGranted` row's message lists.
 
 pub(crate) mod allow_list;
 pub mod api_keys;
@@ -37,6 +39,7 @@ pub(crate) mod claim_batch;
 pub(crate) mod code_batches;
 pub mod coupon_rows;
 pub mod coupons;
+pub(crate) mod granted;
 pub mod issuance;
 pub(crate) mod issuance_job;
 pub mod job_purge;

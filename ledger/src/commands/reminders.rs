@@ -1,12 +1,17 @@
-//! The reminder sender (docs/design.md §10): due `notify_msg` rows → ONE message per
-//! user and day on `coupon.notifications`, marked sent in the same
-//! transaction once the broker confirmed.
+//! The notification sender (docs/design.md §10): due `notify_msg` rows →
+//! messages on `coupon.notifications`: ONE `ExpiryReminder` per user and
+//! day, ONE `CouponsGranted` per row (per issuance job and user, once the
+//! job has ended, [`super::granted`]). A batch's rows are marked sent in
+//! the transaction that publishes them, and committed after the broker
+//! committed the batch (the publisher given decides how the broker takes
+//! it; the worker's is transactional, `messaging::tx_publish`).
 //!
 //! Several senders may run at once. Each claims due rows with `FOR UPDATE
 //! SKIP LOCKED` in bounded batches; a user's day is then taken whole under a
 //! transaction-level advisory lock on (user, day), so two senders never both
 //! send a message for the same user and day: the one without the lock leaves
 //! that day alone, the one with it waits for and takes every due row of it.
+//! A granted row is a message of its own: its row lock is enough.
 //! "Now" is a parameter: the worker passes the clock, tests pass any instant.
 
 use std::collections::BTreeMap;
@@ -17,13 +22,18 @@ use rust_decimal::Decimal;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use super::granted::{self, DueGrant};
 use crate::domain::coupon_state::CouponStatus;
+use crate::domain::issuance::IssuanceJobStatus;
 use crate::domain::money::Money;
-use crate::domain::reminder::{EXPIRY_REMINDER, ExpiryReminder, NotifyStatus, RemindedCoupon};
+use crate::domain::reminder::{
+    EXPIRY_REMINDER, ExpiryReminder, NotifyStatus, NotifyType, RemindedCoupon,
+};
 use crate::domain::template_status::TemplateStatus;
 use crate::messaging::lazy_publisher::LazyPublisher;
+use crate::messaging::message::Outgoing;
 use crate::messaging::publish::PublishError;
-use crate::messaging::{reminder_message, topology};
+use crate::messaging::{granted_message, reminder_message, topology};
 
 /// The advisory lock class of (user, day) claims (two-key space: apart from
 /// the single-key locks of the relay and migrations).
@@ -54,7 +64,7 @@ pub enum SendError {
     Db(#[from] tokio_postgres::Error),
     #[error("database pool: {0}")]
     Pool(#[from] deadpool_postgres::PoolError),
-    #[error("encoding a reminder: {0}")]
+    #[error("encoding a notification: {0}")]
     Encode(#[from] serde_json::Error),
 }
 
@@ -67,7 +77,10 @@ fn pg_text(e: &tokio_postgres::Error) -> String {
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SendReport {
+    /// Messages of either type.
     pub messages: u64,
+    /// Of them, `CouponsGranted`.
+    pub granted: u64,
     pub rows_sent: u64,
     /// Rows whose publish failed (left pending, or `failed` at the bound).
     pub rows_failed: u64,
@@ -99,9 +112,10 @@ pub async fn send_due(
             return Ok(report);
         };
         after = batch.last;
-        let outcome = send_batch(&tx, publisher, now, &batch.days, limits).await?;
+        let outcome = send_batch(&tx, publisher, now, &batch, limits).await?;
         tx.commit().await?;
         report.messages += outcome.messages;
+        report.granted += outcome.granted;
         report.rows_sent += outcome.rows_sent;
         report.rows_failed += outcome.rows_failed;
         if outcome.publish_errors > 0 {
@@ -111,9 +125,11 @@ pub async fn send_due(
     }
 }
 
-/// Due rows grouped by (user, day), each day taken whole.
+/// Due reminder rows grouped by (user, day), each day taken whole, and
+/// due granted rows.
 struct Claimed {
     days: BTreeMap<(String, NaiveDate), Vec<DueRow>>,
+    grants: Vec<DueGrant>,
     /// Where the next batch starts (notify_time, id).
     last: (DateTime<Utc>, i64),
 }
@@ -125,36 +141,55 @@ struct DueRow {
 
 /// Claims the next batch: rows after `after`, then the whole of each
 /// (user, day) this sender got the advisory lock of. None: nothing left.
+/// A granted row is due once its job has ended (or was purged): a user
+/// listed again in a later chunk then has every coupon in one message.
 async fn claim(
     tx: &Transaction<'_>,
     now: DateTime<Utc>,
     after: (DateTime<Utc>, i64),
     batch: i64,
 ) -> Result<Option<Claimed>, tokio_postgres::Error> {
-    let sql = "SELECT id, user_id, notify_day, notify_time FROM notify_msg
-                WHERE status = $1 AND notify_time <= $2 AND (notify_time, id) > ($3, $4)
-                ORDER BY notify_time, id LIMIT $5 FOR UPDATE SKIP LOCKED";
-    let params: [&(dyn ToSql + Sync); 5] = [
+    let sql = "SELECT m.id, m.user_id, m.notify_day, m.notify_time, m.notify_type, m.job_id,
+                      m.template_sn
+                 FROM notify_msg m
+                WHERE m.status = $1 AND m.notify_time <= $2 AND (m.notify_time, m.id) > ($3, $4)
+                  AND (m.job_id IS NULL OR NOT EXISTS (
+                       SELECT 1 FROM issuance_jobs j WHERE j.id = m.job_id AND j.status <> ALL($6)))
+                ORDER BY m.notify_time, m.id LIMIT $5 FOR UPDATE OF m SKIP LOCKED";
+    let ended = IssuanceJobStatus::final_names();
+    let params: [&(dyn ToSql + Sync); 6] = [
         &NotifyStatus::Pending.code(),
         &now,
         &after.0,
         &after.1,
         &batch.clamp(1, MAX_BATCH),
+        &ended,
     ];
     let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
     let Some(last) = rows.last() else {
         return Ok(None);
     };
     let last = (last.get::<_, DateTime<Utc>>(3), last.get::<_, i64>(0));
-    let mut users = Vec::with_capacity(rows.len());
-    let mut days = Vec::with_capacity(rows.len());
+    let (mut users, mut days, mut grants) = (Vec::new(), Vec::new(), Vec::new());
     for r in &rows {
-        users.push(r.get::<_, String>(1));
-        days.push(r.get::<_, NaiveDate>(2));
+        match NotifyType::from_code(r.get(4)) {
+            Some(NotifyType::ExpiryReminder) => {
+                users.push(r.get::<_, String>(1));
+                days.push(r.get::<_, NaiveDate>(2));
+            }
+            Some(NotifyType::CouponsGranted) => grants.push(DueGrant {
+                id: r.get(0),
+                user_id: r.get(1),
+                job_id: r.get::<_, Option<Uuid>>(5).unwrap_or_default(),
+                template_sn: r.get(6),
+            }),
+            // A type of a later release: left to the sender that knows it.
+            None => {}
+        }
     }
     let (users, days) = lock_user_days(tx, users, days).await?;
     let days = whole_days(tx, now, &users, &days).await?;
-    Ok(Some(Claimed { days, last }))
+    Ok(Some(Claimed { days, grants, last }))
 }
 
 /// The (user, day) pairs whose advisory lock this transaction got.
@@ -213,52 +248,81 @@ async fn whole_days(
 #[derive(Default)]
 struct BatchOutcome {
     messages: u64,
+    granted: u64,
     rows_sent: u64,
     rows_failed: u64,
     publish_errors: u64,
 }
 
+/// A batch's messages and the rows each one sends.
+#[derive(Default)]
+struct Outbox {
+    messages: Vec<Outgoing>,
+    row_ids: Vec<i64>,
+    granted: u64,
+}
+
 /// Publishes the batch's messages; marks their rows sent, or counts the
 /// failed attempt. A day with no coupon still unused is left pending (a
-/// locked coupon may come back before the day is over).
+/// locked coupon may come back before the day is over); so is a granted
+/// row whose user holds no unused coupon of its job.
 async fn send_batch(
     tx: &Transaction<'_>,
     publisher: &LazyPublisher,
     now: DateTime<Utc>,
-    days: &BTreeMap<(String, NaiveDate), Vec<DueRow>>,
+    batch: &Claimed,
     limits: SendLimits,
 ) -> Result<BatchOutcome, SendError> {
-    let listed = unused_coupons(tx, now, days).await?;
-    let mut messages = Vec::with_capacity(listed.len());
-    let mut row_ids = Vec::new();
-    for ((user_id, day), coupons) in listed {
-        row_ids.extend(days[&(user_id.clone(), day)].iter().map(|r| r.id));
+    let mut out = Outbox::default();
+    let days = &batch.days;
+    for ((user_id, day), coupons) in unused_coupons(tx, now, days).await? {
+        out.row_ids
+            .extend(days[&(user_id.clone(), day)].iter().map(|r| r.id));
         let reminder = ExpiryReminder {
             user_id,
             notify_day: day,
             coupons,
         };
-        messages.push(reminder_message::encode(&reminder)?);
+        out.messages.push(reminder_message::encode(&reminder)?);
     }
-    if messages.is_empty() {
+    for (id, message) in granted::messages(tx, now, &batch.grants).await? {
+        out.row_ids.push(id);
+        out.messages.push(granted_message::encode(&message)?);
+        out.granted += 1;
+    }
+    if out.messages.is_empty() {
         return Ok(BatchOutcome::default());
     }
+    publish(tx, publisher, now, &out, limits).await
+}
+
+/// Marks the rows sent, then publishes: the rows commit after the broker
+/// took the batch, and a sender killed in between has marked nothing. A
+/// refused publish undoes the marks and counts the attempt.
+async fn publish(
+    tx: &Transaction<'_>,
+    publisher: &LazyPublisher,
+    now: DateTime<Utc>,
+    out: &Outbox,
+    limits: SendLimits,
+) -> Result<BatchOutcome, SendError> {
+    tx.batch_execute("SAVEPOINT publishing").await?;
+    mark_sent(tx, &out.row_ids, now).await?;
     match publisher
-        .publish_all(topology::NOTIFICATIONS, "", &messages)
+        .publish_all(topology::NOTIFICATIONS, "", &out.messages)
         .await
     {
-        Ok(()) => {
-            mark_sent(tx, &row_ids, now).await?;
-            Ok(BatchOutcome {
-                messages: messages.len() as u64,
-                rows_sent: row_ids.len() as u64,
-                ..Default::default()
-            })
-        }
+        Ok(()) => Ok(BatchOutcome {
+            messages: out.messages.len() as u64,
+            granted: out.granted,
+            rows_sent: out.row_ids.len() as u64,
+            ..Default::default()
+        }),
         Err(e) => {
-            count_failure(tx, &row_ids, limits.max_attempts, &e).await?;
+            tx.batch_execute("ROLLBACK TO SAVEPOINT publishing").await?;
+            count_failure(tx, &out.row_ids, limits.max_attempts, &e).await?;
             Ok(BatchOutcome {
-                rows_failed: row_ids.len() as u64,
+                rows_failed: out.row_ids.len() as u64,
                 publish_errors: 1,
                 ..Default::default()
             })
@@ -341,7 +405,7 @@ async fn count_failure(
     tracing::warn!(
         rows = n,
         error,
-        "publishing reminders failed; rows stay pending (failed at the bound)"
+        "publishing notifications failed; rows stay pending (failed at the bound)"
     );
     Ok(())
 }

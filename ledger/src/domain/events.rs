@@ -338,6 +338,11 @@ pub struct CouponIssued {
     /// applies to coupons issued afterwards); absent: no reminder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remind_days_before: Option<RemindDays>,
+    /// The issuance job asked `notify=true`: the notify projection makes its
+    /// user's `CouponsGranted` row (docs/design.md §10). Absent (false) in
+    /// events stored before it existed, which read as they always did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub job_notify: bool,
 }
 
 /// The payload of every coupon event after `CouponIssued`; which fields are

@@ -22,7 +22,9 @@
 //! - [`coupon_state`], [`template_status`]: the state machines.
 //! - [`projection`]: every projection (its queue and tables), and what one
 //!   event does to the counting ones.
-//! - [`reminder`]: expiry reminders: offsets, notify days, the message.
+//! - [`reminder`]: expiry reminders: offsets, notify days, the message;
+//!   the notify types and row statuses; [`granted`]: the `CouponsGranted`
+//!   message an issuance job with `notify=true` sends each of its users.
 //! - [`claim_batch`]: which claims of a group-committed batch get a coupon;
 //!   [`quota`]: how much of a template's quota a write may take;
 //!   [`budget`]: what its coupons may cost, and the counters a lock charges.
@@ -58,6 +60,7 @@ pub mod csv_line;
 pub(crate) mod discount;
 pub mod eligibility;
 pub mod events;
+pub mod granted;
 pub(crate) mod history;
 pub mod ids;
 pub mod issuance;

@@ -25,6 +25,8 @@ pub struct Origin {
     pub refund_from: Option<Uuid>,
     /// The bulk-issuance job and the line of its file.
     pub job: Option<(Uuid, u64)>,
+    /// The job asked `notify=true` (a `CouponsGranted` message lists it).
+    pub job_notify: bool,
 }
 
 /// What every coupon a template issues at one instant shares.
@@ -74,6 +76,7 @@ impl Issue {
             job_id: None,
             job_line: None,
             remind_days_before,
+            job_notify: false,
         };
         Self { shared }
     }
@@ -87,6 +90,7 @@ impl Issue {
             refund_from: origin.refund_from,
             job_id: origin.job.map(|(id, _)| id),
             job_line: origin.job.map(|(_, line)| line),
+            job_notify: origin.job.is_some() && origin.job_notify,
             ..self.shared.clone()
         }
     }

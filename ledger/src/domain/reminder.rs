@@ -29,7 +29,7 @@ pub struct NotifyClock {
 pub const MAX_REMIND_DAYS: i64 = 365;
 /// The most offsets one template may have: one per possible day.
 pub const MAX_OFFSETS: usize = 366;
-/// The only notify type so far.
+/// The notify type of expiry reminders.
 pub const EXPIRY_REMINDER: NotifyType = NotifyType::ExpiryReminder;
 /// The `type` property of the message on `coupon.notifications`.
 pub const MESSAGE_TYPE: &str = "ExpiryReminder";
@@ -240,16 +240,36 @@ pub fn holder_change(from: CouponStatus, to: CouponStatus) -> HolderChange {
     }
 }
 
-/// What a notify row is for (`notify_type`).
+/// What a notify row is for (`notify_type`), each with its own message on
+/// `coupon.notifications`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NotifyType {
+    /// One row per (user, template, day); the message per user and day.
     ExpiryReminder,
+    /// One row and message per (issuance job, user): the job asked
+    /// `notify=true` (`domain::granted`).
+    CouponsGranted,
 }
 
 impl NotifyType {
+    pub const ALL: [NotifyType; 2] = [NotifyType::ExpiryReminder, NotifyType::CouponsGranted];
+
     pub fn code(self) -> i16 {
         match self {
             NotifyType::ExpiryReminder => 1,
+            NotifyType::CouponsGranted => 2,
+        }
+    }
+
+    pub fn from_code(code: i16) -> Option<NotifyType> {
+        NotifyType::ALL.into_iter().find(|t| t.code() == code)
+    }
+
+    /// The label metrics give its rows.
+    pub fn label(self) -> &'static str {
+        match self {
+            NotifyType::ExpiryReminder => "expiry_reminder",
+            NotifyType::CouponsGranted => "coupons_granted",
         }
     }
 }
@@ -456,6 +476,14 @@ mod tests {
             assert_eq!(NotifyStatus::from_code(s.code()), Some(s));
         }
         assert_eq!(NotifyStatus::from_code(9), None);
+    }
+
+    #[test]
+    fn notify_types_round_trip_their_codes() {
+        for t in NotifyType::ALL {
+            assert_eq!(NotifyType::from_code(t.code()), Some(t));
+        }
+        assert_eq!(NotifyType::from_code(0), None);
     }
 
     #[test]

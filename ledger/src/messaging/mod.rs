@@ -11,13 +11,19 @@
 //!   [`package_job_message`]: a large package's claim, on the same queue;
 //!   [`issuance_message`]: either, decoded once from what arrives there;
 //!   [`job_kind`]: the one list of what that queue carries.
-//! - [`lazy_publisher`]: a confirmed publisher that connects on first use and after failures.
+//! - [`tx_publish`]: publish a batch as one AMQP transaction (the
+//!   notification sender: nothing reaches a queue before the commit).
+//! - [`lazy_publisher`]: a confirmed or transactional publisher that
+//!   connects on first use and after failures.
+//! - [`reminder_message`], [`granted_message`]: what the notification
+//!   sender publishes on `coupon.notifications`.
 //! - [`backfill`]: send a queue the stored events from a position on.
 //! - [`schemas`]: one JSON Schema per event type and version, from the types.
 //! - [`store_guard`]: one ledger per vhost: a marker queue held by every process.
 
 pub mod backfill;
 pub mod chunk_message;
+pub mod granted_message;
 pub mod issuance_message;
 pub mod job_kind;
 pub mod lazy_publisher;
@@ -30,6 +36,7 @@ pub mod run_message;
 pub mod schemas;
 pub mod store_guard;
 pub mod topology;
+pub mod tx_publish;
 
 /// Opens a connection named after the process using it. `amqp_url` may
 /// name several nodes of one cluster, comma-separated (docs/design.md §17):

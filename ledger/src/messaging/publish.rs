@@ -32,6 +32,9 @@ pub enum PublishError {
     Amqp(#[from] lapin::Error),
     #[error("{refused} of {total} messages still nacked or returned after {MAX_ROUNDS} rounds")]
     Refused { refused: usize, total: usize },
+    /// A transaction's messages that no queue took (`tx_publish`).
+    #[error("{returned} of {total} messages returned as unroutable at the commit")]
+    Returned { returned: usize, total: usize },
     #[error(transparent)]
     StoreUnknown(#[from] crate::store::identity::UnknownStore),
 }

@@ -13,6 +13,7 @@ use super::message::{Envelope, schema_file};
 use super::package_job_message::PACKAGE_JOB_SCHEMA_VERSION;
 use super::run_message::{MAX_RUN, RUN_SCHEMA_VERSION, RUN_TYPE};
 use crate::domain::events::Metadata;
+use crate::domain::granted::{CouponsGranted, GRANTED_SCHEMA_VERSION};
 use crate::domain::issuance::IssuanceChunk;
 use crate::domain::ledger_event::{EventType, PayloadVisitor};
 use crate::domain::package_job::PackageJob;
@@ -29,6 +30,7 @@ pub fn all() -> Vec<(String, Value)> {
     schemas.push(chunk_schema());
     schemas.push(package_job_schema());
     schemas.push(reminder_schema());
+    schemas.push(granted_schema());
     schemas
 }
 
@@ -50,9 +52,16 @@ fn run_schema() -> (String, Value) {
     (file, schema)
 }
 
-/// The schema of `coupon.notifications` messages (docs/design.md §10).
+/// The schema of `coupon.notifications` messages of expiry reminders (docs/design.md §10).
 fn reminder_schema() -> (String, Value) {
     root_schema::<ExpiryReminder>(MESSAGE_TYPE, REMINDER_SCHEMA_VERSION)
+}
+
+/// The schema of `coupon.notifications` messages of jobs that asked
+/// `notify=true` (docs/design.md §10).
+fn granted_schema() -> (String, Value) {
+    let name = crate::domain::granted::MESSAGE_TYPE;
+    root_schema::<CouponsGranted>(name, GRANTED_SCHEMA_VERSION)
 }
 
 /// The schema of `coupon.issuance` messages: chunks.

@@ -9,11 +9,14 @@
 //!
 //! - [`coupons`]: coupon streams → status buckets.
 //! - [`issued_run`]: a run of `CouponIssued` → status buckets, set-based.
-//! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), docs/design.md §10.
+//! - [`notify`]: coupon streams → expiry reminders (`notify_msg`), docs/design.md §10;
+//!   [`granted`]: its `CouponsGranted` rows, one per (job, user) of jobs
+//!   that asked `notify=true`.
 //! - [`orders`]: order streams → template cost.
 //! - [`read`]: what the API serves (a user's balance, a template's stats).
 
 pub mod coupons;
+pub(crate) mod granted;
 pub(crate) mod issued_run;
 pub mod notify;
 pub(crate) mod orders;

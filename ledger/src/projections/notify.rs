@@ -1,5 +1,6 @@
 //! The `notify` projection (docs/design.md §10): coupon events → `notify_msg` rows,
-//! in the caller's transaction.
+//! in the caller's transaction: expiry reminders here, the `CouponsGranted`
+//! rows of jobs that asked `notify=true` in [`super::granted`].
 //!
 //! `notify_coupons` remembers what the projection knows of each coupon (its
 //! holder, status, version and reminder days), so a duplicate is skipped, a
@@ -15,6 +16,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::types::ToSql;
 use uuid::Uuid;
 
+use super::granted::{self, Grant};
 use super::{Applied, ApplyError, decimal, record_position};
 use crate::db::Named;
 use crate::domain::coupon_state::CouponStatus;
@@ -35,6 +37,8 @@ pub use crate::domain::reminder::NotifyClock;
 struct Followed {
     view: CouponView,
     days: Vec<NaiveDate>,
+    /// The job whose `CouponsGranted` message lists it, if one asked.
+    granted_job: Option<Uuid>,
 }
 
 /// Applies `event` (any stream: only coupon streams matter).
@@ -101,6 +105,14 @@ async fn issue_run(
     let blame_first = |err: tokio_postgres::Error| (0, ApplyError::from(err));
     let new = insert_many(tx, clock, &issued).await.map_err(blame_first)?;
     add_many(tx, &new).await.map_err(blame_first)?;
+    let grants: Vec<Grant> = new
+        .iter()
+        .filter_map(|c| {
+            let holder = (c.user_id.as_str(), c.template_sn.as_str());
+            Some(c.grant.as_ref()?.row(c.coupon_id, holder, clock))
+        })
+        .collect();
+    granted::add(tx, &grants).await.map_err(blame_first)?;
     let last = events.last().map_or(0, |e| e.position);
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
     super::record_positions(tx, Projection::Notify, last, count)
@@ -113,12 +125,47 @@ fn wrong_type(e: &RecordedEvent) -> crate::domain::projection::ProjectionError {
     crate::domain::projection::ProjectionError::IssuedTwice(e.stream_version)
 }
 
-/// A new coupon's reminders, for [`add_many`].
+/// A new coupon's reminders, for [`add_many`], and its job's message.
 struct NewReminders {
     coupon_id: Uuid,
     user_id: UserId,
     template_sn: TemplateSn,
     due: Vec<Reminder>,
+    grant: Option<JobGrant>,
+}
+
+/// The job a new coupon came from, when it asked `notify=true`.
+struct JobGrant {
+    job_id: Uuid,
+    issued_at: DateTime<Utc>,
+}
+
+impl JobGrant {
+    /// Of a `CouponIssued` whose job asked `notify=true`.
+    fn of_issued(c: &crate::domain::events::CouponIssued) -> Option<JobGrant> {
+        let job_id = c.job_id.filter(|_| c.job_notify)?;
+        Some(JobGrant {
+            job_id,
+            issued_at: c.issued_at,
+        })
+    }
+
+    /// The row of `coupon_id`, held by (user, template).
+    fn row<'a>(
+        &self,
+        coupon_id: Uuid,
+        holder: (&'a str, &'a str),
+        clock: NotifyClock,
+    ) -> Grant<'a> {
+        Grant {
+            coupon_id,
+            user_id: holder.0,
+            template_sn: holder.1,
+            job_id: self.job_id,
+            day: day_of(self.issued_at, clock.tz),
+            at: self.issued_at,
+        }
+    }
 }
 
 /// Inserts the coupons not known yet; their reminders.
@@ -134,26 +181,25 @@ async fn insert_many(
             None => Vec::new(),
         })
         .collect();
-    // date[] per coupon as its text form: unnest would flatten a 2-D array.
-    let days: Vec<String> = due
-        .iter()
-        .map(|d| {
-            let list: Vec<String> = d.iter().map(|r| r.day.to_string()).collect();
-            format!("{{{}}}", list.join(","))
-        })
-        .collect();
+    let days = day_lists(&due);
     let ids: Vec<Uuid> = issued.iter().map(|c| c.coupon_id).collect();
     let users: Vec<&str> = issued.iter().map(|c| c.user_id.as_str()).collect();
     let templates: Vec<&str> = issued.iter().map(|c| c.template_sn.as_str()).collect();
     let faces: Vec<Decimal> = issued.iter().map(|c| c.face_value.as_decimal()).collect();
     let expiries: Vec<DateTime<Utc>> = issued.iter().map(|c| c.expires_at).collect();
+    let jobs: Vec<Option<Uuid>> = issued
+        .iter()
+        .map(|c| JobGrant::of_issued(c).map(|g| g.job_id))
+        .collect();
     let sql = "INSERT INTO notify_coupons
-                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at, notify_days)
-               SELECT id, u, t, f, $6, 1, x, d::date[]
-                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::timestamptz[], $7::text[])
-                      AS c (id, u, t, f, x, d)
+                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at,
+                  notify_days, granted_job)
+               SELECT id, u, t, f, $6, 1, x, d::date[], j
+                 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::timestamptz[],
+                             $7::text[], $8::uuid[])
+                      AS c (id, u, t, f, x, d, j)
                ON CONFLICT (coupon_id) DO NOTHING RETURNING coupon_id";
-    let params: [&(dyn ToSql + Sync); 7] = [
+    let params: [&(dyn ToSql + Sync); 8] = [
         &ids,
         &users,
         &templates,
@@ -161,6 +207,7 @@ async fn insert_many(
         &expiries,
         &CouponStatus::Unused.as_str(),
         &days,
+        &jobs,
     ];
     let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
     let inserted: std::collections::HashSet<Uuid> = rows.iter().map(|r| r.get(0)).collect();
@@ -173,8 +220,20 @@ async fn insert_many(
             user_id: c.user_id.clone(),
             template_sn: c.template_sn.clone(),
             due,
+            grant: JobGrant::of_issued(c),
         })
         .collect())
+}
+
+/// Each coupon's days as the text of a `date[]`: unnest would flatten a
+/// 2-D array.
+fn day_lists(due: &[Vec<Reminder>]) -> Vec<String> {
+    due.iter()
+        .map(|d| {
+            let list: Vec<String> = d.iter().map(|r| r.day.to_string()).collect();
+            format!("{{{}}}", list.join(","))
+        })
+        .collect()
 }
 
 /// The reminders of new coupons, one row per (user, template, day): the
@@ -204,8 +263,8 @@ async fn add_many(tx: &Transaction<'_>, new: &[NewReminders]) -> Result<(), toki
                SELECT c, u, t, d, $6, at, $7
                  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::date[], $5::timestamptz[])
                       AS r (c, u, t, d, at)
-               ON CONFLICT (user_id, template_sn, notify_day, notify_type) DO UPDATE
-                 SET status = $7 WHERE notify_msg.status = $8";
+               ON CONFLICT (user_id, template_sn, notify_day, notify_type) WHERE notify_type = 1
+               DO UPDATE SET status = $7 WHERE notify_msg.status = $8";
     let params: [&(dyn ToSql + Sync); 8] = [
         &ids,
         &users,
@@ -272,25 +331,26 @@ async fn step(
                 ),
                 None => Vec::new(),
             };
+            let grant = JobGrant::of_issued(issued);
             let followed = Followed {
                 view,
                 days: due.iter().map(|r| r.day).collect(),
+                granted_job: grant.as_ref().map(|g| g.job_id),
             };
             insert(tx, coupon_id, &followed, issued.expires_at).await?;
             add_reminders(tx, coupon_id, &followed.view, &due).await?;
+            if let Some(g) = grant {
+                let v = &followed.view;
+                let holder = (v.user_id.as_str(), v.template_sn.as_str());
+                granted::add(tx, &[g.row(coupon_id, holder, clock)]).await?;
+            }
             Ok(Some(followed))
         }
         (Effect::Moved { from, view }, Some(known)) => {
             let followed = Followed { view, ..known };
             save(tx, coupon_id, &followed.view).await?;
-            match holder_change(from, followed.view.status) {
-                HolderChange::Left => cancel(tx, coupon_id, &followed).await?,
-                HolderChange::Returned => {
-                    let today = day_of(event.occurred_at, clock.tz);
-                    restore(tx, &followed, today).await?
-                }
-                HolderChange::Nothing => {}
-            }
+            let change = holder_change(from, followed.view.status);
+            moved(tx, clock, coupon_id, &followed, (change, event.occurred_at)).await?;
             Ok(Some(followed))
         }
         (_, Some(mut known)) => {
@@ -303,8 +363,36 @@ async fn step(
     }
 }
 
+/// What a coupon's move (`change`, at `on`) does to its rows: its
+/// reminders and its job's message.
+async fn moved(
+    tx: &Transaction<'_>,
+    clock: NotifyClock,
+    coupon_id: Uuid,
+    f: &Followed,
+    (change, on): (HolderChange, DateTime<Utc>),
+) -> Result<(), tokio_postgres::Error> {
+    let holder = (f.view.user_id.as_str(), f.view.template_sn.as_str());
+    match (change, f.granted_job) {
+        (HolderChange::Left, job) => {
+            cancel(tx, coupon_id, f).await?;
+            if let Some(job) = job {
+                granted::cancel(tx, coupon_id, holder, job).await?;
+            }
+        }
+        (HolderChange::Returned, job) => {
+            restore(tx, f, day_of(on, clock.tz)).await?;
+            if let Some(job) = job {
+                granted::restore(tx, holder.0, job).await?;
+            }
+        }
+        (HolderChange::Nothing, _) => {}
+    }
+    Ok(())
+}
+
 async fn load(tx: &Transaction<'_>, coupon_id: Uuid) -> Result<Option<Followed>, ApplyError> {
-    let sql = "SELECT user_id, template_sn, face_value, status, version, notify_days
+    let sql = "SELECT user_id, template_sn, face_value, status, version, notify_days, granted_job
                  FROM notify_coupons WHERE coupon_id = $1 FOR UPDATE";
     let row = tx
         .query_opt(&tx.prepare_cached(sql).await?, &[&coupon_id])
@@ -322,6 +410,7 @@ async fn load(tx: &Transaction<'_>, coupon_id: Uuid) -> Result<Option<Followed>,
             locked_discount: 0,
         },
         days: r.get(5),
+        granted_job: r.get(6),
     }))
 }
 
@@ -332,10 +421,11 @@ async fn insert(
     expires_at: DateTime<Utc>,
 ) -> Result<(), tokio_postgres::Error> {
     let sql = "INSERT INTO notify_coupons
-                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at, notify_days)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+                 (coupon_id, user_id, template_sn, face_value, status, version, expires_at,
+                  notify_days, granted_job)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
     let v = &f.view;
-    let params: [&(dyn ToSql + Sync); 8] = [
+    let params: [&(dyn ToSql + Sync); 9] = [
         &coupon_id,
         &v.user_id,
         &v.template_sn,
@@ -344,6 +434,7 @@ async fn insert(
         &v.version,
         &expires_at,
         &f.days,
+        &f.granted_job,
     ];
     tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
     Ok(())
@@ -376,9 +467,8 @@ async fn add_reminders(
     let sql = "INSERT INTO notify_msg
                  (coupon_id, user_id, template_sn, notify_day, notify_type, notify_time, status)
                SELECT $1, $2, $3, d, $4, t, $5 FROM unnest($6::date[], $7::timestamptz[]) AS r (d, t)
-               ON CONFLICT (user_id, template_sn, notify_day, notify_type) DO UPDATE
-                 SET status = $5
-               WHERE notify_msg.status = $8";
+               ON CONFLICT (user_id, template_sn, notify_day, notify_type) WHERE notify_type = 1
+               DO UPDATE SET status = $5 WHERE notify_msg.status = $8";
     let days: Vec<NaiveDate> = due.iter().map(|r| r.day).collect();
     let times: Vec<DateTime<Utc>> = due.iter().map(|r| r.at).collect();
     let params: [&(dyn ToSql + Sync); 8] = [

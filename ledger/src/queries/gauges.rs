@@ -5,7 +5,7 @@
 
 use tokio_postgres::GenericClient;
 
-use crate::domain::reminder::NotifyStatus;
+use crate::domain::reminder::{NotifyStatus, NotifyType};
 use crate::store::GlobalCursor;
 
 type Result<T> = std::result::Result<T, tokio_postgres::Error>;
@@ -37,22 +37,29 @@ pub async fn coupons_issued_by_chunks(c: &impl GenericClient) -> Result<i64> {
     Ok(c.query_one(sql, &[]).await?.get(0))
 }
 
-/// `notify_msg` rows per status code.
-pub async fn notify_rows_by_status(c: &impl GenericClient) -> Result<Vec<(i16, i64)>> {
-    let sql = "SELECT status, count(*) FROM notify_msg GROUP BY status";
+/// `notify_msg` rows per (type code, status code).
+pub async fn notify_rows_by_status(c: &impl GenericClient) -> Result<Vec<(i16, i16, i64)>> {
+    let sql = "SELECT notify_type, status, count(*) FROM notify_msg GROUP BY 1, 2";
     let rows = c.query(sql, &[]).await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    Ok(rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
 }
 
-/// Pending reminders whose notify time passed more than `overdue_after`
-/// (a Postgres interval, e.g. `15 minutes`) ago.
+/// Pending expiry reminders whose notify time passed more than
+/// `overdue_after` (a Postgres interval, e.g. `15 minutes`) ago. Granted
+/// rows are left out: they are due at their coupons' issue but wait, by
+/// design, for their job to end.
 pub async fn notify_rows_overdue(c: &impl GenericClient, overdue_after: &str) -> Result<i64> {
     // The status is written into the text, not bound, so that the partial
     // index `notify_msg_due` serves the statement.
     let sql = format!(
         "SELECT count(*) FROM notify_msg
-          WHERE status = {pending} AND notify_time < now() - $1::text::interval",
-        pending = NotifyStatus::Pending.code()
+          WHERE status = {pending} AND notify_time < now() - $1::text::interval
+            AND notify_type = {reminder}",
+        pending = NotifyStatus::Pending.code(),
+        reminder = NotifyType::ExpiryReminder.code()
     );
     Ok(c.query_one(&sql, &[&overdue_after]).await?.get(0))
 }

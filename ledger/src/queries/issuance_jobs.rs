@@ -24,6 +24,9 @@ pub struct JobView {
     pub job_id: Uuid,
     pub template_sn: String,
     pub status: IssuanceJobStatus,
+    /// Each user gets one `CouponsGranted` message once the job has ended
+    /// (`?notify=true` on the upload).
+    pub notify: bool,
     pub lines_read: i64,
     pub blank: i64,
     pub invalid: i64,
@@ -53,7 +56,7 @@ const SELECT: &str = "SELECT j.id, j.template_sn, j.status, j.lines_read, j.blan
         coalesce(sum(c.sold_out), 0)::bigint, coalesce(sum(c.cancelled), 0)::bigint,
         j.created_at, min(c.done_at), max(c.done_at), j.updated_at, j.error,
         coalesce(sum(c.lines) FILTER (WHERE c.done_at IS NOT NULL), 0)::bigint, j.finished_at,
-        coalesce(sum(c.not_eligible), 0)::bigint
+        coalesce(sum(c.not_eligible), 0)::bigint, j.notify
    FROM issuance_jobs j LEFT JOIN issuance_chunks c ON c.job_id = j.id";
 
 pub async fn job(
@@ -129,6 +132,7 @@ fn view(r: &Row, now: DateTime<Utc>) -> Result<JobView, tokio_postgres::Error> {
         job_id: r.get(0),
         template_sn: r.get(1),
         status,
+        notify: r.get(21),
         lines_read: r.get(3),
         blank: r.get(4),
         invalid: r.get(5),

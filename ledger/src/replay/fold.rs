@@ -22,7 +22,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::event::Event;
-use super::notify_steps::{Step, StepChange};
+use super::notify_steps::{Grant, Step, StepChange};
 use super::tables::{
     BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
     ReplayedCoupon, Sym, Tables, TemplateRow, member_digest,
@@ -166,8 +166,8 @@ impl Replay {
             // Most events are issues: read with borrowed strings, not decoded.
             Stream::Coupon(id) if event_type == EventType::CouponIssued => {
                 let issued = parse_json(e)?;
-                let due = self.due(e)?;
-                self.issue(id, e, &issued, due)
+                let rows = self.due(e)?;
+                self.issue(id, e, &issued, rows)
             }
             Stream::Coupon(id) => self.change(id, e, &decode(e)?),
             Stream::Order(order_id) => self.order(order_id, e),
@@ -188,25 +188,32 @@ impl Replay {
         }
     }
 
-    /// The reminders an issue is due, when they are checked: the notify
+    /// The notify rows of an issue, when they are checked: the notify
     /// projection's reading of the whole event (so a payload it would
-    /// refuse is refused here too), then the days by its rules.
-    fn due(&self, e: &Event<'_>) -> Result<Vec<Reminder>, FoldError> {
+    /// refuse is refused here too), then the reminders' days by its rules
+    /// and its job's granted row.
+    fn due(&self, e: &Event<'_>) -> Result<(Vec<Reminder>, Option<Grant>), FoldError> {
         let Some(clock) = self.notify else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         };
         let LedgerEvent::CouponIssued(issued) = decode(e)? else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         };
         let CouponIssued {
             remind_days_before,
             expires_at,
             issued_at,
+            job_id,
+            job_notify,
             ..
         } = issued;
-        Ok(remind_days_before.map_or_else(Vec::new, |offsets| {
+        let due = remind_days_before.map_or_else(Vec::new, |offsets| {
             reminders(expires_at, issued_at, &offsets, clock.tz, clock.at)
-        }))
+        });
+        let grant = job_id
+            .filter(|_| job_notify)
+            .map(|job| Grant { job, at: issued_at });
+        Ok((due, grant))
     }
 
     fn issue(
@@ -214,7 +221,7 @@ impl Replay {
         id: Uuid,
         e: &Event<'_>,
         issued: &Issued<'_>,
-        due: Vec<Reminder>,
+        (due, grant): (Vec<Reminder>, Option<Grant>),
     ) -> Result<(), FoldError> {
         let version = e.version;
         let Entry::Vacant(slot) = self.pass.coupons.entry(id) else {
@@ -245,14 +252,15 @@ impl Replay {
                 .job_line
                 .map(|l| i64::try_from(l).unwrap_or(i64::MAX)),
             bucket: e.bucket,
-            reminded: !due.is_empty(),
+            reminded: !due.is_empty() || grant.is_some(),
             changed_at: None,
         });
-        if !due.is_empty() {
+        if !due.is_empty() || grant.is_some() {
             let change = StepChange::Issued {
                 user: issued.user_id.clone().into_owned(),
                 template: issued.template_sn.clone().into_owned(),
                 due,
+                grant,
             };
             self.step(e, id, e.bucket, change);
         }
@@ -284,7 +292,7 @@ impl Replay {
             }),
             _ => None,
         };
-        // A coupon without reminders changes no row.
+        // A coupon without notify rows changes none.
         if let Some(moved) = moved.filter(|_| reminded) {
             self.step(e, id, bucket, moved);
         }

@@ -3,10 +3,12 @@
 //! compared with the live rows.
 //!
 //! The fold follows each coupon by the state machine and records a [`Step`]
-//! whenever a coupon with reminders is issued, leaves (used, expired,
-//! voided, refunded) or comes back (a lock released, a refund restoring
-//! it). A row is keyed by its user, so the steps of one bucket of users, in
-//! the store's order, rebuild that bucket's rows here ([`NotifyRows`]).
+//! whenever a coupon with reminders, or of a job that asked `notify=true`,
+//! is issued, leaves (used, expired, voided, refunded) or comes back (a
+//! lock released, a refund restoring it). A row is keyed by its user, so
+//! the steps of one bucket of users, in the store's order, rebuild that
+//! bucket's rows here ([`NotifyRows`]): reminders by (user, template, day),
+//! `CouponsGranted` rows by (user, job), each by the projection's rules.
 //!
 //! Only what the events decide is compared: a row's existence and whether
 //! it is pending or cancelled. `sent` and `failed` (and `attempts`) are
@@ -24,11 +26,11 @@ use tokio_postgres::types::Type;
 use uuid::Uuid;
 
 use super::compare::Differences;
-use super::notify_steps::{Step, StepChange};
+use super::notify_steps::{Grant, Step, StepChange};
 use super::spill::{Reader, Record, put};
 use super::tables::{Map, Names, NamesOver, NotifyRow, Sym};
 use crate::domain::projection::Projection;
-use crate::domain::reminder::{NotifyStatus, Reminder};
+use crate::domain::reminder::{NotifyStatus, NotifyType, Reminder};
 
 const TABLE: &str = Projection::Notify.table();
 
@@ -42,6 +44,7 @@ impl Record for Step {
                 user,
                 template,
                 due,
+                grant,
             } => {
                 w.write_all(&[0])?;
                 put::str(w, user)?;
@@ -51,7 +54,15 @@ impl Record for Step {
                 due.iter().try_for_each(|r| {
                     put::date(w, r.day)?;
                     put::time(w, r.at)
-                })
+                })?;
+                match grant {
+                    None => w.write_all(&[0]),
+                    Some(g) => {
+                        w.write_all(&[1])?;
+                        w.write_all(g.job.as_bytes())?;
+                        put::time(w, g.at)
+                    }
+                }
             }
             StepChange::Left => w.write_all(&[1]),
             StepChange::Returned { on } => {
@@ -75,10 +86,18 @@ impl Record for Step {
                         })
                     })
                     .collect::<io::Result<_>>()?;
+                let grant = match r.u8()? {
+                    0 => None,
+                    _ => Some(Grant {
+                        job: r.uuid()?,
+                        at: r.time()?,
+                    }),
+                };
                 StepChange::Issued {
                     user,
                     template,
                     due,
+                    grant,
                 }
             }
             1 => StepChange::Left,
@@ -103,12 +122,17 @@ pub struct Row {
 /// (user, template, day).
 type Key = (Sym, Sym, NaiveDate);
 
+/// A granted row's key: (user, job).
+type GrantKey = (Sym, Uuid);
+
 /// What the rows know of one coupon.
 struct Held {
     /// (user, template).
     holder: (Sym, Sym),
     live: bool,
     days: Vec<NaiveDate>,
+    /// The job whose granted row it belongs to.
+    job: Option<Uuid>,
 }
 
 /// The rows of a bucket of users, as its steps leave them; user ids and
@@ -118,6 +142,7 @@ pub struct NotifyRows<'a> {
     coupons: Map<Uuid, Held>,
     holders: Map<(Sym, Sym), Vec<Uuid>>,
     rows: Map<Key, Row>,
+    grants: Map<GrantKey, Row>,
 }
 
 impl<'a> NotifyRows<'a> {
@@ -128,6 +153,7 @@ impl<'a> NotifyRows<'a> {
             coupons: Map::default(),
             holders: Map::default(),
             rows: Map::default(),
+            grants: Map::default(),
         }
     }
 
@@ -138,9 +164,13 @@ impl<'a> NotifyRows<'a> {
                 user,
                 template,
                 due,
+                grant,
             } => {
                 let holder = (self.names.intern(&user), self.names.intern(&template));
                 self.issued(step.coupon, holder, &due);
+                if let Some(grant) = grant {
+                    self.granted(step.coupon, holder.0, grant);
+                }
             }
             StepChange::Left => self.left(step.coupon),
             StepChange::Returned { on } => self.returned(step.coupon, on),
@@ -163,8 +193,24 @@ impl<'a> NotifyRows<'a> {
             holder,
             live: true,
             days,
+            job: None,
         };
         self.coupons.insert(id, held);
+    }
+
+    /// The user's row of the job: made by their first coupon of it, pending
+    /// again if it was cancelled (they hold a live coupon of it once more).
+    fn granted(&mut self, id: Uuid, user: Sym, grant: Grant) {
+        let row = self.grants.entry((user, grant.job)).or_insert(Row {
+            status: NotifyStatus::Pending,
+            at: grant.at,
+        });
+        if row.status == NotifyStatus::Cancelled {
+            row.status = NotifyStatus::Pending;
+        }
+        if let Some(held) = self.coupons.get_mut(&id) {
+            held.job = Some(grant.job);
+        }
     }
 
     fn left(&mut self, id: Uuid) {
@@ -172,7 +218,10 @@ impl<'a> NotifyRows<'a> {
             return;
         };
         held.live = false;
-        let ((user, template), days) = (held.holder, held.days.clone());
+        let ((user, template), days, job) = (held.holder, held.days.clone(), held.job);
+        if let Some(job) = job {
+            self.grant_left(id, (user, template), job);
+        }
         for day in days {
             let key = (user, template, day);
             let shared = self.held_by_another(id, &key);
@@ -191,6 +240,11 @@ impl<'a> NotifyRows<'a> {
         };
         held.live = true;
         let (user, template) = held.holder;
+        if let Some(row) = held.job.and_then(|job| self.grants.get_mut(&(user, job)))
+            && row.status == NotifyStatus::Cancelled
+        {
+            row.status = NotifyStatus::Pending;
+        }
         for day in &held.days {
             if let Some(row) = self.rows.get_mut(&(user, template, *day))
                 && row.status == NotifyStatus::Cancelled
@@ -198,6 +252,23 @@ impl<'a> NotifyRows<'a> {
             {
                 row.status = NotifyStatus::Pending;
             }
+        }
+    }
+
+    /// A coupon of `job` left: the user's pending row of the job is
+    /// cancelled unless they hold another live coupon of it.
+    fn grant_left(&mut self, id: Uuid, holder: (Sym, Sym), job: Uuid) {
+        let others = self.holders.get(&holder).map_or(&[][..], Vec::as_slice);
+        let shared = others.iter().filter(|o| **o != id).any(|o| {
+            self.coupons
+                .get(o)
+                .is_some_and(|h| h.live && h.job == Some(job))
+        });
+        if let Some(row) = self.grants.get_mut(&(holder.0, job))
+            && row.status == NotifyStatus::Pending
+            && !shared
+        {
+            row.status = NotifyStatus::Cancelled;
         }
     }
 
@@ -232,9 +303,38 @@ pub async fn compare(
     out: &mut Differences,
 ) -> Result<(), tokio_postgres::Error> {
     let filter = filter.map_or_else(String::new, |f| format!(" AND {f}"));
+    let purged_before = now - retention;
+    compare_reminders(tx, &mut replayed, &filter, purged_before, out).await?;
+    compare_granted(tx, &mut replayed, &filter, purged_before, out).await
+}
+
+/// What a live row in `code` says against the replayed `row`: None when
+/// they agree (a delivery fact, sent or failed, stands for a replayed row).
+fn differs(code: i16, row: Option<Row>) -> Option<(NotifyRow, Option<NotifyRow>)> {
+    let status = NotifyStatus::from_code(code);
+    if status.is_some_and(NotifyStatus::is_delivery_fact) && row.is_some() {
+        return None;
+    }
+    let live = NotifyRow {
+        status: status.map_or_else(|| format!("code {code}"), |s| s.to_string()),
+    };
+    let row = row.map(|r| NotifyRow {
+        status: r.status.to_string(),
+    });
+    Some((live, row))
+}
+
+async fn compare_reminders(
+    tx: &Transaction<'_>,
+    replayed: &mut NotifyRows<'_>,
+    filter: &str,
+    purged_before: DateTime<Utc>,
+    out: &mut Differences,
+) -> Result<(), tokio_postgres::Error> {
     let copy = format!(
         "COPY (SELECT user_id, template_sn, notify_day, status FROM notify_msg
-                WHERE notify_type = 1{filter}) TO STDOUT (FORMAT binary)"
+                WHERE notify_type = {}{filter}) TO STDOUT (FORMAT binary)",
+        NotifyType::ExpiryReminder.code()
     );
     let types = [Type::TEXT, Type::TEXT, Type::DATE, Type::INT2];
     let rows = BinaryCopyOutStream::new(tx.copy_out(&copy).await?, &types);
@@ -245,22 +345,12 @@ pub async fn compare(
         let names = &replayed.names;
         let key = names.get(user).zip(names.get(template));
         let row = key.and_then(|(u, t)| replayed.rows.remove(&(u, t, day)));
-        let code: i16 = r.try_get(3)?;
-        let status = NotifyStatus::from_code(code);
-        if status.is_some_and(NotifyStatus::is_delivery_fact) && row.is_some() {
-            continue;
+        if let Some((live, row)) = differs(r.try_get(3)?, row) {
+            let key = format!("{:?}", (user, template, day));
+            out.row(TABLE, &key, Some(&live), row.as_ref());
         }
-        let live = NotifyRow {
-            status: status.map_or_else(|| format!("code {code}"), |s| s.to_string()),
-        };
-        let row = row.map(|r| NotifyRow {
-            status: r.status.to_string(),
-        });
-        let key = format!("{:?}", (user, template, day));
-        out.row(TABLE, &key, Some(&live), row.as_ref());
     }
     // Left over: replayed, not live; fine if purged.
-    let purged_before = now - retention;
     let mut left: Vec<(Key, Row)> = replayed.rows.drain().collect();
     left.retain(|(_, r)| r.at >= purged_before);
     left.sort_by_key(|(key, _)| *key);
@@ -269,6 +359,48 @@ pub async fn compare(
             status: r.status.to_string(),
         };
         out.row(TABLE, &replayed.show(&key), None, Some(&row));
+    }
+    Ok(())
+}
+
+/// The `CouponsGranted` rows, keyed `("user", job)`.
+async fn compare_granted(
+    tx: &Transaction<'_>,
+    replayed: &mut NotifyRows<'_>,
+    filter: &str,
+    purged_before: DateTime<Utc>,
+    out: &mut Differences,
+) -> Result<(), tokio_postgres::Error> {
+    let copy = format!(
+        "COPY (SELECT user_id, job_id, status FROM notify_msg
+                WHERE notify_type = {}{filter}) TO STDOUT (FORMAT binary)",
+        NotifyType::CouponsGranted.code()
+    );
+    let types = [Type::TEXT, Type::UUID, Type::INT2];
+    let rows = BinaryCopyOutStream::new(tx.copy_out(&copy).await?, &types);
+    pin_mut!(rows);
+    while let Some(r) = rows.try_next().await? {
+        let (user, job): (&str, Uuid) = (r.try_get(0)?, r.try_get(1)?);
+        let key = replayed.names.get(user).map(|u| (u, job));
+        let row = key.and_then(|k| replayed.grants.remove(&k));
+        if let Some((live, row)) = differs(r.try_get(2)?, row) {
+            out.row(
+                TABLE,
+                &format!("{:?}", (user, job)),
+                Some(&live),
+                row.as_ref(),
+            );
+        }
+    }
+    let mut left: Vec<(GrantKey, Row)> = replayed.grants.drain().collect();
+    left.retain(|(_, r)| r.at >= purged_before);
+    left.sort_by_key(|(key, _)| *key);
+    for ((user, job), r) in left {
+        let row = NotifyRow {
+            status: r.status.to_string(),
+        };
+        let key = format!("{:?}", (replayed.names.name(user), job));
+        out.row(TABLE, &key, None, Some(&row));
     }
     Ok(())
 }
@@ -298,6 +430,7 @@ mod tests {
                 user: "u".into(),
                 template: "T".into(),
                 due: vec![Reminder { day, at }],
+                grant: None,
             }));
             rows.apply(step(StepChange::Left));
             rows.apply(step(StepChange::Returned { on: returned_on }));
@@ -309,6 +442,53 @@ mod tests {
             status_after(day.succ_opt().unwrap()),
             NotifyStatus::Cancelled
         );
+    }
+
+    /// docs/design.md §10: a user's granted row of a job is pending while
+    /// they hold a live coupon of the job, whichever coupon made it.
+    #[test]
+    fn a_granted_row_is_cancelled_by_the_last_coupon_of_its_job_to_leave() {
+        let names = Names::default();
+        let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let (job, other_job) = (Uuid::now_v7(), Uuid::now_v7());
+        let mut rows = NotifyRows::new(&names);
+        let issue = |rows: &mut NotifyRows, coupon, job| {
+            rows.apply(Step {
+                order: (1, 1),
+                coupon,
+                change: StepChange::Issued {
+                    user: "u".into(),
+                    template: "T".into(),
+                    due: Vec::new(),
+                    grant: Some(Grant { job, at }),
+                },
+            })
+        };
+        let change = |rows: &mut NotifyRows, coupon, change| {
+            rows.apply(Step {
+                order: (2, 2),
+                coupon,
+                change,
+            })
+        };
+        let (a, b, c) = (Uuid::now_v7(), Uuid::now_v7(), Uuid::now_v7());
+        issue(&mut rows, a, job);
+        issue(&mut rows, b, job);
+        issue(&mut rows, c, other_job);
+        let status = |rows: &NotifyRows, job| {
+            let user = rows.names.get("u").unwrap();
+            rows.grants[&(user, job)].status
+        };
+        assert_eq!(rows.grants.len(), 2, "one row per job");
+        change(&mut rows, a, StepChange::Left);
+        assert_eq!(status(&rows, job), NotifyStatus::Pending, "b is live");
+        change(&mut rows, c, StepChange::Left);
+        assert_eq!(status(&rows, other_job), NotifyStatus::Cancelled);
+        change(&mut rows, b, StepChange::Left);
+        assert_eq!(status(&rows, job), NotifyStatus::Cancelled);
+        let on = NaiveDate::from_ymd_opt(2030, 1, 1).unwrap();
+        change(&mut rows, a, StepChange::Returned { on });
+        assert_eq!(status(&rows, job), NotifyStatus::Pending);
     }
 
     #[test]
@@ -324,6 +504,10 @@ mod tests {
                     user: "u-1".into(),
                     template: "T1".into(),
                     due: vec![Reminder { day, at: at(5) }],
+                    grant: Some(Grant {
+                        job: Uuid::now_v7(),
+                        at: at(1),
+                    }),
                 },
             },
             Step {

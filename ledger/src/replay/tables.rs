@@ -421,7 +421,8 @@ pub struct ReplayedCoupon {
     pub job_line: Option<i64>,
     /// Its user's bucket (see `partition`).
     pub bucket: u32,
-    /// Whether it has reminders due, whose rows its moves may change.
+    /// Whether it has notify rows (reminders due, its job's granted row),
+    /// which its moves may change.
     pub reminded: bool,
     /// When its status last changed (None: never since its issue), as the
     /// row's `changed_at`; read only against the purge horizon.

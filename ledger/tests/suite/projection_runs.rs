@@ -38,6 +38,7 @@ async fn issued(db: &TestDb, n: u64) -> Vec<RecordedEvent> {
                 job_id: None,
                 job_line: None,
                 remind_days_before: None,
+                job_notify: false,
             };
             StreamEvent {
                 stream_id: format!("coupon-{}", c.coupon_id),

@@ -32,6 +32,7 @@ mod faults_cluster;
 mod faults_single;
 mod flash_sale;
 mod full_queue;
+mod granted_messages;
 mod guess_limits;
 mod harness;
 mod hostile_input;

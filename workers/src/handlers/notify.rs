@@ -1,8 +1,9 @@
-//! The `notify` worker (docs/design.md §10): the reminder projection, which applies
+//! The `notify` worker (docs/design.md §10): the notify projection, which applies
 //! `coupon.events.notify` in batches ([`crate::consumers::batched`], with
 //! [`super::projector::Projector::Notify`] as the handler), and the sender,
-//! which every minute sends the reminders due by the clock
-//! (`ledger::commands::reminders`) and purges old sent and cancelled rows.
+//! which every minute sends the reminders and `CouponsGranted` messages due
+//! by the clock (`ledger::commands::reminders`), each batch as one AMQP
+//! transaction, and purges old sent and cancelled rows.
 
 use std::time::Duration;
 
@@ -31,12 +32,12 @@ pub async fn send_loop(
         let now = Utc::now();
         match reminders::send_due(&pool, &publisher, now, SendLimits::default()).await {
             Ok(report) if report.messages > 0 || report.publish_errors > 0 => {
-                tracing::info!(?report, "reminders sent")
+                tracing::info!(?report, "notifications sent")
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(
                 error = ledger::logging::chain(&e),
-                "sending reminders failed"
+                "sending notifications failed"
             ),
         }
         if let Err(e) = purge(&pool, now, retention).await {

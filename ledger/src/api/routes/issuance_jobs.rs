@@ -38,12 +38,19 @@ pub struct UploadQuery {
     pub template: String,
     /// Names the job (like `Idempotency-Key`, which wins when both are given).
     pub key: Option<String>,
+    /// `true`: once the job has ended, each user it gave coupons gets one
+    /// `CouponsGranted` message on `coupon.notifications` listing them
+    /// (docs/reference/reminders.md). Default `false`. Part of what the key
+    /// names: the same key with another `notify` is 422
+    /// `idempotency_key_reused`; a value other than `true` or `false` is 400.
+    pub notify: Option<bool>,
 }
 
 /// Upload a file of user ids (`text/plain`, one per line, or `text/csv` with a
 /// `user_id` column; `Content-Encoding: gzip` accepted), streamed. Answers
 /// once every chunk is on the queue. The same key and file answer the same
-/// job. A declared length over the limit is 413 before any byte is read; a
+/// job; `notify=true` sends each user one `CouponsGranted` message once the
+/// job has ended. A declared length over the limit is 413 before any byte is read; a
 /// file without a line of data 422 `empty_file` (no job is kept); a body
 /// that stops coming 408, the job left `incomplete` to resume.
 #[utoipa::path(post, path = "/v1/issuance-jobs", operation_id = "upload_issuance_job",
@@ -132,6 +139,7 @@ async fn open_job(
         sn: sn.as_str(),
         format,
         operator: admin.name(),
+        notify: q.notify.unwrap_or(false),
     };
     let opened = issuance_job::open(&**client, &job, state.now()).await?;
     Ok(Opening {
