@@ -593,19 +593,21 @@ function uploadForm(t) {
   const file = el("input", { id: "user-file", type: "file", accept: ".txt,.csv,.gz,text/plain,text/csv" });
   const sent = el("progress", { id: "upload-progress", max: 1, value: 0, "aria-label": "Upload" });
   const box = el("div", { class: "job", "aria-live": "polite" });
+  const notify = el("input", { id: "notify-users", type: "checkbox" });
   const form = el("form", { class: "card wide", on: { submit: (e) => {
     e.preventDefault();
     if (!file.files[0]) return;
-    upload(t.sn, file.files[0], sent, box);
+    upload(t.sn, file.files[0], sent, box, notify.checked);
   } } },
     el("label", { for: "user-file" }, "File of user ids (one per line, or CSV with user_id)"), file,
+    el("label", { for: "notify-users" }, notify, " Tell each user (one CouponsGranted message once the job ends)"),
     el("button", { type: "submit" }, "Upload"), el("div", {}, sent), box);
   return form;
 }
 
-function upload(sn, f, bar, box) {
+function upload(sn, f, bar, box, notify) {
   const xhr = new XMLHttpRequest();
-  xhr.open("POST", `/v1/issuance-jobs?template=${encodeURIComponent(sn)}`);
+  xhr.open("POST", `/v1/issuance-jobs?template=${encodeURIComponent(sn)}${notify ? "&notify=true" : ""}`);
   xhr.setRequestHeader("Authorization", `Bearer ${token()}`);
   xhr.setRequestHeader("Content-Type", f.name.endsWith(".csv") ? "text/csv" : "text/plain");
   if (f.name.endsWith(".gz")) xhr.setRequestHeader("Content-Encoding", "gzip");

@@ -33,6 +33,7 @@ use crate::domain::template_status::TemplateStatus;
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::messaging::message::Outgoing;
 use crate::messaging::publish::PublishError;
+use crate::messaging::tx_publish::Mark;
 use crate::messaging::{granted_message, reminder_message, topology};
 
 /// The advisory lock class of (user, day) claims (two-key space: apart from
@@ -66,6 +67,9 @@ pub enum SendError {
     Pool(#[from] deadpool_postgres::PoolError),
     #[error("encoding a notification: {0}")]
     Encode(#[from] serde_json::Error),
+    /// The broker's marks of published batches could not be read or removed.
+    #[error("settling published batches: {0}")]
+    Publish(#[from] PublishError),
 }
 
 /// The server's message when there is one ("db error" alone says nothing).
@@ -106,6 +110,12 @@ pub async fn send_due(
     // Before any row (Postgres' timestamptz starts long after MIN_UTC).
     let mut after = (DateTime::<Utc>::UNIX_EPOCH, 0_i64);
     loop {
+        // Every batch the broker committed is marked sent before the next
+        // is claimed (a sender killed after the broker's commit, before
+        // Postgres', left its mark): none goes out twice.
+        if !settled(pool, publisher, now, &mut report).await? {
+            return Ok(report);
+        }
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
         let Some(batch) = claim(&tx, now, after, limits.batch).await? else {
@@ -122,6 +132,45 @@ pub async fn send_due(
             report.publish_errors += outcome.publish_errors;
             return Ok(report);
         }
+    }
+}
+
+/// Marks sent the rows of every published batch's mark waiting
+/// (`messaging::tx_publish`), then removes the marks; false when the broker
+/// could not be asked (counted as a failed publish: nothing may be sent
+/// before the marks are settled).
+async fn settled(
+    pool: &Pool,
+    publisher: &LazyPublisher,
+    now: DateTime<Utc>,
+    report: &mut SendReport,
+) -> Result<bool, SendError> {
+    let settle = |marks: Vec<Mark>| async move {
+        let ids: Vec<i64> = marks.iter().flat_map(|m| m.rows.iter().copied()).collect();
+        let mut client = pool.get().await?;
+        let tx = client.transaction().await?;
+        let sql = "UPDATE notify_msg SET status = $2, sent_at = $3, attempts = attempts + 1
+                    WHERE id = ANY($1) AND status = $4";
+        let pending = NotifyStatus::Pending.code();
+        let params: [&(dyn ToSql + Sync); 4] = [&ids, &NotifyStatus::Sent.code(), &now, &pending];
+        let n = tx.execute(sql, &params).await?;
+        tx.commit().await?;
+        if n > 0 {
+            tracing::info!(
+                rows = n,
+                "rows the broker had committed before a sender stopped: marked sent"
+            );
+        }
+        Ok::<(), SendError>(())
+    };
+    match publisher.settle_marks(settle).await {
+        Ok(_) => Ok(true),
+        Err(SendError::Publish(e)) => {
+            tracing::warn!(error = %e, "published batches not settled; nothing sent this run");
+            report.publish_errors += 1;
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -308,8 +357,12 @@ async fn publish(
 ) -> Result<BatchOutcome, SendError> {
     tx.batch_execute("SAVEPOINT publishing").await?;
     mark_sent(tx, &out.row_ids, now).await?;
+    let mark = Mark {
+        batch: Uuid::new_v4(),
+        rows: out.row_ids.clone(),
+    };
     match publisher
-        .publish_all(topology::NOTIFICATIONS, "", &out.messages)
+        .publish_marked(topology::NOTIFICATIONS, "", &out.messages, Some(&mark))
         .await
     {
         Ok(()) => Ok(BatchOutcome {

@@ -6,12 +6,14 @@
 //! `publish`) or as one AMQP transaction ([`Commit::Transaction`],
 //! `tx_publish`: nothing reaches a queue before the commit).
 
+use std::future::Future;
+
 use lapin::Connection;
 use tokio::sync::Mutex;
 
 use super::message::Outgoing;
 use super::publish::{PublishError, Publisher};
-use super::tx_publish::TxPublisher;
+use super::tx_publish::{Mark, TxPublisher};
 use crate::store::StoreCell;
 
 /// How the broker takes a batch.
@@ -68,7 +70,75 @@ impl LazyPublisher {
         routing_key: &str,
         messages: &[Outgoing],
     ) -> Result<(), PublishError> {
+        self.publish_marked(exchange, routing_key, messages, None)
+            .await
+    }
+
+    /// Publishes `messages` with `mark` in the same transaction
+    /// ([`TxPublisher::publish_marked`]); with confirms, the mark is not
+    /// written (a confirmed batch has no commit to tie it to).
+    pub async fn publish_marked(
+        &self,
+        exchange: &str,
+        routing_key: &str,
+        messages: &[Outgoing],
+        mark: Option<&Mark>,
+    ) -> Result<(), PublishError> {
         let mut open = self.open.lock().await;
+        let channel = self.channel(&mut open).await?;
+        let result = match (channel, mark) {
+            (Channel::Confirms(p), _) => p.publish_all(exchange, routing_key, messages).await,
+            (Channel::Transaction(p), None) => p.publish_all(exchange, routing_key, messages).await,
+            (Channel::Transaction(p), Some(mark)) => {
+                p.publish_marked(exchange, routing_key, messages, mark)
+                    .await
+            }
+        };
+        if result.is_err() {
+            *open = None;
+        }
+        result
+    }
+
+    /// Settles the published batches' marks waiting: `settle` marks their
+    /// rows sent (and commits) before the marks are removed. None with
+    /// confirms.
+    pub async fn settle_marks<F, Fut, E>(&self, settle: F) -> Result<usize, E>
+    where
+        F: FnOnce(Vec<Mark>) -> Fut,
+        Fut: Future<Output = Result<(), E>>,
+        E: From<PublishError>,
+    {
+        if self.commit == Commit::Confirms {
+            return Ok(0);
+        }
+        let mut open = self.open.lock().await;
+        let Channel::Transaction(p) = self.channel(&mut open).await? else {
+            return Ok(0);
+        };
+        let taken = match p.take_marks().await {
+            Ok(taken) => taken,
+            Err(e) => {
+                *open = None;
+                return Err(e.into());
+            }
+        };
+        let n = taken.marks.len();
+        if n > 0 {
+            settle(taken.marks.clone()).await?;
+        }
+        if let Err(e) = p.settle_marks(taken).await {
+            *open = None;
+            return Err(e.into());
+        }
+        Ok(n)
+    }
+
+    /// The open channel, connecting first when there is none.
+    async fn channel<'a>(
+        &self,
+        open: &'a mut Option<(Connection, Channel)>,
+    ) -> Result<&'a Channel, PublishError> {
         if open.is_none() {
             let store = self.store.require()?;
             let connection = super::connect(&self.amqp_url, self.name).await?;
@@ -80,14 +150,6 @@ impl LazyPublisher {
             };
             *open = Some((connection, channel));
         }
-        let (_, channel) = open.as_ref().expect("opened above");
-        let result = match channel {
-            Channel::Confirms(p) => p.publish_all(exchange, routing_key, messages).await,
-            Channel::Transaction(p) => p.publish_all(exchange, routing_key, messages).await,
-        };
-        if result.is_err() {
-            *open = None;
-        }
-        result
+        Ok(&open.as_ref().expect("opened above").1)
     }
 }

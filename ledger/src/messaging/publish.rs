@@ -37,6 +37,9 @@ pub enum PublishError {
     Returned { returned: usize, total: usize },
     #[error(transparent)]
     StoreUnknown(#[from] crate::store::identity::UnknownStore),
+    /// A published batch's mark could not be written (`tx_publish`).
+    #[error("encoding a batch's mark: {0}")]
+    Encode(String),
 }
 
 /// A channel in confirm mode, publishing for one store.
