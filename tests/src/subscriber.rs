@@ -217,9 +217,10 @@ pub async fn missing_events(
     loop {
         let wanted = stored.len().saturating_sub(got.len()).max(1);
         let batch = outsider.receive_until(quiet, |r| r.len() >= wanted).await?;
-        let before = got.len();
         got.extend(ids(&batch));
-        if stored.is_subset(&got) || got.len() == before {
+        // A full batch of repeats (a stretch the relay sent again after a
+        // fault) is no sign of the end: only `quiet` without all is.
+        if stored.is_subset(&got) || batch.len() < wanted {
             break;
         }
     }

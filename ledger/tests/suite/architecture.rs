@@ -147,11 +147,13 @@ fn projection_names_and_queues_are_written_only_in_the_one_list() {
 }
 
 /// Literals spelt like a projection that mean something else, by file.
-const OTHER_MEANINGS: [(&str, &str); 2] = [
+const OTHER_MEANINGS: [(&str, &str); 3] = [
     // The operation id of `GET /v1/templates/{sn}/stats` (public), and the
     // links that name it.
     ("api/routes/projections.rs", "template_stats"),
     ("api/http/openapi.rs", "template_stats"),
+    // `POST /v1/issuance-jobs?notify=true`: the upload's query parameter.
+    ("cli/issue.rs", "notify"),
 ];
 
 /// A literal that is a projection's name, or names its queue.
