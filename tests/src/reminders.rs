@@ -26,21 +26,18 @@ use uuid::Uuid;
 use crate::Env;
 use crate::subscriber::Schemas;
 
-/// A reminder as the touch system receives it.
+/// A notification as the touch system receives it.
 #[derive(Clone, Debug)]
-pub struct Reminded {
+pub struct Touched<B> {
     pub message_id: String,
     pub message_type: String,
-    pub body: ExpiryReminder,
+    pub body: B,
 }
 
+/// An expiry reminder as the touch system receives it.
+pub type Reminded = Touched<ExpiryReminder>;
 /// A `CouponsGranted` as the touch system receives it.
-#[derive(Clone, Debug)]
-pub struct Granted {
-    pub message_id: String,
-    pub message_type: String,
-    pub body: CouponsGranted,
-}
+pub type Granted = Touched<CouponsGranted>;
 
 /// A touch system's queue bound to `coupon.notifications`.
 pub struct TouchQueue {
@@ -92,29 +89,33 @@ impl TouchQueue {
     /// Every expiry reminder that arrives until nothing has for `quiet`;
     /// each body is checked against the schema its `schema` header names.
     pub async fn drain(&mut self, quiet: Duration) -> anyhow::Result<Vec<Reminded>> {
-        let mut got = Vec::new();
-        for (message_id, message_type, data) in self.drain_checked(quiet).await? {
-            got.push(Reminded {
-                message_id,
-                message_type,
-                body: reminder_message::decode(&data)?,
-            });
-        }
-        Ok(got)
+        self.drain_as(quiet, |d| Ok(reminder_message::decode(d)?))
+            .await
     }
 
     /// Every `CouponsGranted` that arrives until nothing has for `quiet`,
     /// checked as [`TouchQueue::drain`] checks reminders.
     pub async fn drain_granted(&mut self, quiet: Duration) -> anyhow::Result<Vec<Granted>> {
-        let mut got = Vec::new();
-        for (message_id, message_type, data) in self.drain_checked(quiet).await? {
-            got.push(Granted {
-                message_id,
-                message_type,
-                body: granted_message::decode(&data)?,
-            });
-        }
-        Ok(got)
+        self.drain_as(quiet, |d| Ok(granted_message::decode(d)?))
+            .await
+    }
+
+    async fn drain_as<B>(
+        &mut self,
+        quiet: Duration,
+        decode: impl Fn(&[u8]) -> anyhow::Result<B>,
+    ) -> anyhow::Result<Vec<Touched<B>>> {
+        let checked = self.drain_checked(quiet).await?;
+        checked
+            .into_iter()
+            .map(|(message_id, message_type, data)| {
+                Ok(Touched {
+                    message_id,
+                    message_type,
+                    body: decode(&data)?,
+                })
+            })
+            .collect()
     }
 
     /// (message id, type, body) of everything that arrives until nothing

@@ -149,11 +149,7 @@ async fn settled(
         let ids: Vec<i64> = marks.iter().flat_map(|m| m.rows.iter().copied()).collect();
         let mut client = pool.get().await?;
         let tx = client.transaction().await?;
-        let sql = "UPDATE notify_msg SET status = $2, sent_at = $3, attempts = attempts + 1
-                    WHERE id = ANY($1) AND status = $4";
-        let pending = NotifyStatus::Pending.code();
-        let params: [&(dyn ToSql + Sync); 4] = [&ids, &NotifyStatus::Sent.code(), &now, &pending];
-        let n = tx.execute(sql, &params).await?;
+        let n = mark_sent(&tx, &ids, now).await?;
         tx.commit().await?;
         if n > 0 {
             tracing::info!(
@@ -429,16 +425,18 @@ fn cents(d: Decimal) -> i64 {
     (d * Decimal::ONE_HUNDRED).try_into().unwrap_or(i64::MAX)
 }
 
+/// Marks the pending rows of `ids` sent; how many it marked (a row sent
+/// already, e.g. by a mark settled twice, stays as it is).
 async fn mark_sent(
     tx: &Transaction<'_>,
     ids: &[i64],
     now: DateTime<Utc>,
-) -> Result<(), tokio_postgres::Error> {
+) -> Result<u64, tokio_postgres::Error> {
     let sql = "UPDATE notify_msg SET status = $2, sent_at = $3, attempts = attempts + 1
-                WHERE id = ANY($1)";
-    let params: [&(dyn ToSql + Sync); 3] = [&ids, &NotifyStatus::Sent.code(), &now];
-    tx.execute(&tx.prepare_cached(sql).await?, &params).await?;
-    Ok(())
+                WHERE id = ANY($1) AND status = $4";
+    let (sent, pending) = (NotifyStatus::Sent.code(), NotifyStatus::Pending.code());
+    let params: [&(dyn ToSql + Sync); 4] = [&ids, &sent, &now, &pending];
+    tx.execute(&tx.prepare_cached(sql).await?, &params).await
 }
 
 /// One more failed attempt; at the bound the row is `failed` for good.

@@ -203,23 +203,9 @@ pub enum Settle {
 }
 
 impl Counters {
-    /// A lock's charge of `cents` asked on `day`, if `budget` leaves room;
-    /// the day it was charged to.
-    pub fn reserve(&mut self, budget: Budget, cents: i64, day: NaiveDate) -> Option<NaiveDate> {
-        let charged = self.day.map_or(day, |d| d.max(day));
-        let (day_spent, day_reserved) = self.of_day(charged);
-        let total_ok = self.spent + self.reserved + cents <= budget.total.cents();
-        let daily_ok = budget
-            .daily
-            .is_none_or(|d| day_spent + day_reserved + cents <= d.cents());
-        if !(total_ok && daily_ok) {
-            return None;
-        }
-        self.charge(cents, charged);
-        Some(charged)
-    }
-
-    /// A charge the store recorded (the replay's way: the guard held then).
+    /// A lock's charge of `cents` to `day` (as the store recorded it: the
+    /// guard held then). A charge to a day before the counters' moves the
+    /// total's only.
     pub fn charge(&mut self, cents: i64, day: NaiveDate) {
         self.reserved += cents;
         if self.day.is_some_and(|d| d > day) {
@@ -284,6 +270,22 @@ mod tests {
         .unwrap()
     }
 
+    /// The write model's guard (`template_guards::budget::reserve`, in
+    /// SQL), written out to check the fold against it: the charge goes to
+    /// the later of the lock's day and the counters', if `budget` leaves room.
+    fn reserve(c: &mut Counters, budget: Budget, cents: i64, day: NaiveDate) -> Option<NaiveDate> {
+        let charged = c.day.map_or(day, |d| d.max(day));
+        let (day_spent, day_reserved) = c.of_day(charged);
+        let total_ok = c.spent + c.reserved + cents <= budget.total.cents();
+        let daily_ok = budget
+            .daily
+            .is_none_or(|d| day_spent + day_reserved + cents <= d.cents());
+        (total_ok && daily_ok).then(|| {
+            c.charge(cents, charged);
+            charged
+        })
+    }
+
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
     }
@@ -314,9 +316,9 @@ mod tests {
     fn a_lock_past_what_is_left_is_refused_and_a_release_makes_room() {
         let b = budget("30.00", None);
         let mut c = Counters::default();
-        assert_eq!(c.reserve(b, 1_000, day(1)), Some(day(1)));
-        assert_eq!(c.reserve(b, 2_000, day(1)), Some(day(1)));
-        assert_eq!(c.reserve(b, 1, day(1)), None);
+        assert_eq!(reserve(&mut c, b, 1_000, day(1)), Some(day(1)));
+        assert_eq!(reserve(&mut c, b, 2_000, day(1)), Some(day(1)));
+        assert_eq!(reserve(&mut c, b, 1, day(1)), None);
         c.settle(Settle::Release, 1_000, day(1));
         c.settle(Settle::Keep, 2_000, day(1));
         assert_eq!((c.spent, c.reserved), (2_000, 0));
@@ -329,10 +331,10 @@ mod tests {
     fn the_daily_cap_starts_again_each_day_and_an_old_days_settling_leaves_today_alone() {
         let b = budget("100.00", Some("20.00"));
         let mut c = Counters::default();
-        assert_eq!(c.reserve(b, 2_000, day(1)), Some(day(1)));
-        assert_eq!(c.reserve(b, 1, day(1)), None);
+        assert_eq!(reserve(&mut c, b, 2_000, day(1)), Some(day(1)));
+        assert_eq!(reserve(&mut c, b, 1, day(1)), None);
         assert_eq!(c.left(b, day(2)), Money::parse("20").unwrap());
-        assert_eq!(c.reserve(b, 2_000, day(2)), Some(day(2)));
+        assert_eq!(reserve(&mut c, b, 2_000, day(2)), Some(day(2)));
         // Day 1's lock confirmed on day 2: the total's counters only.
         c.settle(Settle::Keep, 2_000, day(1));
         assert_eq!(
@@ -340,15 +342,15 @@ mod tests {
             (2_000, 2_000, 0, 2_000)
         );
         // A lock that read day 1 and reached the row after day 2's: day 2's.
-        assert_eq!(c.reserve(b, 1, day(1)), None);
+        assert_eq!(reserve(&mut c, b, 1, day(1)), None);
     }
 
     #[test]
     fn folding_charges_out_of_order_ends_where_the_row_did() {
         let b = budget("100.00", Some("50.00"));
         let mut live = Counters::default();
-        let late = live.reserve(b, 700, day(1)).unwrap();
-        let early = live.reserve(b, 300, day(2)).unwrap();
+        let late = reserve(&mut live, b, 700, day(1)).unwrap();
+        let early = reserve(&mut live, b, 300, day(2)).unwrap();
         let mut fold = Counters::default();
         fold.charge(300, early);
         fold.charge(700, late);

@@ -41,6 +41,41 @@ pub fn schema_file(event_type: &str, schema_version: i16) -> String {
     format!("{event_type}.v{schema_version}.json")
 }
 
+/// A message of the ledger's own (a job, a notification): `body` as JSON,
+/// `kind` its `type`, its schema file in the `schema` header beside
+/// `headers`, persistent, with `message_id` (each kind derives its own, so
+/// a message sent again is recognised).
+pub fn own_message<T: Serialize>(
+    body: &T,
+    (kind, schema_version): (&str, i16),
+    message_id: String,
+    headers: Vec<(&str, AMQPValue)>,
+) -> Result<Outgoing, serde_json::Error> {
+    let body = serde_json::to_vec(body)?;
+    let mut table = FieldTable::default();
+    let schema = schema_file(kind, schema_version);
+    table.insert(
+        "schema".into(),
+        AMQPValue::LongString(schema.as_str().into()),
+    );
+    for (key, value) in headers {
+        table.insert(key.into(), value);
+    }
+    let properties = BasicProperties::default()
+        .with_message_id(message_id.into())
+        .with_type(kind.into())
+        .with_content_type("application/json".into())
+        .with_delivery_mode(2)
+        .with_app_id("couponledger".into())
+        .with_headers(table);
+    Ok(Outgoing { body, properties })
+}
+
+/// A text header.
+pub fn text(value: &str) -> AMQPValue {
+    AMQPValue::LongString(value.into())
+}
+
 /// The message of a stored event.
 pub fn encode(event: &RecordedEvent) -> Outgoing {
     let envelope = Envelope {

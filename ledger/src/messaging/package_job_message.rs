@@ -4,36 +4,17 @@
 //! property tells it from a chunk, and the message id is the job's id, so
 //! that the worker's inbox applies it once.
 
-use lapin::BasicProperties;
-use lapin::types::{AMQPValue, FieldTable};
-
 use super::job_kind::JobKind;
-use super::message::{Outgoing, schema_file};
+use super::message::{Outgoing, own_message, text};
 use crate::domain::package_job::PackageJob;
 
 /// The schema version of package jobs (their type: [`JobKind::PackageJob`]).
 pub const PACKAGE_JOB_SCHEMA_VERSION: i16 = 1;
 
 pub fn encode(job: &PackageJob) -> Result<Outgoing, serde_json::Error> {
-    let body = serde_json::to_vec(job)?;
-    let mut headers = FieldTable::default();
-    let schema = schema_file(JobKind::PackageJob.as_str(), PACKAGE_JOB_SCHEMA_VERSION);
-    headers.insert(
-        "schema".into(),
-        AMQPValue::LongString(schema.as_str().into()),
-    );
-    headers.insert(
-        "job_id".into(),
-        AMQPValue::LongString(job.job_id.to_string().into()),
-    );
-    let properties = BasicProperties::default()
-        .with_message_id(job.message_id().into())
-        .with_type(JobKind::PackageJob.as_str().into())
-        .with_content_type("application/json".into())
-        .with_delivery_mode(2)
-        .with_app_id("couponledger".into())
-        .with_headers(headers);
-    Ok(Outgoing { body, properties })
+    let headers = vec![("job_id", text(&job.job_id.to_string()))];
+    let kind = (JobKind::PackageJob.as_str(), PACKAGE_JOB_SCHEMA_VERSION);
+    own_message(job, kind, job.message_id(), headers)
 }
 
 #[derive(Debug, thiserror::Error)]

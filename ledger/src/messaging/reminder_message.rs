@@ -3,39 +3,23 @@
 //! `type` `ExpiryReminder`, and the message id is derived from (user, day,
 //! type), so a touch system recognises a re-send of the same reminder.
 
-use lapin::BasicProperties;
-use lapin::types::{AMQPValue, FieldTable};
-
-use super::message::{Outgoing, schema_file};
+use super::message::{Outgoing, own_message, text};
 use crate::domain::reminder::{
     EXPIRY_REMINDER, ExpiryReminder, MESSAGE_TYPE, REMINDER_SCHEMA_VERSION, message_id,
 };
 
 pub fn encode(reminder: &ExpiryReminder) -> Result<Outgoing, serde_json::Error> {
-    let body = serde_json::to_vec(reminder)?;
-    let mut headers = FieldTable::default();
-    let schema = schema_file(MESSAGE_TYPE, REMINDER_SCHEMA_VERSION);
-    headers.insert(
-        "schema".into(),
-        AMQPValue::LongString(schema.as_str().into()),
-    );
-    headers.insert(
-        "user_id".into(),
-        AMQPValue::LongString(reminder.user_id.as_str().into()),
-    );
-    headers.insert(
-        "notify_day".into(),
-        AMQPValue::LongString(reminder.notify_day.to_string().into()),
-    );
     let id = message_id(&reminder.user_id, reminder.notify_day, EXPIRY_REMINDER);
-    let properties = BasicProperties::default()
-        .with_message_id(id.into())
-        .with_type(MESSAGE_TYPE.into())
-        .with_content_type("application/json".into())
-        .with_delivery_mode(2)
-        .with_app_id("couponledger".into())
-        .with_headers(headers);
-    Ok(Outgoing { body, properties })
+    let headers = vec![
+        ("user_id", text(reminder.user_id.as_str())),
+        ("notify_day", text(&reminder.notify_day.to_string())),
+    ];
+    own_message(
+        reminder,
+        (MESSAGE_TYPE, REMINDER_SCHEMA_VERSION),
+        id,
+        headers,
+    )
 }
 
 #[derive(Debug, thiserror::Error)]

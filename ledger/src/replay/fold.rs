@@ -24,24 +24,19 @@ use uuid::Uuid;
 use super::event::Event;
 use super::notify_steps::{Grant, Step, StepChange};
 use super::tables::{
-    BucketRow, Cents, ChannelRow, Map, Names, OrderRow, OrderRows, Present, RefundRow,
-    ReplayedCoupon, Sym, Tables, TemplateRow, member_digest,
+    BucketRow, Map, Names, OrderRow, OrderRows, RefundRow, ReplayedCoupon, Sym, Tables, by_name,
 };
-use super::{budgets_fold, codes_fold, keys_fold};
-use crate::domain::channel::ChannelStatus;
+use super::template_fold::json_field;
+use super::{budgets_fold, codes_fold, keys_fold, template_fold};
 use crate::domain::coupon_state::{self, CouponStatus};
-use crate::domain::events::{CouponIssued, TemplateCreated};
+use crate::domain::events::CouponIssued;
 use crate::domain::ledger_event::{DecodeError, EventType, LedgerEvent, check_type};
 use crate::domain::money::Money;
 use crate::domain::order_status::OrderStatus;
 use crate::domain::projection::{Effect, ProjectionError, order_effect};
 use crate::domain::reminder::NotifyClock;
-use crate::domain::reminder::{
-    HolderChange, RemindDays, Reminder, day_of, holder_change, reminders,
-};
+use crate::domain::reminder::{HolderChange, Reminder, day_of, holder_change, reminders};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
-use crate::domain::template_status::TemplateStatus;
-use crate::domain::terms::Terms;
 
 /// Why an event could not be folded.
 #[derive(Debug, thiserror::Error)]
@@ -171,14 +166,22 @@ impl Replay {
             }
             Stream::Coupon(id) => self.change(id, e, &decode(e)?),
             Stream::Order(order_id) => self.order(order_id, e),
-            Stream::Template(sn) => self.template(sn, e),
-            Stream::Channel(_) => self.channel(e, &decode(e)?),
+            Stream::Template(sn) => {
+                let payload = parse_json::<Value>(e)?;
+                let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
+                template_fold::template(&mut self.tables, sn, e, event, &payload)
+                    .map_err(FoldError::Terms)
+            }
+            Stream::Channel(_) => {
+                template_fold::channel(&mut self.tables, e, &decode(e)?);
+                Ok(())
+            }
             Stream::ApiKey(id) => {
                 keys_fold::apply(&mut self.tables, id, e, &decode(e)?);
                 Ok(())
             }
             Stream::AllowList(sn) => {
-                self.allow_list(sn, e, &decode(e)?);
+                template_fold::allow_list(&mut self.tables, sn, e, &decode(e)?);
                 Ok(())
             }
             Stream::CodeBatch(_) | Stream::Code(..) | Stream::Package(_) => {
@@ -383,99 +386,6 @@ impl Replay {
             by_name(&mut self.tables.template_totals, template).cost.0 += cost;
         }
     }
-
-    fn template(&mut self, sn: &str, e: &Event<'_>) -> Result<(), FoldError> {
-        let payload = parse_json::<Value>(e)?;
-        let event = LedgerEvent::decode(e.event_type, e.schema_version, &payload)?;
-        match &event {
-            LedgerEvent::TemplateChannelAllowed(allowed) => {
-                let key = (sn.to_owned(), allowed.channel_id.0);
-                self.tables.template_channels.insert(key, Present {});
-            }
-            LedgerEvent::TemplateChannelRemoved(removed) => {
-                let key = (sn.to_owned(), removed.channel_id.0);
-                self.tables.template_channels.remove(&key);
-            }
-            _ => {}
-        }
-        budgets_fold::template(&mut self.tables.template_budgets, sn, &event);
-        let row = by_name(&mut self.tables.templates, sn);
-        row.version = e.version;
-        match event {
-            LedgerEvent::TemplateCreated(created) => {
-                let terms = payload.get("terms").cloned().unwrap_or_default();
-                create_template(row, e, *created, terms)?;
-                row.rate_limit = json_field(&payload, "rate_limit");
-                row.eligibility = json_field(&payload, "eligibility");
-            }
-            LedgerEvent::TemplateActivated(changed)
-            | LedgerEvent::TemplateStopped(changed)
-            | LedgerEvent::TemplateVoided(changed) => row.status = changed.to.as_str().to_owned(),
-            LedgerEvent::TemplateQuotaRaised(raised) => row.total = raised.total,
-            other => change_template(row, other, &payload),
-        }
-        Ok(())
-    }
-
-    /// A template's allow-list: each event's ids join or leave it (they
-    /// are the ids whose membership it changed).
-    fn allow_list(&mut self, sn: &str, e: &Event<'_>, event: &LedgerEvent) {
-        let (changed, sign) = match event {
-            LedgerEvent::TemplateAllowListAdded(c) => (c, 1),
-            LedgerEvent::TemplateAllowListRemoved(c) => (c, -1),
-            _ => return,
-        };
-        let row = by_name(&mut self.tables.allow_lists, sn);
-        row.version = e.version;
-        let n = i64::try_from(changed.user_ids.len()).expect("a part holds few ids");
-        row.members += sign * n;
-        row.counted = row.members;
-        for user in &changed.user_ids {
-            row.digest += i128::from(sign) * member_digest(user.as_str());
-        }
-    }
-
-    /// A channel's row: created active, its status and secret times
-    /// changed by its lifecycle's events (docs/design.md §15).
-    fn channel(&mut self, e: &Event<'_>, event: &LedgerEvent) -> Result<(), FoldError> {
-        let id = match event {
-            LedgerEvent::ChannelCreated(created) => {
-                let row = ChannelRow {
-                    name: created.name.clone(),
-                    created_at: e.occurred_at,
-                    status: ChannelStatus::Active.as_str().to_owned(),
-                    secret_created_at: e.occurred_at,
-                    ..ChannelRow::default()
-                };
-                self.tables.channels.insert(created.channel_id.0, row);
-                created.channel_id
-            }
-            LedgerEvent::ChannelDisabled(changed) | LedgerEvent::ChannelEnabled(changed) => {
-                let row = self
-                    .tables
-                    .channels
-                    .entry(changed.channel_id.0)
-                    .or_default();
-                row.status = changed.to.as_str().to_owned();
-                changed.channel_id
-            }
-            LedgerEvent::ChannelSecretRotated(rotated) => {
-                let row = self
-                    .tables
-                    .channels
-                    .entry(rotated.channel_id.0)
-                    .or_default();
-                row.secret_created_at = rotated.rotated_at;
-                row.previous_secret_valid_until = Some(rotated.previous_valid_until);
-                rotated.channel_id
-            }
-            _ => return Ok(()),
-        };
-        if let Some(row) = self.tables.channels.get_mut(&id.0) {
-            row.version = e.version;
-        }
-        Ok(())
-    }
 }
 
 /// Whether a coupon's stream id is `coupon-<uuid>` as the ledger writes it.
@@ -509,93 +419,6 @@ fn lock_order(row: &mut OrderRow, event: &LedgerEvent, payload: &Value) {
     row.coupon_ids = locked.coupon_ids.clone();
     row.lock_expires_at = Some(locked.lock_expires_at);
     row.budget_charges = json_field(payload, "budget");
-}
-
-/// What a template's later events change in its row: attributes
-/// (`TemplateUpdated`) and its campaign's adjustments; `payload` is the
-/// event's own JSON.
-fn change_template(row: &mut TemplateRow, event: LedgerEvent, payload: &Value) {
-    match event {
-        LedgerEvent::TemplateUpdated(updated) => {
-            row.name = updated.name.unwrap_or(std::mem::take(&mut row.name));
-            if let Some(remind) = updated.remind_days_before {
-                row.remind_days_before = remind.as_ref().map(RemindDays::to_db);
-            }
-            if updated.rate_limit.is_some() {
-                row.rate_limit = json_field(payload, "rate_limit");
-            }
-            if updated.eligibility.is_some() {
-                row.eligibility = json_field(payload, "eligibility");
-            }
-            if let Some(description) = updated.description {
-                row.description = description;
-            }
-        }
-        LedgerEvent::TemplateIssueWindowChanged(changed) => {
-            row.issue_begin = changed.issue_window.begin;
-            row.issue_end = changed.issue_window.end;
-        }
-        LedgerEvent::TemplatePerUserLimitRaised(raised) => {
-            row.per_user_limit = raised.per_user_limit;
-        }
-        LedgerEvent::TemplateValidityChanged(_) => {
-            // As the command writes it: the event's own JSON into `terms`.
-            if let (Some(terms), Some(validity)) =
-                (row.terms.as_object_mut(), payload.get("validity"))
-            {
-                terms.insert("validity".to_owned(), validity.clone());
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The row of a new template (its `issued` counts what was replayed so far).
-fn create_template(
-    row: &mut TemplateRow,
-    e: &Event<'_>,
-    created: TemplateCreated,
-    terms_json: Value,
-) -> Result<(), FoldError> {
-    let terms = Terms::parse(&created.terms).map_err(|err| FoldError::Terms(err.to_string()))?;
-    *row = TemplateRow {
-        name: created.name,
-        kind: terms.kind().as_str().to_owned(),
-        currency: terms.currency().as_str().to_owned(),
-        terms: terms_json,
-        face_value: Cents(terms.face_value().cents()),
-        issue_begin: created.issue_window.begin,
-        issue_end: created.issue_window.end,
-        total: created.total,
-        issued: row.issued,
-        per_user_limit: created.per_user_limit,
-        refund_policy: created.refund_policy.as_str().to_owned(),
-        remind_days_before: created.remind_days_before.as_ref().map(RemindDays::to_db),
-        status: TemplateStatus::Draft.as_str().to_owned(),
-        version: e.version,
-        created_at: e.occurred_at,
-        rate_limit: None,
-        eligibility: None,
-        shop_id: created.shop_id.map(|s| s.as_str().to_owned()),
-        description: created.description,
-    };
-    Ok(())
-}
-
-/// A template event's `rate_limit` or `eligibility` as its JSON holds it
-/// (`null`: removed), like `terms`: the command writes the column from the
-/// same value, and the event decoded, so its shape is the field's type's.
-fn json_field(payload: &Value, field: &str) -> Option<Value> {
-    payload.get(field).filter(|v| !v.is_null()).cloned()
-}
-
-/// The row for `name` in a map keyed by name (the key is only copied for a
-/// new row).
-fn by_name<'m, V: Default>(map: &'m mut Map<String, V>, name: &str) -> &'m mut V {
-    if !map.contains_key(name) {
-        map.insert(name.to_owned(), V::default());
-    }
-    map.get_mut(name).expect("inserted above")
 }
 
 /// The payload, parsed straight from its text into `T`.

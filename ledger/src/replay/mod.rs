@@ -12,7 +12,7 @@
 //! rows; everything reads one exported snapshot.
 //!
 //! The fold is pure: it and all it imports ([`event`], [`tables`],
-//! [`codes_fold`], [`keys_fold`], [`budgets_fold`], [`notify_steps`] and `domain`) do no I/O and import no
+//! [`codes_fold`], [`keys_fold`], [`budgets_fold`], [`template_fold`], [`notify_steps`] and `domain`) do no I/O and import no
 //! Postgres client. The side that reads the live tables ([`live`],
 //! [`codes_live`], [`notify`], ...) imports those pure files, never the
 //! other way round, so the modules import one another without a cycle.
@@ -20,7 +20,8 @@
 //! - [`event`]: one stored event, as the folds read it.
 //! - [`tables`]: the compared rows, one shape for both sides, and what a
 //!   pass holds of its coupons and orders.
-//! - [`fold`]: events → tables (pure).
+//! - [`fold`]: events → tables (pure); [`template_fold`]: templates,
+//!   allow-lists and channels, events → rows (pure).
 //! - [`codes_fold`]: redemption codes and packages, events → rows (pure);
 //!   [`keys_fold`]: app keys, events → rows (pure); [`budgets_fold`]:
 //!   templates' budgets, from their templates' and orders' events (pure).
@@ -36,7 +37,8 @@
 //! - [`users`]: the buckets of users, compared on both connections.
 //! - [`live`]: the live tables, streamed and compared row by row.
 //! - [`codes_live`]: the codes' and packages' live tables, compared;
-//!   [`keys_live`]: the app keys'.
+//!   [`keys_live`]: the app keys'; [`templates_live`]: templates',
+//!   allow-lists', channels', totals' and budgets'.
 //! - [`compare`]: the differences (table, key, field, live vs replayed).
 //! - [`lag`]: how far each projection is behind the log, so differences in
 //!   its tables while it catches up are told apart from corruption.
@@ -59,6 +61,8 @@ pub(crate) mod pass;
 mod run;
 pub(crate) mod spill;
 pub(crate) mod tables;
+pub(crate) mod template_fold;
+pub(crate) mod templates_live;
 pub(crate) mod users;
 
 use std::sync::Arc;

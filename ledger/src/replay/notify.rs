@@ -350,17 +350,27 @@ async fn compare_reminders(
             out.row(TABLE, &key, Some(&live), row.as_ref());
         }
     }
-    // Left over: replayed, not live; fine if purged.
-    let mut left: Vec<(Key, Row)> = replayed.rows.drain().collect();
+    let left = replayed.rows.drain().collect();
+    report_left_over(left, purged_before, |key| replayed.show(key), out);
+    Ok(())
+}
+
+/// The rows replayed and not live, in key order: differences unless
+/// retention purged them.
+fn report_left_over<K: Ord + Copy>(
+    mut left: Vec<(K, Row)>,
+    purged_before: DateTime<Utc>,
+    show: impl Fn(&K) -> String,
+    out: &mut Differences,
+) {
     left.retain(|(_, r)| r.at >= purged_before);
     left.sort_by_key(|(key, _)| *key);
     for (key, r) in left {
         let row = NotifyRow {
             status: r.status.to_string(),
         };
-        out.row(TABLE, &replayed.show(&key), None, Some(&row));
+        out.row(TABLE, &show(&key), None, Some(&row));
     }
-    Ok(())
 }
 
 /// The `CouponsGranted` rows, keyed `("user", job)`.
@@ -392,16 +402,10 @@ async fn compare_granted(
             );
         }
     }
-    let mut left: Vec<(GrantKey, Row)> = replayed.grants.drain().collect();
-    left.retain(|(_, r)| r.at >= purged_before);
-    left.sort_by_key(|(key, _)| *key);
-    for ((user, job), r) in left {
-        let row = NotifyRow {
-            status: r.status.to_string(),
-        };
-        let key = format!("{:?}", (replayed.names.name(user), job));
-        out.row(TABLE, &key, None, Some(&row));
-    }
+    let left = replayed.grants.drain().collect();
+    let names = &replayed.names;
+    let show = |(user, job): &GrantKey| format!("{:?}", (names.name(*user), job));
+    report_left_over(left, purged_before, show, out);
     Ok(())
 }
 

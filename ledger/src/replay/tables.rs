@@ -284,6 +284,15 @@ row!(TotalsRow {
 /// not from an adversary), millions of entries.
 pub type Map<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
+/// The row for `name` in a map keyed by name (the key is only copied for a
+/// new row).
+pub fn by_name<'m, V: Default>(map: &'m mut Map<String, V>, name: &str) -> &'m mut V {
+    if !map.contains_key(name) {
+        map.insert(name.to_owned(), V::default());
+    }
+    map.get_mut(name).expect("inserted above")
+}
+
 /// A user id or template sn the replay has seen, by number: each name is
 /// kept once, however many coupons, buckets and claims carry it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
