@@ -39,6 +39,8 @@
 //!   one a refund needs, purging, the horizon replay reads.
 //! - [`codes`]: redemption codes, pure (parse, check character, keyed
 //!   serial ↔ code).
+//! - [`webhooks`]: webhooks' edges: the fan-out of the log to endpoints, due
+//!   deliveries, one signed attempt, the SSRF guard (the `webhooks` worker).
 //! - [`observability`]: the Prometheus registry and the gauges it refreshes.
 //! - [`config`] (the one list of environment variables, the admin role's
 //!   named operators), [`logging`] (and [`logging::redact`]), [`db`] (the pool, [`db::read_pool`]: lag-tolerant
@@ -73,4 +75,5 @@ pub mod secret_box;
 pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod webhooks;
 pub mod write_model;

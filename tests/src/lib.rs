@@ -16,6 +16,7 @@ pub use ledger::testkit::{TestDb, TestRedis, TestVhost};
 pub mod access;
 pub mod bench;
 pub mod bench_store;
+pub mod broker;
 pub mod cluster;
 pub mod codes;
 pub mod cold_store;
@@ -35,6 +36,7 @@ pub mod subscriber;
 pub mod tcp_proxy;
 pub mod test_publisher;
 pub mod uploads;
+pub mod webhook_receiver;
 pub mod workers;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";

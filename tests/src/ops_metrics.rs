@@ -36,6 +36,10 @@ pub const FAMILIES: &[&str] = &[
     "couponledger_reminders",
     "couponledger_reminders_overdue",
     "couponledger_notifications",
+    // webhooks (docs/design.md §21)
+    "couponledger_webhook_deliveries",
+    "couponledger_webhook_oldest_pending_seconds",
+    "couponledger_webhook_fanout_position",
     // the sealer
     "couponledger_sealer_sealed_events",
     "couponledger_sealer_position",

@@ -10,6 +10,7 @@
 //!   large packages' claims.
 //! - [`scanners`]: the workers on a clock: expiry and lock timeouts, the
 //!   hash chain's sealer, the archiver.
+//! - [`webhooks`]: deliveries to webhook endpoints, from Postgres alone.
 //! - [`session`]: sessions started again after failures; single-instance locks.
 //! - [`shutdown`]: SIGTERM / Ctrl-C → finish in-flight work, then stop.
 
@@ -19,6 +20,7 @@ mod relay;
 mod scanners;
 mod session;
 mod shutdown;
+mod webhooks;
 
 use std::time::Duration;
 
@@ -68,7 +70,7 @@ enum Command {
     /// Run the workers (all of them unless --only says which).
     Run {
         /// Comma-separated: relay, balances, template_stats, notify, issuance, scanner,
-        /// sealer, archiver.
+        /// sealer, archiver, webhooks.
         #[arg(long, value_delimiter = ',')]
         only: Vec<Worker>,
         /// Seconds between scanner sweeps.
@@ -99,13 +101,15 @@ enum Worker {
     Sealer,
     /// Ended coupons to cold storage (docs/design.md §16).
     Archiver,
+    /// Deliveries to webhook endpoints (docs/design.md §21).
+    Webhooks,
 }
 
 const PROJECTIONS: usize = Projection::VARIANTS.len();
 
 /// Every worker: the relay, one per projection, then the rest.
-const ALL: [Worker; PROJECTIONS + 5] = {
-    let mut all = [Worker::Relay; PROJECTIONS + 5];
+const ALL: [Worker; PROJECTIONS + 6] = {
+    let mut all = [Worker::Relay; PROJECTIONS + 6];
     let mut i = 0;
     while i < PROJECTIONS {
         all[1 + i] = Worker::Project(Projection::VARIANTS[i]);
@@ -115,6 +119,7 @@ const ALL: [Worker; PROJECTIONS + 5] = {
     all[PROJECTIONS + 2] = Worker::Scanner;
     all[PROJECTIONS + 3] = Worker::Sealer;
     all[PROJECTIONS + 4] = Worker::Archiver;
+    all[PROJECTIONS + 5] = Worker::Webhooks;
     all
 };
 
@@ -134,13 +139,15 @@ impl ValueEnum for Worker {
             Worker::Sealer => PossibleValue::new("sealer"),
             Worker::Archiver => PossibleValue::new("archiver")
                 .help("Ended coupons to cold storage (docs/design.md §16)"),
+            Worker::Webhooks => PossibleValue::new("webhooks")
+                .help("Deliveries to webhook endpoints (docs/design.md §21)"),
         })
     }
 }
 
 /// Connections per worker process: one per consumer plus the scanner's and
-/// the archiver's.
-const POOL_SIZE: usize = 9;
+/// the archiver's, and a few for the webhooks sender's records of attempts.
+const POOL_SIZE: usize = 12;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -306,6 +313,7 @@ fn spawn(tasks: &mut Tasks, worker: Worker, place: Place, timing: Timing, shutdo
             let (days, every) = (config.archive_after_days, timing.scan_interval);
             tasks.spawn(archiver::run(pool, days, every, shutdown))
         }
+        Worker::Webhooks => tasks.spawn(webhooks::run(config, pool, shutdown)),
     };
 }
 

@@ -1325,6 +1325,79 @@ function revokeButton(k) {
   } } }, "Revoke");
 }
 
+// ---- webhooks -------------------------------------------------------------
+
+/** Webhooks (admin): endpoints with their delivery counts, one's latest deliveries; make, disable, replay. */
+async function webhooksPage(params) {
+  const r = await api("GET", "/v1/webhooks");
+  if (r.status !== 200) return show(el("p", { class: "error", role: "alert" }, errorText(r.body)));
+  const shown = el("div", { id: "new-key", "aria-live": "polite" });
+  const rows = r.body.webhooks.map((w) => el("tr", {},
+    el("td", {}, el("a", { href: `#/webhooks?id=${w.id}` }, w.url), el("br"),
+      el("span", { class: "hint" }, w.description || "")),
+    el("td", {}, w.event_types.join(", ")),
+    el("td", {}, el("span", { class: `status ${w.enabled ? "active" : "void"}` }, w.enabled ? "enabled" : "disabled")),
+    el("td", { class: "num" }, String(w.deliveries.pending)),
+    el("td", { class: "num" }, String(w.deliveries.delivered)),
+    el("td", { class: "num" }, String(w.deliveries.failed)),
+    el("td", {}, webhookToggle(w))));
+  const chosen = params.get("id");
+  show(el("h1", {}, "Webhooks"), shown, newWebhookForm(shown),
+    rows.length ? table(["Endpoint", "Events", "State", "Pending", "Delivered", "Failed", ""], rows, { id: "webhook-table" })
+      : el("p", {}, "No webhooks yet."),
+    el("p", { class: "hint" }, "Deliveries are signed (Ledger-Signature), retried with backoff for the " +
+      "endpoint's retry window, and sent per stream in order; receivers deduplicate by Ledger-Event-Id."),
+    chosen ? await deliveriesSection(chosen) : "");
+}
+
+function newWebhookForm(shown) {
+  const url = el("input", { id: "webhook-url", type: "url", required: true, maxlength: 2048, placeholder: "https://" });
+  const types = el("input", { id: "webhook-types", value: "*", required: true });
+  const about = el("input", { id: "webhook-description", maxlength: 500 });
+  return el("form", { class: "card", on: { submit: async (e) => {
+    e.preventDefault();
+    const event_types = types.value.split(",").map((t) => t.trim()).filter(Boolean);
+    const body = { url: url.value, event_types, description: about.value || undefined };
+    const a = await api("POST", "/v1/webhooks", body);
+    if (a.status !== 201) return alert(errorText(a.body));
+    await webhooksPage(new URLSearchParams());
+    showKey(document.getElementById("new-key"), "The endpoint's signing secret", a.body.secret);
+  } } }, el("h2", {}, "New webhook"), el("label", { for: "webhook-url" }, "URL"), url,
+    el("label", { for: "webhook-types" }, "Event types (comma-separated, * for all)"), types,
+    el("label", { for: "webhook-description" }, "Description"), about,
+    el("button", { type: "submit" }, "Make webhook"));
+}
+
+function webhookToggle(w) {
+  const action = w.enabled ? "disable" : "enable";
+  return el("button", { type: "button", class: w.enabled ? "void" : "", on: { click: async () => {
+    if (w.enabled && !confirm(`Disable ${w.url}? Events meanwhile are not queued for it.`)) return;
+    const a = await api("POST", `/v1/webhooks/${w.id}/${action}`, {});
+    if (a.status !== 200) alert(errorText(a.body));
+    webhooksPage(new URLSearchParams(location.hash.split("?")[1] || ""));
+  } } }, action[0].toUpperCase() + action.slice(1));
+}
+
+async function deliveriesSection(id) {
+  const r = await api("GET", `/v1/webhooks/${id}/deliveries?limit=100`);
+  if (r.status !== 200) return el("p", { class: "error", role: "alert" }, errorText(r.body));
+  const rows = r.body.deliveries.map((d) => el("tr", {},
+    el("td", { class: "num" }, String(d.position)), el("td", {}, d.event_type),
+    el("td", {}, el("span", { class: `status ${d.status === "delivered" ? "active" : d.status === "failed" ? "void" : ""}` }, d.status)),
+    el("td", { class: "num" }, String(d.attempts)),
+    el("td", {}, d.last_status ? String(d.last_status) : "—"),
+    el("td", {}, d.last_error || "")));
+  const from = el("input", { id: "replay-from", type: "number", min: 0, value: 0, class: "short" });
+  const replay = el("form", { class: "rotate", on: { submit: async (e) => {
+    e.preventDefault();
+    const a = await api("POST", `/v1/webhooks/${id}/replay`, { from_position: Number(from.value) });
+    alert(a.status === 202 ? `Replaying positions ${a.body.from_position} to ${a.body.until_position}` : errorText(a.body));
+  } } }, el("label", { for: "replay-from" }, "Replay from position"), from, el("button", { type: "submit" }, "Replay"));
+  return el("section", {}, el("h2", {}, "Latest deliveries"), replay,
+    rows.length ? table(["Position", "Event", "State", "Attempts", "Answer", "Error"], rows, { id: "delivery-table" })
+      : el("p", {}, "No deliveries yet."));
+}
+
 // ---- routing -------------------------------------------------------------
 
 /** The sections the caller may open, and who is signed in. */
@@ -1354,6 +1427,7 @@ async function route() {
   if (parts[0] === "packages") return packagesPage(params);
   if (parts[0] === "channels") return channelsPage();
   if (parts[0] === "keys") return keysPage();
+  if (parts[0] === "webhooks") return webhooksPage(params);
   if (parts[0] === "codes" && parts[1]) return batchPage(decodeURIComponent(parts[1]));
   if (parts[0] === "codes") return codesPage(params);
   if (parts[0] === "templates" && parts[1]) return templatePage(decodeURIComponent(parts[1]));

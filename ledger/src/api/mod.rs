@@ -39,7 +39,7 @@ use self::http::{admin, health, request_log, request_metrics};
 use self::routes::{
     allow_lists, api_keys, audit, audit_actions, channel_lifecycle, channels, claimable, claims,
     code_batches, coupons, history, issuance_jobs, me, orders, package_jobs, packages, projections,
-    redemptions, reports, template_changes, template_channels, templates, workers,
+    redemptions, reports, template_changes, template_channels, templates, webhooks, workers,
 };
 use crate::messaging::lazy_publisher::LazyPublisher;
 use crate::observability::metrics::Metrics;
@@ -110,6 +110,8 @@ pub struct Shared {
     pub flash: Arc<crate::flash::Flash>,
     /// RabbitMQ's management API (queue depths, dead letters).
     pub management: queue_metrics::Management,
+    /// The SSRF guard's setting and the default retry window (design §21).
+    pub webhooks: routes::webhooks::WebhookSettings,
 }
 
 impl Shared {
@@ -177,6 +179,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(audit_actions::actions))
         .routes(routes!(me::me))
         .merge(key_routes())
+        .merge(webhook_routes())
         .routes(routes!(workers::status))
         .routes(routes!(code_batches::create, code_batches::list))
         .routes(routes!(code_batches::read))
@@ -229,6 +232,18 @@ fn check_every_route_has_a_rule(doc: &utoipa::openapi::OpenApi) {
         operations, rules,
         "route_rules.rs has rules for routes that do not exist"
     );
+}
+
+/// Webhook endpoints and their deliveries (docs/design.md §21).
+fn webhook_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(webhooks::create, webhooks::list))
+        .routes(routes!(webhooks::read, webhooks::change))
+        .routes(routes!(webhooks::disable))
+        .routes(routes!(webhooks::enable))
+        .routes(routes!(webhooks::rotate))
+        .routes(routes!(webhooks::deliveries))
+        .routes(routes!(webhooks::replay))
 }
 
 /// App keys (docs/design.md §19).

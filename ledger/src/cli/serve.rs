@@ -98,6 +98,10 @@ pub async fn run(config: Config, args: Args) -> anyhow::Result<()> {
         upload_idle: config.upload_idle,
         flash: flash.clone(),
         management,
+        webhooks: ledger::api::routes::webhooks::WebhookSettings {
+            allow_private: config.webhook_allow_private,
+            retry_hours: i32::try_from(config.webhook_retry_hours).expect("1 to 168"),
+        },
     });
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -140,6 +144,11 @@ fn spawn_metrics_refresh(state: &AppState, config: &Config) {
     tokio::spawn(refresh::every("reminders", every, move || {
         let (m, p) = (m.clone(), p.clone());
         async move { m.reminders.refresh(&p).await }
+    }));
+    let (m, p) = (metrics.clone(), pool.clone());
+    tokio::spawn(refresh::every("webhooks", every, move || {
+        let (m, p) = (m.clone(), p.clone());
+        async move { m.webhooks.refresh(&p).await }
     }));
     let (m, p) = (metrics.clone(), pool.clone());
     tokio::spawn(refresh::every("sealer", every, move || {
@@ -306,9 +315,13 @@ async fn seal_channel_secrets(pool: &Pool, secrets: &SecretCache) -> Result<(), 
         .await
         .map_err(|e| unreachable(e.into()))?;
     let keys = secrets.keys();
-    let resealed = channels::seal_all(&tx, keys).await.map_err(|e| match e {
-        SealError::Open { .. } => Sealing::Fatal(anyhow::anyhow!(
-            "LEDGER_SECRET_KEY: the configured key(s) cannot open the stored channel secrets \
+    let sealing = async {
+        let channels = channels::seal_all(&tx, keys).await?;
+        Ok(channels + ledger::commands::webhooks::seal_all(&tx, keys).await?)
+    };
+    let resealed = sealing.await.map_err(|e: SealError| match e {
+        SealError::Open { .. } | SealError::OpenWebhook { .. } => Sealing::Fatal(anyhow::anyhow!(
+            "LEDGER_SECRET_KEY: the configured key(s) cannot open the stored channel or webhook secrets \
              ({e}); set the key they were sealed with (an older one in LEDGER_SECRET_KEYS_OLD)"
         )),
         SealError::Db(e) if ledger::db::connection_lost(&e) => unreachable(e.into()),

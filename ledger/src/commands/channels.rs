@@ -124,6 +124,8 @@ fn sealed_at(r: &tokio_postgres::Row, at: usize) -> Option<Sealed> {
 pub enum SealError {
     #[error("channel {channel_id}: {source}")]
     Open { channel_id: Uuid, source: OpenError },
+    #[error("webhook {webhook_id}: {source}")]
+    OpenWebhook { webhook_id: Uuid, source: OpenError },
     #[error(transparent)]
     Db(#[from] tokio_postgres::Error),
 }

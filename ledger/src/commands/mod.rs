@@ -27,6 +27,7 @@
 //! - [`reminders`]: the notification sender (due rows → one expiry reminder
 //!   per user and day, one `CouponsGranted` per job and user) and its purge;
 //!   [`granted`]: what a due `CouponsGranted` row's message lists.
+//! - [`webhooks`]: webhook endpoints made, changed, disabled, rotated, replayed.
 
 pub(crate) mod allow_list;
 pub mod api_keys;
@@ -57,6 +58,7 @@ pub mod template_void;
 pub mod templates;
 pub(crate) mod upload;
 pub(crate) mod upload_error;
+pub mod webhooks;
 
 use crate::store::{EncodeError, StoreError};
 

@@ -94,6 +94,10 @@ pub struct Config {
     /// RabbitMQ's management API (`RABBITMQ_MANAGEMENT_URL`,
     /// `http://host:port`); None: AMQP_URL's host, port 15672.
     pub rabbitmq_management_url: Option<String>,
+    /// `LEDGER_WEBHOOK_RETRY_HOURS`: a webhook's retry window unless it sets one.
+    pub webhook_retry_hours: u32,
+    /// `LEDGER_WEBHOOK_ALLOW_PRIVATE`: the SSRF guard lifted (design §21).
+    pub webhook_allow_private: bool,
 }
 
 impl std::fmt::Debug for Config {
@@ -178,6 +182,8 @@ impl Config {
             log_format: v.log_format,
             metrics_refresh: Duration::from_secs(v.metrics_refresh_secs),
             rabbitmq_management_url: v.rabbitmq_management_url,
+            webhook_retry_hours: v.webhook_retry_hours,
+            webhook_allow_private: v.webhook_allow_private,
         })
     }
 }

@@ -196,6 +196,25 @@ pub struct Variables {
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub flash_reconcile_secs: u64,
 
+    /// Hours a webhook delivery is retried before it is `failed` (1 to 168);
+    /// a webhook's own `retry_hours` overrides it.
+    ///
+    /// Counted from when the delivery was queued; retries back off
+    /// exponentially from 5 s to an hour, with jitter (design §21).
+    #[arg(long, env = "LEDGER_WEBHOOK_RETRY_HOURS", default_value = "24",
+          value_parser = clap::value_parser!(u32).range(1..=168))]
+    pub webhook_retry_hours: u32,
+
+    /// `true`: webhooks may reach private, loopback and link-local
+    /// addresses, and plain `http` (a receiver on the same host or network).
+    ///
+    /// Off by default: an endpoint's URL must be `https` and every address
+    /// its name resolves to public, when it is made and at each delivery
+    /// (the SSRF guard, design §21).
+    #[arg(long, env = "LEDGER_WEBHOOK_ALLOW_PRIVATE", default_value = "false",
+          action = clap::ArgAction::Set, value_parser = clap::value_parser!(bool))]
+    pub webhook_allow_private: bool,
+
     /// `text`, or `json`: one JSON object per line, on stderr (both binaries).
     #[arg(long, env = "LEDGER_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,

@@ -45,6 +45,8 @@
 //! - [`permission`], [`role`], [`key_scope`]: who may do what: every
 //!   permission a route needs, what each operator role and app-key scope grants.
 //! - [`wallet_order`]: a wallet's sort, direction and page cursor.
+//! - [`webhook`]: webhooks' rules: URLs, event types, the SSRF address check,
+//!   signatures, backoff and what follows an attempt.
 //! - [`names`]: the enums that are lists of names (statuses, kinds), and
 //!   their names as messages list them.
 
@@ -100,6 +102,7 @@ pub mod terms;
 pub(crate) mod user_file;
 pub mod validity;
 pub mod wallet_order;
+pub mod webhook;
 
 pub use allocation::Allocation;
 pub use best::{Best, best_combination};

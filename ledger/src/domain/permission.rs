@@ -75,6 +75,10 @@ name_list! {
         /// Create, read, rotate and revoke app keys.
         #[strum(to_string = "keys:manage")]
         KeysManage,
+        /// Create, change, disable, rotate and replay webhooks; read their
+        /// deliveries (an endpoint receives every event it asks for).
+        #[strum(to_string = "webhooks:manage")]
+        WebhooksManage,
     }
 }
 

@@ -112,6 +112,7 @@ mod tests {
     fn only_admin_manages_keys_and_finance_changes_nothing() {
         for &role in Role::VARIANTS {
             assert_eq!(role.may(KeysManage), role == Role::Admin, "{role}");
+            assert_eq!(role.may(WebhooksManage), role == Role::Admin, "{role}");
         }
         let writes = [
             TemplatesWrite,

@@ -30,6 +30,7 @@ pub struct Metrics {
     pub sealer: crate::observability::sealer_metrics::SealerMetrics,
     pub store: crate::observability::store_metrics::StoreMetrics,
     pub tokens: crate::observability::token_metrics::TokenMetrics,
+    pub webhooks: crate::observability::webhook_metrics::WebhookMetrics,
     pub requests: Family<RequestLabels, Counter>,
     pub latency: Family<RequestLabels, Histogram>,
 }
@@ -72,6 +73,8 @@ impl Metrics {
         store.register(&mut registry);
         let tokens = crate::observability::token_metrics::TokenMetrics::default();
         tokens.register(&mut registry);
+        let webhooks = crate::observability::webhook_metrics::WebhookMetrics::default();
+        webhooks.register(&mut registry);
         Self {
             registry,
             issuance,
@@ -86,6 +89,7 @@ impl Metrics {
             sealer,
             store,
             tokens,
+            webhooks,
             requests,
             latency,
         }

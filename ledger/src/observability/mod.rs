@@ -1,7 +1,7 @@
 //! What operators watch: the Prometheus registry ([`metrics`]) and the
 //! families each part fills (claims, issuance, lag, the pipeline, queues,
 //! reminders, the sealer, the event store's partitions, cold coupons,
-//! the clusters' members, tokens), refreshed in the background
+//! the clusters' members, tokens, webhooks), refreshed in the background
 //! ([`refresh`]); RabbitMQ's management API (queue depths, dead letters).
 //! The SQL they run lives in `queries/`.
 
@@ -20,3 +20,4 @@ pub(crate) mod reminder_metrics;
 pub(crate) mod sealer_metrics;
 pub(crate) mod store_metrics;
 pub(crate) mod token_metrics;
+pub(crate) mod webhook_metrics;

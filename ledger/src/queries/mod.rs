@@ -18,6 +18,7 @@
 //!   [`wallet`]: a user's coupons with their terms, filtered, sorted and
 //!   keyset-paged, and what expires soon; [`claimable`]: the
 //!   templates a user can still claim from a channel.
+//! - [`webhooks`]: webhook endpoints (never a secret) and their deliveries.
 //! - [`lag`]: how far the relay and each projection are behind the log.
 //! - [`liability`]: liability and cost as of an instant, from the events and
 //!   the liability snapshots the sealer builds at its checkpoints.
@@ -43,3 +44,4 @@ pub mod template_budget;
 pub mod templates;
 pub(crate) mod terms;
 pub(crate) mod wallet;
+pub mod webhooks;

@@ -102,3 +102,30 @@ pub async fn read_all_from(
     let rows = client.query(&sql, &params).await?;
     rows.iter().map(RecordedEvent::from_row).collect()
 }
+
+/// The events at `positions` (any order; an absent position is left out).
+pub async fn at_positions(
+    client: &impl GenericClient,
+    positions: &[i64],
+) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
+    let sql = format!("SELECT {COLUMNS} FROM events WHERE position = ANY($1)");
+    let rows = client.query(&sql, &[&positions]).await?;
+    rows.iter().map(RecordedEvent::from_row).collect()
+}
+
+/// Up to `limit` events at positions `from..=until`, in position order
+/// (what is visible now: a webhook replay's range, docs/design.md §21).
+pub async fn positions_from(
+    client: &impl GenericClient,
+    from: i64,
+    until: i64,
+    limit: i64,
+) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM events WHERE position BETWEEN $1 AND $2
+          ORDER BY position LIMIT $3"
+    );
+    let limit = limit.clamp(1, MAX_READ);
+    let rows = client.query(&sql, &[&from, &until, &limit]).await?;
+    rows.iter().map(RecordedEvent::from_row).collect()
+}

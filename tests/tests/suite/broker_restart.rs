@@ -4,28 +4,11 @@
 
 use std::time::Duration;
 
+use tests::broker::{rabbitmqctl, restart_broker};
 use tests::scenario::{checkout, claim_many};
 use tests::subscriber::{Subscriber, ids};
 use tests::workers::{Workers, assert_replay_verifies, ledger, projections_caught_up};
 use tests::{Env, Server};
-use tokio::process::Command;
-
-async fn rabbitmqctl(args: &[&str]) {
-    let status = Command::new("rabbitmqctl")
-        .args(args)
-        .status()
-        .await
-        .unwrap();
-    assert!(status.success(), "rabbitmqctl {args:?}");
-}
-
-/// Stops RabbitMQ for `down`, starts it again and waits until it is up.
-async fn restart_broker(down: Duration) {
-    rabbitmqctl(&["stop_app"]).await;
-    tokio::time::sleep(down).await;
-    rabbitmqctl(&["start_app"]).await;
-    rabbitmqctl(&["await_startup"]).await;
-}
 
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "restarts RabbitMQ: scripts/test runs it alone"]

@@ -85,4 +85,5 @@ mod unknown_events;
 mod upgrade;
 mod upload_answers;
 mod wallets;
+mod webhooks;
 mod worker_outages;

@@ -36,6 +36,16 @@ async fn metrics_expose_every_family_after_traffic() {
     forged.headers[3].1 = "00".repeat(32);
     assert_eq!(server.send_signed(forged, body).await.unwrap().0, 401);
 
+    // A webhook endpoint (disabled: it is the families' series that count).
+    let hook = json!({"url": "https://1.1.1.1/hook", "event_types": ["*"]});
+    let (status, made) = server.admin_post("/v1/webhooks", &hook).await.unwrap();
+    assert_eq!(status, 201, "{made}");
+    let disable = format!("/v1/webhooks/{}/disable", made["id"].as_str().unwrap());
+    assert_eq!(
+        server.admin_post(&disable, &json!({})).await.unwrap().0,
+        200
+    );
+
     // A bulk issuance of 50 users.
     let bulk = server
         .activate_template(&template_body(100, 1))

@@ -196,6 +196,15 @@ pub const RULES: &[Rule] = &[
     bearer("GET", "/v1/api-keys/{id}", KeysManage),
     bearer("POST", "/v1/api-keys/{id}/rotate", KeysManage),
     bearer("POST", "/v1/api-keys/{id}/revoke", KeysManage),
+    bearer("GET", "/v1/webhooks", WebhooksManage),
+    bearer("POST", "/v1/webhooks", WebhooksManage),
+    bearer("GET", "/v1/webhooks/{id}", WebhooksManage),
+    bearer("PATCH", "/v1/webhooks/{id}", WebhooksManage),
+    bearer("POST", "/v1/webhooks/{id}/disable", WebhooksManage),
+    bearer("POST", "/v1/webhooks/{id}/enable", WebhooksManage),
+    bearer("POST", "/v1/webhooks/{id}/secret", WebhooksManage),
+    bearer("GET", "/v1/webhooks/{id}/deliveries", WebhooksManage),
+    bearer("POST", "/v1/webhooks/{id}/replay", WebhooksManage),
     // Who is calling, and what it may do (the console's menu).
     rule("GET", "/v1/me", Access::AnyBearer, ShopOf::Nothing),
 ];

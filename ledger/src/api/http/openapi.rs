@@ -337,6 +337,33 @@ pub const LINKS: &[LinkSpec] = &[
         ID,
         r#"{"overlap_secs": 60}"#,
     ),
+    // A webhook: read, changed, disabled, enabled, its secret rotated, its
+    // deliveries listed and replayed, by its id.
+    with("create_webhook", "201", "read_webhook", ID),
+    with("create_webhook", "201", "disable_webhook", ID),
+    with("create_webhook", "201", "enable_webhook", ID),
+    with("create_webhook", "201", "list_webhook_deliveries", ID),
+    body(
+        "create_webhook",
+        "201",
+        "change_webhook",
+        ID,
+        r#"{"description": "changed"}"#,
+    ),
+    body(
+        "create_webhook",
+        "201",
+        "rotate_webhook_secret",
+        ID,
+        r#"{"overlap_secs": 60}"#,
+    ),
+    body(
+        "create_webhook",
+        "201",
+        "replay_webhook",
+        ID,
+        r#"{"from_position": 0}"#,
+    ),
     // A channel, allowed on templates by its id.
     body(
         "create_channel",

@@ -26,4 +26,5 @@ pub mod template_changes;
 pub mod template_channels;
 pub mod templates;
 pub mod user_facts_body;
+pub mod webhooks;
 pub mod workers;
