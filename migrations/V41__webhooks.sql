@@ -54,8 +54,8 @@ CREATE TABLE webhook_deliveries (
     delivered_at     timestamptz,
     UNIQUE (webhook_id, event_id)
 );
--- The sender's pick: pending rows by when they are due.
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+-- The sender's pick: an endpoint's pending rows by when they are due.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (webhook_id, next_attempt_at, position)
     WHERE status = 'pending';
 -- Per-stream order: is an earlier event of the stream still pending?
 CREATE INDEX webhook_deliveries_stream ON webhook_deliveries (webhook_id, stream_id, position)

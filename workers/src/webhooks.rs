@@ -71,7 +71,13 @@ async fn session(config: &Config, pool: &Pool, mut shutdown: Shutdown) -> anyhow
     };
     tracing::info!("webhooks sender active");
     let mut pruned_at = Instant::now();
+    // A fan-out adds thousands of rows in a second; the due query's plan
+    // needs statistics that know it.
+    let mut stats = ledger::db::StatsKeeper::new(&["webhook_deliveries"]);
     while !shutdown.is_set() {
+        if stats.due() {
+            stats.check(&client).await?;
+        }
         let read = round(&mut client, &mut sender, &keys).await?;
         if pruned_at.elapsed() > PRUNE_EVERY {
             deliveries::prune(&client, ledger::store::now()).await?;

@@ -30,7 +30,9 @@ pub struct Due {
 /// Up to `per_endpoint` due deliveries of each enabled endpoint, leaving
 /// out those in flight (`busy`) and any whose stream has an earlier event
 /// still pending for the endpoint: per stream, an event waits for the one
-/// before it.
+/// before it. The stream's first pending position is one probe of the
+/// partial index per candidate (a correlated `min`), never a join the
+/// planner could turn quadratic on stale statistics.
 pub async fn due(
     client: &impl GenericClient,
     now: DateTime<Utc>,
@@ -47,10 +49,10 @@ pub async fn due(
               SELECT d.* FROM webhook_deliveries d
                WHERE d.webhook_id = w.id AND d.status = '{pending}'
                  AND d.next_attempt_at <= $1 AND d.id <> ALL($2)
-                 AND NOT EXISTS (
-                     SELECT 1 FROM webhook_deliveries e
+                 AND d.position = (
+                     SELECT min(e.position) FROM webhook_deliveries e
                       WHERE e.webhook_id = d.webhook_id AND e.stream_id = d.stream_id
-                        AND e.status = '{pending}' AND e.position < d.position)
+                        AND e.status = '{pending}')
                ORDER BY d.next_attempt_at, d.position
                LIMIT $3) d
          WHERE w.enabled"

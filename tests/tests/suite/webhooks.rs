@@ -387,13 +387,14 @@ async fn during_a_rotation_both_secrets_sign() {
 /// Claims (straight through the ledger's commands), then `orders` locks
 /// and confirms over HTTP 16 at a time, a third of them refunded.
 async fn busy_shop(env: &Env, server: &Server, sn: &str, orders: usize) {
-    claim_many(env, sn, 0..orders * 2, 200).await.unwrap();
-    let coupons: Vec<(String, String)> = {
-        let client = env.db.client().await.unwrap();
-        let sql = "SELECT user_id, coupon_id::text FROM coupons ORDER BY user_id LIMIT $1";
-        let rows = client.query(sql, &[&(orders as i64)]).await.unwrap();
-        rows.iter().map(|r| (r.get(0), r.get(1))).collect()
-    };
+    // Coupon i is user u<i>'s; the first `orders` of them check out.
+    let ids = claim_many(env, sn, 0..orders * 2, 200).await.unwrap();
+    let coupons: Vec<(String, String)> = ids
+        .iter()
+        .take(orders)
+        .enumerate()
+        .map(|(i, id)| (format!("u{i}"), id.to_string()))
+        .collect();
     let runs = futures_util::stream::iter(coupons.into_iter().enumerate())
         .map(|(i, (user, coupon))| async move {
             let id = format!("o-{i}");
