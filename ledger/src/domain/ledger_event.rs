@@ -417,6 +417,37 @@ mod tests {
         );
     }
 
+    /// A use stored at v1 (before `discount`) decodes as v2 with none; a
+    /// v2 use round-trips its discount. Both are the same state change.
+    #[test]
+    fn a_coupon_used_reads_at_either_version() {
+        use crate::domain::money::Money;
+        let id = Uuid::now_v7();
+        let v1 = json!({"coupon_id": id, "order_id": "o1"});
+        let old = LedgerEvent::decode("CouponUsed", 1, &v1).unwrap();
+        let text = serde_json::to_vec(&v1).unwrap();
+        assert_eq!(
+            LedgerEvent::decode_slice("CouponUsed", 1, &text).unwrap(),
+            old
+        );
+        let used = |discount| CouponChange::Used {
+            order_id: "o1".into(),
+            discount,
+        };
+        assert_eq!(old.coupon_change(), Some(used(None)));
+        let twenty = Money::parse("20.00").unwrap();
+        let new = LedgerEvent::coupon_changed(id, &used(Some(twenty)), None);
+        assert_eq!(new.event_type().schema_version(), 2);
+        let payload = new.payload_json().unwrap();
+        assert_eq!(payload["discount"], "20.00");
+        let decoded = LedgerEvent::decode("CouponUsed", 2, &payload).unwrap();
+        assert_eq!(decoded.coupon_change(), Some(used(Some(twenty))));
+        // v1 without its order never decoded, and still does not.
+        let orphan = json!({"coupon_id": id});
+        assert!(LedgerEvent::decode("CouponUsed", 1, &orphan).is_err());
+        assert!(LedgerEvent::decode("CouponUsed", 3, &payload).is_err());
+    }
+
     /// `null` in a `TemplateUpdated` clears the field: it must not decode as
     /// "unchanged" (serde's default for `Option<Option<_>>`), or a replay
     /// would keep what the live row dropped.
