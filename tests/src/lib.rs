@@ -21,6 +21,7 @@ pub mod cluster;
 pub mod codes;
 pub mod cold_store;
 pub mod dead_letters;
+pub mod event_versions;
 pub mod faults;
 pub mod idp;
 pub mod ops_metrics;

@@ -144,6 +144,7 @@ impl TouchQueue {
                 stream_version: 0,
                 position: 0,
                 schema,
+                schema_version: None,
                 body: serde_json::from_slice(&d.data)?,
             };
             self.schemas.check(&received)?;

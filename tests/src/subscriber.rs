@@ -25,6 +25,9 @@ pub struct Received {
     pub stream_version: i32,
     pub position: i64,
     pub schema: String,
+    /// The `schema_version` header: the version the event was stored with
+    /// (None: a message without it, as sent before event versions).
+    pub schema_version: Option<i16>,
     pub body: Value,
 }
 
@@ -103,6 +106,11 @@ fn received(d: &lapin::message::Delivery) -> anyhow::Result<Received> {
         stream_version: i32::try_from(int(h("stream_version"))?)?,
         position: int(h("position"))?,
         schema: text(h("schema"))?,
+        schema_version: match h("schema_version") {
+            Some(AMQPValue::ShortInt(n)) => Some(n),
+            None => None,
+            other => anyhow::bail!("expected a short integer schema_version, got {other:?}"),
+        },
         body: serde_json::from_slice(&d.data)?,
     })
 }

@@ -1,7 +1,5 @@
 //! `ledger schemas`: the JSON Schemas of every event message, written out.
 
-use anyhow::Context;
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The directory to write them into (created when missing).
@@ -11,11 +9,7 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let dir = &args.write;
-    std::fs::create_dir_all(dir)?;
-    for (file, schema) in ledger::messaging::schemas::all() {
-        let text = ledger::messaging::schemas::file_contents(&schema);
-        std::fs::write(dir.join(&file), text).with_context(|| format!("writing {file}"))?;
-    }
-    println!("wrote the schemas to {}", dir.display());
+    ledger::messaging::schemas::write(dir).map_err(anyhow::Error::msg)?;
+    println!("wrote the schemas and their lock to {}", dir.display());
     Ok(())
 }

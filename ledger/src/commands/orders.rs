@@ -16,6 +16,7 @@ use super::CommandError;
 use super::coupons::{self, CouponRow};
 use super::template_guards::budget;
 use crate::db::Named;
+use crate::domain::allocation::Allocation;
 use crate::domain::budget::{BudgetCharges, Settle};
 use crate::domain::coupon_state::{CouponCommand, UnlockReason};
 use crate::domain::events::{Metadata, OrderLocked, OrderSettled};
@@ -312,12 +313,30 @@ struct LockedOrder {
     coupons: Vec<CouponRow>,
     /// What its lock charged to budgets.
     budget: Option<BudgetCharges>,
+    /// How its lock split the discount over its coupons (none before a lock).
+    allocations: Vec<Allocation<Uuid>>,
 }
 
 const ORDER_COLUMNS: &str =
-    "order_id, status, coupon_ids, lock_expires_at, version, budget_charges";
+    "order_id, status, coupon_ids, lock_expires_at, version, budget_charges, allocations";
 
 impl LockedOrder {
+    /// What the lock took off with `coupon`: its allocations, summed. They
+    /// split the order's discount, so the sum is bounded by it (a sum that
+    /// could not be a `Money` is an error to stop at).
+    fn discount_of(&self, coupon: Uuid) -> Result<Money, CommandError> {
+        self.allocations
+            .iter()
+            .filter(|a| a.coupon_id == coupon)
+            .try_fold(Money::ZERO, |sum, a| sum.checked_add(a.amount))
+            .ok_or_else(|| {
+                CommandError::Internal(anyhow::anyhow!(
+                    "order {}: coupon {coupon}'s allocations do not add up",
+                    self.order_id
+                ))
+            })
+    }
+
     fn from_row(row: &tokio_postgres::Row, coupons: Vec<CouponRow>) -> Result<Self, CommandError> {
         let order = LockedOrder {
             order_id: row.get(0),
@@ -331,6 +350,12 @@ impl LockedOrder {
                 .map(serde_json::from_value)
                 .transpose()
                 .map_err(|e| CommandError::Internal(e.into()))?,
+            allocations: row
+                .get::<_, Option<serde_json::Value>>(6)
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(|e| CommandError::Internal(e.into()))?
+                .unwrap_or_default(),
         };
         debug_assert!(
             order
@@ -384,13 +409,19 @@ pub async fn confirm(
             return Err(CommandError::Conflict(code, message));
         }
     }
-    let command = CouponCommand::Use {
+    let discounts = order
+        .coupons
+        .iter()
+        .map(|c| Ok((c.id, order.discount_of(c.id)?)))
+        .collect::<Result<std::collections::HashMap<_, _>, CommandError>>()?;
+    let command = |coupon: &CouponRow| CouponCommand::Use {
         order_id: order_id.to_owned(),
+        discount: discounts.get(&coupon.id).copied().unwrap_or(Money::ZERO),
     };
     settle(
         tx,
         &order,
-        &command,
+        command,
         (LedgerEvent::OrderConfirmed, OrderStatus::Confirmed, None),
         metadata,
         now,
@@ -425,7 +456,7 @@ pub async fn cancel(
     settle(
         tx,
         &order,
-        &command,
+        |_| command.clone(),
         (
             LedgerEvent::OrderCancelled,
             OrderStatus::Cancelled,
@@ -473,7 +504,7 @@ async fn cancel_before_lock(
 async fn settle(
     tx: &Transaction<'_>,
     order: &LockedOrder,
-    command: &CouponCommand,
+    command: impl Fn(&CouponRow) -> CouponCommand,
     (event, status, reason): (fn(OrderSettled) -> LedgerEvent, OrderStatus, Option<&str>),
     metadata: &Metadata,
     now: DateTime<Utc>,
@@ -488,7 +519,8 @@ async fn settle(
     let changes = order
         .coupons
         .iter()
-        .map(|c| coupons::settle(tx, c, command, metadata, now));
+        .map(|c| (c, command(c)))
+        .map(|(c, command)| async move { coupons::settle(tx, c, &command, metadata, now).await });
     let record = record_settled(tx, order, status, &event, now);
     try_join(try_join_all(changes), record).await?;
     if let Some(charges) = &order.budget {
@@ -554,7 +586,7 @@ pub async fn release_expired_locks(
         };
         let event: fn(OrderSettled) -> LedgerEvent = LedgerEvent::OrderReleased;
         let outcome = (event, OrderStatus::Released, Some("timeout"));
-        settle(tx, &order, &command, outcome, &metadata, now).await?;
+        settle(tx, &order, |_| command.clone(), outcome, &metadata, now).await?;
     }
     Ok(due.len())
 }

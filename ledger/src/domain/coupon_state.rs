@@ -7,6 +7,7 @@
 //! `used → unused | refunded` (full refund, by refund policy),
 //! `unused → expired`, `unused → void`. Nothing else.
 
+use crate::domain::money::Money;
 use crate::domain::names::name_list;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -65,8 +66,11 @@ pub enum CouponCommand {
         order_id: String,
         reason: UnlockReason,
     },
+    /// The order's confirm: `discount` is what the coupon takes off it
+    /// (its lock's allocations to it), recorded on the event.
     Use {
         order_id: String,
+        discount: Money,
     },
     /// Full refund, policy `restore`: the coupon goes back to its owner.
     Restore {
@@ -93,8 +97,10 @@ pub enum CouponChange {
         order_id: String,
         reason: UnlockReason,
     },
+    /// `discount`: None when the event did not record it (`CouponUsed` v1).
     Used {
         order_id: String,
+        discount: Option<Money>,
     },
     Restored {
         order_id: String,
@@ -145,8 +151,9 @@ pub fn decide(
             order_id: holder(order_id)?,
             reason: *reason,
         }),
-        (S::Locked, C::Use { order_id }) => Ok(E::Used {
+        (S::Locked, C::Use { order_id, discount }) => Ok(E::Used {
             order_id: holder(order_id)?,
+            discount: Some(*discount),
         }),
         (
             S::Used,
@@ -181,7 +188,7 @@ pub fn apply(state: &CouponState, change: &CouponChange) -> CouponState {
     let (status, order_id) = match change {
         E::Locked { order_id } => (CouponStatus::Locked, Some(order_id.clone())),
         E::Unlocked { .. } => (CouponStatus::Unused, None),
-        E::Used { order_id } => (CouponStatus::Used, Some(order_id.clone())),
+        E::Used { order_id, .. } => (CouponStatus::Used, Some(order_id.clone())),
         E::Restored { .. } => (CouponStatus::Unused, None),
         E::Refunded { order_id, .. } => (CouponStatus::Refunded, Some(order_id.clone())),
         E::Expired => (CouponStatus::Expired, None),
@@ -240,7 +247,8 @@ mod tests {
             run(
                 &s,
                 C::Use {
-                    order_id: "o2".into()
+                    order_id: "o2".into(),
+                    discount: Money::ZERO,
                 },
                 at(10)
             ),
@@ -250,6 +258,7 @@ mod tests {
             &s,
             C::Use {
                 order_id: "o1".into(),
+                discount: Money::ZERO,
             },
             at(10),
         )
@@ -324,6 +333,7 @@ mod tests {
                 lock("o"),
                 C::Use {
                     order_id: "o".into(),
+                    discount: Money::ZERO,
                 },
                 C::Expire,
                 C::Void,

@@ -361,6 +361,22 @@ pub struct CouponChanged {
     pub reissued_as: Option<Uuid>,
 }
 
+/// `CouponUsed` v2: a locked coupon's order was confirmed. Beside the
+/// order, what the coupon took off it (its lock's allocations to it,
+/// summed), so a reader of the coupon's own stream needs no join to the
+/// order's `OrderLocked`. A v1 event (the `CouponChanged` of v1, without
+/// `discount`) is sent as stored, under `CouponUsed.v1.json`; the
+/// ledger's own readers upcast it with no discount (it was not recorded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CouponUsed {
+    pub coupon_id: Uuid,
+    pub order_id: String,
+    /// The coupon's share of the order's discount (in every v2 event;
+    /// inside the ledger, `None` for an event stored as v1).
+    #[schemars(required)]
+    pub discount: Option<Money>,
+}
+
 /// An order's lock (TCC Try): its coupons, what they take off, and where.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderLocked {

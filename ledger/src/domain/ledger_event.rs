@@ -15,14 +15,16 @@ use crate::domain::coupon_state::CouponChange;
 use crate::domain::events::{
     AllowListChanged, ApiKeyCreated, ApiKeyRevoked, ApiKeyRotated, ChannelCreated,
     ChannelSecretRotated, ChannelStatusChanged, CodeBatchCreated, CodeBatchStopped, CodeRedeemed,
-    CouponChanged, CouponIssued, OrderLocked, OrderRefunded, OrderSettled, PackageChannelAllowed,
-    PackageClaimReleased, PackageClaimReserved, PackageClaimed, PackageCreated,
-    PackageStatusChanged, TemplateBudgetRaised, TemplateChannelAllowed, TemplateChannelRemoved,
-    TemplateCreated, TemplateIssueWindowChanged, TemplatePerUserLimitRaised, TemplateQuotaRaised,
-    TemplateStatusChanged, TemplateUpdated, TemplateValidityChanged,
+    CouponChanged, CouponIssued, CouponUsed, OrderLocked, OrderRefunded, OrderSettled,
+    PackageChannelAllowed, PackageClaimReleased, PackageClaimReserved, PackageClaimed,
+    PackageCreated, PackageStatusChanged, TemplateBudgetRaised, TemplateChannelAllowed,
+    TemplateChannelRemoved, TemplateCreated, TemplateIssueWindowChanged,
+    TemplatePerUserLimitRaised, TemplateQuotaRaised, TemplateStatusChanged, TemplateUpdated,
+    TemplateValidityChanged,
 };
 use crate::domain::stream::StreamKind;
 use crate::domain::template_status::TemplateStatus;
+use crate::domain::upcast;
 
 /// Generic code over every payload type (the schema generator's way in).
 pub trait PayloadVisitor {
@@ -120,7 +122,10 @@ macro_rules! ledger_events {
     };
 }
 
-// Name (payload type, schema version written, stream kind).
+// Name (payload type, schema version written, stream kind). A payload
+// change is a new version here, its upcast from the version before in
+// `domain::upcast`, and its schema file beside the older ones (`schemas/`,
+// docs/design.md "Event versions").
 ledger_events! {
     TemplateCreated(Box<TemplateCreated>, 1, Template),
     TemplateActivated(TemplateStatusChanged, 1, Template),
@@ -133,7 +138,7 @@ ledger_events! {
     CouponIssued(CouponIssued, 1, Coupon),
     CouponLocked(CouponChanged, 1, Coupon),
     CouponUnlocked(CouponChanged, 1, Coupon),
-    CouponUsed(CouponChanged, 1, Coupon),
+    CouponUsed(CouponUsed, 2, Coupon),
     CouponRestored(CouponChanged, 1, Coupon),
     CouponRefunded(CouponChanged, 1, Coupon),
     CouponExpired(CouponChanged, 1, Coupon),
@@ -190,8 +195,8 @@ pub enum DecodeError {
 pub fn check_type(event_type: &str, schema_version: i16) -> Result<EventType, DecodeError> {
     let t = EventType::parse(event_type)
         .ok_or_else(|| DecodeError::UnknownType(event_type.to_owned()))?;
-    // A version 2 of a type adds its upcast from version 1 here.
-    if schema_version != t.schema_version() {
+    // The current version, or an older one that upcasts to it.
+    if !upcast::readable(t, schema_version) {
         return Err(DecodeError::UnknownVersion {
             event_type: t.as_str(),
             version: schema_version,
@@ -202,26 +207,32 @@ pub fn check_type(event_type: &str, schema_version: i16) -> Result<EventType, De
 }
 
 impl LedgerEvent {
-    /// Decodes a stored event from its JSON payload.
+    /// Decodes a stored event from its JSON payload, upcast to its type's
+    /// current version (`domain::upcast`) when it was stored at an older one.
     pub fn decode(
         event_type: &str,
         schema_version: i16,
         payload: &Value,
     ) -> Result<Self, DecodeError> {
         let t = check_type(event_type, schema_version)?;
-        Self::from_payload(t, payload)
+        let payload =
+            upcast::to_current(t, schema_version, payload).map_err(|e| payload_error(t, e))?;
+        Self::from_payload(t, &*payload)
             .map_err(|e| payload_error(t, e))?
             .checked()
     }
 
-    /// Decodes a stored event from its payload's JSON text.
+    /// Decodes a stored event from its payload's JSON text, upcast as
+    /// [`LedgerEvent::decode`] does.
     pub fn decode_slice(
         event_type: &str,
         schema_version: i16,
         payload: &[u8],
     ) -> Result<Self, DecodeError> {
         let t = check_type(event_type, schema_version)?;
-        let mut de = serde_json::Deserializer::from_slice(payload);
+        let payload = upcast::bytes_to_current(t, schema_version, payload)
+            .map_err(|e| payload_error(t, e))?;
+        let mut de = serde_json::Deserializer::from_slice(&payload);
         Self::from_payload(t, &mut de)
             .and_then(|event| de.end().map(|()| event))
             .map_err(|e| payload_error(t, e))?
@@ -250,12 +261,9 @@ impl LedgerEvent {
             reissued_as,
             ..Default::default()
         };
-        let (order, refund) = match change {
-            C::Locked { order_id } | C::Used { order_id } => (Some(order_id), None),
-            C::Unlocked { order_id, reason } => {
-                p.reason = Some(*reason);
-                (Some(order_id), None)
-            }
+        let (order, refund, reason) = match change {
+            C::Locked { order_id } => (Some(order_id), None, None),
+            C::Unlocked { order_id, reason } => (Some(order_id), None, Some(*reason)),
             C::Restored {
                 order_id,
                 refund_id,
@@ -263,15 +271,20 @@ impl LedgerEvent {
             | C::Refunded {
                 order_id,
                 refund_id,
-            } => (Some(order_id), Some(refund_id)),
-            C::Expired | C::Voided => (None, None),
+            } => (Some(order_id), Some(refund_id), None),
+            C::Used { .. } | C::Expired | C::Voided => (None, None, None),
         };
         p.order_id = order.cloned();
         p.refund_id = refund.cloned();
+        p.reason = reason;
         match change {
             C::Locked { .. } => Self::CouponLocked(p),
             C::Unlocked { .. } => Self::CouponUnlocked(p),
-            C::Used { .. } => Self::CouponUsed(p),
+            C::Used { order_id, discount } => Self::CouponUsed(CouponUsed {
+                coupon_id,
+                order_id: order_id.clone(),
+                discount: *discount,
+            }),
             C::Restored { .. } => Self::CouponRestored(p),
             C::Refunded { .. } => Self::CouponRefunded(p),
             C::Expired => Self::CouponExpired(p),
@@ -294,7 +307,8 @@ impl LedgerEvent {
                 reason: p.reason?,
             },
             Self::CouponUsed(p) => C::Used {
-                order_id: order(p)?,
+                order_id: p.order_id.clone(),
+                discount: p.discount,
             },
             Self::CouponRestored(p) => C::Restored {
                 order_id: order(p)?,
@@ -310,12 +324,12 @@ impl LedgerEvent {
         })
     }
 
-    /// The payload of a coupon event after its issue.
+    /// The payload of a coupon event after its issue (`CouponUsed` has
+    /// its own: it names its order and discount).
     pub fn coupon_changed_payload(&self) -> Option<&CouponChanged> {
         match self {
             Self::CouponLocked(p)
             | Self::CouponUnlocked(p)
-            | Self::CouponUsed(p)
             | Self::CouponRestored(p)
             | Self::CouponRefunded(p)
             | Self::CouponExpired(p)
@@ -401,6 +415,37 @@ mod tests {
             LedgerEvent::decode_slice(t.as_str(), 1, &text).unwrap(),
             decoded
         );
+    }
+
+    /// A use stored at v1 (before `discount`) decodes as v2 with none; a
+    /// v2 use round-trips its discount. Both are the same state change.
+    #[test]
+    fn a_coupon_used_reads_at_either_version() {
+        use crate::domain::money::Money;
+        let id = Uuid::now_v7();
+        let v1 = json!({"coupon_id": id, "order_id": "o1"});
+        let old = LedgerEvent::decode("CouponUsed", 1, &v1).unwrap();
+        let text = serde_json::to_vec(&v1).unwrap();
+        assert_eq!(
+            LedgerEvent::decode_slice("CouponUsed", 1, &text).unwrap(),
+            old
+        );
+        let used = |discount| CouponChange::Used {
+            order_id: "o1".into(),
+            discount,
+        };
+        assert_eq!(old.coupon_change(), Some(used(None)));
+        let twenty = Money::parse("20.00").unwrap();
+        let new = LedgerEvent::coupon_changed(id, &used(Some(twenty)), None);
+        assert_eq!(new.event_type().schema_version(), 2);
+        let payload = new.payload_json().unwrap();
+        assert_eq!(payload["discount"], "20.00");
+        let decoded = LedgerEvent::decode("CouponUsed", 2, &payload).unwrap();
+        assert_eq!(decoded.coupon_change(), Some(used(Some(twenty))));
+        // v1 without its order never decoded, and still does not.
+        let orphan = json!({"coupon_id": id});
+        assert!(LedgerEvent::decode("CouponUsed", 1, &orphan).is_err());
+        assert!(LedgerEvent::decode("CouponUsed", 3, &payload).is_err());
     }
 
     /// `null` in a `TemplateUpdated` clears the field: it must not decode as

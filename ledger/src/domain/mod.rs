@@ -17,7 +17,8 @@
 //! Events and streams (one list each):
 //!
 //! - [`ledger_event`]: every event type, its schema version and payload
-//!   ([`events`]), decoded once into [`LedgerEvent`].
+//!   ([`events`]), decoded once into [`LedgerEvent`]; [`upcast`]: the steps
+//!   that turn a payload stored at an older version into the current one.
 //! - [`stream`]: every stream kind and its id prefix.
 //! - [`coupon_state`], [`template_status`]: the state machines.
 //! - [`projection`]: every projection (its queue and tables), and what one
@@ -99,6 +100,7 @@ pub mod stream;
 pub(crate) mod template_adjust;
 pub mod template_status;
 pub mod terms;
+pub mod upcast;
 pub(crate) mod user_file;
 pub mod validity;
 pub mod wallet_order;

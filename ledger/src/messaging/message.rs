@@ -1,7 +1,9 @@
 //! An event as a message (docs/design.md §5): the body is the envelope below, valid
 //! against `schemas/<type>.v<version>.json`; `message_id` is the event id,
-//! `type` the event type; headers `stream_id`, `stream_version`, `position`
-//! and `schema` let a subscriber route without parsing the body.
+//! `type` the event type; headers `stream_id`, `stream_version`, `position`,
+//! `schema` and `schema_version` let a subscriber route without parsing the
+//! body. The payload is the one stored, at the version it was stored with
+//! (docs/design.md "Event versions"): never upcast on its way out.
 
 use chrono::{DateTime, Utc};
 use lapin::BasicProperties;
@@ -76,7 +78,7 @@ pub fn text(value: &str) -> AMQPValue {
     AMQPValue::LongString(value.into())
 }
 
-/// The message of a stored event.
+/// The message of a stored event: its stored payload and version.
 pub fn encode(event: &RecordedEvent) -> Outgoing {
     let envelope = Envelope {
         event_id: event.event_id,
@@ -101,6 +103,7 @@ pub fn encode(event: &RecordedEvent) -> Outgoing {
         ("stream_version", AMQPValue::LongInt(event.stream_version)),
         ("position", AMQPValue::LongLongInt(event.position)),
         ("schema", AMQPValue::LongString(schema.as_str().into())),
+        ("schema_version", AMQPValue::ShortInt(event.schema_version)),
     ] {
         headers.insert(key.into(), value);
     }

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 
 /// One stored event, as the replay reads it.
+#[derive(Clone, Copy)]
 pub struct Event<'a> {
     /// Its place in the store's order: `(tx_id, position)`.
     pub order: (i64, i64),

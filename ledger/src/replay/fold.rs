@@ -37,6 +37,7 @@ use crate::domain::projection::{Effect, ProjectionError, order_effect};
 use crate::domain::reminder::NotifyClock;
 use crate::domain::reminder::{HolderChange, Reminder, day_of, holder_change, reminders};
 use crate::domain::stream::{Stream, StreamKind, UnknownStream};
+use crate::domain::upcast;
 
 /// Why an event could not be folded.
 #[derive(Debug, thiserror::Error)]
@@ -145,8 +146,20 @@ impl Replay {
     }
 
     /// Folds one event (events must come in each stream's version order).
-    pub fn apply(&mut self, e: &Event<'_>) -> Result<(), FoldError> {
-        let event_type = check_type(e.event_type, e.schema_version)?;
+    /// A payload stored at an older version is read as its upcast to the
+    /// current one (`domain::upcast`), text and all.
+    pub fn apply(&mut self, stored: &Event<'_>) -> Result<(), FoldError> {
+        let event_type = check_type(stored.event_type, stored.schema_version)?;
+        let payload = upcast::bytes_to_current(event_type, stored.schema_version, stored.payload)
+            .map_err(|message| DecodeError::Payload {
+            event_type: event_type.as_str(),
+            message,
+        })?;
+        let e = &Event {
+            payload: &payload,
+            schema_version: event_type.schema_version(),
+            ..*stored
+        };
         let stream = Stream::parse(e.stream_id)?;
         if event_type.stream_kind() != stream.kind() {
             return Err(FoldError::WrongStream {

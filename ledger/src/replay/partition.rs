@@ -131,6 +131,9 @@ impl Partitions {
         let stream = self.of("stream_id");
         let own =
             format!("CASE WHEN stream_id LIKE '{order}%' THEN {stream} = {part} ELSE true END");
+        // Read in SQL, so not upcast (docs/design.md "Event versions"): a
+        // new version of the types below must keep `user_id` where it is,
+        // or bucket its older versions here by where they had it.
         let user = hash_mod("payload->>'user_id'", self.buckets());
         // A package's claim events name their user too: a reserved claim's
         // counts of the templates are that user's (`codes_fold::ahead`).

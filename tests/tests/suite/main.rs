@@ -27,6 +27,7 @@ mod console_browser;
 mod eligibility;
 mod event_partitions;
 mod event_runs;
+mod event_versions;
 mod failover_answers;
 mod faults_cluster;
 mod faults_single;
