@@ -66,12 +66,14 @@ expect("allow channel", allow_channel.sync_detailed(
     sn=sn, client=admin, body=AllowChannel(channel_id=channel.id)), 200)
 
 # 3. Signed claims: the first one issues, the second hits the per-user limit.
-partner = Client(base_url=BASE, httpx_args={"auth": ChannelAuth(str(channel.id), channel.secret)})
+auth = ChannelAuth(str(channel.id), channel.secret)
+partner = Client(base_url=BASE, httpx_args={"auth": auth})
 body = Claim.from_dict({"template_sn": sn, "user_id": "user-42"})
-coupon = expect("claim", claim.sync_detailed(client=partner, body=body), 201)
+coupon = expect("claim", claim.sync_detailed(client=partner, body=body, **auth.header_arguments()), 201)
 equal("coupon's template", coupon.template_sn, sn)
 equal("coupon's status", str(coupon.status), "unused")
-again = expect("claim again", claim.sync_detailed(client=partner, body=body), 409)
+again = expect("claim again", claim.sync_detailed(
+    client=partner, body=body, **auth.header_arguments()), 409)
 equal("second claim's code", again.error.code, "per_user_limit")
 
 # 4. Quote, lock and confirm an order of 300.00 in category c-9 with the coupon.
