@@ -1448,8 +1448,7 @@ export interface components {
              *     `eligibility.new_users_only` (absent: not known to be new).
              */
             new_user?: boolean | null;
-            /** @description The user's region (1 to 64 bytes), for `eligibility.regions`. */
-            region?: string | null;
+            region?: string;
             template_sn: string;
             /**
              * @description 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
@@ -1468,8 +1467,7 @@ export interface components {
              *     `eligibility.new_users_only` (absent: not known to be new).
              */
             new_user?: boolean | null;
-            /** @description The user's region (1 to 64 bytes), for `eligibility.regions`. */
-            region?: string | null;
+            region?: string;
             /**
              * @description 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
              *     same user as its decimal text).
@@ -1619,8 +1617,7 @@ export interface components {
              * @description After it the batch's codes are refused (422); none: no end.
              */
             expires_at?: string | null;
-            /** @description `generated` (default) or `passphrase`. */
-            kind?: string | null;
+            kind?: null | components["schemas"]["BatchKind"];
             /** @description The package whose coupons each code gives; or `template_sn`. */
             package_sn?: string | null;
             /**
@@ -1647,10 +1644,6 @@ export interface components {
             name: string;
         };
         CreateKey: {
-            /**
-             * @description 1 to 64 of `A-Za-z0-9._-`, unique among live keys: the app's name
-             *     in events and the audit.
-             */
             name: string;
             rate_limit?: null | components["schemas"]["RateLimitBucket"];
             /** @description `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100). */
@@ -2388,8 +2381,7 @@ export interface components {
              *     `eligibility.new_users_only` (absent: not known to be new).
              */
             new_user?: boolean | null;
-            /** @description The user's region (1 to 64 bytes), for `eligibility.regions`. */
-            region?: string | null;
+            region?: string;
             /**
              * @description 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
              *     same user as its decimal text).
@@ -4384,6 +4376,7 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                    "text/csv": string;
                 };
             };
             400: {
@@ -4540,7 +4533,7 @@ export interface operations {
     read_coupon: {
         parameters: {
             query?: {
-                user_id?: string;
+                user_id?: components["schemas"]["UserId"];
             };
             header?: never;
             path: {
@@ -4616,7 +4609,7 @@ export interface operations {
     coupon_events: {
         parameters: {
             query?: {
-                user_id?: string;
+                user_id?: components["schemas"]["UserId"];
             };
             header?: never;
             path: {
@@ -4857,7 +4850,6 @@ export interface operations {
             query: {
                 /** @description The template's sn. */
                 template: string;
-                /** @description Names the job (like `Idempotency-Key`, which wins when both are given). */
                 key?: string;
                 /**
                  * @description `true`: once the job has ended, each user it gave coupons gets one
@@ -7919,8 +7911,7 @@ export interface operations {
     template_history: {
         parameters: {
             query?: {
-                /** @description `minute`, `hour` (default) or `day`, cut in the business time zone. */
-                bucket?: string;
+                bucket?: "minute" | "hour" | "day";
                 /**
                  * @description RFC 3339, rounded down to the start of its bucket. Default: the
                  *     template's creation, or the newest 1,500 buckets when that is longer ago.
@@ -8538,13 +8529,10 @@ export interface operations {
             query?: {
                 /** @description The channel the user would claim through. */
                 channel_id?: string;
-                /** @description Default 0. */
                 offset?: number;
-                /** @description 1 to 200, default 50. */
                 limit?: number;
                 /** @description The user's tags, comma-separated (at most 100, each 1 to 64 bytes). */
                 user_tags?: string;
-                /** @description The user's region. */
                 region?: string;
                 /** @description Whether the user is new (for templates for new users only). */
                 new_user?: boolean;

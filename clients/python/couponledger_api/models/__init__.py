@@ -123,6 +123,7 @@ from .stacking import Stacking
 from .tag_rule_type_0 import TagRuleType0
 from .tag_rule_type_1 import TagRuleType1
 from .template_history import TemplateHistory
+from .template_history_bucket import TemplateHistoryBucket
 from .template_numbers import TemplateNumbers
 from .template_page import TemplatePage
 from .template_stats import TemplateStats
@@ -265,6 +266,7 @@ __all__ = (
     "TagRuleType0",
     "TagRuleType1",
     "TemplateHistory",
+    "TemplateHistoryBucket",
     "TemplateNumbers",
     "TemplatePage",
     "TemplateStats",

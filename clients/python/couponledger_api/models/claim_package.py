@@ -27,14 +27,14 @@ class ClaimPackage:
             user_id (str):
             new_user (bool | None | Unset): Whether the caller vouches the user is new, for
                 `eligibility.new_users_only` (absent: not known to be new).
-            region (None | str | Unset): The user's region (1 to 64 bytes), for `eligibility.regions`.
+            region (str | Unset):
             user_tags (list[str] | None | Unset): The user's tags, as the caller knows them (at most 100, each 1
                 to 64 bytes): checked against `eligibility.user_tags`.
      """
 
     user_id: str
     new_user: bool | None | Unset = UNSET
-    region: None | str | Unset = UNSET
+    region: str | Unset = UNSET
     user_tags: list[str] | None | Unset = UNSET
 
 
@@ -50,11 +50,7 @@ class ClaimPackage:
         else:
             new_user = self.new_user
 
-        region: None | str | Unset
-        if isinstance(self.region, Unset):
-            region = UNSET
-        else:
-            region = self.region
+        region = self.region
 
         user_tags: list[str] | None | Unset
         if isinstance(self.user_tags, Unset):
@@ -98,15 +94,7 @@ class ClaimPackage:
         new_user = _parse_new_user(d.pop("new_user", UNSET))
 
 
-        def _parse_region(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        region = _parse_region(d.pop("region", UNSET))
-
+        region = d.pop("region", UNSET)
 
         def _parse_user_tags(data: object) -> list[str] | None | Unset:
             if data is None:

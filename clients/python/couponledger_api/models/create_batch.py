@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.batch_kind import BatchKind
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -29,7 +30,7 @@ class CreateBatch:
                 digits; users' input matches it after NFKC and case folding.
             count (int | None | Unset): Generated codes in the batch, 1 to 100,000,000 (generated only).
             expires_at (datetime.datetime | None | Unset): After it the batch's codes are refused (422); none: no end.
-            kind (None | str | Unset): `generated` (default) or `passphrase`.
+            kind (BatchKind | None | Unset):
             package_sn (None | str | Unset): The package whose coupons each code gives; or `template_sn`.
             per_user (int | None | Unset): Codes of this batch one user may redeem (generated); times one user
                 may redeem the passphrase (passphrase: 1). Default 1.
@@ -42,7 +43,7 @@ class CreateBatch:
     code: None | str | Unset = UNSET
     count: int | None | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
-    kind: None | str | Unset = UNSET
+    kind: BatchKind | None | Unset = UNSET
     package_sn: None | str | Unset = UNSET
     per_user: int | None | Unset = UNSET
     template_sn: None | str | Unset = UNSET
@@ -77,6 +78,8 @@ class CreateBatch:
         kind: None | str | Unset
         if isinstance(self.kind, Unset):
             kind = UNSET
+        elif isinstance(self.kind, BatchKind):
+            kind = self.kind.value
         else:
             kind = self.kind
 
@@ -181,12 +184,22 @@ class CreateBatch:
         expires_at = _parse_expires_at(d.pop("expires_at", UNSET))
 
 
-        def _parse_kind(data: object) -> None | str | Unset:
+        def _parse_kind(data: object) -> BatchKind | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                kind_type_1 = BatchKind(data)
+
+
+
+                return kind_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(BatchKind | None | Unset, data)
 
         kind = _parse_kind(d.pop("kind", UNSET))
 

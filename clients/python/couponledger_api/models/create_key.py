@@ -26,8 +26,7 @@ T = TypeVar("T", bound="CreateKey")
 class CreateKey:
     """ 
         Attributes:
-            name (str): 1 to 64 of `A-Za-z0-9._-`, unique among live keys: the app's name
-                in events and the audit.
+            name (str):
             scopes (list[str]): `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100).
             rate_limit (None | RateLimitBucket | Unset):
      """

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_body import ErrorBody
 from ...models.template_history import TemplateHistory
+from ...models.template_history_bucket import TemplateHistoryBucket
 from ...types import UNSET, Unset
 from typing import cast
 
@@ -18,7 +19,7 @@ from typing import cast
 def _get_kwargs(
     sn: str,
     *,
-    bucket: str | Unset = UNSET,
+    bucket: TemplateHistoryBucket | Unset = UNSET,
     from_: str | Unset = UNSET,
     to: str | Unset = UNSET,
 
@@ -29,7 +30,11 @@ def _get_kwargs(
 
     params: dict[str, Any] = {}
 
-    params["bucket"] = bucket
+    json_bucket: str | Unset = UNSET
+    if not isinstance(bucket, Unset):
+        json_bucket = bucket.value
+
+    params["bucket"] = json_bucket
 
     params["from"] = from_
 
@@ -119,7 +124,7 @@ def sync_detailed(
     sn: str,
     *,
     client: AuthenticatedClient,
-    bucket: str | Unset = UNSET,
+    bucket: TemplateHistoryBucket | Unset = UNSET,
     from_: str | Unset = UNSET,
     to: str | Unset = UNSET,
 
@@ -131,7 +136,7 @@ def sync_detailed(
 
     Args:
         sn (str):
-        bucket (str | Unset):
+        bucket (TemplateHistoryBucket | Unset):
         from_ (str | Unset):
         to (str | Unset):
 
@@ -162,7 +167,7 @@ def sync(
     sn: str,
     *,
     client: AuthenticatedClient,
-    bucket: str | Unset = UNSET,
+    bucket: TemplateHistoryBucket | Unset = UNSET,
     from_: str | Unset = UNSET,
     to: str | Unset = UNSET,
 
@@ -174,7 +179,7 @@ def sync(
 
     Args:
         sn (str):
-        bucket (str | Unset):
+        bucket (TemplateHistoryBucket | Unset):
         from_ (str | Unset):
         to (str | Unset):
 
@@ -200,7 +205,7 @@ async def asyncio_detailed(
     sn: str,
     *,
     client: AuthenticatedClient,
-    bucket: str | Unset = UNSET,
+    bucket: TemplateHistoryBucket | Unset = UNSET,
     from_: str | Unset = UNSET,
     to: str | Unset = UNSET,
 
@@ -212,7 +217,7 @@ async def asyncio_detailed(
 
     Args:
         sn (str):
-        bucket (str | Unset):
+        bucket (TemplateHistoryBucket | Unset):
         from_ (str | Unset):
         to (str | Unset):
 
@@ -243,7 +248,7 @@ async def asyncio(
     sn: str,
     *,
     client: AuthenticatedClient,
-    bucket: str | Unset = UNSET,
+    bucket: TemplateHistoryBucket | Unset = UNSET,
     from_: str | Unset = UNSET,
     to: str | Unset = UNSET,
 
@@ -255,7 +260,7 @@ async def asyncio(
 
     Args:
         sn (str):
-        bucket (str | Unset):
+        bucket (TemplateHistoryBucket | Unset):
         from_ (str | Unset):
         to (str | Unset):
 
