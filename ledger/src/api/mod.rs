@@ -135,7 +135,26 @@ impl Shared {
             unknown path answers 404, another method 405 (`method_not_allowed`, with \
             `Allow`), and a request running over 30 s 408."
     ),
-    components(schemas(error::ErrorBody)),
+    // The domain's newtypes, which parameters name by `$ref` (a
+    // parameter's schema does not bring its own into the components).
+    components(schemas(
+        error::ErrorBody,
+        crate::domain::ids::TemplateSn,
+        crate::domain::ids::PackageSn,
+        crate::domain::ids::UserId,
+        crate::domain::ids::ShopId,
+        crate::domain::ids::OrderId,
+        crate::domain::money::Money,
+        crate::domain::money::Currency,
+        crate::domain::terms::Kind,
+        crate::domain::terms::Stacking,
+        crate::domain::terms::RefundPolicy,
+        crate::domain::template_status::TemplateStatus,
+        crate::domain::package::PackageStatus,
+        crate::domain::code_batch::CodeBatchStatus,
+        crate::domain::coupon_state::CouponStatus,
+        crate::domain::issuance::IssuanceJobStatus,
+    )),
     modifiers(&BearerAuth)
 )]
 struct ApiDoc;
@@ -203,6 +222,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     doc.merge(upload_doc);
     check_every_route_has_a_rule(&doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
+    utoipa::Modify::modify(&openapi::NoNul, &mut doc);
     utoipa::Modify::modify(&openapi::Links, &mut doc);
     utoipa::Modify::modify(&openapi::Permissions, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(

@@ -11,8 +11,44 @@ use crate::domain::report_labels::{PLATFORM, TOTAL};
 use crate::domain::stream::StreamKind;
 
 /// Unambiguous alphabet for template serial numbers: no 0/O, 1/I/L.
-const SN_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+const SN_ALPHABET: &str = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 pub const SN_LEN: usize = 20;
+/// The lengths an sn may have: what `generate` makes, and room to grow.
+const SN_LENGTHS: std::ops::RangeInclusive<usize> = 16..=64;
+
+/// The pattern of an sn in the OpenAPI document, from the alphabet and the
+/// lengths [`TemplateSn::parse`] checks.
+pub fn sn_pattern() -> String {
+    format!(
+        "^[{SN_ALPHABET}]{{{},{}}}$",
+        SN_LENGTHS.start(),
+        SN_LENGTHS.end()
+    )
+}
+
+/// A string schema: `pattern`, `minLength` and `maxLength` (in characters;
+/// every pattern here is ASCII, so also in bytes), for the OpenAPI document.
+pub(crate) fn text_schema(
+    pattern: &str,
+    lengths: std::ops::RangeInclusive<usize>,
+    example: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .pattern(Some(pattern))
+        .min_length(Some(*lengths.start()))
+        .max_length(Some(*lengths.end()))
+        .examples([example])
+        .into()
+}
+
+/// Visible ASCII (`!` to `~`), the characters of user, shop and order ids.
+pub const VISIBLE_ASCII: &str = "[!-~]";
+
+/// `^[!-~]{1,max}$`: 1 to `max` visible ASCII characters.
+pub fn visible_pattern(max: usize) -> String {
+    format!("^{VISIBLE_ASCII}{{1,{max}}}$")
+}
 
 /// Declares a public serial number: random, never sequential, made of
 /// [`SN_ALPHABET`], and read back from stored events and rows as it was
@@ -37,7 +73,8 @@ macro_rules! serial_number {
 
             /// Accepts what `generate` makes (16 to 64 characters of the alphabet).
             pub fn parse(s: &str) -> Option<Self> {
-                let ok = (16..=64).contains(&s.len()) && s.bytes().all(|b| SN_ALPHABET.contains(&b));
+                let ok = SN_LENGTHS.contains(&s.len())
+                    && s.bytes().all(|b| SN_ALPHABET.as_bytes().contains(&b));
                 ok.then(|| Self(s.to_owned()))
             }
 
@@ -68,6 +105,15 @@ macro_rules! serial_number {
                 f.write_str(&self.0)
             }
         }
+
+        /// In the OpenAPI document: the alphabet and the lengths `parse` takes.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                text_schema(&sn_pattern(), SN_LENGTHS, "8RE9KQ2MV7XWD4TA")
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
     };
 }
 
@@ -86,7 +132,7 @@ serial_number!(
 fn random_sn() -> String {
     let mut rng = rand::rng();
     (0..SN_LEN)
-        .map(|_| SN_ALPHABET[rng.random_range(0..SN_ALPHABET.len())] as char)
+        .map(|_| SN_ALPHABET.as_bytes()[rng.random_range(0..SN_ALPHABET.len())] as char)
         .collect()
 }
 
@@ -150,6 +196,21 @@ impl fmt::Display for UserId {
         f.write_str(&self.0)
     }
 }
+
+/// In the OpenAPI document: the string form, 1 to 64 visible ASCII
+/// characters (the integer form is the same user as its decimal text, so
+/// every user has a string the schema takes).
+impl utoipa::PartialSchema for UserId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        text_schema(
+            &visible_pattern(MAX_USER_ID_LEN),
+            1..=MAX_USER_ID_LEN,
+            "user-42",
+        )
+    }
+}
+
+impl utoipa::ToSchema for UserId {}
 
 impl<'de> Deserialize<'de> for UserId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -233,6 +294,30 @@ impl fmt::Display for ShopId {
     }
 }
 
+/// In the OpenAPI document: 1 to 64 visible ASCII characters, not one of
+/// the report's labels.
+impl utoipa::PartialSchema for ShopId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::extensions::Extensions;
+        use utoipa::openapi::schema::Schema;
+        let mut schema = text_schema(
+            &visible_pattern(MAX_SHOP_ID_LEN),
+            1..=MAX_SHOP_ID_LEN,
+            "shop-7",
+        );
+        // utoipa's builder has no `not`: it goes in as the keyword it is.
+        if let RefOr::T(Schema::Object(object)) = &mut schema {
+            let not = serde_json::json!({"enum": [PLATFORM, TOTAL]});
+            let extensions = object.extensions.get_or_insert_with(Extensions::default);
+            extensions.merge(Extensions::from_iter([("not", not)]));
+        }
+        schema
+    }
+}
+
+impl utoipa::ToSchema for ShopId {}
+
 /// Checked in requests; read back from stored events as written (a
 /// template's shop was checked when it was created).
 impl<'de> Deserialize<'de> for ShopId {
@@ -261,6 +346,21 @@ impl OrderId {
         &self.0
     }
 }
+
+/// In the OpenAPI document narrower than [`OrderId::parse`]: 1 to 128
+/// visible ASCII characters (the parser takes any 1 to 128 bytes; a schema
+/// in characters could not bound the bytes of other text).
+impl utoipa::PartialSchema for OrderId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        text_schema(
+            &visible_pattern(MAX_ORDER_ID_LEN),
+            1..=MAX_ORDER_ID_LEN,
+            "order-1001",
+        )
+    }
+}
+
+impl utoipa::ToSchema for OrderId {}
 
 impl fmt::Display for OrderId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

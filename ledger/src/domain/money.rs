@@ -186,12 +186,22 @@ impl schemars::JsonSchema for Money {
     }
 }
 
-/// In the OpenAPI document, the same: a string with two places.
+/// The pattern of an amount in the OpenAPI document: as many whole digits
+/// as [`Money::MAX`] has, a point and two places. Narrower than
+/// [`Money::parse`] (which also takes `12` and `12.3`, and leading zeros
+/// past that count) and within it: every amount it matches is at most
+/// `MAX`.
+pub fn money_pattern() -> String {
+    let whole = MAX_CENTS.to_string().len() - 2;
+    format!("^[0-9]{{1,{whole}}}\\.[0-9]{{2}}$")
+}
+
+/// In the OpenAPI document: a string with two places, at most [`Money::MAX`].
 impl utoipa::PartialSchema for Money {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
-            .pattern(Some("^[0-9]{1,18}\\.[0-9]{2}$"))
+            .pattern(Some(money_pattern()))
             .examples(["12.30"])
             .into()
     }
@@ -242,6 +252,22 @@ impl Currency {
         &self.0
     }
 }
+
+/// The pattern of a currency code, what [`Currency::parse`] takes.
+pub const CURRENCY_PATTERN: &str = "^[A-Z]{3}$";
+
+/// In the OpenAPI document: three upper-case letters.
+impl utoipa::PartialSchema for Currency {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(CURRENCY_PATTERN))
+            .examples(["CNY"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Currency {}
 
 impl fmt::Display for Currency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

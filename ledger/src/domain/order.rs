@@ -18,14 +18,18 @@ pub const MAX_LINES: usize = 1_000;
 )]
 #[serde(deny_unknown_fields)]
 pub struct RawOrder {
+    #[schema(value_type = crate::domain::ids::OrderId)]
     pub order_id: String,
     #[serde(deserialize_with = "crate::domain::ids::user_id_text")]
+    #[schema(value_type = crate::domain::ids::UserId)]
     pub user_id: String,
+    #[schema(value_type = crate::domain::money::Currency)]
     pub currency: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_tags: Option<Vec<String>>,
+    #[schema(min_items = 1)]
     pub lines: Vec<RawLine>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipping_fee: Option<String>,

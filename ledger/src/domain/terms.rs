@@ -16,7 +16,7 @@ use crate::domain::validity::{RawValidity, ValidityTerms};
 
 name_list! {
     /// What a template discounts: order lines or the shipping fee.
-    #[derive(Serialize, Deserialize)]
+    #[derive(Serialize, Deserialize, utoipa::ToSchema)]
     #[serde(rename_all = "snake_case")]
     pub enum Kind {
         Goods,
@@ -26,7 +26,7 @@ name_list! {
 
 name_list! {
     /// Whether a coupon may be combined with others.
-    #[derive(Serialize, Deserialize)]
+    #[derive(Serialize, Deserialize, utoipa::ToSchema)]
     #[serde(rename_all = "snake_case")]
     pub enum Stacking {
         /// Stands alone: used together with no other coupon.

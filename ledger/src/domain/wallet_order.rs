@@ -100,6 +100,18 @@ pub const MAX_EXPIRING_WITHIN_DAYS: i64 = 366;
 /// What `/balance` counts as expiring soon when not asked.
 pub const DEFAULT_EXPIRING_WITHIN_DAYS: i64 = 3;
 
+/// An `expiring_within_days` in the OpenAPI document: what [`within_days`] takes.
+pub fn within_days_schema() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::Integer)
+        .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+            utoipa::openapi::KnownFormat::Int64,
+        )))
+        .minimum(Some(1))
+        .maximum(Some(MAX_EXPIRING_WITHIN_DAYS))
+        .build()
+}
+
 /// `days` as an `expiring_within_days`, or the message refusing it.
 pub fn within_days(days: i64) -> Result<i64, String> {
     if (1..=MAX_EXPIRING_WITHIN_DAYS).contains(&days) {

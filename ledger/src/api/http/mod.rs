@@ -14,4 +14,5 @@ pub mod openapi;
 pub mod path_param;
 pub mod request_log;
 pub mod request_metrics;
+pub mod schemas;
 pub mod server;

@@ -9,10 +9,14 @@
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::link::{Link, LinkBuilder};
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayItems, SchemaType};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{
     ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder, Schema, Type,
 };
+
+use crate::api::http::schemas::NO_NUL;
+use crate::exactly_once::idempotency::MAX_KEY_LEN;
 
 /// Adds the `admin` and `service` bearer schemes.
 pub struct BearerAuth;
@@ -101,6 +105,64 @@ fn add_errors(op: &mut Operation, api: bool, claims: bool) {
     }
 }
 
+/// Says of every text in the document that has no pattern, format or
+/// enum of its own that it holds no NUL: the one check every text the API
+/// takes passes (`extract.rs`), written here once for all of them. (Texts
+/// of answers hold none either: Postgres stores none.)
+pub struct NoNul;
+
+impl utoipa::Modify for NoNul {
+    fn modify(&self, openapi: &mut OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components.schemas.values_mut().for_each(no_nul);
+        }
+        for op in operations_mut(openapi) {
+            for param in op.parameters.iter_mut().flatten() {
+                param.schema.iter_mut().for_each(no_nul);
+            }
+            let bodies = op
+                .request_body
+                .iter_mut()
+                .flat_map(|b| b.content.values_mut());
+            for content in bodies {
+                content.schema.iter_mut().for_each(no_nul);
+            }
+        }
+    }
+}
+
+fn no_nul(schema: &mut RefOr<Schema>) {
+    let RefOr::T(schema) = schema else { return };
+    match schema {
+        Schema::Object(o) => {
+            let text = match &o.schema_type {
+                SchemaType::Type(t) => *t == Type::String,
+                SchemaType::Array(types) => types.contains(&Type::String),
+                SchemaType::AnyValue => false,
+            };
+            let free = o.pattern.is_none() && o.format.is_none() && o.enum_values.is_none();
+            if text && free {
+                o.pattern = Some(NO_NUL.to_owned());
+            }
+            o.properties.values_mut().for_each(no_nul);
+            if let Some(extra) = o.additional_properties.as_deref_mut()
+                && let AdditionalProperties::RefOr(extra) = extra
+            {
+                no_nul(extra);
+            }
+        }
+        Schema::Array(a) => {
+            if let ArrayItems::RefOrSchema(items) = &mut a.items {
+                no_nul(items);
+            }
+        }
+        Schema::OneOf(o) => o.items.iter_mut().for_each(no_nul),
+        Schema::AllOf(o) => o.items.iter_mut().for_each(no_nul),
+        Schema::AnyOf(o) => o.items.iter_mut().for_each(no_nul),
+        _ => {}
+    }
+}
+
 /// An answer with the error body.
 fn error(description: &str) -> RefOr<utoipa::openapi::Response> {
     let content = ContentBuilder::new()
@@ -131,11 +193,13 @@ fn add_write_headers(op: &mut Operation) {
         if params.iter().any(|p| p.name == name) {
             continue;
         }
-        let schema = Schema::Object(
-            utoipa::openapi::ObjectBuilder::new()
+        let schema = Schema::Object(match name {
+            // What `exactly_once::idempotency::validate_key` takes.
+            "Idempotency-Key" => crate::api::http::schemas::visible::<1, MAX_KEY_LEN>(),
+            _ => utoipa::openapi::ObjectBuilder::new()
                 .schema_type(Type::String)
                 .build(),
-        );
+        });
         params.push(
             ParameterBuilder::new()
                 .name(name)

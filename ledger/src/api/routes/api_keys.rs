@@ -23,9 +23,19 @@ use crate::domain::names::alternatives;
 use crate::domain::rate_limit::Bucket;
 use crate::queries::api_keys::{self as views, ApiKeyView};
 
+/// A key's name as `config::operators::valid_name` takes it.
+fn key_name() -> utoipa::openapi::Object {
+    let max = crate::config::operators::MAX_NAME_LEN;
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .pattern(Some(format!("^[A-Za-z0-9._-]{{1,{max}}}$")))
+        .build()
+}
+
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateKey {
+    #[schema(schema_with = key_name)]
     /// 1 to 64 of `A-Za-z0-9._-`, unique among live keys: the app's name
     /// in events and the audit.
     pub name: String,

@@ -32,6 +32,7 @@ pub struct ActionsQuery {
     /// After this position (the `next_after` of the page before).
     pub after: Option<i64>,
     /// 1 to 500; default 100.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
 }
 

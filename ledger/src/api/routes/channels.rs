@@ -25,6 +25,7 @@ const MAX_NAME_LEN: usize = 200;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateChannel {
+    #[schema(schema_with = crate::api::http::schemas::name::<MAX_NAME_LEN>)]
     pub name: String,
 }
 

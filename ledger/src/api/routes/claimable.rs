@@ -27,12 +27,15 @@ pub struct ClaimableQuery {
     /// The channel the user would claim through.
     pub channel_id: Option<String>,
     /// Default 0.
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
     /// The user's tags, comma-separated (at most 100, each 1 to 64 bytes).
     pub user_tags: Option<String>,
     /// The user's region.
+    #[param(schema_with = crate::api::http::schemas::visible::<1, { crate::domain::eligibility::MAX_NAME_LEN }>)]
     pub region: Option<String>,
     /// Whether the user is new (for templates for new users only).
     pub new_user: Option<bool>,

@@ -55,6 +55,7 @@ crate::domain::names::name_list! {
 #[serde(deny_unknown_fields)]
 pub struct CreateBatch {
     /// `generated` (default) or `passphrase`.
+    #[schema(value_type = Option<BatchKind>)]
     pub kind: Option<String>,
     /// The template whose coupon each code gives; or `package_sn`.
     pub template_sn: Option<String>,
@@ -281,14 +282,19 @@ pub async fn create(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// `active` or `stopped`.
+    #[param(value_type = Option<CodeBatchStatus>)]
     pub status: Option<String>,
     /// Only the batches giving this template's coupon.
+    #[param(value_type = Option<TemplateSn>)]
     pub template_sn: Option<String>,
     /// Only the batches giving this package.
+    #[param(value_type = Option<PackageSn>)]
     pub package_sn: Option<String>,
     /// Default 0.
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
 }
 
@@ -393,7 +399,16 @@ pub async fn stop(
 #[serde(deny_unknown_fields)]
 pub struct CodesQuery {
     /// `text` (one code a line, default) or `csv` (`serial,code`).
+    #[param(schema_with = codes_format)]
     pub format: Option<String>,
+}
+
+/// The formats of a batch's codes (what `codes` matches).
+fn codes_format() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some(["text", "csv"]))
+        .build()
 }
 
 /// The batch's codes, streamed in serial order (recomputed from the
@@ -401,7 +416,7 @@ pub struct CodesQuery {
 #[utoipa::path(get, path = "/v1/code-batches/{id}/codes", operation_id = "code_batch_codes",
     tag = "codes", params(BatchId, CodesQuery),
     security(("admin" = [])),
-    responses((status = 200, content_type = "text/plain", body = String,
+    responses((status = 200, content((String = "text/plain"), (String = "text/csv")),
             description = "one code a line; with format=csv, `serial,code`"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 422, body = ErrorBody, description = "the batch's key is not configured")))]

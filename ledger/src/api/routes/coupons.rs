@@ -33,6 +33,7 @@ use crate::queries::wallet::{self, MAX_PAGE, WalletFilter, WalletPage, WalletPag
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct Owner {
+    #[param(value_type = Option<UserId>)]
     pub user_id: Option<String>,
 }
 
@@ -133,22 +134,28 @@ pub async fn void(
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// `unused`, `locked`, `used`, `refunded`, `expired`, `void`
+    #[param(value_type = Option<CouponStatus>)]
     pub status: Option<String>,
     /// Only coupons usable at this instant (RFC 3339): unused, effective
     /// and not yet expired.
     pub usable_at: Option<String>,
     /// Only unused coupons expiring from now to this many days ahead (1 to 366).
+    #[param(schema_with = wallet_order::within_days_schema)]
     pub expiring_within_days: Option<i64>,
     /// `issued_at` (default), `expires_at` or `face_value`; ties by coupon id.
+    #[param(schema_with = crate::api::http::schemas::one_of::<WalletSort>)]
     pub sort: Option<String>,
     /// `asc` (default) or `desc`.
+    #[param(schema_with = crate::api::http::schemas::one_of::<SortOrder>)]
     pub order: Option<String>,
     /// The previous page's `next_after`: the page after it, however the
     /// wallet changed meanwhile (keyset paging). Not with `offset`.
     pub after: Option<String>,
     /// Older paging: how many matching coupons to skip. Not with `after`.
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
     /// Also the coupons that ended long ago and were archived
     /// (`LEDGER_ARCHIVE_AFTER_DAYS`); default false.

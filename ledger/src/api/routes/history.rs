@@ -29,6 +29,7 @@ use crate::queries::templates::created_at;
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
     /// `minute`, `hour` (default) or `day`, cut in the business time zone.
+    #[param(schema_with = crate::api::http::schemas::one_of::<Bucket>)]
     pub bucket: Option<String>,
     /// RFC 3339, rounded down to the start of its bucket. Default: the
     /// template's creation, or the newest 1,500 buckets when that is longer ago.

@@ -37,6 +37,7 @@ pub struct UploadQuery {
     /// The template's sn.
     pub template: String,
     /// Names the job (like `Idempotency-Key`, which wins when both are given).
+    #[param(schema_with = crate::api::http::schemas::visible::<1, MAX_KEY_LEN>)]
     pub key: Option<String>,
     /// `true`: once the job has ended, each user it gave coupons gets one
     /// `CouponsGranted` message on `coupon.notifications` listing them
@@ -320,6 +321,7 @@ pub async fn cancel(
 pub struct ListQuery {
     pub template: Option<String>,
     /// One of the job statuses.
+    #[param(value_type = Option<IssuanceJobStatus>)]
     pub status: Option<String>,
     pub offset: Option<i64>,
     pub limit: Option<i64>,

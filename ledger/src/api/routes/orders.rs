@@ -55,7 +55,6 @@ fn bad(message: &str) -> ApiError {
 pub struct QuoteRequest {
     /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
     /// same user as its decimal text).
-    #[schema(value_type = String)]
     pub user_id: UserId,
     pub order: RawOrder,
 }
@@ -154,6 +153,7 @@ pub struct LockBody {
     pub order: RawOrder,
     pub coupon_ids: Vec<Uuid>,
     /// What the client computed; the lock is refused (422) when it differs.
+    #[schema(value_type = Money)]
     pub expected_payable: String,
     /// Lock timeout, default 1800 s.
     pub lock_ttl_seconds: Option<i64>,
@@ -243,6 +243,7 @@ async fn settle(
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct OrderIdPath {
+    #[param(value_type = OrderId)]
     /// The caller's order id (1 to 128 characters).
     pub order_id: String,
 }
@@ -301,6 +302,7 @@ pub async fn cancel(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RefundBody {
+    #[schema(value_type = OrderId)]
     pub refund_id: String,
     pub lines: Vec<RefundLine>,
 }

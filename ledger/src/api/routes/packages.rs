@@ -36,6 +36,9 @@ use crate::queries::coupons::CouponView;
 use crate::queries::package_jobs::PackageJobView;
 use crate::queries::page::page_of;
 use crate::queries::templates::{IssueWindowView, MAX_PAGE};
+
+/// Longest package name, in characters (after trimming).
+const MAX_NAME_LEN: usize = 200;
 use crate::write_model::package_row::{self, Package};
 
 /// The most items one package lists.
@@ -44,6 +47,7 @@ pub const MAX_ITEMS: usize = 20;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePackage {
+    #[schema(schema_with = crate::api::http::schemas::name::<MAX_NAME_LEN>)]
     pub name: String,
     /// 1 to 20 items; 1 to 10,000 coupons in all. A claim of more than 100
     /// runs as a job (202).
@@ -101,7 +105,7 @@ impl PackageView {
 /// window as stored (to the microsecond, as the event's copy must be).
 fn check(p: &CreatePackage) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
     let name = p.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
         return Err(ApiError::invalid_field("name: must be 1 to 200 characters"));
     }
     if p.items.is_empty() || p.items.len() > MAX_ITEMS {
@@ -209,10 +213,13 @@ pub async fn create(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// `draft`, `active` or `stopped`.
+    #[param(value_type = Option<PackageStatus>)]
     pub status: Option<String>,
     /// Default 0.
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
 }
 
@@ -244,6 +251,7 @@ pub async fn list(
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct PackagePath {
+    #[param(value_type = PackageSn)]
     pub sn: String,
 }
 

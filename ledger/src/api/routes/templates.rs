@@ -20,13 +20,14 @@ use crate::domain::budget::{Budget, RawBudget};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated};
 use crate::domain::ids::{ShopId, TemplateSn};
+use crate::domain::money::{Currency, Money};
 use crate::domain::names;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
 use crate::domain::rule::RawDiscount;
 use crate::domain::scope::RawScopeEntry;
 use crate::domain::template_status::{StatusAction, TemplateStatus};
-use crate::domain::terms::{RawTerms, RefundPolicy, Terms};
+use crate::domain::terms::{Kind, RawTerms, RefundPolicy, Stacking, Terms};
 use crate::domain::validity::{INSTANT_RULE, RawValidity, storable_instant};
 use crate::queries::templates::{
     self as queries, IssueWindowView, MAX_PAGE, TemplatePage, TemplateView,
@@ -41,15 +42,19 @@ const MAX_DESCRIPTION_LEN: usize = 1_000;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplate {
+    #[schema(schema_with = crate::api::http::schemas::name::<MAX_NAME_LEN>)]
     pub name: String,
     /// What the campaign is, as apps show it to users: at most 1,000
     /// characters.
     pub description: Option<String>,
     /// `goods` | `shipping`
+    #[schema(value_type = Kind)]
     pub kind: String,
+    #[schema(value_type = Currency)]
     pub currency: String,
     /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see docs/design.md §7).
     pub discount: RawDiscount,
+    #[schema(value_type = Option<Money>)]
     pub face_value: Option<String>,
     #[schema(value_type = IssueWindowView)]
     pub issue_window: IssueWindow,
@@ -59,11 +64,13 @@ pub struct CreateTemplate {
     #[serde(default = "one")]
     pub per_user_limit: i32,
     /// `exclusive` | `stackable`
+    #[schema(value_type = Stacking)]
     pub stacking: String,
     #[serde(default)]
     pub use_scope: Vec<RawScopeEntry>,
     /// `restore` (default) | `reissue`
     #[serde(default = "restore")]
+    #[schema(value_type = RefundPolicy)]
     pub refund_policy: String,
     /// Days before expiry to remind the holder: a number or a list of
     /// distinct numbers, each 0 to 365 (`[7, 3, 1]`); absent or null: none.
@@ -270,10 +277,13 @@ pub async fn create(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     /// `draft`, `active`, `stopped` or `void`.
+    #[param(value_type = Option<TemplateStatus>)]
     pub status: Option<String>,
     /// Default 0.
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
+    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
     pub limit: Option<i64>,
 }
 
@@ -335,6 +345,7 @@ pub async fn terms(
 #[into_params(parameter_in = Path)]
 pub struct SN {
     /// The template's serial number.
+    #[param(value_type = TemplateSn)]
     pub sn: String,
 }
 

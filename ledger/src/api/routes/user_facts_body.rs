@@ -23,12 +23,12 @@ macro_rules! user_facts_body {
             $($(#[$field_doc])* pub $field: $ty,)*
             /// 1 to 64 visible ASCII characters, or an integer 0 to 2^63−1 (the
             /// same user as its decimal text).
-            #[schema(value_type = String)]
             pub user_id: $crate::domain::ids::UserId,
             /// The user's tags, as the caller knows them (at most 100, each 1
             /// to 64 bytes): checked against `eligibility.user_tags`.
             pub user_tags: Option<Vec<String>>,
             /// The user's region (1 to 64 bytes), for `eligibility.regions`.
+            #[schema(schema_with = $crate::api::http::schemas::visible::<1, { $crate::domain::eligibility::MAX_NAME_LEN }>)]
             pub region: Option<String>,
             /// Whether the caller vouches the user is new, for
             /// `eligibility.new_users_only` (absent: not known to be new).

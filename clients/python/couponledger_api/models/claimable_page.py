@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.claimable_template import ClaimableTemplate
+
+
+
+
+
+T = TypeVar("T", bound="ClaimablePage")
+
+
+
+@_attrs_define
+class ClaimablePage:
+    """ A page of what the user can claim, newest templates first, with the
+    count of all of them.
+
+        Attributes:
+            limit (int):
+            offset (int):
+            templates (list[ClaimableTemplate]):
+            total (int):
+            truncated (bool): More than 1,000 templates were open to the channel: only the newest
+                1,000 were considered.
+     """
+
+    limit: int
+    offset: int
+    templates: list[ClaimableTemplate]
+    total: int
+    truncated: bool
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.claimable_template import ClaimableTemplate # noqa: PLC0415
+        limit = self.limit
+
+        offset = self.offset
+
+        templates = []
+        for templates_item_data in self.templates:
+            templates_item = templates_item_data.to_dict()
+            templates.append(templates_item)
+
+
+
+        total = self.total
+
+        truncated = self.truncated
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "limit": limit,
+            "offset": offset,
+            "templates": templates,
+            "total": total,
+            "truncated": truncated,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.claimable_template import ClaimableTemplate # noqa: PLC0415
+        d = dict(src_dict)
+        limit = d.pop("limit")
+
+        offset = d.pop("offset")
+
+        templates = []
+        _templates = d.pop("templates")
+        for templates_item_data in (_templates):
+            templates_item = ClaimableTemplate.from_dict(templates_item_data)
+
+
+
+            templates.append(templates_item)
+
+
+        total = d.pop("total")
+
+        truncated = d.pop("truncated")
+
+        claimable_page = cls(
+            limit=limit,
+            offset=offset,
+            templates=templates,
+            total=total,
+            truncated=truncated,
+        )
+
+
+        claimable_page.additional_properties = d
+        return claimable_page
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

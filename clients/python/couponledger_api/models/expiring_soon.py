@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+
+T = TypeVar("T", bound="ExpiringSoon")
+
+
+
+@_attrs_define
+class ExpiringSoon:
+    """ What expires soon in a wallet (`/balance`).
+
+        Attributes:
+            count (int): Unused coupons whose expiry is after now and within the days.
+            face_value (str):  Example: 40.00.
+            within_days (int):
+     """
+
+    count: int
+    face_value: str
+    within_days: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        count = self.count
+
+        face_value = self.face_value
+
+        within_days = self.within_days
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "count": count,
+            "face_value": face_value,
+            "within_days": within_days,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        count = d.pop("count")
+
+        face_value = d.pop("face_value")
+
+        within_days = d.pop("within_days")
+
+        expiring_soon = cls(
+            count=count,
+            face_value=face_value,
+            within_days=within_days,
+        )
+
+
+        expiring_soon.additional_properties = d
+        return expiring_soon
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.raw_validity_type_0_type import RawValidityType0Type
+
+
+
+
+
+
+T = TypeVar("T", bound="RawValidityType0")
+
+
+
+@_attrs_define
+class RawValidityType0:
+    """ 
+        Attributes:
+            begin (str):
+            end (str):
+            type_ (RawValidityType0Type):
+     """
+
+    begin: str
+    end: str
+    type_: RawValidityType0Type
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        begin = self.begin
+
+        end = self.end
+
+        type_ = self.type_.value
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "begin": begin,
+            "end": end,
+            "type": type_,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        begin = d.pop("begin")
+
+        end = d.pop("end")
+
+        type_ = RawValidityType0Type(d.pop("type"))
+
+
+
+
+        raw_validity_type_0 = cls(
+            begin=begin,
+            end=end,
+            type_=type_,
+        )
+
+
+        raw_validity_type_0.additional_properties = d
+        return raw_validity_type_0
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

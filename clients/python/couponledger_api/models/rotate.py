@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+
+T = TypeVar("T", bound="Rotate")
+
+
+
+@_attrs_define
+class Rotate:
+    """ 
+        Attributes:
+            overlap_secs (int): Seconds the old key keeps working (0 to 604,800: a week).
+     """
+
+    overlap_secs: int
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        overlap_secs = self.overlap_secs
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "overlap_secs": overlap_secs,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        overlap_secs = d.pop("overlap_secs")
+
+        rotate = cls(
+            overlap_secs=overlap_secs,
+        )
+
+        return rotate
+

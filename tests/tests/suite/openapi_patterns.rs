@@ -1,0 +1,268 @@
+//! The OpenAPI document's patterns, lengths and enums say what the API's
+//! parsers take: for each newtype, a value its schema allows is one its
+//! parser takes, and (where the schema is not deliberately narrower) the
+//! other way round, on chosen samples and on a few thousand random
+//! strings. The schemas are built from the parsers' own constants
+//! (`utoipa::PartialSchema` beside each `parse`), so this is what keeps
+//! the two from drifting: a parser that becomes stricter fails here.
+
+use ledger::api::http::schemas::{self, json, json_of};
+use ledger::domain::ids::{OrderId, PackageSn, ShopId, TemplateSn, UserId};
+use ledger::domain::money::{Currency, Money};
+use ledger::domain::terms::{Kind, RefundPolicy, Stacking};
+use ledger::exactly_once::idempotency::{MAX_KEY_LEN, validate_key};
+use serde_json::{Value, json as value};
+
+/// Whether the schema takes the string `s`.
+fn allows(schema: &Value, s: &str) -> bool {
+    jsonschema::validator_for(schema)
+        .expect("a valid JSON Schema")
+        .is_valid(&value!(s))
+}
+
+/// How a schema stands to its parser.
+#[derive(Clone, Copy, PartialEq)]
+enum Fit {
+    /// They take the same strings.
+    Exact,
+    /// The schema takes some of what the parser takes, nothing more.
+    Narrower,
+}
+
+/// Characters the random strings are made of: each class a parser tells
+/// apart (the sn alphabet and its excluded letters, digits, lower case,
+/// punctuation, space, controls, non-ASCII, NUL).
+const CHARS: &[char] = &[
+    '2', '9', 'A', 'Z', 'H', 'O', 'I', 'L', '0', '1', 'a', 'z', '.', '-', '_', '(', ')', '~', '!',
+    ' ', '\t', '\n', '\u{7f}', 'é', '中', '\0', '5',
+];
+
+/// A few thousand strings of 0 to 140 characters from [`CHARS`], with a
+/// fixed seed, plus the samples.
+fn strings(samples: &[&str]) -> Vec<String> {
+    let mut state: u64 = 0x5eed_0a71;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    let mut out: Vec<String> = samples.iter().map(|s| (*s).to_owned()).collect();
+    for _ in 0..3000 {
+        let len = match next() % 5 {
+            0 => next() % 5,
+            1 => 3 + next() % 3,
+            2 => 14 + next() % 8,
+            3 => 60 + next() % 8,
+            _ => next() % 140,
+        };
+        // Mostly one or two classes, so that valid strings come up too.
+        let pool: Vec<char> = match next() % 4 {
+            0 => CHARS[..4]
+                .iter()
+                .chain(&['3', 'K', 'W', '5'])
+                .copied()
+                .collect(),
+            1 => CHARS[..19].to_vec(),
+            // Amounts: digits and a point.
+            2 => vec!['0', '1', '5', '9', '.'],
+            _ => CHARS.to_vec(),
+        };
+        out.push((0..len).map(|_| pool[next() % pool.len()]).collect());
+    }
+    out
+}
+
+/// Holds `schema` to `parses`: never wider, and exactly as wide when
+/// `fit` is [`Fit::Exact`]; `both` must be taken by both, `neither` by
+/// neither, `parser_only` (a narrower schema's) by the parser alone.
+fn agree(
+    name: &str,
+    schema: Value,
+    parses: impl Fn(&str) -> bool,
+    fit: Fit,
+    both: &[&str],
+    neither: &[&str],
+    parser_only: &[&str],
+) {
+    for s in both {
+        assert!(
+            allows(&schema, s),
+            "{name}: the schema refuses {s:?}: {schema}"
+        );
+        assert!(parses(s), "{name}: the parser refuses {s:?}");
+    }
+    for s in neither {
+        assert!(
+            !allows(&schema, s),
+            "{name}: the schema allows {s:?}: {schema}"
+        );
+        assert!(!parses(s), "{name}: the parser takes {s:?}");
+    }
+    for s in parser_only {
+        assert!(!allows(&schema, s), "{name}: the schema allows {s:?}");
+        assert!(parses(s), "{name}: the parser refuses {s:?}");
+    }
+    let mut taken = 0;
+    for s in strings(both) {
+        let (allowed, parsed) = (allows(&schema, &s), parses(&s));
+        assert!(
+            !allowed || parsed,
+            "{name}: the schema allows {s:?}, which the parser refuses: {schema}"
+        );
+        if fit == Fit::Exact {
+            assert_eq!(allowed, parsed, "{name}: {s:?}: {schema}");
+        }
+        taken += usize::from(allowed);
+    }
+    assert!(
+        taken > both.len(),
+        "{name}: the random strings met no valid one"
+    );
+}
+
+#[test]
+fn a_template_or_package_sn_is_its_alphabet_and_lengths() {
+    let generated = TemplateSn::generate();
+    let both = [generated.as_str(), "8RE9KQ2MV7XWD4TA", &"Z".repeat(64)];
+    let neither = [
+        "",
+        "8RE9KQ2MV7XWD4T",
+        "0OIL1234567890ABCDEF",
+        "abcdefghjkmnpqrstuvw",
+        &"Z".repeat(65),
+    ];
+    agree(
+        "TemplateSn",
+        json::<TemplateSn>(),
+        |s| TemplateSn::parse(s).is_some(),
+        Fit::Exact,
+        &both,
+        &neither,
+        &[],
+    );
+    agree(
+        "PackageSn",
+        json::<PackageSn>(),
+        |s| PackageSn::parse(s).is_some(),
+        Fit::Exact,
+        &both,
+        &neither,
+        &[],
+    );
+}
+
+#[test]
+fn a_user_id_is_visible_ascii() {
+    agree(
+        "UserId",
+        json::<UserId>(),
+        |s| UserId::parse(s).is_ok(),
+        Fit::Exact,
+        &[
+            "u-1",
+            "42",
+            "user@example.com",
+            &"u".repeat(64),
+            "(platform)",
+        ],
+        &["", " ", "a b", "é", &"u".repeat(65), "a\0"],
+        &[],
+    );
+}
+
+#[test]
+fn a_shop_id_is_visible_ascii_but_not_a_reports_label() {
+    agree(
+        "ShopId",
+        json::<ShopId>(),
+        |s| ShopId::parse(s).is_ok(),
+        Fit::Exact,
+        &["shop-7", "Total", "totals", &"s".repeat(64)],
+        &["", "(platform)", "total", "a b", &"s".repeat(65)],
+        &[],
+    );
+}
+
+#[test]
+fn an_order_id_is_narrower_than_its_bytes() {
+    agree(
+        "OrderId",
+        json::<OrderId>(),
+        |s| OrderId::parse(s).is_some(),
+        Fit::Narrower,
+        &["order-1001", &"o".repeat(128)],
+        &["", &"o".repeat(129)],
+        &["a b", "订单-1"],
+    );
+}
+
+#[test]
+fn an_amount_has_two_places_and_at_most_the_largest_amount() {
+    agree(
+        "Money",
+        json::<Money>(),
+        |s| Money::parse(s).is_ok(),
+        Fit::Narrower,
+        &["0.00", "12.30", "999999999999.99", "000000000001.00"],
+        &[
+            "",
+            "-1.00",
+            "1.234",
+            "1e3",
+            " 1.00",
+            "1,000.00",
+            "9999999999999.00",
+        ],
+        &["12", "12.3", "0000000000000.00"],
+    );
+}
+
+#[test]
+fn a_currency_is_three_upper_case_letters() {
+    agree(
+        "Currency",
+        json::<Currency>(),
+        |s| Currency::parse(s).is_ok(),
+        Fit::Exact,
+        &["CNY", "USD"],
+        &["", "cny", "CN", "CNYY", "C1Y"],
+        &[],
+    );
+}
+
+#[test]
+fn an_idempotency_key_is_visible_ascii() {
+    agree(
+        "Idempotency-Key",
+        json_of(schemas::visible::<1, MAX_KEY_LEN>()),
+        |s| validate_key(s).is_ok(),
+        Fit::Exact,
+        &["k-1", &"k".repeat(255)],
+        &["", "a b", "é", &"k".repeat(256)],
+        &[],
+    );
+}
+
+#[test]
+fn the_name_lists_enumerate_what_their_parsers_take() {
+    let names = |schema: Value| -> Vec<String> {
+        let values = schema["enum"].as_array().cloned().unwrap_or_default();
+        values
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let kinds = names(json::<Kind>());
+    assert_eq!(kinds, ["goods", "shipping"]);
+    assert!(kinds.iter().all(|k| Kind::parse(k).is_ok()));
+    let stackings = names(json::<Stacking>());
+    assert_eq!(stackings, ["exclusive", "stackable"]);
+    assert!(stackings.iter().all(|s| Stacking::parse(s).is_ok()));
+    let policies = names(json::<RefundPolicy>());
+    assert_eq!(policies, ["restore", "reissue"]);
+    assert!(policies.iter().all(|p| p.parse::<RefundPolicy>().is_ok()));
+    for refused in ["Goods", "", "both"] {
+        assert!(Kind::parse(refused).is_err() && Stacking::parse(refused).is_err());
+    }
+}
