@@ -20,6 +20,7 @@ from .best_view import BestView
 from .bucket import Bucket
 from .budget_day_view import BudgetDayView
 from .budget_view import BudgetView
+from .change_webhook import ChangeWebhook
 from .channel_list import ChannelList
 from .channel_status import ChannelStatus
 from .channel_view import ChannelView
@@ -40,8 +41,13 @@ from .create_channel import CreateChannel
 from .create_key import CreateKey
 from .create_package import CreatePackage
 from .create_template import CreateTemplate
+from .create_webhook import CreateWebhook
 from .created_channel import CreatedChannel
 from .dead_letter import DeadLetter
+from .delivery_counts import DeliveryCounts
+from .delivery_list import DeliveryList
+from .delivery_status import DeliveryStatus
+from .delivery_view import DeliveryView
 from .eligibility import Eligibility
 from .error_body import ErrorBody
 from .error_detail import ErrorDetail
@@ -114,6 +120,9 @@ from .refund_line import RefundLine
 from .refund_policy import RefundPolicy
 from .refunded_line_view import RefundedLineView
 from .reissued import Reissued
+from .replay import Replay
+from .replay_queued import ReplayQueued
+from .replay_range import ReplayRange
 from .revoked import Revoked
 from .rotate import Rotate
 from .rotate_secret import RotateSecret
@@ -139,6 +148,9 @@ from .user_coupons_sort import UserCouponsSort
 from .verify_view import VerifyView
 from .wallet_coupon import WalletCoupon
 from .wallet_page import WalletPage
+from .webhook_list import WebhookList
+from .webhook_secret import WebhookSecret
+from .webhook_view import WebhookView
 from .window_change import WindowChange
 from .workers_status import WorkersStatus
 
@@ -163,6 +175,7 @@ __all__ = (
     "Bucket",
     "BudgetDayView",
     "BudgetView",
+    "ChangeWebhook",
     "ChannelList",
     "ChannelStatus",
     "ChannelView",
@@ -184,7 +197,12 @@ __all__ = (
     "CreateKey",
     "CreatePackage",
     "CreateTemplate",
+    "CreateWebhook",
     "DeadLetter",
+    "DeliveryCounts",
+    "DeliveryList",
+    "DeliveryStatus",
+    "DeliveryView",
     "Eligibility",
     "ErrorBody",
     "ErrorDetail",
@@ -257,6 +275,9 @@ __all__ = (
     "RefundLine",
     "RefundPolicy",
     "Reissued",
+    "Replay",
+    "ReplayQueued",
+    "ReplayRange",
     "Revoked",
     "Rotate",
     "RotatedSecret",
@@ -282,6 +303,9 @@ __all__ = (
     "VerifyView",
     "WalletCoupon",
     "WalletPage",
+    "WebhookList",
+    "WebhookSecret",
+    "WebhookView",
     "WindowChange",
     "WorkersStatus",
 )
