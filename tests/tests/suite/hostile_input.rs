@@ -85,6 +85,13 @@ fn base_bodies(method: &Method, template: &str, f: &Fixture) -> Option<Vec<Value
         ("POST", "/v1/channels/{id}/secret") => json!({"overlap_secs": 60}),
         ("POST", "/v1/api-keys") => json!({"name": "app-1", "scopes": ["orders"]}),
         ("POST", "/v1/api-keys/{id}/rotate") => json!({"overlap_secs": 60}),
+        ("POST", "/v1/webhooks") => {
+            json!({"url": "https://1.1.1.1/hook", "event_types": ["*"], "description": "crm"})
+        }
+        ("PATCH", "/v1/webhooks/{id}") => json!({"description": "crm", "event_types": ["*"]}),
+        ("POST", "/v1/webhooks/{id}/secret") => json!({"overlap_secs": 60}),
+        ("POST", "/v1/webhooks/{id}/replay") => json!({"from_position": 0}),
+        (_, t) if t.ends_with("/disable") || t.ends_with("/enable") => json!({}),
         (_, t) if t.ends_with("/revoke") => json!({}),
         ("POST", "/v1/claims") => json!({"template_sn": f.sn, "user_id": "u9"}),
         ("POST", "/v1/code-batches") => json!({"template_sn": f.sn, "count": 5}),
@@ -201,6 +208,7 @@ async fn send(
         "/v1/audit",
         "/v1/ops",
         "/v1/api-keys",
+        "/v1/webhooks",
     ];
     let mut req = if admin.iter().any(|p| route.starts_with(p)) && !signed {
         server.admin(method.clone(), path)
