@@ -24,6 +24,10 @@ pub struct Behaviour {
     pub hang_on: Option<usize>,
     /// Answer 503 to this share of the other requests (0.0 to 1.0).
     pub refuse_share: f64,
+    /// Every request waits this long before its answer.
+    pub slow: Option<Duration>,
+    /// Answer 200 with a body that never ends.
+    pub endless_body: bool,
 }
 
 /// One request as received.
@@ -98,6 +102,9 @@ async fn receive(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: Byte
     let signature_valid = verify(&header("ledger-signature"), &body, &secrets);
     let number = inner.requests.fetch_add(1, Ordering::SeqCst) + 1;
     let b = inner.behaviour;
+    if let Some(slow) = b.slow {
+        tokio::time::sleep(slow).await;
+    }
     let answer = if number <= b.fail_first {
         StatusCode::INTERNAL_SERVER_ERROR
     } else if b.hang_on == Some(number) {

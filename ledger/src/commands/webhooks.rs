@@ -57,7 +57,8 @@ pub async fn create(
         .await?
         .get(0);
     if count >= MAX_WEBHOOKS {
-        let message = format!("at most {MAX_WEBHOOKS} webhooks: delete or reuse one");
+        let message =
+            format!("at most {MAX_WEBHOOKS} webhooks: reuse one (PATCH its url and event_types)");
         return Err(CommandError::Conflict("too_many_webhooks", message));
     }
     let (id, secret) = (Uuid::new_v4(), new_secret());

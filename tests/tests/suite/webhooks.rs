@@ -384,6 +384,56 @@ async fn during_a_rotation_both_secrets_sign() {
     );
 }
 
+#[tokio::test]
+async fn a_slow_receiver_or_an_endless_answer_cannot_hold_the_sender() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start_with(&env, &[ALLOW_PRIVATE]).await.unwrap();
+    let slow = Behaviour {
+        slow: Some(Duration::from_secs(60)),
+        ..Behaviour::default()
+    };
+    let endless = Behaviour {
+        endless_body: true,
+        ..Behaviour::default()
+    };
+    let receivers = [
+        Receiver::start(slow).await.unwrap(),
+        Receiver::start(endless).await.unwrap(),
+        Receiver::start(Behaviour::default()).await.unwrap(),
+    ];
+    let mut ids = vec![];
+    for r in &receivers {
+        ids.push(endpoint(&server, &r.url, &["*"]).await.0);
+    }
+    let _workers = Workers::start_setting(&env, "webhooks", &[], &[ALLOW_PRIVATE]).unwrap();
+    let sn = server.active_template(100, 1).await.unwrap();
+    claim_many(&env, &sn, 0..40, 40).await.unwrap();
+    let events = store_events(&env).await;
+    // The plain receiver and the endless one get everything meanwhile: an
+    // endless answer is read to 64 KiB and a 2xx delivers.
+    wait_delivered(&receivers[2], &events, Duration::from_secs(30)).await;
+    wait_delivered(&receivers[1], &events, Duration::from_secs(30)).await;
+    // The slow one's attempts end at 10 s, recorded as not answered.
+    let path = format!("/v1/webhooks/{}/deliveries?status=pending", ids[0]);
+    let started = Instant::now();
+    loop {
+        let (_, list) = server.admin_get(&path).await.unwrap();
+        let timed_out = list["deliveries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["last_error"].as_str().is_some_and(|e| e.contains("10 s")))
+            .count();
+        if timed_out > 0 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{list}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let (_, read) = server.admin_get(&format!("/v1/webhooks/{}", ids[1])).await.unwrap();
+    assert_eq!(read["deliveries"]["delivered"], json!(events.len()), "{read}");
+}
+
 /// Claims (straight through the ledger's commands), then `orders` locks
 /// and confirms over HTTP 16 at a time, a third of them refunded.
 async fn busy_shop(env: &Env, server: &Server, sn: &str, orders: usize) {
@@ -431,6 +481,7 @@ async fn ten_thousand_events_reach_a_flaky_receiver_through_kills_and_a_broker_r
         fail_first: 2,
         hang_on: Some(3),
         refuse_share: 0.02,
+        ..Behaviour::default()
     };
     let receiver = Receiver::start(behaviour).await.unwrap();
     let (id, secret) = endpoint(&server, &receiver.url, &["*"]).await;
