@@ -430,8 +430,15 @@ async fn a_slow_receiver_or_an_endless_answer_cannot_hold_the_sender() {
         assert!(started.elapsed() < Duration::from_secs(30), "{list}");
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let (_, read) = server.admin_get(&format!("/v1/webhooks/{}", ids[1])).await.unwrap();
-    assert_eq!(read["deliveries"]["delivered"], json!(events.len()), "{read}");
+    let (_, read) = server
+        .admin_get(&format!("/v1/webhooks/{}", ids[1]))
+        .await
+        .unwrap();
+    assert_eq!(
+        read["deliveries"]["delivered"],
+        json!(events.len()),
+        "{read}"
+    );
 }
 
 /// Claims (straight through the ledger's commands), then `orders` locks
