@@ -1351,7 +1351,7 @@ async function webhooksPage(params) {
 }
 
 function newWebhookForm(shown) {
-  const url = el("input", { id: "webhook-url", type: "url", required: true, maxlength: 2048, placeholder: "https://" });
+  const url = el("input", { id: "webhook-url", type: "url", required: true, maxlength: 2048, placeholder: "your receiver's HTTPS URL" });
   const types = el("input", { id: "webhook-types", value: "*", required: true });
   const about = el("input", { id: "webhook-description", maxlength: 500 });
   return el("form", { class: "card", on: { submit: async (e) => {

@@ -178,11 +178,12 @@ ledger_events! {
 pub enum DecodeError {
     #[error("unknown event type {0:?}")]
     UnknownType(String),
-    #[error("{event_type} schema version {version} is unknown (this build reads v{known})")]
+    #[error("{event_type} schema version {version} is unknown (this build reads {known})")]
     UnknownVersion {
         event_type: &'static str,
         version: i16,
-        known: i16,
+        /// The versions read, as `v1, v2`.
+        known: String,
     },
     #[error("{event_type} payload does not parse: {message}")]
     Payload {
@@ -200,7 +201,10 @@ pub fn check_type(event_type: &str, schema_version: i16) -> Result<EventType, De
         return Err(DecodeError::UnknownVersion {
             event_type: t.as_str(),
             version: schema_version,
-            known: t.schema_version(),
+            known: upcast::readable_versions(t)
+                .map(|v| format!("v{v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         });
     }
     Ok(t)
