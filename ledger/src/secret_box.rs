@@ -51,6 +51,18 @@ pub struct Sealed {
     pub ciphertext: Vec<u8>,
 }
 
+impl Sealed {
+    /// The sealed secret a row holds in columns `at..at + 3` (key id,
+    /// nonce, ciphertext), if set: how every sealed column triple is stored.
+    pub fn from_row(r: &tokio_postgres::Row, at: usize) -> Option<Self> {
+        Some(Self {
+            key_id: r.get::<_, Option<String>>(at)?,
+            nonce: r.get::<_, Option<Vec<u8>>>(at + 1)?,
+            ciphertext: r.get::<_, Option<Vec<u8>>>(at + 2)?,
+        })
+    }
+}
+
 /// One named key (no `Debug`: the key bytes never reach a log).
 #[derive(Clone)]
 struct NamedKey {

@@ -104,20 +104,11 @@ pub async fn signing_keys(
     // The statement keeps only sealed rows: `current` is always there.
     Ok(row.and_then(|r| {
         Some(SigningKeys {
-            current: sealed_at(&r, 0)?,
-            previous: sealed_at(&r, 3).zip(r.get::<_, Option<DateTime<Utc>>>(6)),
+            current: Sealed::from_row(&r, 0)?,
+            previous: Sealed::from_row(&r, 3).zip(r.get::<_, Option<DateTime<Utc>>>(6)),
             disabled: r.get(7),
         })
     }))
-}
-
-/// The sealed secret in columns `at..at + 3` (key id, nonce, ciphertext), if set.
-fn sealed_at(r: &tokio_postgres::Row, at: usize) -> Option<Sealed> {
-    Some(Sealed {
-        key_id: r.get::<_, Option<String>>(at)?,
-        nonce: r.get::<_, Option<Vec<u8>>>(at + 1)?,
-        ciphertext: r.get::<_, Option<Vec<u8>>>(at + 2)?,
-    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -150,9 +141,9 @@ pub async fn seal_all(tx: &Transaction<'_>, keys: &Keyring) -> Result<u64, SealE
         let channel_id: Uuid = row.get(0);
         let current = match row.get::<_, Option<String>>(1) {
             Some(plain) => Some(keys.seal(channel_id, &plain)),
-            None => resealed_under_current(keys, channel_id, sealed_at(&row, 2))?,
+            None => resealed_under_current(keys, channel_id, Sealed::from_row(&row, 2))?,
         };
-        let previous = resealed_under_current(keys, channel_id, sealed_at(&row, 5))?;
+        let previous = resealed_under_current(keys, channel_id, Sealed::from_row(&row, 5))?;
         if let Some(sealed) = &current {
             update_sealed(tx, channel_id, Slot::Current, sealed).await?;
             resealed += 1;

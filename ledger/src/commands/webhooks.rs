@@ -218,7 +218,7 @@ pub async fn seal_all(
     for row in rows {
         let id: Uuid = row.get(0);
         for (at, slot) in [(1, ""), (4, "previous_")] {
-            let Some(sealed) = crate::webhooks::endpoints::sealed_at(&row, at) else {
+            let Some(sealed) = Sealed::from_row(&row, at) else {
                 continue;
             };
             let secret = keys.open(id, &sealed).map_err(|source| {

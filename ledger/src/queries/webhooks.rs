@@ -143,8 +143,8 @@ pub struct DeliveryView {
 
 impl DeliveryView {
     fn from_row(r: &Row) -> Self {
-        let status: &str = r.get(5);
-        let status = status.parse().unwrap_or(DeliveryStatus::Pending);
+        // The column's CHECK holds it to the enum's names.
+        let crate::db::Named(status) = r.get::<_, crate::db::Named<DeliveryStatus>>(5);
         Self {
             id: r.get(0),
             event_id: r.get(1),

@@ -134,6 +134,9 @@ pub async fn replay_step(
             &[],
         )
         .await?;
+    if asked.is_empty() {
+        return Ok(0);
+    }
     let endpoints = fanout::enabled(client).await?;
     let mut queued = 0;
     for row in asked {

@@ -38,8 +38,8 @@ pub async fn load(
         .iter()
         .map(|r| {
             let id: Uuid = r.get(0);
-            let current = sealed_at(r, 3);
-            let previous = sealed_at(r, 6);
+            let current = Sealed::from_row(r, 3);
+            let previous = Sealed::from_row(r, 6);
             let secrets = [current, previous]
                 .into_iter()
                 .flatten()
@@ -56,13 +56,4 @@ pub async fn load(
             (id, endpoint)
         })
         .collect())
-}
-
-/// The sealed secret in columns `at..at + 3`, if set.
-pub fn sealed_at(r: &tokio_postgres::Row, at: usize) -> Option<Sealed> {
-    Some(Sealed {
-        key_id: r.get::<_, Option<String>>(at)?,
-        nonce: r.get::<_, Option<Vec<u8>>>(at + 1)?,
-        ciphertext: r.get::<_, Option<Vec<u8>>>(at + 2)?,
-    })
 }

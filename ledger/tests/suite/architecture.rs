@@ -151,7 +151,7 @@ const OTHER_MEANINGS: [(&str, &str); 3] = [
     // The operation id of `GET /v1/templates/{sn}/stats` (public), and the
     // links that name it.
     ("api/routes/projections.rs", "template_stats"),
-    ("api/http/openapi.rs", "template_stats"),
+    ("api/http/openapi_links.rs", "template_stats"),
     // `POST /v1/issuance-jobs?notify=true`: the upload's query parameter.
     ("cli/issue.rs", "notify"),
 ];

@@ -267,7 +267,7 @@ fn every_link_names_an_operation_and_fields_that_exist() {
     assert!(faults.is_empty(), "{faults:#?}");
     assert_eq!(
         count,
-        ledger::api::http::openapi::LINKS.len(),
+        ledger::api::http::openapi_links::LINKS.len(),
         "every entry of the table is a link in the document (its source answers that status)"
     );
 }

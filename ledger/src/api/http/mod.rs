@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod health;
 pub mod openapi;
+pub mod openapi_links;
 pub mod path_param;
 pub mod request_log;
 pub mod request_metrics;
