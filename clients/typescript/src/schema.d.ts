@@ -1599,11 +1599,7 @@ export interface components {
              *     same user as its decimal text).
              */
             user_id: components["schemas"]["UserId"];
-            /**
-             * @description The user's tags, as the caller knows them (at most 100, each 1
-             *     to 64 bytes): checked against `eligibility.user_tags`.
-             */
-            user_tags?: string[] | null;
+            user_tags?: string[];
         };
         ClaimPackage: {
             /**
@@ -1617,11 +1613,7 @@ export interface components {
              *     same user as its decimal text).
              */
             user_id: components["schemas"]["UserId"];
-            /**
-             * @description The user's tags, as the caller knows them (at most 100, each 1
-             *     to 64 bytes): checked against `eligibility.user_tags`.
-             */
-            user_tags?: string[] | null;
+            user_tags?: string[];
         };
         /**
          * @description A page of what the user can claim, newest templates first, with the
@@ -1751,11 +1743,8 @@ export interface components {
              *     digits; users' input matches it after NFKC and case folding.
              */
             code?: string | null;
-            /**
-             * Format: int64
-             * @description Generated codes in the batch, 1 to 100,000,000 (generated only).
-             */
-            count?: number | null;
+            /** Format: int64 */
+            count?: number;
             /**
              * Format: date-time
              * @description After it the batch's codes are refused (422); none: no end.
@@ -1764,25 +1753,14 @@ export interface components {
             kind?: null | components["schemas"]["BatchKind"];
             /** @description The package whose coupons each code gives; or `template_sn`. */
             package_sn?: string | null;
-            /**
-             * Format: int32
-             * @description Codes of this batch one user may redeem (generated); times one user
-             *     may redeem the passphrase (passphrase: 1). Default 1.
-             */
-            per_user?: number | null;
+            /** Format: int64 */
+            per_user?: number;
             /** @description The template whose coupon each code gives; or `package_sn`. */
             template_sn?: string | null;
-            /**
-             * Format: int32
-             * @description How many users may redeem the passphrase, 1 to 1,000,000 (passphrase only).
-             */
-            uses?: number | null;
-            /**
-             * Format: int32
-             * @description 1: one-use codes; N: shared codes, N uses, once per user. Default 1
-             *     (generated only).
-             */
-            uses_per_code?: number | null;
+            /** Format: int64 */
+            uses?: number;
+            /** Format: int64 */
+            uses_per_code?: number;
         };
         CreateChannel: {
             name: string;
@@ -1790,8 +1768,7 @@ export interface components {
         CreateKey: {
             name: string;
             rate_limit?: null | components["schemas"]["RateLimitBucket"];
-            /** @description `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100). */
-            scopes: string[];
+            scopes: ("orders" | "wallets:read" | "redemptions" | "reports:read")[];
         };
         CreatePackage: {
             /**
@@ -1807,12 +1784,9 @@ export interface components {
              */
             items: components["schemas"]["PackageItem"][];
             name: string;
-            /** Format: int32 */
+            /** Format: int64 */
             per_user_limit: number;
-            /**
-             * Format: int64
-             * @description Claims of the package, at least 1.
-             */
+            /** Format: int64 */
             total: number;
         };
         /** @description `POST /v1/templates` (docs/design.md §7). Amounts are strings ("20.00"). */
@@ -1832,7 +1806,7 @@ export interface components {
             /** @description `goods` | `shipping` */
             kind: components["schemas"]["Kind"];
             name: string;
-            /** Format: int32 */
+            /** Format: int64 */
             per_user_limit?: number;
             rate_limit?: null | components["schemas"]["RateLimit"];
             /** @description `restore` (default) | `reissue` */
@@ -2219,11 +2193,8 @@ export interface components {
             coupon_ids: string[];
             /** @description What the client computed; the lock is refused (422) when it differs. */
             expected_payable: components["schemas"]["Money"];
-            /**
-             * Format: int64
-             * @description Lock timeout, default 1800 s.
-             */
-            lock_ttl_seconds?: number | null;
+            /** Format: int64 */
+            lock_ttl_seconds?: number;
             order: components["schemas"]["RawOrder"];
         };
         Me: {
@@ -2314,9 +2285,12 @@ export interface components {
         };
         /** @description One item of a package: `count` coupons of a template. */
         PackageItem: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Coupons of the template per claim, at least 1.
+             */
             count: number;
-            template_sn: string;
+            template_sn: components["schemas"]["TemplateSn"];
         };
         /**
          * @description Where a package job stands.
@@ -2515,8 +2489,13 @@ export interface components {
         /** @description One order line as it arrives. */
         RawLine: {
             category: string;
+            /** @description Unique within the order. */
             line_id: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description 1 or more; the line's amount (quantity × unit price) and the
+             *     order's total within the largest amount.
+             */
             quantity: number;
             /**
              * @description The shop selling the line (a marketplace's 店铺, docs/design.md §15).
@@ -2525,7 +2504,7 @@ export interface components {
              */
             shop_id?: string | null;
             sku: string;
-            unit_price: string;
+            unit_price: components["schemas"]["Money"];
         };
         /**
          * @description An order as it arrives: `{order_id, user_id, currency, region?,
@@ -2536,7 +2515,7 @@ export interface components {
             lines: components["schemas"]["RawLine"][];
             order_id: components["schemas"]["OrderId"];
             region?: string | null;
-            shipping_fee?: string | null;
+            shipping_fee?: null | components["schemas"]["Money"];
             user_id: components["schemas"]["UserId"];
             user_tags?: string[] | null;
         };
@@ -2601,11 +2580,7 @@ export interface components {
              *     same user as its decimal text).
              */
             user_id: components["schemas"]["UserId"];
-            /**
-             * @description The user's tags, as the caller knows them (at most 100, each 1
-             *     to 64 bytes): checked against `eligibility.user_tags`.
-             */
-            user_tags?: string[] | null;
+            user_tags?: string[];
         };
         Redemption: {
             /** Format: uuid */
@@ -2712,19 +2687,16 @@ export interface components {
             revoked_at?: string | null;
         };
         Rotate: {
-            /**
-             * Format: int64
-             * @description Seconds the old key keeps working (0 to 604,800: a week).
-             */
+            /** Format: int64 */
             overlap_secs: number;
         };
         RotateSecret: {
-            /**
-             * Format: int64
-             * @description How long the replaced secret keeps verifying signatures, in seconds:
-             *     0 to 2592000 (30 days); absent: 86400 (a day).
-             */
-            overlap_secs?: number | null;
+            /** Format: int64 */
+            overlap_secs?: number;
+        };
+        RotateWebhookSecret: {
+            /** Format: int64 */
+            overlap_secs?: number;
         };
         RotatedSecret: {
             /** Format: uuid */
@@ -2959,11 +2931,8 @@ export interface components {
             eligibility?: null | components["schemas"]["Eligibility"];
             issue_window?: null | components["schemas"]["WindowChange"];
             name?: string | null;
-            /**
-             * Format: int32
-             * @description The new per-user limit: it may only be raised.
-             */
-            per_user_limit?: number | null;
+            /** Format: int64 */
+            per_user_limit?: number;
             rate_limit?: null | components["schemas"]["RateLimit"];
             remind_days_before?: null | components["schemas"]["RawRemindDays"];
             validity?: null | components["schemas"]["RawValidity"];
@@ -5132,7 +5101,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The template's sn. */
-                template: string;
+                template: components["schemas"]["TemplateSn"];
                 key?: string;
                 /**
                  * @description `true`: once the job has ended, each user it gave coupons gets one
@@ -6214,9 +6183,7 @@ export interface operations {
     read_package_job: {
         parameters: {
             query?: {
-                /** @description Coupon ids to skip (default 0). */
                 offset?: number;
-                /** @description Coupon ids to answer, 1 to 1,000 (default 1,000). */
                 limit?: number;
             };
             header?: {
@@ -7104,19 +7071,14 @@ export interface operations {
     };
     liability_report: {
         parameters: {
-            query: {
-                /**
-                 * @description RFC 3339 (`2026-11-20T16:00:00Z`), a business day (`2026-11-20`:
-                 *     its end in `LEDGER_TZ`) or `now`.
-                 */
-                as_of: string;
+            query?: {
+                as_of?: string;
                 /**
                  * @description `template` (default), `channel`, `day` or `shop` (the shop of the
                  *     coupons' template; `(platform)` for templates of no shop).
                  */
                 by?: string;
-                /** @description `json` (default) or `csv` (a download). */
-                format?: string;
+                format?: "json" | "csv";
             };
             header?: never;
             path?: never;
@@ -8195,12 +8157,7 @@ export interface operations {
         parameters: {
             query?: {
                 bucket?: "minute" | "hour" | "day";
-                /**
-                 * @description RFC 3339, rounded down to the start of its bucket. Default: the
-                 *     template's creation, or the newest 1,500 buckets when that is longer ago.
-                 */
                 from?: string;
-                /** @description RFC 3339, exclusive. Default: now. */
                 to?: string;
             };
             header?: never;
@@ -8747,7 +8704,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                uid: string;
+                uid: components["schemas"]["UserId"];
             };
             cookie?: never;
         };
@@ -8809,9 +8766,9 @@ export interface operations {
     };
     user_claimable: {
         parameters: {
-            query?: {
+            query: {
                 /** @description The channel the user would claim through. */
-                channel_id?: string;
+                channel_id: string;
                 offset?: number;
                 limit?: number;
                 /** @description The user's tags, comma-separated (at most 100, each 1 to 64 bytes). */
@@ -8822,7 +8779,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                uid: string;
+                uid: components["schemas"]["UserId"];
             };
             cookie?: never;
         };
@@ -8895,10 +8852,6 @@ export interface operations {
             query?: {
                 /** @description `unused`, `locked`, `used`, `refunded`, `expired`, `void` */
                 status?: components["schemas"]["CouponStatus"];
-                /**
-                 * @description Only coupons usable at this instant (RFC 3339): unused, effective
-                 *     and not yet expired.
-                 */
                 usable_at?: string;
                 expiring_within_days?: number;
                 sort?: "issued_at" | "expires_at" | "face_value";
@@ -8918,7 +8871,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                uid: string;
+                uid: components["schemas"]["UserId"];
             };
             cookie?: never;
         };
@@ -9709,7 +9662,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RotateSecret"];
+                "application/json": components["schemas"]["RotateWebhookSecret"];
             };
         };
         responses: {

@@ -190,8 +190,10 @@ pub struct CodeRedeemed {
 )]
 #[serde(deny_unknown_fields)]
 pub struct PackageItem {
-    #[schema(value_type = String)]
+    #[schema(value_type = crate::domain::ids::TemplateSn)]
     pub template_sn: TemplateSn,
+    /// Coupons of the template per claim, at least 1.
+    #[schema(minimum = 1)]
     pub count: i32,
 }
 

@@ -32,6 +32,7 @@ pub struct RawOrder {
     #[schema(min_items = 1)]
     pub lines: Vec<RawLine>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::domain::money::Money>)]
     pub shipping_fee: Option<String>,
 }
 
@@ -41,10 +42,16 @@ pub struct RawOrder {
 )]
 #[serde(deny_unknown_fields)]
 pub struct RawLine {
+    /// Unique within the order.
+    #[schema(min_length = 1)]
     pub line_id: String,
     pub sku: String,
     pub category: String,
+    /// 1 or more; the line's amount (quantity × unit price) and the
+    /// order's total within the largest amount.
+    #[schema(minimum = 1, maximum = 4_294_967_295_i64)]
     pub quantity: i64,
+    #[schema(value_type = crate::domain::money::Money)]
     pub unit_price: String,
     /// The shop selling the line (a marketplace's 店铺, docs/design.md §15).
     /// Absent: the platform's own, and in every order locked before lines

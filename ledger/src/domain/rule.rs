@@ -50,6 +50,7 @@ pub enum RawDiscount {
         max_off: Option<RawDecimal>,
     },
     Ladder {
+        #[schema(min_items = 1)]
         tiers: Vec<RawTier>,
     },
 }

@@ -266,3 +266,86 @@ fn the_name_lists_enumerate_what_their_parsers_take() {
         assert!(Kind::parse(refused).is_err() && Stacking::parse(refused).is_err());
     }
 }
+
+/// Timestamps and days with each part drawn from a range wider than the
+/// calendar's (month 0 to 13, day 0 to 32, hour 0 to 25, offsets to ±15
+/// hours, years 0 to 9999), so that the schema and the parser meet both
+/// kinds.
+fn timestamps() -> Vec<String> {
+    let mut state: u64 = 0x7173_0a71;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    (0..3000)
+        .map(|_| {
+            let day = format!(
+                "{:04}-{:02}-{:02}",
+                [next(10_000), 1000 + next(8000)][next(2) as usize],
+                next(14),
+                next(33)
+            );
+            let offset = match next(3) {
+                0 => "Z".to_owned(),
+                _ => format!(
+                    "{}{:02}:{:02}",
+                    ["+", "-"][next(2) as usize],
+                    next(16),
+                    next(60)
+                ),
+            };
+            let (h, m, s) = (next(26), next(61), next(62));
+            match next(4) {
+                0 => day,
+                1 => format!("{day}T{h:02}:{m:02}:{s:02}.{}{offset}", next(1_000_000)),
+                _ => format!("{day}T{h:02}:{m:02}:{s:02}{offset}"),
+            }
+        })
+        .collect()
+}
+
+/// An instant as the routes read one from text (`history::instant`,
+/// `coupons` `usable_at`).
+fn instant_parses(s: &str) -> bool {
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .and_then(|t| ledger::domain::validity::storable_instant(t.to_utc()))
+        .is_some()
+}
+
+#[test]
+fn an_instant_and_an_as_of_are_narrower_than_their_parsers() {
+    use ledger::domain::liability_report::AsOf;
+    let (instant, as_of) = (json_of(schemas::instant()), json_of(schemas::as_of()));
+    let mut taken = 0;
+    for s in timestamps() {
+        if allows(&instant, &s) {
+            assert!(instant_parses(&s), "instant: the schema allows {s:?}");
+            taken += 1;
+        }
+        if allows(&as_of, &s) {
+            assert!(AsOf::parse(&s).is_ok(), "as_of: the schema allows {s:?}");
+        }
+    }
+    assert!(taken > 100, "the timestamps met {taken} valid instants");
+    for s in [
+        "now",
+        "2026-11-20",
+        "2026-11-20T16:00:00Z",
+        "2026-11-20T16:00:00.5+08:00",
+    ] {
+        assert!(allows(&as_of, s) && AsOf::parse(s).is_ok(), "{s}");
+    }
+    for s in [
+        "",
+        "today",
+        "2026-13-01",
+        "2026-11-20T24:00:00Z",
+        "2026-11-20 16:00:00Z",
+    ] {
+        assert!(!allows(&as_of, s), "as_of: the schema allows {s:?}");
+        assert!(!allows(&instant, s), "instant: the schema allows {s:?}");
+    }
+}

@@ -39,6 +39,7 @@ from .coupon_view import CouponView
 from .create_batch import CreateBatch
 from .create_channel import CreateChannel
 from .create_key import CreateKey
+from .create_key_scopes_item import CreateKeyScopesItem
 from .create_package import CreatePackage
 from .create_template import CreateTemplate
 from .create_webhook import CreateWebhook
@@ -67,6 +68,7 @@ from .job_view import JobView
 from .key_list import KeyList
 from .kind import Kind
 from .liability_report import LiabilityReport
+from .liability_report_format import LiabilityReportFormat
 from .line_share import LineShare
 from .lock_answer import LockAnswer
 from .lock_body import LockBody
@@ -126,6 +128,7 @@ from .replay_range import ReplayRange
 from .revoked import Revoked
 from .rotate import Rotate
 from .rotate_secret import RotateSecret
+from .rotate_webhook_secret import RotateWebhookSecret
 from .rotated_secret import RotatedSecret
 from .row import Row
 from .stacking import Stacking
@@ -195,6 +198,7 @@ __all__ = (
     "CreateChannel",
     "CreatedChannel",
     "CreateKey",
+    "CreateKeyScopesItem",
     "CreatePackage",
     "CreateTemplate",
     "CreateWebhook",
@@ -222,6 +226,7 @@ __all__ = (
     "KeyList",
     "Kind",
     "LiabilityReport",
+    "LiabilityReportFormat",
     "LineShare",
     "LockAnswer",
     "LockBody",
@@ -282,6 +287,7 @@ __all__ = (
     "Rotate",
     "RotatedSecret",
     "RotateSecret",
+    "RotateWebhookSecret",
     "Row",
     "Stacking",
     "TagRuleType0",

@@ -28,14 +28,13 @@ class ClaimPackage:
             new_user (bool | None | Unset): Whether the caller vouches the user is new, for
                 `eligibility.new_users_only` (absent: not known to be new).
             region (str | Unset):
-            user_tags (list[str] | None | Unset): The user's tags, as the caller knows them (at most 100, each 1
-                to 64 bytes): checked against `eligibility.user_tags`.
+            user_tags (list[str] | Unset):
      """
 
     user_id: str
     new_user: bool | None | Unset = UNSET
     region: str | Unset = UNSET
-    user_tags: list[str] | None | Unset = UNSET
+    user_tags: list[str] | Unset = UNSET
 
 
 
@@ -52,15 +51,11 @@ class ClaimPackage:
 
         region = self.region
 
-        user_tags: list[str] | None | Unset
-        if isinstance(self.user_tags, Unset):
-            user_tags = UNSET
-        elif isinstance(self.user_tags, list):
+        user_tags: list[str] | Unset = UNSET
+        if not isinstance(self.user_tags, Unset):
             user_tags = self.user_tags
 
 
-        else:
-            user_tags = self.user_tags
 
 
         field_dict: dict[str, Any] = {}
@@ -96,22 +91,7 @@ class ClaimPackage:
 
         region = d.pop("region", UNSET)
 
-        def _parse_user_tags(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                user_tags_type_0 = cast(list[str], data)
-
-                return user_tags_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        user_tags = _parse_user_tags(d.pop("user_tags", UNSET))
+        user_tags = cast(list[str], d.pop("user_tags", UNSET))
 
 
         claim_package = cls(

@@ -28,27 +28,25 @@ class CreateBatch:
         Attributes:
             code (None | str | Unset): The passphrase (passphrase only): 2 to 32 letters (any script) or
                 digits; users' input matches it after NFKC and case folding.
-            count (int | None | Unset): Generated codes in the batch, 1 to 100,000,000 (generated only).
+            count (int | Unset):
             expires_at (datetime.datetime | None | Unset): After it the batch's codes are refused (422); none: no end.
             kind (BatchKind | None | Unset):
             package_sn (None | str | Unset): The package whose coupons each code gives; or `template_sn`.
-            per_user (int | None | Unset): Codes of this batch one user may redeem (generated); times one user
-                may redeem the passphrase (passphrase: 1). Default 1.
+            per_user (int | Unset):
             template_sn (None | str | Unset): The template whose coupon each code gives; or `package_sn`.
-            uses (int | None | Unset): How many users may redeem the passphrase, 1 to 1,000,000 (passphrase only).
-            uses_per_code (int | None | Unset): 1: one-use codes; N: shared codes, N uses, once per user. Default 1
-                (generated only).
+            uses (int | Unset):
+            uses_per_code (int | Unset):
      """
 
     code: None | str | Unset = UNSET
-    count: int | None | Unset = UNSET
+    count: int | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     kind: BatchKind | None | Unset = UNSET
     package_sn: None | str | Unset = UNSET
-    per_user: int | None | Unset = UNSET
+    per_user: int | Unset = UNSET
     template_sn: None | str | Unset = UNSET
-    uses: int | None | Unset = UNSET
-    uses_per_code: int | None | Unset = UNSET
+    uses: int | Unset = UNSET
+    uses_per_code: int | Unset = UNSET
 
 
 
@@ -61,11 +59,7 @@ class CreateBatch:
         else:
             code = self.code
 
-        count: int | None | Unset
-        if isinstance(self.count, Unset):
-            count = UNSET
-        else:
-            count = self.count
+        count = self.count
 
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
@@ -89,11 +83,7 @@ class CreateBatch:
         else:
             package_sn = self.package_sn
 
-        per_user: int | None | Unset
-        if isinstance(self.per_user, Unset):
-            per_user = UNSET
-        else:
-            per_user = self.per_user
+        per_user = self.per_user
 
         template_sn: None | str | Unset
         if isinstance(self.template_sn, Unset):
@@ -101,17 +91,9 @@ class CreateBatch:
         else:
             template_sn = self.template_sn
 
-        uses: int | None | Unset
-        if isinstance(self.uses, Unset):
-            uses = UNSET
-        else:
-            uses = self.uses
+        uses = self.uses
 
-        uses_per_code: int | None | Unset
-        if isinstance(self.uses_per_code, Unset):
-            uses_per_code = UNSET
-        else:
-            uses_per_code = self.uses_per_code
+        uses_per_code = self.uses_per_code
 
 
         field_dict: dict[str, Any] = {}
@@ -154,15 +136,7 @@ class CreateBatch:
         code = _parse_code(d.pop("code", UNSET))
 
 
-        def _parse_count(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        count = _parse_count(d.pop("count", UNSET))
-
+        count = d.pop("count", UNSET)
 
         def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -214,15 +188,7 @@ class CreateBatch:
         package_sn = _parse_package_sn(d.pop("package_sn", UNSET))
 
 
-        def _parse_per_user(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        per_user = _parse_per_user(d.pop("per_user", UNSET))
-
+        per_user = d.pop("per_user", UNSET)
 
         def _parse_template_sn(data: object) -> None | str | Unset:
             if data is None:
@@ -234,25 +200,9 @@ class CreateBatch:
         template_sn = _parse_template_sn(d.pop("template_sn", UNSET))
 
 
-        def _parse_uses(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
+        uses = d.pop("uses", UNSET)
 
-        uses = _parse_uses(d.pop("uses", UNSET))
-
-
-        def _parse_uses_per_code(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        uses_per_code = _parse_uses_per_code(d.pop("uses_per_code", UNSET))
-
+        uses_per_code = d.pop("uses_per_code", UNSET)
 
         create_batch = cls(
             code=code,

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.create_key_scopes_item import CreateKeyScopesItem
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -27,12 +28,12 @@ class CreateKey:
     """ 
         Attributes:
             name (str):
-            scopes (list[str]): `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100).
+            scopes (list[CreateKeyScopesItem]):
             rate_limit (None | RateLimitBucket | Unset):
      """
 
     name: str
-    scopes: list[str]
+    scopes: list[CreateKeyScopesItem]
     rate_limit: None | RateLimitBucket | Unset = UNSET
 
 
@@ -43,7 +44,10 @@ class CreateKey:
         from ..models.rate_limit_bucket import RateLimitBucket # noqa: PLC0415
         name = self.name
 
-        scopes = self.scopes
+        scopes = []
+        for scopes_item_data in self.scopes:
+            scopes_item = scopes_item_data.value
+            scopes.append(scopes_item)
 
 
 
@@ -75,7 +79,14 @@ class CreateKey:
         d = dict(src_dict)
         name = d.pop("name")
 
-        scopes = cast(list[str], d.pop("scopes"))
+        scopes = []
+        _scopes = d.pop("scopes")
+        for scopes_item_data in (_scopes):
+            scopes_item = CreateKeyScopesItem(scopes_item_data)
+
+
+
+            scopes.append(scopes_item)
 
 
         def _parse_rate_limit(data: object) -> None | RateLimitBucket | Unset:

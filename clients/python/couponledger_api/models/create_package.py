@@ -33,7 +33,7 @@ class CreatePackage:
                 runs as a job (202).
             name (str):
             per_user_limit (int):
-            total (int): Claims of the package, at least 1.
+            total (int):
             channels (list[UUID] | Unset): Channels that may claim it (at most 100 here; more by
                 `POST /v1/packages/{sn}/channels`). None: no channel may, until one
                 is allowed, as for a template.

@@ -26,8 +26,9 @@ class RawLine:
 
         Attributes:
             category (str):
-            line_id (str):
-            quantity (int):
+            line_id (str): Unique within the order.
+            quantity (int): 1 or more; the line's amount (quantity × unit price) and the
+                order's total within the largest amount.
             sku (str):
             unit_price (str):
             shop_id (None | str | Unset): The shop selling the line (a marketplace's 店铺, docs/design.md §15).

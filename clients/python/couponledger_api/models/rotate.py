@@ -22,7 +22,7 @@ T = TypeVar("T", bound="Rotate")
 class Rotate:
     """ 
         Attributes:
-            overlap_secs (int): Seconds the old key keeps working (0 to 604,800: a week).
+            overlap_secs (int):
      """
 
     overlap_secs: int

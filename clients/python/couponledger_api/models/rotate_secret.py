@@ -9,7 +9,6 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..types import UNSET, Unset
-from typing import cast
 
 
 
@@ -24,22 +23,17 @@ T = TypeVar("T", bound="RotateSecret")
 class RotateSecret:
     """ 
         Attributes:
-            overlap_secs (int | None | Unset): How long the replaced secret keeps verifying signatures, in seconds:
-                0 to 2592000 (30 days); absent: 86400 (a day).
+            overlap_secs (int | Unset):
      """
 
-    overlap_secs: int | None | Unset = UNSET
+    overlap_secs: int | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        overlap_secs: int | None | Unset
-        if isinstance(self.overlap_secs, Unset):
-            overlap_secs = UNSET
-        else:
-            overlap_secs = self.overlap_secs
+        overlap_secs = self.overlap_secs
 
 
         field_dict: dict[str, Any] = {}
@@ -56,15 +50,7 @@ class RotateSecret:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        def _parse_overlap_secs(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        overlap_secs = _parse_overlap_secs(d.pop("overlap_secs", UNSET))
-
+        overlap_secs = d.pop("overlap_secs", UNSET)
 
         rotate_secret = cls(
             overlap_secs=overlap_secs,

@@ -39,7 +39,7 @@ class UpdateTemplate:
             eligibility (Eligibility | None | Unset):
             issue_window (None | Unset | WindowChange):
             name (None | str | Unset):
-            per_user_limit (int | None | Unset): The new per-user limit: it may only be raised.
+            per_user_limit (int | Unset):
             rate_limit (None | RateLimit | Unset):
             remind_days_before (int | list[int] | None | Unset):
             validity (None | RawValidityType0 | RawValidityType1 | Unset):
@@ -50,7 +50,7 @@ class UpdateTemplate:
     eligibility: Eligibility | None | Unset = UNSET
     issue_window: None | Unset | WindowChange = UNSET
     name: None | str | Unset = UNSET
-    per_user_limit: int | None | Unset = UNSET
+    per_user_limit: int | Unset = UNSET
     rate_limit: None | RateLimit | Unset = UNSET
     remind_days_before: int | list[int] | None | Unset = UNSET
     validity: None | RawValidityType0 | RawValidityType1 | Unset = UNSET
@@ -102,11 +102,7 @@ class UpdateTemplate:
         else:
             name = self.name
 
-        per_user_limit: int | None | Unset
-        if isinstance(self.per_user_limit, Unset):
-            per_user_limit = UNSET
-        else:
-            per_user_limit = self.per_user_limit
+        per_user_limit = self.per_user_limit
 
         rate_limit: dict[str, Any] | None | Unset
         if isinstance(self.rate_limit, Unset):
@@ -253,15 +249,7 @@ class UpdateTemplate:
         name = _parse_name(d.pop("name", UNSET))
 
 
-        def _parse_per_user_limit(data: object) -> int | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(int | None | Unset, data)
-
-        per_user_limit = _parse_per_user_limit(d.pop("per_user_limit", UNSET))
-
+        per_user_limit = d.pop("per_user_limit", UNSET)
 
         def _parse_rate_limit(data: object) -> None | RateLimit | Unset:
             if data is None:

@@ -10,14 +10,53 @@
 //! the patterns against the parsers.
 
 use strum::VariantArray;
-use utoipa::openapi::schema::{ObjectBuilder, SchemaFormat, Type};
-use utoipa::openapi::{KnownFormat, Object};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaFormat, Type};
+use utoipa::openapi::{Array, KnownFormat, Object};
 
 use crate::domain::names;
 
 /// No NUL anywhere: the one rule every text the API takes shares
 /// (`extract.rs`: Postgres cannot store a NUL).
 pub const NO_NUL: &str = "^[^\\u0000]*$";
+
+/// An RFC 3339 instant of years 1000 to 8999 (an offset cannot carry it
+/// out of 1 to 9999) with a second that is not a
+/// leap second (`validity::storable_instant`), as a pattern narrower than
+/// chrono's parser: a day of a month is 01 to 28 (every month has them),
+/// an offset at most ±13:59.
+const INSTANT: &str = "[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])\
+    T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?\
+    (Z|[+-](0[0-9]|1[0-3]):[0-5][0-9])";
+/// A business day (`2026-11-20`), as narrow as [`INSTANT`]'s date.
+const DAY: &str = "[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])";
+
+/// An RFC 3339 instant, as the routes that read one as text check it.
+pub fn instant() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+        .pattern(Some(format!("^{INSTANT}$")))
+        .build()
+}
+
+/// The liability report's `as_of`: an instant, a business day or `now`
+/// (`reports::as_of`).
+pub fn as_of() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!("^({INSTANT}|{DAY}|now)$")))
+        .build()
+}
+
+/// An app key's scopes: 1 to `MAX_SCOPES` of the known names.
+pub fn scopes() -> Array {
+    use crate::domain::key_scope::{KeyScope, MAX_SCOPES};
+    ArrayBuilder::new()
+        .items(one_of::<KeyScope>())
+        .min_items(Some(1))
+        .max_items(Some(MAX_SCOPES))
+        .build()
+}
 
 /// A list's `offset`: 0 or more (`extract::page_bounds`).
 pub fn offset() -> Object {
@@ -31,6 +70,12 @@ pub fn offset() -> Object {
 /// A list's `limit`: 1 to the list's own `MAX` (`extract::page_bounds`).
 pub fn limit<const MAX: i64>() -> Object {
     integer(1, MAX)
+}
+
+/// An integer from `MIN` to `MAX`, for `schema_with` (a field's range
+/// from the constants its check uses).
+pub fn range<const MIN: i64, const MAX: i64>() -> Object {
+    integer(MIN, MAX)
 }
 
 /// An integer from `min` to `max`.
@@ -88,6 +133,32 @@ pub fn name<const MAX: usize>() -> Object {
         .min_length(Some(1))
         .max_length(Some(MAX))
         .pattern(Some("^[^\\s\\u0000]([^\\u0000]*[^\\s\\u0000])?$"))
+        .build()
+}
+
+/// A user's tags as a claim or quote carries them: at most
+/// `eligibility::MAX_TAGS`, each 1 to `MAX_NAME_LEN` bytes
+/// (`UserFacts::parse`; visible ASCII, so that characters are bytes).
+pub fn tags() -> Array {
+    use crate::domain::eligibility::{MAX_NAME_LEN, MAX_TAGS};
+    ArrayBuilder::new()
+        .items(visible::<1, MAX_NAME_LEN>())
+        .max_items(Some(MAX_TAGS))
+        .build()
+}
+
+/// The coupons a lock or quote names: 1 to `MAX_COUPONS_PER_ORDER`, none
+/// twice (`orders::validate_coupon_ids`).
+pub fn coupon_ids() -> Array {
+    use crate::commands::coupons::MAX_COUPONS_PER_ORDER;
+    let uuid = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)));
+    ArrayBuilder::new()
+        .items(uuid)
+        .min_items(Some(1))
+        .max_items(Some(MAX_COUPONS_PER_ORDER))
+        .unique_items(true)
         .build()
 }
 

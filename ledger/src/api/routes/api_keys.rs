@@ -40,6 +40,7 @@ pub struct CreateKey {
     /// in events and the audit.
     pub name: String,
     /// `orders`, `wallets:read`, `redemptions`, `reports:read` (1 to 100).
+    #[schema(schema_with = crate::api::http::schemas::scopes)]
     pub scopes: Vec<String>,
     /// The key's own request rate, per server (a token bucket: `per_second`
     /// and `burst`, each 1 to 1,000,000); absent: none. Past it: 429.
@@ -187,6 +188,7 @@ pub async fn read(
 #[serde(deny_unknown_fields)]
 pub struct Rotate {
     /// Seconds the old key keeps working (0 to 604,800: a week).
+    #[schema(schema_with = crate::api::http::schemas::range::<0, MAX_OVERLAP_SECS>)]
     pub overlap_secs: i64,
 }
 

@@ -25,6 +25,7 @@ use crate::queries::claimable::{self, Asker, ClaimablePage, MAX_PAGE};
 #[serde(deny_unknown_fields)]
 pub struct ClaimableQuery {
     /// The channel the user would claim through.
+    #[param(required = true, value_type = Uuid)]
     pub channel_id: Option<String>,
     /// Default 0.
     #[param(schema_with = crate::api::http::schemas::offset)]

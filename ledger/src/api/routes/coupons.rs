@@ -50,6 +50,7 @@ pub struct CouponIdPath {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct UserPath {
+    #[param(value_type = crate::domain::ids::UserId)]
     pub uid: String,
 }
 
@@ -138,6 +139,7 @@ pub struct PageQuery {
     pub status: Option<String>,
     /// Only coupons usable at this instant (RFC 3339): unused, effective
     /// and not yet expired.
+    #[param(schema_with = crate::api::http::schemas::instant)]
     pub usable_at: Option<String>,
     /// Only unused coupons expiring from now to this many days ahead (1 to 366).
     #[param(schema_with = wallet_order::within_days_schema)]

@@ -33,8 +33,10 @@ pub struct HistoryQuery {
     pub bucket: Option<String>,
     /// RFC 3339, rounded down to the start of its bucket. Default: the
     /// template's creation, or the newest 1,500 buckets when that is longer ago.
+    #[param(schema_with = crate::api::http::schemas::instant)]
     pub from: Option<String>,
     /// RFC 3339, exclusive. Default: now.
+    #[param(schema_with = crate::api::http::schemas::instant)]
     pub to: Option<String>,
 }
 

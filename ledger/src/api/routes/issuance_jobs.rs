@@ -28,13 +28,15 @@ use crate::domain::user_file::{FileError, FileFormat};
 use crate::queries;
 use crate::queries::issuance_jobs::{self as jobs, JobView, ReportLine};
 
-const MAX_KEY_LEN: usize = 128;
+/// A job's key is an Idempotency-Key (the header names the job first).
+const MAX_KEY_LEN: usize = crate::exactly_once::idempotency::MAX_KEY_LEN;
 
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct UploadQuery {
     /// The template's sn.
+    #[param(value_type = crate::domain::ids::TemplateSn)]
     pub template: String,
     /// Names the job (like `Idempotency-Key`, which wins when both are given).
     #[param(schema_with = crate::api::http::schemas::visible::<1, MAX_KEY_LEN>)]
@@ -241,8 +243,9 @@ pub(super) fn job_key(headers: &HeaderMap, query: Option<&str>) -> Result<String
     let key = key.unwrap_or_else(|| Uuid::now_v7().to_string());
     let ok =
         !key.is_empty() && key.len() <= MAX_KEY_LEN && key.bytes().all(|b| b.is_ascii_graphic());
-    ok.then_some(key)
-        .ok_or_else(|| ApiError::bad_request("key: 1 to 128 visible ASCII characters"))
+    ok.then_some(key).ok_or_else(|| {
+        ApiError::bad_request(format!("key: 1 to {MAX_KEY_LEN} visible ASCII characters"))
+    })
 }
 
 /// The template exists (404) and issues now (422).

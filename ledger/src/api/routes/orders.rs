@@ -151,11 +151,13 @@ pub async fn quote(
 #[serde(deny_unknown_fields)]
 pub struct LockBody {
     pub order: RawOrder,
+    #[schema(schema_with = crate::api::http::schemas::coupon_ids)]
     pub coupon_ids: Vec<Uuid>,
     /// What the client computed; the lock is refused (422) when it differs.
     #[schema(value_type = Money)]
     pub expected_payable: String,
-    /// Lock timeout, default 1800 s.
+    /// Lock timeout in seconds, 1 to 86,400; default 1800.
+    #[schema(schema_with = crate::api::http::schemas::range::<1, MAX_LOCK_TTL_SECS>)]
     pub lock_ttl_seconds: Option<i64>,
 }
 

@@ -171,8 +171,10 @@ pub struct JobId {
 #[into_params(parameter_in = Query)]
 pub struct CouponPage {
     /// Coupon ids to skip (default 0).
+    #[param(schema_with = crate::api::http::schemas::offset)]
     pub offset: Option<i64>,
     /// Coupon ids to answer, 1 to 1,000 (default 1,000).
+    #[param(schema_with = crate::api::http::schemas::limit::<{ jobs::MAX_COUPON_PAGE }>)]
     pub limit: Option<i64>,
 }
 

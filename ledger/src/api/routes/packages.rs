@@ -51,9 +51,13 @@ pub struct CreatePackage {
     pub name: String,
     /// 1 to 20 items; 1 to 10,000 coupons in all. A claim of more than 100
     /// runs as a job (202).
+    #[schema(min_items = 1, max_items = 20)]
     pub items: Vec<PackageItem>,
     /// Claims of the package, at least 1.
+    #[schema(schema_with = crate::api::http::schemas::range::<1, { i64::MAX }>)]
     pub total: i64,
+    /// Claims one user may make, at least 1.
+    #[schema(schema_with = crate::api::http::schemas::range::<1, { i32::MAX as i64 }>)]
     pub per_user_limit: i32,
     pub issue_window: IssueWindowView,
     /// Channels that may claim it (at most 100 here; more by

@@ -48,6 +48,7 @@ const IMMUTABLE: &[&str] = &[
 /// campaign's window, per-user limit and validity (docs/design.md §15).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(min_properties = 1)]
 pub struct UpdateTemplate {
     pub name: Option<String>,
     /// A number of days or a list of distinct numbers (each 0 to 365), or
@@ -75,6 +76,7 @@ pub struct UpdateTemplate {
     /// and not into the past.
     pub issue_window: Option<WindowChange>,
     /// The new per-user limit: it may only be raised.
+    #[schema(schema_with = crate::api::http::schemas::range::<1, { i32::MAX as i64 }>)]
     pub per_user_limit: Option<i32>,
     /// The validity of coupons issued from now on (as at create); coupons
     /// already issued keep theirs.

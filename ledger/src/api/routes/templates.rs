@@ -60,8 +60,12 @@ pub struct CreateTemplate {
     pub issue_window: IssueWindow,
     /// `{"type": "absolute", "begin", "end"}` or `{"type": "relative", "begin_days", "end_days"}`
     pub validity: RawValidity,
+    /// Coupons the template may issue in all, 0 or more.
+    #[schema(schema_with = crate::api::http::schemas::range::<0, { i64::MAX }>)]
     pub total: i64,
+    /// Coupons one user may hold from it, at least 1 (default 1).
     #[serde(default = "one")]
+    #[schema(schema_with = crate::api::http::schemas::range::<1, { i32::MAX as i64 }>)]
     pub per_user_limit: i32,
     /// `exclusive` | `stackable`
     #[schema(value_type = Stacking)]

@@ -26,6 +26,7 @@ macro_rules! user_facts_body {
             pub user_id: $crate::domain::ids::UserId,
             /// The user's tags, as the caller knows them (at most 100, each 1
             /// to 64 bytes): checked against `eligibility.user_tags`.
+            #[schema(schema_with = $crate::api::http::schemas::tags)]
             pub user_tags: Option<Vec<String>>,
             /// The user's region (1 to 64 bytes), for `eligibility.regions`.
             #[schema(schema_with = $crate::api::http::schemas::visible::<1, { $crate::domain::eligibility::MAX_NAME_LEN }>)]

@@ -38,7 +38,7 @@ pub struct WebhookSettings {
 pub struct CreateWebhook {
     /// `https://` and a public host (unless private addresses are allowed);
     /// at most 2,048 characters.
-    #[schema(max_length = 2048)]
+    #[schema(max_length = 2048, pattern = "^https://[^\\s/?#@]+(/[^\\s#]*)?$")]
     pub url: String,
     /// `["*"]` for every event type, or event type names (each known).
     #[schema(min_items = 1)]
@@ -178,7 +178,7 @@ pub async fn read(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChangeWebhook {
-    #[schema(max_length = 2048)]
+    #[schema(max_length = 2048, pattern = "^https://[^\\s/?#@]+(/[^\\s#]*)?$")]
     pub url: Option<String>,
     #[schema(min_items = 1)]
     pub event_types: Option<Vec<String>>,
@@ -285,17 +285,17 @@ async fn set_enabled(
 
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct RotateSecret {
+pub struct RotateWebhookSecret {
     /// Seconds the old secret keeps signing beside the new one (0 to
     /// 604,800; absent: a day), so receivers can switch without a gap.
-    #[schema(minimum = 0, maximum = 604800)]
+    #[schema(schema_with = crate::api::http::schemas::range::<0, MAX_OVERLAP_SECS>)]
     pub overlap_secs: Option<i64>,
 }
 
 /// A new signing secret; during the overlap each delivery carries a
 /// `v1=` signature by each secret.
 #[utoipa::path(post, path = "/v1/webhooks/{id}/secret", operation_id = "rotate_webhook_secret",
-    tag = "webhooks", params(WebhookPath), request_body = RotateSecret,
+    tag = "webhooks", params(WebhookPath), request_body = RotateWebhookSecret,
     security(("admin" = [])),
     responses((status = 200, body = WebhookSecret),
         (status = 400, body = ErrorBody, description = "overlap_secs out of range"),
@@ -304,7 +304,7 @@ pub async fn rotate(
     State(state): State<AppState>,
     ctx: Ctx,
     ApiPath(id): ApiPath<Uuid>,
-    body: ApiJson<RotateSecret>,
+    body: ApiJson<RotateWebhookSecret>,
 ) -> Result<Response, ApiError> {
     let secs = body.value.overlap_secs.unwrap_or(DEFAULT_OVERLAP_SECS);
     if !(0..=MAX_OVERLAP_SECS).contains(&secs) {

@@ -12,13 +12,14 @@ from ...models.claimable_page import ClaimablePage
 from ...models.error_body import ErrorBody
 from ...types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 
 
 
 def _get_kwargs(
     uid: str,
     *,
-    channel_id: str | Unset = UNSET,
+    channel_id: UUID,
     offset: int | Unset = UNSET,
     limit: int | Unset = UNSET,
     user_tags: str | Unset = UNSET,
@@ -32,7 +33,8 @@ def _get_kwargs(
 
     params: dict[str, Any] = {}
 
-    params["channel_id"] = channel_id
+    json_channel_id = str(channel_id)
+    params["channel_id"] = json_channel_id
 
     params["offset"] = offset
 
@@ -128,7 +130,7 @@ def sync_detailed(
     uid: str,
     *,
     client: AuthenticatedClient,
-    channel_id: str | Unset = UNSET,
+    channel_id: UUID,
     offset: int | Unset = UNSET,
     limit: int | Unset = UNSET,
     user_tags: str | Unset = UNSET,
@@ -144,7 +146,7 @@ def sync_detailed(
 
     Args:
         uid (str):
-        channel_id (str | Unset):
+        channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
         user_tags (str | Unset):
@@ -181,7 +183,7 @@ def sync(
     uid: str,
     *,
     client: AuthenticatedClient,
-    channel_id: str | Unset = UNSET,
+    channel_id: UUID,
     offset: int | Unset = UNSET,
     limit: int | Unset = UNSET,
     user_tags: str | Unset = UNSET,
@@ -197,7 +199,7 @@ def sync(
 
     Args:
         uid (str):
-        channel_id (str | Unset):
+        channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
         user_tags (str | Unset):
@@ -229,7 +231,7 @@ async def asyncio_detailed(
     uid: str,
     *,
     client: AuthenticatedClient,
-    channel_id: str | Unset = UNSET,
+    channel_id: UUID,
     offset: int | Unset = UNSET,
     limit: int | Unset = UNSET,
     user_tags: str | Unset = UNSET,
@@ -245,7 +247,7 @@ async def asyncio_detailed(
 
     Args:
         uid (str):
-        channel_id (str | Unset):
+        channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
         user_tags (str | Unset):
@@ -282,7 +284,7 @@ async def asyncio(
     uid: str,
     *,
     client: AuthenticatedClient,
-    channel_id: str | Unset = UNSET,
+    channel_id: UUID,
     offset: int | Unset = UNSET,
     limit: int | Unset = UNSET,
     user_tags: str | Unset = UNSET,
@@ -298,7 +300,7 @@ async def asyncio(
 
     Args:
         uid (str):
-        channel_id (str | Unset):
+        channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
         user_tags (str | Unset):

@@ -15,6 +15,7 @@ from ...models.user_coupons_sort import UserCouponsSort
 from ...models.wallet_page import WalletPage
 from ...types import UNSET, Unset
 from typing import cast
+import datetime
 
 
 
@@ -22,7 +23,7 @@ def _get_kwargs(
     uid: str,
     *,
     status: CouponStatus | Unset = UNSET,
-    usable_at: str | Unset = UNSET,
+    usable_at: datetime.datetime | Unset = UNSET,
     expiring_within_days: int | Unset = UNSET,
     sort: UserCouponsSort | Unset = UNSET,
     order: UserCouponsOrder | Unset = UNSET,
@@ -44,7 +45,10 @@ def _get_kwargs(
 
     params["status"] = json_status
 
-    params["usable_at"] = usable_at
+    json_usable_at: str | Unset = UNSET
+    if not isinstance(usable_at, Unset):
+        json_usable_at = usable_at.isoformat()
+    params["usable_at"] = json_usable_at
 
     params["expiring_within_days"] = expiring_within_days
 
@@ -146,7 +150,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
-    usable_at: str | Unset = UNSET,
+    usable_at: datetime.datetime | Unset = UNSET,
     expiring_within_days: int | Unset = UNSET,
     sort: UserCouponsSort | Unset = UNSET,
     order: UserCouponsOrder | Unset = UNSET,
@@ -164,7 +168,7 @@ def sync_detailed(
         uid (str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
-        usable_at (str | Unset):
+        usable_at (datetime.datetime | Unset):
         expiring_within_days (int | Unset):
         sort (UserCouponsSort | Unset):
         order (UserCouponsOrder | Unset):
@@ -207,7 +211,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
-    usable_at: str | Unset = UNSET,
+    usable_at: datetime.datetime | Unset = UNSET,
     expiring_within_days: int | Unset = UNSET,
     sort: UserCouponsSort | Unset = UNSET,
     order: UserCouponsOrder | Unset = UNSET,
@@ -225,7 +229,7 @@ def sync(
         uid (str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
-        usable_at (str | Unset):
+        usable_at (datetime.datetime | Unset):
         expiring_within_days (int | Unset):
         sort (UserCouponsSort | Unset):
         order (UserCouponsOrder | Unset):
@@ -263,7 +267,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
-    usable_at: str | Unset = UNSET,
+    usable_at: datetime.datetime | Unset = UNSET,
     expiring_within_days: int | Unset = UNSET,
     sort: UserCouponsSort | Unset = UNSET,
     order: UserCouponsOrder | Unset = UNSET,
@@ -281,7 +285,7 @@ async def asyncio_detailed(
         uid (str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
-        usable_at (str | Unset):
+        usable_at (datetime.datetime | Unset):
         expiring_within_days (int | Unset):
         sort (UserCouponsSort | Unset):
         order (UserCouponsOrder | Unset):
@@ -324,7 +328,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
-    usable_at: str | Unset = UNSET,
+    usable_at: datetime.datetime | Unset = UNSET,
     expiring_within_days: int | Unset = UNSET,
     sort: UserCouponsSort | Unset = UNSET,
     order: UserCouponsOrder | Unset = UNSET,
@@ -342,7 +346,7 @@ async def asyncio(
         uid (str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
-        usable_at (str | Unset):
+        usable_at (datetime.datetime | Unset):
         expiring_within_days (int | Unset):
         sort (UserCouponsSort | Unset):
         order (UserCouponsOrder | Unset):

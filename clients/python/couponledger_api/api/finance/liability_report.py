@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_body import ErrorBody
 from ...models.liability_report import LiabilityReport
+from ...models.liability_report_format import LiabilityReportFormat
 from ...types import UNSET, Unset
 from typing import cast
 
@@ -17,9 +18,9 @@ from typing import cast
 
 def _get_kwargs(
     *,
-    as_of: str,
+    as_of: str | Unset = UNSET,
     by: str | Unset = UNSET,
-    format_: str | Unset = UNSET,
+    format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -32,7 +33,11 @@ def _get_kwargs(
 
     params["by"] = by
 
-    params["format"] = format_
+    json_format_: str | Unset = UNSET
+    if not isinstance(format_, Unset):
+        json_format_ = format_.value
+
+    params["format"] = json_format_
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -110,18 +115,18 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    as_of: str,
+    as_of: str | Unset = UNSET,
     by: str | Unset = UNSET,
-    format_: str | Unset = UNSET,
+    format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> Response[ErrorBody | LiabilityReport]:
     """ What the ledger owed and what its coupons cost as of an instant, from
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str):
+        as_of (str | Unset):
         by (str | Unset):
-        format_ (str | Unset):
+        format_ (LiabilityReportFormat | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -148,18 +153,18 @@ format_=format_,
 def sync(
     *,
     client: AuthenticatedClient,
-    as_of: str,
+    as_of: str | Unset = UNSET,
     by: str | Unset = UNSET,
-    format_: str | Unset = UNSET,
+    format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> ErrorBody | LiabilityReport | None:
     """ What the ledger owed and what its coupons cost as of an instant, from
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str):
+        as_of (str | Unset):
         by (str | Unset):
-        format_ (str | Unset):
+        format_ (LiabilityReportFormat | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -181,18 +186,18 @@ format_=format_,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    as_of: str,
+    as_of: str | Unset = UNSET,
     by: str | Unset = UNSET,
-    format_: str | Unset = UNSET,
+    format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> Response[ErrorBody | LiabilityReport]:
     """ What the ledger owed and what its coupons cost as of an instant, from
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str):
+        as_of (str | Unset):
         by (str | Unset):
-        format_ (str | Unset):
+        format_ (LiabilityReportFormat | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,18 +224,18 @@ format_=format_,
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    as_of: str,
+    as_of: str | Unset = UNSET,
     by: str | Unset = UNSET,
-    format_: str | Unset = UNSET,
+    format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> ErrorBody | LiabilityReport | None:
     """ What the ledger owed and what its coupons cost as of an instant, from
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str):
+        as_of (str | Unset):
         by (str | Unset):
-        format_ (str | Unset):
+        format_ (LiabilityReportFormat | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

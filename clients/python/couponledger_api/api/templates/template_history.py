@@ -13,6 +13,7 @@ from ...models.template_history import TemplateHistory
 from ...models.template_history_bucket import TemplateHistoryBucket
 from ...types import UNSET, Unset
 from typing import cast
+import datetime
 
 
 
@@ -20,8 +21,8 @@ def _get_kwargs(
     sn: str,
     *,
     bucket: TemplateHistoryBucket | Unset = UNSET,
-    from_: str | Unset = UNSET,
-    to: str | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -36,9 +37,15 @@ def _get_kwargs(
 
     params["bucket"] = json_bucket
 
-    params["from"] = from_
+    json_from_: str | Unset = UNSET
+    if not isinstance(from_, Unset):
+        json_from_ = from_.isoformat()
+    params["from"] = json_from_
 
-    params["to"] = to
+    json_to: str | Unset = UNSET
+    if not isinstance(to, Unset):
+        json_to = to.isoformat()
+    params["to"] = json_to
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -125,8 +132,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     bucket: TemplateHistoryBucket | Unset = UNSET,
-    from_: str | Unset = UNSET,
-    to: str | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 
 ) -> Response[ErrorBody | TemplateHistory]:
     """ A template's coupons over time: per bucket, how many were issued and
@@ -137,8 +144,8 @@ def sync_detailed(
     Args:
         sn (str):
         bucket (TemplateHistoryBucket | Unset):
-        from_ (str | Unset):
-        to (str | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -168,8 +175,8 @@ def sync(
     *,
     client: AuthenticatedClient,
     bucket: TemplateHistoryBucket | Unset = UNSET,
-    from_: str | Unset = UNSET,
-    to: str | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 
 ) -> ErrorBody | TemplateHistory | None:
     """ A template's coupons over time: per bucket, how many were issued and
@@ -180,8 +187,8 @@ def sync(
     Args:
         sn (str):
         bucket (TemplateHistoryBucket | Unset):
-        from_ (str | Unset):
-        to (str | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,8 +213,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     bucket: TemplateHistoryBucket | Unset = UNSET,
-    from_: str | Unset = UNSET,
-    to: str | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 
 ) -> Response[ErrorBody | TemplateHistory]:
     """ A template's coupons over time: per bucket, how many were issued and
@@ -218,8 +225,8 @@ async def asyncio_detailed(
     Args:
         sn (str):
         bucket (TemplateHistoryBucket | Unset):
-        from_ (str | Unset):
-        to (str | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -249,8 +256,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     bucket: TemplateHistoryBucket | Unset = UNSET,
-    from_: str | Unset = UNSET,
-    to: str | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 
 ) -> ErrorBody | TemplateHistory | None:
     """ A template's coupons over time: per bucket, how many were issued and
@@ -261,8 +268,8 @@ async def asyncio(
     Args:
         sn (str):
         bucket (TemplateHistoryBucket | Unset):
-        from_ (str | Unset):
-        to (str | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

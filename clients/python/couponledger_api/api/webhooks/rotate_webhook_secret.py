@@ -9,7 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.error_body import ErrorBody
-from ...models.rotate_secret import RotateSecret
+from ...models.rotate_webhook_secret import RotateWebhookSecret
 from ...models.webhook_secret import WebhookSecret
 from ...types import UNSET, Unset
 from typing import cast
@@ -20,7 +20,7 @@ from uuid import UUID
 def _get_kwargs(
     id: UUID,
     *,
-    body: RotateSecret,
+    body: RotateWebhookSecret,
     idempotency_key: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 
@@ -142,7 +142,7 @@ def sync_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RotateSecret,
+    body: RotateWebhookSecret,
     idempotency_key: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 
@@ -154,7 +154,7 @@ def sync_detailed(
         id (UUID):
         idempotency_key (str | Unset):
         x_request_id (str | Unset):
-        body (RotateSecret):
+        body (RotateWebhookSecret):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,7 +183,7 @@ def sync(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RotateSecret,
+    body: RotateWebhookSecret,
     idempotency_key: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 
@@ -195,7 +195,7 @@ def sync(
         id (UUID):
         idempotency_key (str | Unset):
         x_request_id (str | Unset):
-        body (RotateSecret):
+        body (RotateWebhookSecret):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,7 +219,7 @@ async def asyncio_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RotateSecret,
+    body: RotateWebhookSecret,
     idempotency_key: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 
@@ -231,7 +231,7 @@ async def asyncio_detailed(
         id (UUID):
         idempotency_key (str | Unset):
         x_request_id (str | Unset):
-        body (RotateSecret):
+        body (RotateWebhookSecret):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -260,7 +260,7 @@ async def asyncio(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: RotateSecret,
+    body: RotateWebhookSecret,
     idempotency_key: str | Unset = UNSET,
     x_request_id: str | Unset = UNSET,
 
@@ -272,7 +272,7 @@ async def asyncio(
         id (UUID):
         idempotency_key (str | Unset):
         x_request_id (str | Unset):
-        body (RotateSecret):
+        body (RotateWebhookSecret):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

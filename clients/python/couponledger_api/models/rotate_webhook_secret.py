@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+T = TypeVar("T", bound="RotateWebhookSecret")
+
+
+
+@_attrs_define
+class RotateWebhookSecret:
+    """ 
+        Attributes:
+            overlap_secs (int | Unset):
+     """
+
+    overlap_secs: int | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        overlap_secs = self.overlap_secs
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+        })
+        if overlap_secs is not UNSET:
+            field_dict["overlap_secs"] = overlap_secs
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        overlap_secs = d.pop("overlap_secs", UNSET)
+
+        rotate_webhook_secret = cls(
+            overlap_secs=overlap_secs,
+        )
+
+        return rotate_webhook_secret
+
