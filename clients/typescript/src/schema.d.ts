@@ -3587,6 +3587,7 @@ export interface operations {
                 to?: string;
                 /** @description After this position (the `next_after` of the page before). */
                 after?: number;
+                /** @description 1 to 500; default 100. */
                 limit?: number;
             };
             header?: never;
@@ -4355,7 +4356,9 @@ export interface operations {
                 template_sn?: components["schemas"]["TemplateSn"];
                 /** @description Only the batches giving this package. */
                 package_sn?: components["schemas"]["PackageSn"];
+                /** @description Default 0. */
                 offset?: number;
+                /** @description 1 to 200, default 50. */
                 limit?: number;
             };
             header?: never;
@@ -4611,6 +4614,7 @@ export interface operations {
     code_batch_codes: {
         parameters: {
             query?: {
+                /** @description `text` (one code a line, default) or `csv` (`serial,code`). */
                 format?: "text" | "csv";
             };
             header?: never;
@@ -4785,6 +4789,10 @@ export interface operations {
     read_coupon: {
         parameters: {
             query?: {
+                /**
+                 * @description The user the app asks for: another user's coupon answers 404, the
+                 *     same as a missing one. Absent: any user's.
+                 */
                 user_id?: components["schemas"]["UserId"];
             };
             header?: never;
@@ -4861,6 +4869,10 @@ export interface operations {
     coupon_events: {
         parameters: {
             query?: {
+                /**
+                 * @description The user the app asks for: another user's coupon answers 404, the
+                 *     same as a missing one. Absent: any user's.
+                 */
                 user_id?: components["schemas"]["UserId"];
             };
             header?: never;
@@ -5033,10 +5045,13 @@ export interface operations {
     list_issuance_jobs: {
         parameters: {
             query?: {
+                /** @description Only the jobs of this template (its sn). */
                 template?: string;
                 /** @description One of the job statuses. */
                 status?: components["schemas"]["JobStatus"];
+                /** @description Jobs to skip (default 0; below 0 reads as 0). */
                 offset?: number;
+                /** @description Jobs to answer, default 50; read as 1 to 200. */
                 limit?: number;
             };
             header?: never;
@@ -5102,6 +5117,7 @@ export interface operations {
             query: {
                 /** @description The template's sn. */
                 template: components["schemas"]["TemplateSn"];
+                /** @description Names the job (like `Idempotency-Key`, which wins when both are given). */
                 key?: string;
                 /**
                  * @description `true`: once the job has ended, each user it gave coupons gets one
@@ -6183,7 +6199,9 @@ export interface operations {
     read_package_job: {
         parameters: {
             query?: {
+                /** @description Coupon ids to skip (default 0). */
                 offset?: number;
+                /** @description Coupon ids to answer, 1 to 1,000 (default 1,000). */
                 limit?: number;
             };
             header?: {
@@ -6268,7 +6286,9 @@ export interface operations {
             query?: {
                 /** @description `draft`, `active` or `stopped`. */
                 status?: components["schemas"]["PackageStatus"];
+                /** @description Default 0. */
                 offset?: number;
+                /** @description 1 to 200, default 50. */
                 limit?: number;
             };
             header?: never;
@@ -7071,13 +7091,18 @@ export interface operations {
     };
     liability_report: {
         parameters: {
-            query?: {
-                as_of?: string;
+            query: {
+                /**
+                 * @description RFC 3339 (`2026-11-20T16:00:00Z`), a business day (`2026-11-20`:
+                 *     its end in `LEDGER_TZ`) or `now`.
+                 */
+                as_of: string;
                 /**
                  * @description `template` (default), `channel`, `day` or `shop` (the shop of the
                  *     coupons' template; `(platform)` for templates of no shop).
                  */
-                by?: string;
+                by?: "template" | "channel" | "day" | "shop";
+                /** @description `json` (default) or `csv` (a download). */
                 format?: "json" | "csv";
             };
             header?: never;
@@ -7144,7 +7169,9 @@ export interface operations {
             query?: {
                 /** @description `draft`, `active`, `stopped` or `void`. */
                 status?: components["schemas"]["TemplateStatus"];
+                /** @description Default 0. */
                 offset?: number;
+                /** @description 1 to 200, default 50. */
                 limit?: number;
             };
             header?: never;
@@ -8156,8 +8183,14 @@ export interface operations {
     template_history: {
         parameters: {
             query?: {
+                /** @description `minute`, `hour` (default) or `day`, cut in the business time zone. */
                 bucket?: "minute" | "hour" | "day";
+                /**
+                 * @description RFC 3339, rounded down to the start of its bucket. Default: the
+                 *     template's creation, or the newest 1,500 buckets when that is longer ago.
+                 */
                 from?: string;
+                /** @description RFC 3339, exclusive. Default: now. */
                 to?: string;
             };
             header?: never;
@@ -8700,6 +8733,7 @@ export interface operations {
     user_balance: {
         parameters: {
             query?: {
+                /** @description 1 to 366 days, default 3. */
                 expiring_within_days?: number;
             };
             header?: never;
@@ -8769,10 +8803,13 @@ export interface operations {
             query: {
                 /** @description The channel the user would claim through. */
                 channel_id: string;
+                /** @description Default 0. */
                 offset?: number;
+                /** @description 1 to 200, default 50. */
                 limit?: number;
                 /** @description The user's tags, comma-separated (at most 100, each 1 to 64 bytes). */
                 user_tags?: string;
+                /** @description The user's region. */
                 region?: string;
                 /** @description Whether the user is new (for templates for new users only). */
                 new_user?: boolean;
@@ -8852,16 +8889,25 @@ export interface operations {
             query?: {
                 /** @description `unused`, `locked`, `used`, `refunded`, `expired`, `void` */
                 status?: components["schemas"]["CouponStatus"];
+                /**
+                 * @description Only coupons usable at this instant (RFC 3339): unused, effective
+                 *     and not yet expired.
+                 */
                 usable_at?: string;
+                /** @description Only unused coupons expiring from now to this many days ahead (1 to 366). */
                 expiring_within_days?: number;
+                /** @description `issued_at` (default), `expires_at` or `face_value`; ties by coupon id. */
                 sort?: "issued_at" | "expires_at" | "face_value";
+                /** @description `asc` (default) or `desc`. */
                 order?: "asc" | "desc";
                 /**
                  * @description The previous page's `next_after`: the page after it, however the
                  *     wallet changed meanwhile (keyset paging). Not with `offset`.
                  */
                 after?: string;
+                /** @description Older paging: how many matching coupons to skip. Not with `after`. */
                 offset?: number;
+                /** @description 1 to 200, default 50. */
                 limit?: number;
                 /**
                  * @description Also the coupons that ended long ago and were archived

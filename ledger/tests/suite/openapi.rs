@@ -365,3 +365,28 @@ fn shops_are_documented_on_lines_templates_scopes_and_the_report() {
     let description = by["description"].as_str().unwrap();
     assert!(description.contains("`shop`"), "{description}");
 }
+
+/// Every query parameter says what it is, and `as_of` is required: a
+/// parameter's schema built by a function (`schema_with`) loses both in
+/// utoipa 5, which is why they are `value_type`s (`schemas::Offset`…).
+#[test]
+fn every_query_parameter_is_described() {
+    let doc = document();
+    let mut undescribed = Vec::new();
+    for (path, method, op) in operations(&doc) {
+        for p in op["parameters"].as_array().into_iter().flatten() {
+            let described = p["description"].as_str().is_some_and(|d| !d.is_empty());
+            if p["in"] == "query" && !described {
+                undescribed.push(format!("{method} {path} {}", p["name"]));
+            }
+        }
+    }
+    assert!(undescribed.is_empty(), "{undescribed:#?}");
+    let liability = &doc["paths"]["/v1/reports/liability"]["get"]["parameters"];
+    let as_of = liability
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "as_of");
+    assert_eq!(as_of.unwrap()["required"], true);
+}

@@ -68,6 +68,7 @@ from .job_view import JobView
 from .key_list import KeyList
 from .kind import Kind
 from .liability_report import LiabilityReport
+from .liability_report_by import LiabilityReportBy
 from .liability_report_format import LiabilityReportFormat
 from .line_share import LineShare
 from .lock_answer import LockAnswer
@@ -226,6 +227,7 @@ __all__ = (
     "KeyList",
     "Kind",
     "LiabilityReport",
+    "LiabilityReportBy",
     "LiabilityReportFormat",
     "LineShare",
     "LockAnswer",

@@ -11,9 +11,71 @@
 
 use strum::VariantArray;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaFormat, Type};
-use utoipa::openapi::{Array, KnownFormat, Object};
+use utoipa::openapi::{Array, KnownFormat, Object, RefOr, Schema};
 
 use crate::domain::names;
+
+/// Types that stand for a query parameter's schema, for
+/// `#[param(value_type = Option<schemas::Offset>, inline)]`: utoipa 5 drops
+/// a parameter's doc comment and its `required` when the schema comes
+/// from `schema_with`, and keeps both for a `value_type`.
+macro_rules! param_schemas {
+    ($($(#[$doc:meta])* $name:ident => $schema:expr;)*) => {$(
+        $(#[$doc])*
+        pub struct $name;
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                $schema.into()
+            }
+        }
+        impl utoipa::ToSchema for $name {}
+    )*};
+}
+
+param_schemas! {
+    /// [`offset`].
+    Offset => offset();
+    /// The templates', packages' and code batches' lists' `limit`.
+    TemplatePageLimit => limit::<{ crate::queries::templates::MAX_PAGE }>();
+    /// The audit of actions' `limit`.
+    ActionPageLimit => limit::<{ crate::queries::actions::MAX_PAGE }>();
+    /// The claimable list's `limit`.
+    ClaimablePageLimit => limit::<{ crate::queries::claimable::MAX_PAGE }>();
+    /// A wallet's `limit`.
+    WalletPageLimit => limit::<{ crate::queries::wallet::MAX_PAGE }>();
+    /// A package job's page of coupon ids: `limit`.
+    JobCouponPageLimit => limit::<{ crate::queries::package_jobs::MAX_COUPON_PAGE }>();
+    /// [`instant`].
+    Instant => instant();
+    /// [`as_of`].
+    AsOf => as_of();
+    /// An upload's job key: as long as an Idempotency-Key.
+    JobKey => visible::<1, { crate::exactly_once::idempotency::MAX_KEY_LEN }>();
+    /// A region, as eligibility names one.
+    Region => visible::<1, { crate::domain::eligibility::MAX_NAME_LEN }>();
+    /// A wallet's `sort`.
+    WalletSortName => one_of::<crate::domain::wallet_order::WalletSort>();
+    /// A wallet's `order`.
+    SortOrderName => one_of::<crate::domain::wallet_order::SortOrder>();
+    /// A history's `bucket`.
+    BucketName => one_of::<crate::domain::history::Bucket>();
+    /// A liability report's `by`.
+    ByName => one_of::<crate::domain::liability::By>();
+    /// `expiring_within_days` (`wallet_order::within_days`).
+    WithinDays => crate::domain::wallet_order::within_days_schema();
+    /// A download's `format`: `json` or `csv`.
+    JsonOrCsv => names(&["json", "csv"]);
+    /// A batch's codes' `format`: `text` or `csv`.
+    TextOrCsv => names(&["text", "csv"]);
+}
+
+/// One of `names`.
+fn names(names: &[&str]) -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(names.iter().copied()))
+        .build()
+}
 
 /// No NUL anywhere: the one rule every text the API takes shares
 /// (`extract.rs`: Postgres cannot store a NUL).

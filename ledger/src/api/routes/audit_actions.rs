@@ -32,7 +32,7 @@ pub struct ActionsQuery {
     /// After this position (the `next_after` of the page before).
     pub after: Option<i64>,
     /// 1 to 500; default 100.
-    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::ActionPageLimit>, inline)]
     pub limit: Option<i64>,
 }
 

@@ -28,15 +28,15 @@ pub struct ClaimableQuery {
     #[param(required = true, value_type = Uuid)]
     pub channel_id: Option<String>,
     /// Default 0.
-    #[param(schema_with = crate::api::http::schemas::offset)]
+    #[param(value_type = Option<crate::api::http::schemas::Offset>, inline)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
-    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::ClaimablePageLimit>, inline)]
     pub limit: Option<i64>,
     /// The user's tags, comma-separated (at most 100, each 1 to 64 bytes).
     pub user_tags: Option<String>,
     /// The user's region.
-    #[param(schema_with = crate::api::http::schemas::visible::<1, { crate::domain::eligibility::MAX_NAME_LEN }>)]
+    #[param(value_type = Option<crate::api::http::schemas::Region>, inline)]
     pub region: Option<String>,
     /// Whether the user is new (for templates for new users only).
     pub new_user: Option<bool>,

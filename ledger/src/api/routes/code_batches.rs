@@ -295,10 +295,10 @@ pub struct ListQuery {
     #[param(value_type = Option<PackageSn>)]
     pub package_sn: Option<String>,
     /// Default 0.
-    #[param(schema_with = crate::api::http::schemas::offset)]
+    #[param(value_type = Option<crate::api::http::schemas::Offset>, inline)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
-    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::TemplatePageLimit>, inline)]
     pub limit: Option<i64>,
 }
 
@@ -403,16 +403,8 @@ pub async fn stop(
 #[serde(deny_unknown_fields)]
 pub struct CodesQuery {
     /// `text` (one code a line, default) or `csv` (`serial,code`).
-    #[param(schema_with = codes_format)]
+    #[param(value_type = Option<crate::api::http::schemas::TextOrCsv>, inline)]
     pub format: Option<String>,
-}
-
-/// The formats of a batch's codes (what `codes` matches).
-fn codes_format() -> utoipa::openapi::Object {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::Type::String)
-        .enum_values(Some(["text", "csv"]))
-        .build()
 }
 
 /// The batch's codes, streamed in serial order (recomputed from the

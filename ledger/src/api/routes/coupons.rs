@@ -33,6 +33,8 @@ use crate::queries::wallet::{self, MAX_PAGE, WalletFilter, WalletPage, WalletPag
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct Owner {
+    /// The user the app asks for: another user's coupon answers 404, the
+    /// same as a missing one. Absent: any user's.
     #[param(value_type = Option<UserId>)]
     pub user_id: Option<String>,
 }
@@ -139,25 +141,25 @@ pub struct PageQuery {
     pub status: Option<String>,
     /// Only coupons usable at this instant (RFC 3339): unused, effective
     /// and not yet expired.
-    #[param(schema_with = crate::api::http::schemas::instant)]
+    #[param(value_type = Option<crate::api::http::schemas::Instant>, inline)]
     pub usable_at: Option<String>,
     /// Only unused coupons expiring from now to this many days ahead (1 to 366).
-    #[param(schema_with = wallet_order::within_days_schema)]
+    #[param(value_type = Option<crate::api::http::schemas::WithinDays>, inline)]
     pub expiring_within_days: Option<i64>,
     /// `issued_at` (default), `expires_at` or `face_value`; ties by coupon id.
-    #[param(schema_with = crate::api::http::schemas::one_of::<WalletSort>)]
+    #[param(value_type = Option<crate::api::http::schemas::WalletSortName>, inline)]
     pub sort: Option<String>,
     /// `asc` (default) or `desc`.
-    #[param(schema_with = crate::api::http::schemas::one_of::<SortOrder>)]
+    #[param(value_type = Option<crate::api::http::schemas::SortOrderName>, inline)]
     pub order: Option<String>,
     /// The previous page's `next_after`: the page after it, however the
     /// wallet changed meanwhile (keyset paging). Not with `offset`.
     pub after: Option<String>,
     /// Older paging: how many matching coupons to skip. Not with `after`.
-    #[param(schema_with = crate::api::http::schemas::offset)]
+    #[param(value_type = Option<crate::api::http::schemas::Offset>, inline)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
-    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::WalletPageLimit>, inline)]
     pub limit: Option<i64>,
     /// Also the coupons that ended long ago and were archived
     /// (`LEDGER_ARCHIVE_AFTER_DAYS`); default false.

@@ -29,14 +29,14 @@ use crate::queries::templates::created_at;
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
     /// `minute`, `hour` (default) or `day`, cut in the business time zone.
-    #[param(schema_with = crate::api::http::schemas::one_of::<Bucket>)]
+    #[param(value_type = Option<crate::api::http::schemas::BucketName>, inline)]
     pub bucket: Option<String>,
     /// RFC 3339, rounded down to the start of its bucket. Default: the
     /// template's creation, or the newest 1,500 buckets when that is longer ago.
-    #[param(schema_with = crate::api::http::schemas::instant)]
+    #[param(value_type = Option<crate::api::http::schemas::Instant>, inline)]
     pub from: Option<String>,
     /// RFC 3339, exclusive. Default: now.
-    #[param(schema_with = crate::api::http::schemas::instant)]
+    #[param(value_type = Option<crate::api::http::schemas::Instant>, inline)]
     pub to: Option<String>,
 }
 

@@ -39,7 +39,7 @@ pub struct UploadQuery {
     #[param(value_type = crate::domain::ids::TemplateSn)]
     pub template: String,
     /// Names the job (like `Idempotency-Key`, which wins when both are given).
-    #[param(schema_with = crate::api::http::schemas::visible::<1, MAX_KEY_LEN>)]
+    #[param(value_type = Option<crate::api::http::schemas::JobKey>, inline)]
     pub key: Option<String>,
     /// `true`: once the job has ended, each user it gave coupons gets one
     /// `CouponsGranted` message on `coupon.notifications` listing them
@@ -322,11 +322,14 @@ pub async fn cancel(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// Only the jobs of this template (its sn).
     pub template: Option<String>,
     /// One of the job statuses.
     #[param(value_type = Option<IssuanceJobStatus>)]
     pub status: Option<String>,
+    /// Jobs to skip (default 0; below 0 reads as 0).
     pub offset: Option<i64>,
+    /// Jobs to answer, default 50; read as 1 to 200.
     pub limit: Option<i64>,
 }
 

@@ -171,10 +171,10 @@ pub struct JobId {
 #[into_params(parameter_in = Query)]
 pub struct CouponPage {
     /// Coupon ids to skip (default 0).
-    #[param(schema_with = crate::api::http::schemas::offset)]
+    #[param(value_type = Option<crate::api::http::schemas::Offset>, inline)]
     pub offset: Option<i64>,
     /// Coupon ids to answer, 1 to 1,000 (default 1,000).
-    #[param(schema_with = crate::api::http::schemas::limit::<{ jobs::MAX_COUPON_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::JobCouponPageLimit>, inline)]
     pub limit: Option<i64>,
 }
 

@@ -27,7 +27,7 @@ use crate::queries::wallet::{self, ExpiringSoon};
 #[serde(deny_unknown_fields)]
 pub struct BalanceQuery {
     /// 1 to 366 days, default 3.
-    #[param(schema_with = crate::domain::wallet_order::within_days_schema)]
+    #[param(value_type = Option<crate::api::http::schemas::WithinDays>, inline)]
     pub expiring_within_days: Option<i64>,
 }
 

@@ -26,22 +26,15 @@ use crate::queries::names::{channel_names, template_names};
 pub struct LiabilityQuery {
     /// RFC 3339 (`2026-11-20T16:00:00Z`), a business day (`2026-11-20`:
     /// its end in `LEDGER_TZ`) or `now`.
-    #[param(schema_with = crate::api::http::schemas::as_of)]
+    #[param(value_type = crate::api::http::schemas::AsOf, inline)]
     pub as_of: String,
     /// `template` (default), `channel`, `day` or `shop` (the shop of the
     /// coupons' template; `(platform)` for templates of no shop).
+    #[param(value_type = Option<crate::api::http::schemas::ByName>, inline)]
     pub by: Option<String>,
     /// `json` (default) or `csv` (a download).
-    #[param(schema_with = report_format)]
+    #[param(value_type = Option<crate::api::http::schemas::JsonOrCsv>, inline)]
     pub format: Option<String>,
-}
-
-/// A report's `format`: `json` or `csv`.
-fn report_format() -> utoipa::openapi::Object {
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::Type::String)
-        .enum_values(Some(["json", "csv"]))
-        .build()
 }
 
 /// The report: one row per group, then the total.

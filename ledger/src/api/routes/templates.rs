@@ -284,10 +284,10 @@ pub struct ListQuery {
     #[param(value_type = Option<TemplateStatus>)]
     pub status: Option<String>,
     /// Default 0.
-    #[param(schema_with = crate::api::http::schemas::offset)]
+    #[param(value_type = Option<crate::api::http::schemas::Offset>, inline)]
     pub offset: Option<i64>,
     /// 1 to 200, default 50.
-    #[param(schema_with = crate::api::http::schemas::limit::<{ MAX_PAGE }>)]
+    #[param(value_type = Option<crate::api::http::schemas::TemplatePageLimit>, inline)]
     pub limit: Option<i64>,
 }
 

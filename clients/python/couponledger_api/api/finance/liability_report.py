@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.error_body import ErrorBody
 from ...models.liability_report import LiabilityReport
+from ...models.liability_report_by import LiabilityReportBy
 from ...models.liability_report_format import LiabilityReportFormat
 from ...types import UNSET, Unset
 from typing import cast
@@ -18,8 +19,8 @@ from typing import cast
 
 def _get_kwargs(
     *,
-    as_of: str | Unset = UNSET,
-    by: str | Unset = UNSET,
+    as_of: str,
+    by: LiabilityReportBy | Unset = UNSET,
     format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> dict[str, Any]:
@@ -31,7 +32,11 @@ def _get_kwargs(
 
     params["as_of"] = as_of
 
-    params["by"] = by
+    json_by: str | Unset = UNSET
+    if not isinstance(by, Unset):
+        json_by = by.value
+
+    params["by"] = json_by
 
     json_format_: str | Unset = UNSET
     if not isinstance(format_, Unset):
@@ -115,8 +120,8 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    as_of: str | Unset = UNSET,
-    by: str | Unset = UNSET,
+    as_of: str,
+    by: LiabilityReportBy | Unset = UNSET,
     format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> Response[ErrorBody | LiabilityReport]:
@@ -124,8 +129,8 @@ def sync_detailed(
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str | Unset):
-        by (str | Unset):
+        as_of (str):
+        by (LiabilityReportBy | Unset):
         format_ (LiabilityReportFormat | Unset):
 
     Raises:
@@ -153,8 +158,8 @@ format_=format_,
 def sync(
     *,
     client: AuthenticatedClient,
-    as_of: str | Unset = UNSET,
-    by: str | Unset = UNSET,
+    as_of: str,
+    by: LiabilityReportBy | Unset = UNSET,
     format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> ErrorBody | LiabilityReport | None:
@@ -162,8 +167,8 @@ def sync(
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str | Unset):
-        by (str | Unset):
+        as_of (str):
+        by (LiabilityReportBy | Unset):
         format_ (LiabilityReportFormat | Unset):
 
     Raises:
@@ -186,8 +191,8 @@ format_=format_,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    as_of: str | Unset = UNSET,
-    by: str | Unset = UNSET,
+    as_of: str,
+    by: LiabilityReportBy | Unset = UNSET,
     format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> Response[ErrorBody | LiabilityReport]:
@@ -195,8 +200,8 @@ async def asyncio_detailed(
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str | Unset):
-        by (str | Unset):
+        as_of (str):
+        by (LiabilityReportBy | Unset):
         format_ (LiabilityReportFormat | Unset):
 
     Raises:
@@ -224,8 +229,8 @@ format_=format_,
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    as_of: str | Unset = UNSET,
-    by: str | Unset = UNSET,
+    as_of: str,
+    by: LiabilityReportBy | Unset = UNSET,
     format_: LiabilityReportFormat | Unset = UNSET,
 
 ) -> ErrorBody | LiabilityReport | None:
@@ -233,8 +238,8 @@ async def asyncio(
     the events alone (the same numbers as `ledger report liability`).
 
     Args:
-        as_of (str | Unset):
-        by (str | Unset):
+        as_of (str):
+        by (LiabilityReportBy | Unset):
         format_ (LiabilityReportFormat | Unset):
 
     Raises:
