@@ -1534,7 +1534,7 @@ export interface components {
          */
         ChangeWebhook: {
             description?: string | null;
-            event_types?: string[] | null;
+            event_types?: "*"[] | ("TemplateCreated" | "TemplateActivated" | "TemplateStopped" | "TemplateVoided" | "TemplateQuotaRaised" | "TemplateChannelAllowed" | "TemplateUpdated" | "ChannelCreated" | "CouponIssued" | "CouponLocked" | "CouponUnlocked" | "CouponUsed" | "CouponRestored" | "CouponRefunded" | "CouponExpired" | "CouponVoided" | "OrderLocked" | "OrderConfirmed" | "OrderCancelled" | "OrderReleased" | "OrderRefunded" | "CodeBatchCreated" | "CodeBatchStopped" | "CodeRedeemed" | "PackageCreated" | "PackageActivated" | "PackageStopped" | "PackageClaimed" | "PackageChannelAllowed" | "ChannelDisabled" | "ChannelEnabled" | "ChannelSecretRotated" | "TemplateChannelRemoved" | "TemplateAllowListAdded" | "TemplateAllowListRemoved" | "TemplateIssueWindowChanged" | "TemplatePerUserLimitRaised" | "TemplateValidityChanged" | "ApiKeyCreated" | "ApiKeyRotated" | "ApiKeyRevoked" | "PackageClaimReserved" | "PackageClaimReleased" | "TemplateBudgetRaised")[];
             /** Format: int32 */
             retry_hours?: number | null;
             url?: string | null;
@@ -1738,11 +1738,7 @@ export interface components {
             user_id: string;
         };
         CreateBatch: {
-            /**
-             * @description The passphrase (passphrase only): 2 to 32 letters (any script) or
-             *     digits; users' input matches it after NFKC and case folding.
-             */
-            code?: string | null;
+            code?: string;
             /** Format: int64 */
             count?: number;
             /**
@@ -1830,8 +1826,7 @@ export interface components {
         };
         CreateWebhook: {
             description?: string | null;
-            /** @description `["*"]` for every event type, or event type names (each known). */
-            event_types: string[];
+            event_types: "*"[] | ("TemplateCreated" | "TemplateActivated" | "TemplateStopped" | "TemplateVoided" | "TemplateQuotaRaised" | "TemplateChannelAllowed" | "TemplateUpdated" | "ChannelCreated" | "CouponIssued" | "CouponLocked" | "CouponUnlocked" | "CouponUsed" | "CouponRestored" | "CouponRefunded" | "CouponExpired" | "CouponVoided" | "OrderLocked" | "OrderConfirmed" | "OrderCancelled" | "OrderReleased" | "OrderRefunded" | "CodeBatchCreated" | "CodeBatchStopped" | "CodeRedeemed" | "PackageCreated" | "PackageActivated" | "PackageStopped" | "PackageClaimed" | "PackageChannelAllowed" | "ChannelDisabled" | "ChannelEnabled" | "ChannelSecretRotated" | "TemplateChannelRemoved" | "TemplateAllowListAdded" | "TemplateAllowListRemoved" | "TemplateIssueWindowChanged" | "TemplatePerUserLimitRaised" | "TemplateValidityChanged" | "ApiKeyCreated" | "ApiKeyRotated" | "ApiKeyRevoked" | "PackageClaimReserved" | "PackageClaimReleased" | "TemplateBudgetRaised")[];
             /**
              * Format: int32
              * @description Hours a delivery is retried before it is `failed` (1 to 168; absent:
@@ -2285,10 +2280,7 @@ export interface components {
         };
         /** @description One item of a package: `count` coupons of a template. */
         PackageItem: {
-            /**
-             * Format: int32
-             * @description Coupons of the template per claim, at least 1.
-             */
+            /** Format: int32 */
             count: number;
             template_sn: components["schemas"]["TemplateSn"];
         };
@@ -2453,32 +2445,30 @@ export interface components {
              */
             per_second: number;
         };
+        /** @example 0.15 */
+        RateText: string;
         /** @description A budget as a request gives it: amounts written as strings. */
         RawBudget: {
-            /**
-             * @description The most they may cost per business day (`LEDGER_TZ`); absent: no
-             *     daily cap. At most `total`.
-             */
-            daily?: string | null;
+            daily?: null | components["schemas"]["Money"];
             /** @description The most the template's coupons may cost in all, e.g. `"1000.00"`. */
-            total: string;
+            total: components["schemas"]["Money"];
         };
         /** @description The `discount` object of a template as it arrives (docs/design.md §7). */
         RawDiscount: {
-            amount: string;
-            threshold: string;
+            amount: components["schemas"]["Money"];
+            threshold: components["schemas"]["Money"];
             /** @enum {string} */
             type: "fixed_off";
         } | {
-            amount: string;
-            max_off?: string | null;
-            step: string;
+            amount: components["schemas"]["Money"];
+            max_off?: null | components["schemas"]["Money"];
+            step: components["schemas"]["Money"];
             /** @enum {string} */
             type: "per_threshold_off";
         } | {
-            max_off?: string | null;
-            rate_off: string;
-            threshold?: string | null;
+            max_off?: null | components["schemas"]["Money"];
+            rate_off: components["schemas"]["RateText"];
+            threshold?: null | components["schemas"]["Money"];
             /** @enum {string} */
             type: "rate";
         } | {
@@ -2489,20 +2479,10 @@ export interface components {
         /** @description One order line as it arrives. */
         RawLine: {
             category: string;
-            /** @description Unique within the order. */
             line_id: string;
-            /**
-             * Format: int64
-             * @description 1 or more; the line's amount (quantity × unit price) and the
-             *     order's total within the largest amount.
-             */
+            /** Format: int64 */
             quantity: number;
-            /**
-             * @description The shop selling the line (a marketplace's 店铺, docs/design.md §15).
-             *     Absent: the platform's own, and in every order locked before lines
-             *     had shops (the stored `OrderLocked` keeps the line as it came).
-             */
-            shop_id?: string | null;
+            shop_id?: null | components["schemas"]["ShopId"];
             sku: string;
             unit_price: components["schemas"]["Money"];
         };
@@ -2519,7 +2499,6 @@ export interface components {
             user_id: components["schemas"]["UserId"];
             user_tags?: string[] | null;
         };
-        /** @description `remind_days_before` as it arrives: one number or a list of numbers. */
         RawRemindDays: number | number[];
         /** @description One `use_scope` entry as it arrives: `{"kind": "category", "values": [...]}`. */
         RawScopeEntry: {
@@ -2532,8 +2511,8 @@ export interface components {
         };
         /** @description One tier of a raw ladder. */
         RawTier: {
-            amount: string;
-            threshold: string;
+            amount: components["schemas"]["Money"];
+            threshold: components["schemas"]["Money"];
         };
         /** @description The `validity` object of a template as it arrives. */
         RawValidity: {
@@ -2922,20 +2901,34 @@ export interface components {
          *     campaign's window, per-user limit and validity (docs/design.md §15).
          */
         UpdateTemplate: {
-            budget?: null | components["schemas"]["RawBudget"];
+            /**
+             * @description The budget's new amounts (docs/design.md §15, "Budgets"): `total`
+             *     and `daily` may only rise (409 `budget_not_raised`); `daily` left out
+             *     keeps the day's cap. Only a template created with a budget has one.
+             */
+            budget?: components["schemas"]["RawBudget"];
             /**
              * @description The text apps show (at most 1,000 characters), or null (or "") to
              *     remove it.
              */
             description?: string | null;
             eligibility?: null | components["schemas"]["Eligibility"];
-            issue_window?: null | components["schemas"]["WindowChange"];
-            name?: string | null;
+            /**
+             * @description When claims are open: either end, or both. The end may move either
+             *     way but not into the past; the begin only while it is still ahead,
+             *     and not into the past.
+             */
+            issue_window?: components["schemas"]["WindowChange"];
+            name?: string;
             /** Format: int64 */
             per_user_limit?: number;
             rate_limit?: null | components["schemas"]["RateLimit"];
             remind_days_before?: null | components["schemas"]["RawRemindDays"];
-            validity?: null | components["schemas"]["RawValidity"];
+            /**
+             * @description The validity of coupons issued from now on (as at create); coupons
+             *     already issued keep theirs.
+             */
+            validity?: components["schemas"]["RawValidity"];
         };
         /**
          * @description A user's balance: the projection's counts and face values by status,
@@ -3577,9 +3570,12 @@ export interface operations {
     audit_actions: {
         parameters: {
             query?: {
-                /** @description An operator's name. */
+                /** @description An operator's name (at most 64 characters). */
                 operator?: string;
-                /** @description An app key's id or name (`service` for the service token). */
+                /**
+                 * @description An app key's id or name (`service` for the service token; at most
+                 *     64 characters).
+                 */
                 api_key?: string;
                 /** @description From this instant (RFC 3339), included. */
                 from?: string;
@@ -5712,12 +5708,7 @@ export interface operations {
     quote_order: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Optional: the same key with the same request answers as the first time; with another request, 422. 1 to 255 visible ASCII characters. */
-                "Idempotency-Key"?: string;
-                /** @description Optional correlation id (at most 128 characters), recorded in the events. */
-                "X-Request-Id"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5780,15 +5771,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The Idempotency-Key was used with another request. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Too many wrong tokens from this address within a minute: retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5814,7 +5796,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The caller's order id (1 to 128 characters). */
+                /** @description The caller's order id (1 to 128 visible ASCII characters). */
                 order_id: components["schemas"]["OrderId"];
             };
             cookie?: never;
@@ -5894,7 +5876,7 @@ export interface operations {
                 "X-Request-Id"?: string;
             };
             path: {
-                /** @description The caller's order id (1 to 128 characters). */
+                /** @description The caller's order id (1 to 128 visible ASCII characters). */
                 order_id: components["schemas"]["OrderId"];
             };
             cookie?: never;
@@ -5991,7 +5973,7 @@ export interface operations {
                 "X-Request-Id"?: string;
             };
             path: {
-                /** @description The caller's order id (1 to 128 characters). */
+                /** @description The caller's order id (1 to 128 visible ASCII characters). */
                 order_id: components["schemas"]["OrderId"];
             };
             cookie?: never;
@@ -6088,7 +6070,7 @@ export interface operations {
                 "X-Request-Id"?: string;
             };
             path: {
-                /** @description The caller's order id (1 to 128 characters). */
+                /** @description The caller's order id (1 to 128 visible ASCII characters). */
                 order_id: components["schemas"]["OrderId"];
             };
             cookie?: never;
@@ -7118,6 +7100,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LiabilityReport"];
+                    "text/csv": string;
                 };
             };
             400: {
@@ -9351,7 +9334,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description an unknown status, a limit out of range */
+            /** @description an unknown status, a limit or before out of range */
             400: {
                 headers: {
                     [name: string]: unknown;

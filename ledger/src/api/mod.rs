@@ -223,6 +223,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     check_every_route_has_a_rule(&doc);
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
     utoipa::Modify::modify(&openapi::NoNul, &mut doc);
+    utoipa::Modify::modify(&openapi::NonEmptyBodies, &mut doc);
     utoipa::Modify::modify(&http::openapi_links::Links, &mut doc);
     utoipa::Modify::modify(&openapi::Permissions, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(

@@ -32,9 +32,11 @@ use crate::domain::refund::CouponRefund;
 #[serde(deny_unknown_fields)]
 pub struct RawBudget {
     /// The most the template's coupons may cost in all, e.g. `"1000.00"`.
+    #[schema(value_type = Money)]
     pub total: String,
     /// The most they may cost per business day (`LEDGER_TZ`); absent: no
     /// daily cap. At most `total`.
+    #[schema(value_type = Option<Money>)]
     pub daily: Option<String>,
 }
 

@@ -192,7 +192,6 @@ pub struct CodeRedeemed {
 pub struct PackageItem {
     #[schema(value_type = crate::domain::ids::TemplateSn)]
     pub template_sn: TemplateSn,
-    /// Coupons of the template per claim, at least 1.
     #[schema(minimum = 1)]
     pub count: i32,
 }

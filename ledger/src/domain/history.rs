@@ -7,7 +7,7 @@
 //! its own, so the two cannot disagree about a boundary).
 
 use crate::domain::names::name_list;
-use chrono::{DateTime, Days, Duration, DurationRound, TimeZone, Utc};
+use chrono::{DateTime, Days, Duration, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -45,20 +45,19 @@ impl Bucket {
     pub fn floor(self, tz: Tz, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let local = t.with_timezone(&tz);
         match self {
-            // Whole minutes are whole minutes in every zone in use.
-            Self::Minute => t.duration_trunc(Duration::minutes(1)).ok(),
+            // Whole minutes are whole minutes in every zone in use. (Cut by
+            // fields: chrono's `duration_trunc` counts in nanoseconds, which
+            // end in 2262, and instants run to 9999.)
+            Self::Minute => t.with_second(0)?.with_nanosecond(0),
             // An hour is cut in local time (zones at +5:30 start theirs at :30);
             // a local hour that does not exist (a gap) falls back to UTC's.
             Self::Hour => {
-                let naive = local
-                    .naive_local()
-                    .duration_trunc(Duration::hours(1))
-                    .ok()?;
+                let naive = local.naive_local().date().and_hms_opt(local.hour(), 0, 0)?;
                 let start = tz
                     .from_local_datetime(&naive)
                     .earliest()
                     .map(|s| s.to_utc());
-                start.or_else(|| t.duration_trunc(Duration::hours(1)).ok())
+                start.or_else(|| t.with_minute(0)?.with_second(0)?.with_nanosecond(0))
             }
             Self::Day => start_of_day(tz, local.date_naive()),
         }
@@ -238,6 +237,23 @@ mod tests {
             .collect();
         assert_eq!(b.starts, want);
         assert_eq!(b.to, at("2026-11-11T10:03:00Z"));
+    }
+
+    #[test]
+    fn buckets_are_cut_in_any_year_an_instant_can_hold() {
+        for (from, to) in [
+            ("1066-10-14T09:00:30Z", "1066-10-14T09:03:00Z"),
+            ("8999-12-28T09:00:30Z", "8999-12-28T09:03:00Z"),
+        ] {
+            for bucket in [Bucket::Minute, Bucket::Hour, Bucket::Day] {
+                let b = buckets(bucket, SHANGHAI, Some(at(from)), at(from), at(to));
+                let b = b.unwrap_or_else(|e| panic!("{bucket:?} {from}: {e}"));
+                assert!(
+                    b.starts[0] <= at(from) && at(from) < b.to,
+                    "{bucket:?} {from}"
+                );
+            }
+        }
     }
 
     #[test]

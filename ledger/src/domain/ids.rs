@@ -335,11 +335,11 @@ pub struct OrderId(String);
 pub const MAX_ORDER_ID_LEN: usize = 128;
 
 impl OrderId {
-    /// 1 to [`MAX_ORDER_ID_LEN`] bytes.
+    /// 1 to [`MAX_ORDER_ID_LEN`] visible ASCII characters, as a user id:
+    /// an order id is a path segment (`/v1/orders/{order_id}`).
     pub fn parse(s: &str) -> Option<Self> {
-        (1..=MAX_ORDER_ID_LEN)
-            .contains(&s.len())
-            .then(|| Self(s.to_owned()))
+        let visible = s.bytes().all(|b| b.is_ascii_graphic());
+        ((1..=MAX_ORDER_ID_LEN).contains(&s.len()) && visible).then(|| Self(s.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -347,9 +347,7 @@ impl OrderId {
     }
 }
 
-/// In the OpenAPI document narrower than [`OrderId::parse`]: 1 to 128
-/// visible ASCII characters (the parser takes any 1 to 128 bytes; a schema
-/// in characters could not bound the bytes of other text).
+/// In the OpenAPI document as [`OrderId::parse`] takes it.
 impl utoipa::PartialSchema for OrderId {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         text_schema(

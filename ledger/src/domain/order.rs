@@ -42,13 +42,10 @@ pub struct RawOrder {
 )]
 #[serde(deny_unknown_fields)]
 pub struct RawLine {
-    /// Unique within the order.
     #[schema(min_length = 1)]
     pub line_id: String,
     pub sku: String,
     pub category: String,
-    /// 1 or more; the line's amount (quantity × unit price) and the
-    /// order's total within the largest amount.
     #[schema(minimum = 1, maximum = 4_294_967_295_i64)]
     pub quantity: i64,
     #[schema(value_type = crate::domain::money::Money)]
@@ -57,6 +54,7 @@ pub struct RawLine {
     /// Absent: the platform's own, and in every order locked before lines
     /// had shops (the stored `OrderLocked` keeps the line as it came).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::domain::ids::ShopId>)]
     pub shop_id: Option<String>,
 }
 

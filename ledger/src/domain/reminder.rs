@@ -37,9 +37,7 @@ pub const MESSAGE_TYPE: &str = "ExpiryReminder";
 pub const REMINDER_SCHEMA_VERSION: i16 = 1;
 
 /// `remind_days_before` as it arrives: one number or a list of numbers.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum RawRemindDays {
     /// Days before expiry, 0 to 365.
@@ -47,6 +45,28 @@ pub enum RawRemindDays {
     /// Distinct days before expiry, each 0 to 365.
     Many(Vec<i64>),
 }
+
+/// In the OpenAPI document: a day 0 to [`MAX_REMIND_DAYS`], or 1 to
+/// [`MAX_OFFSETS`] distinct ones ([`RemindDays::parse`]).
+impl utoipa::PartialSchema for RawRemindDays {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+        let day = || {
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(0))
+                .maximum(Some(MAX_REMIND_DAYS))
+        };
+        let days = ArrayBuilder::new()
+            .items(day())
+            .min_items(Some(1))
+            .max_items(Some(MAX_OFFSETS))
+            .unique_items(true);
+        OneOfBuilder::new().item(day()).item(days).into()
+    }
+}
+
+impl utoipa::ToSchema for RawRemindDays {}
 
 /// Validated offsets: non-empty, distinct, each 0..=365, largest first.
 /// A single offset is written back as a plain number, so templates and

@@ -18,35 +18,35 @@ use crate::domain::raw_decimal::RawDecimal;
 pub enum RawDiscount {
     FixedOff {
         #[schemars(with = "String")]
-        #[schema(value_type = String)]
+        #[schema(value_type = crate::domain::money::Money)]
         threshold: RawDecimal,
         #[schemars(with = "String")]
-        #[schema(value_type = String)]
+        #[schema(value_type = crate::domain::money::Money)]
         amount: RawDecimal,
     },
     PerThresholdOff {
         #[schemars(with = "String")]
-        #[schema(value_type = String)]
+        #[schema(value_type = crate::domain::money::Money)]
         step: RawDecimal,
         #[schemars(with = "String")]
-        #[schema(value_type = String)]
+        #[schema(value_type = crate::domain::money::Money)]
         amount: RawDecimal,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<String>")]
-        #[schema(value_type = Option<String>)]
+        #[schema(value_type = Option<crate::domain::money::Money>)]
         max_off: Option<RawDecimal>,
     },
     Rate {
         #[schemars(with = "String")]
-        #[schema(value_type = String)]
+        #[schema(value_type = RateText)]
         rate_off: RawDecimal,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<String>")]
-        #[schema(value_type = Option<String>)]
+        #[schema(value_type = Option<crate::domain::money::Money>)]
         threshold: Option<RawDecimal>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<String>")]
-        #[schema(value_type = Option<String>)]
+        #[schema(value_type = Option<crate::domain::money::Money>)]
         max_off: Option<RawDecimal>,
     },
     Ladder {
@@ -62,10 +62,10 @@ pub enum RawDiscount {
 #[serde(deny_unknown_fields)]
 pub struct RawTier {
     #[schemars(with = "String")]
-    #[schema(value_type = String)]
+    #[schema(value_type = crate::domain::money::Money)]
     pub threshold: RawDecimal,
     #[schemars(with = "String")]
-    #[schema(value_type = String)]
+    #[schema(value_type = crate::domain::money::Money)]
     pub amount: RawDecimal,
 }
 
@@ -127,6 +127,24 @@ pub struct BelowThreshold {
 
 const RATE_SCALE: u32 = 4;
 const RATE_DENOMINATOR: i128 = 10_000;
+
+/// A rate's text in the OpenAPI document: above 0, below 1, at most
+/// [`RATE_SCALE`] places and no trailing zero (narrower than
+/// [`Rate::parse`], which also takes `1` and trailing zeros).
+pub struct RateText;
+
+impl utoipa::PartialSchema for RateText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let places = RATE_SCALE - 1;
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(format!("^0\\.[0-9]{{0,{places}}}[1-9]$")))
+            .examples(["0.15"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for RateText {}
 
 impl Rate {
     pub fn parse(s: &str) -> Result<Rate, ParseErrorKind> {

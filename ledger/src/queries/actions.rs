@@ -11,6 +11,9 @@ use utoipa::ToSchema;
 
 /// Most actions in one page.
 pub const MAX_PAGE: i64 = 500;
+/// Longest name a filter may hold, in characters (an operator's is 64, a
+/// key's id 36).
+pub const MAX_FILTER_LEN: usize = 64;
 
 #[derive(Serialize, ToSchema)]
 pub struct Action {

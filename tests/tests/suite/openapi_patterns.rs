@@ -185,15 +185,15 @@ fn a_shop_id_is_visible_ascii_but_not_a_reports_label() {
 }
 
 #[test]
-fn an_order_id_is_narrower_than_its_bytes() {
+fn an_order_id_is_visible_ascii() {
     agree(
         "OrderId",
         json::<OrderId>(),
         |s| OrderId::parse(s).is_some(),
-        Fit::Narrower,
+        Fit::Exact,
         &["order-1001", &"o".repeat(128)],
-        &["", &"o".repeat(129)],
-        &["a b", "订单-1"],
+        &["", &"o".repeat(129), "a b", "订单-1"],
+        &[],
     );
 }
 
@@ -348,4 +348,21 @@ fn an_instant_and_an_as_of_are_narrower_than_their_parsers() {
         assert!(!allows(&as_of, s), "as_of: the schema allows {s:?}");
         assert!(!allows(&instant, s), "instant: the schema allows {s:?}");
     }
+}
+
+#[test]
+fn a_name_is_something_besides_white_space_within_its_length() {
+    let trimmed = |s: &str| {
+        let t = s.trim();
+        !t.is_empty() && t.chars().count() <= 200 && !s.contains('\0')
+    };
+    agree(
+        "name",
+        json_of(schemas::name::<200>()),
+        trimmed,
+        Fit::Narrower,
+        &["Summer sale", " padded ", "\u{85}a\u{3000}", "\u{1c}"],
+        &["", " ", "\u{85}", "\u{3000}\t", "a\0b"],
+        &[&format!(" {} ", "n".repeat(200))],
+    );
 }

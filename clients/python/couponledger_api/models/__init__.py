@@ -21,6 +21,8 @@ from .bucket import Bucket
 from .budget_day_view import BudgetDayView
 from .budget_view import BudgetView
 from .change_webhook import ChangeWebhook
+from .change_webhook_event_types_type_0_item import ChangeWebhookEventTypesType0Item
+from .change_webhook_event_types_type_1_item import ChangeWebhookEventTypesType1Item
 from .channel_list import ChannelList
 from .channel_status import ChannelStatus
 from .channel_view import ChannelView
@@ -43,6 +45,8 @@ from .create_key_scopes_item import CreateKeyScopesItem
 from .create_package import CreatePackage
 from .create_template import CreateTemplate
 from .create_webhook import CreateWebhook
+from .create_webhook_event_types_type_0_item import CreateWebhookEventTypesType0Item
+from .create_webhook_event_types_type_1_item import CreateWebhookEventTypesType1Item
 from .created_channel import CreatedChannel
 from .dead_letter import DeadLetter
 from .delivery_counts import DeliveryCounts
@@ -180,6 +184,8 @@ __all__ = (
     "BudgetDayView",
     "BudgetView",
     "ChangeWebhook",
+    "ChangeWebhookEventTypesType0Item",
+    "ChangeWebhookEventTypesType1Item",
     "ChannelList",
     "ChannelStatus",
     "ChannelView",
@@ -203,6 +209,8 @@ __all__ = (
     "CreatePackage",
     "CreateTemplate",
     "CreateWebhook",
+    "CreateWebhookEventTypesType0Item",
+    "CreateWebhookEventTypesType1Item",
     "DeadLetter",
     "DeliveryCounts",
     "DeliveryList",

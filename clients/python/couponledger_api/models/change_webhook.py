@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.change_webhook_event_types_type_0_item import ChangeWebhookEventTypesType0Item
+from ..models.change_webhook_event_types_type_1_item import ChangeWebhookEventTypesType1Item
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -27,13 +29,13 @@ class ChangeWebhook:
 
         Attributes:
             description (None | str | Unset):
-            event_types (list[str] | None | Unset):
+            event_types (list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset):
             retry_hours (int | None | Unset):
             url (None | str | Unset):
      """
 
     description: None | str | Unset = UNSET
-    event_types: list[str] | None | Unset = UNSET
+    event_types: list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset = UNSET
     retry_hours: int | None | Unset = UNSET
     url: None | str | Unset = UNSET
 
@@ -48,15 +50,24 @@ class ChangeWebhook:
         else:
             description = self.description
 
-        event_types: list[str] | None | Unset
+        event_types: list[str] | Unset
         if isinstance(self.event_types, Unset):
             event_types = UNSET
         elif isinstance(self.event_types, list):
-            event_types = self.event_types
+            event_types = []
+            for event_types_type_0_item_data in self.event_types:
+                event_types_type_0_item = event_types_type_0_item_data.value
+                event_types.append(event_types_type_0_item)
 
 
         else:
-            event_types = self.event_types
+            event_types = []
+            for event_types_type_1_item_data in self.event_types:
+                event_types_type_1_item = event_types_type_1_item_data.value
+                event_types.append(event_types_type_1_item)
+
+
+
 
         retry_hours: int | None | Unset
         if isinstance(self.retry_hours, Unset):
@@ -101,20 +112,36 @@ class ChangeWebhook:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_event_types(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
+        def _parse_event_types(data: object) -> list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset:
             if isinstance(data, Unset):
                 return data
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                event_types_type_0 = cast(list[str], data)
+                event_types_type_0 = []
+                _event_types_type_0 = data
+                for event_types_type_0_item_data in (_event_types_type_0):
+                    event_types_type_0_item = ChangeWebhookEventTypesType0Item(event_types_type_0_item_data)
+
+
+
+                    event_types_type_0.append(event_types_type_0_item)
 
                 return event_types_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[str] | None | Unset, data)
+            if not isinstance(data, list):
+                raise TypeError()
+            event_types_type_1 = []
+            _event_types_type_1 = data
+            for event_types_type_1_item_data in (_event_types_type_1):
+                event_types_type_1_item = ChangeWebhookEventTypesType1Item(event_types_type_1_item_data)
+
+
+
+                event_types_type_1.append(event_types_type_1_item)
+
+            return event_types_type_1
 
         event_types = _parse_event_types(d.pop("event_types", UNSET))
 

@@ -26,8 +26,7 @@ T = TypeVar("T", bound="CreateBatch")
 class CreateBatch:
     """ 
         Attributes:
-            code (None | str | Unset): The passphrase (passphrase only): 2 to 32 letters (any script) or
-                digits; users' input matches it after NFKC and case folding.
+            code (str | Unset):
             count (int | Unset):
             expires_at (datetime.datetime | None | Unset): After it the batch's codes are refused (422); none: no end.
             kind (BatchKind | None | Unset):
@@ -38,7 +37,7 @@ class CreateBatch:
             uses_per_code (int | Unset):
      """
 
-    code: None | str | Unset = UNSET
+    code: str | Unset = UNSET
     count: int | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     kind: BatchKind | None | Unset = UNSET
@@ -53,11 +52,7 @@ class CreateBatch:
 
 
     def to_dict(self) -> dict[str, Any]:
-        code: None | str | Unset
-        if isinstance(self.code, Unset):
-            code = UNSET
-        else:
-            code = self.code
+        code = self.code
 
         count = self.count
 
@@ -126,15 +121,7 @@ class CreateBatch:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        def _parse_code(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        code = _parse_code(d.pop("code", UNSET))
-
+        code = d.pop("code", UNSET)
 
         count = d.pop("count", UNSET)
 

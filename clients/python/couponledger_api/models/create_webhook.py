@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.create_webhook_event_types_type_0_item import CreateWebhookEventTypesType0Item
+from ..models.create_webhook_event_types_type_1_item import CreateWebhookEventTypesType1Item
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -24,7 +26,7 @@ T = TypeVar("T", bound="CreateWebhook")
 class CreateWebhook:
     """ 
         Attributes:
-            event_types (list[str]): `["*"]` for every event type, or event type names (each known).
+            event_types (list[CreateWebhookEventTypesType0Item] | list[CreateWebhookEventTypesType1Item]):
             url (str): `https://` and a public host (unless private addresses are allowed);
                 at most 2,048 characters.
             description (None | str | Unset):
@@ -32,7 +34,7 @@ class CreateWebhook:
                 `LEDGER_WEBHOOK_RETRY_HOURS`).
      """
 
-    event_types: list[str]
+    event_types: list[CreateWebhookEventTypesType0Item] | list[CreateWebhookEventTypesType1Item]
     url: str
     description: None | str | Unset = UNSET
     retry_hours: int | None | Unset = UNSET
@@ -42,7 +44,20 @@ class CreateWebhook:
 
 
     def to_dict(self) -> dict[str, Any]:
-        event_types = self.event_types
+        event_types: list[str]
+        if isinstance(self.event_types, list):
+            event_types = []
+            for event_types_type_0_item_data in self.event_types:
+                event_types_type_0_item = event_types_type_0_item_data.value
+                event_types.append(event_types_type_0_item)
+
+
+        else:
+            event_types = []
+            for event_types_type_1_item_data in self.event_types:
+                event_types_type_1_item = event_types_type_1_item_data.value
+                event_types.append(event_types_type_1_item)
+
 
 
 
@@ -79,7 +94,36 @@ class CreateWebhook:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        event_types = cast(list[str], d.pop("event_types"))
+        def _parse_event_types(data: object) -> list[CreateWebhookEventTypesType0Item] | list[CreateWebhookEventTypesType1Item]:
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                event_types_type_0 = []
+                _event_types_type_0 = data
+                for event_types_type_0_item_data in (_event_types_type_0):
+                    event_types_type_0_item = CreateWebhookEventTypesType0Item(event_types_type_0_item_data)
+
+
+
+                    event_types_type_0.append(event_types_type_0_item)
+
+                return event_types_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, list):
+                raise TypeError()
+            event_types_type_1 = []
+            _event_types_type_1 = data
+            for event_types_type_1_item_data in (_event_types_type_1):
+                event_types_type_1_item = CreateWebhookEventTypesType1Item(event_types_type_1_item_data)
+
+
+
+                event_types_type_1.append(event_types_type_1_item)
+
+            return event_types_type_1
+
+        event_types = _parse_event_types(d.pop("event_types"))
 
 
         url = d.pop("url")

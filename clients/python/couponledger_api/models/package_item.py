@@ -23,7 +23,7 @@ class PackageItem:
     """ One item of a package: `count` coupons of a template.
 
         Attributes:
-            count (int): Coupons of the template per claim, at least 1.
+            count (int):
             template_sn (str):
      """
 

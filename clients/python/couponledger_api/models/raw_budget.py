@@ -25,9 +25,8 @@ class RawBudget:
     """ A budget as a request gives it: amounts written as strings.
 
         Attributes:
-            total (str): The most the template's coupons may cost in all, e.g. `"1000.00"`.
-            daily (None | str | Unset): The most they may cost per business day (`LEDGER_TZ`); absent: no
-                daily cap. At most `total`.
+            total (str):
+            daily (None | str | Unset):
      """
 
     total: str

@@ -26,14 +26,11 @@ class RawLine:
 
         Attributes:
             category (str):
-            line_id (str): Unique within the order.
-            quantity (int): 1 or more; the line's amount (quantity × unit price) and the
-                order's total within the largest amount.
+            line_id (str):
+            quantity (int):
             sku (str):
             unit_price (str):
-            shop_id (None | str | Unset): The shop selling the line (a marketplace's 店铺, docs/design.md §15).
-                Absent: the platform's own, and in every order locked before lines
-                had shops (the stored `OrderLocked` keeps the line as it came).
+            shop_id (None | str | Unset):
      """
 
     category: str

@@ -33,27 +33,27 @@ class UpdateTemplate:
     campaign's window, per-user limit and validity (docs/design.md §15).
 
         Attributes:
-            budget (None | RawBudget | Unset):
+            budget (RawBudget | Unset): A budget as a request gives it: amounts written as strings.
             description (None | str | Unset): The text apps show (at most 1,000 characters), or null (or "") to
                 remove it.
             eligibility (Eligibility | None | Unset):
-            issue_window (None | Unset | WindowChange):
-            name (None | str | Unset):
+            issue_window (WindowChange | Unset): A moved issue window: an end left out stays as it is.
+            name (str | Unset):
             per_user_limit (int | Unset):
             rate_limit (None | RateLimit | Unset):
             remind_days_before (int | list[int] | None | Unset):
-            validity (None | RawValidityType0 | RawValidityType1 | Unset):
+            validity (RawValidityType0 | RawValidityType1 | Unset): The `validity` object of a template as it arrives.
      """
 
-    budget: None | RawBudget | Unset = UNSET
+    budget: RawBudget | Unset = UNSET
     description: None | str | Unset = UNSET
     eligibility: Eligibility | None | Unset = UNSET
-    issue_window: None | Unset | WindowChange = UNSET
-    name: None | str | Unset = UNSET
+    issue_window: WindowChange | Unset = UNSET
+    name: str | Unset = UNSET
     per_user_limit: int | Unset = UNSET
     rate_limit: None | RateLimit | Unset = UNSET
     remind_days_before: int | list[int] | None | Unset = UNSET
-    validity: None | RawValidityType0 | RawValidityType1 | Unset = UNSET
+    validity: RawValidityType0 | RawValidityType1 | Unset = UNSET
 
 
 
@@ -66,13 +66,9 @@ class UpdateTemplate:
         from ..models.raw_validity_type_0 import RawValidityType0 # noqa: PLC0415
         from ..models.raw_validity_type_1 import RawValidityType1 # noqa: PLC0415
         from ..models.window_change import WindowChange # noqa: PLC0415
-        budget: dict[str, Any] | None | Unset
-        if isinstance(self.budget, Unset):
-            budget = UNSET
-        elif isinstance(self.budget, RawBudget):
+        budget: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.budget, Unset):
             budget = self.budget.to_dict()
-        else:
-            budget = self.budget
 
         description: None | str | Unset
         if isinstance(self.description, Unset):
@@ -88,19 +84,11 @@ class UpdateTemplate:
         else:
             eligibility = self.eligibility
 
-        issue_window: dict[str, Any] | None | Unset
-        if isinstance(self.issue_window, Unset):
-            issue_window = UNSET
-        elif isinstance(self.issue_window, WindowChange):
+        issue_window: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.issue_window, Unset):
             issue_window = self.issue_window.to_dict()
-        else:
-            issue_window = self.issue_window
 
-        name: None | str | Unset
-        if isinstance(self.name, Unset):
-            name = UNSET
-        else:
-            name = self.name
+        name = self.name
 
         per_user_limit = self.per_user_limit
 
@@ -122,15 +110,14 @@ class UpdateTemplate:
         else:
             remind_days_before = self.remind_days_before
 
-        validity: dict[str, Any] | None | Unset
+        validity: dict[str, Any] | Unset
         if isinstance(self.validity, Unset):
             validity = UNSET
         elif isinstance(self.validity, RawValidityType0):
             validity = self.validity.to_dict()
-        elif isinstance(self.validity, RawValidityType1):
-            validity = self.validity.to_dict()
         else:
-            validity = self.validity
+            validity = self.validity.to_dict()
+
 
 
         field_dict: dict[str, Any] = {}
@@ -169,24 +156,14 @@ class UpdateTemplate:
         from ..models.raw_validity_type_1 import RawValidityType1 # noqa: PLC0415
         from ..models.window_change import WindowChange # noqa: PLC0415
         d = dict(src_dict)
-        def _parse_budget(data: object) -> None | RawBudget | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                budget_type_1 = RawBudget.from_dict(data)
+        _budget = d.pop("budget", UNSET)
+        budget: RawBudget | Unset
+        if isinstance(_budget,  Unset):
+            budget = UNSET
+        else:
+            budget = RawBudget.from_dict(_budget)
 
 
-
-                return budget_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | RawBudget | Unset, data)
-
-        budget = _parse_budget(d.pop("budget", UNSET))
 
 
         def _parse_description(data: object) -> None | str | Unset:
@@ -219,35 +196,17 @@ class UpdateTemplate:
         eligibility = _parse_eligibility(d.pop("eligibility", UNSET))
 
 
-        def _parse_issue_window(data: object) -> None | Unset | WindowChange:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                issue_window_type_1 = WindowChange.from_dict(data)
+        _issue_window = d.pop("issue_window", UNSET)
+        issue_window: WindowChange | Unset
+        if isinstance(_issue_window,  Unset):
+            issue_window = UNSET
+        else:
+            issue_window = WindowChange.from_dict(_issue_window)
 
 
 
-                return issue_window_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | Unset | WindowChange, data)
 
-        issue_window = _parse_issue_window(d.pop("issue_window", UNSET))
-
-
-        def _parse_name(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        name = _parse_name(d.pop("name", UNSET))
-
+        name = d.pop("name", UNSET)
 
         per_user_limit = d.pop("per_user_limit", UNSET)
 
@@ -289,9 +248,7 @@ class UpdateTemplate:
         remind_days_before = _parse_remind_days_before(d.pop("remind_days_before", UNSET))
 
 
-        def _parse_validity(data: object) -> None | RawValidityType0 | RawValidityType1 | Unset:
-            if data is None:
-                return data
+        def _parse_validity(data: object) -> RawValidityType0 | RawValidityType1 | Unset:
             if isinstance(data, Unset):
                 return data
             try:
@@ -304,17 +261,13 @@ class UpdateTemplate:
                 return componentsschemas_raw_validity_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                componentsschemas_raw_validity_type_1 = RawValidityType1.from_dict(data)
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_raw_validity_type_1 = RawValidityType1.from_dict(data)
 
 
 
-                return componentsschemas_raw_validity_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | RawValidityType0 | RawValidityType1 | Unset, data)
+            return componentsschemas_raw_validity_type_1
 
         validity = _parse_validity(d.pop("validity", UNSET))
 

@@ -148,7 +148,9 @@ const EXACT_F64: f64 = 9_007_199_254_740_992.0;
 /// document types `integer` takes it (docs/design.md §21, "Schemas");
 /// serde alone would refuse it for an `i64`. Amounts are strings, and a
 /// whole number beyond 2^53 is left as written (an f64 no longer says
-/// which integer it was).
+/// which integer it was). Exact below it because serde_json parses floats
+/// with `float_roundtrip` (without it, `4127671945619814.0` read as
+/// `…814.5`).
 fn whole_numbers(value: &mut Value) -> bool {
     match value {
         Value::Number(n) if !n.is_i64() && !n.is_u64() => {
@@ -298,6 +300,8 @@ mod tests {
     fn a_whole_number_with_a_zero_fraction_is_an_integer() {
         let counts: Counts = parse_json(br#"{"total": 3.0, "lines": [1e2, 2]}"#).unwrap();
         assert_eq!((counts.total, counts.lines), (3, vec![100, 2]));
+        let large: Counts = parse_json(br#"{"total": 4127671945619814.0, "lines": []}"#).unwrap();
+        assert_eq!(large.total, 4_127_671_945_619_814);
         let e = parse_json::<Counts>(br#"{"total": 3.5, "lines": []}"#).unwrap_err();
         assert!(message(e).contains("at total"));
         // Past 2^53 an f64 no longer says which integer was meant.

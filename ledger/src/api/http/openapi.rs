@@ -29,6 +29,10 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
+/// POSTs that only read (a body too rich for a query string): they take no
+/// Idempotency-Key, and answer no 422 for one.
+pub const READS_BY_POST: &[&str] = &["/v1/orders/quote"];
+
 /// Documents the errors common to routes of a kind, and the headers of writes.
 pub struct CommonAnswers;
 
@@ -38,7 +42,8 @@ impl utoipa::Modify for CommonAnswers {
             let api = path.starts_with("/v1/");
             let claims = path == "/v1/claims";
             let writes = [&mut item.post, &mut item.patch, &mut item.put];
-            for op in writes.into_iter().flatten() {
+            let reads_only = READS_BY_POST.contains(&path.as_str());
+            for op in writes.into_iter().flatten().filter(|_| !reads_only) {
                 add_write_headers(op);
                 op.responses
                     .responses
@@ -100,6 +105,27 @@ fn add_errors(op: &mut Operation, api: bool, claims: bool) {
     }
     if api {
         add("503", "Postgres is unreachable.");
+    }
+}
+
+/// Bodies that must change something: at least one field
+/// (`minProperties`, set here: utoipa-gen 5.5 writes `min_properties` as
+/// `maxProperties`).
+const NON_EMPTY_BODIES: &[&str] = &["UpdateTemplate", "WindowChange"];
+
+/// Sets [`NON_EMPTY_BODIES`]' `minProperties`.
+pub struct NonEmptyBodies;
+
+impl utoipa::Modify for NonEmptyBodies {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        for name in NON_EMPTY_BODIES {
+            if let Some(RefOr::T(Schema::Object(body))) = components.schemas.get_mut(*name) {
+                body.min_properties = Some(1);
+            }
+        }
     }
 }
 

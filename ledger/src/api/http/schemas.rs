@@ -51,6 +51,10 @@ param_schemas! {
     AsOf => as_of();
     /// An upload's job key: as long as an Idempotency-Key.
     JobKey => visible::<1, { crate::exactly_once::idempotency::MAX_KEY_LEN }>();
+    /// A name the audit of actions filters by.
+    FilterName => text::<0, { crate::queries::actions::MAX_FILTER_LEN }>();
+    /// A user's tags in a query: comma-separated, each as [`tags`] says.
+    TagList => tag_list();
     /// A region, as eligibility names one.
     Region => visible::<1, { crate::domain::eligibility::MAX_NAME_LEN }>();
     /// A wallet's `sort`.
@@ -187,16 +191,27 @@ pub fn visible<const MIN: usize, const MAX: usize>() -> Object {
 }
 
 /// A name as the routes check one (`name.trim()` of 1 to `MAX`
-/// characters): no NUL, and neither starting nor ending with white space
-/// (narrower than the check, which trims it).
+/// characters): no NUL, something besides white space, and at most `MAX`
+/// characters with the white space around it (narrower than the check,
+/// which counts after trimming).
 pub fn name<const MAX: usize>() -> Object {
+    let (ws, text) = (
+        format!("[{WHITE_SPACE}]"),
+        format!("[^{WHITE_SPACE}\\u0000]"),
+    );
     ObjectBuilder::new()
         .schema_type(Type::String)
         .min_length(Some(1))
         .max_length(Some(MAX))
-        .pattern(Some("^[^\\s\\u0000]([^\\u0000]*[^\\s\\u0000])?$"))
+        .pattern(Some(format!("^{ws}*{text}([^\\u0000]*{text})?{ws}*$")))
         .build()
 }
+
+/// What Rust's `str::trim` takes away (Unicode's White_Space), spelled out:
+/// `\s` differs between the regex dialects that read the document
+/// (ECMA-262 has no U+0085, Python's has U+001C to U+001F).
+const WHITE_SPACE: &str =
+    "\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
 /// A user's tags as a claim or quote carries them: at most
 /// `eligibility::MAX_TAGS`, each 1 to `MAX_NAME_LEN` bytes
@@ -206,6 +221,54 @@ pub fn tags() -> Array {
     ArrayBuilder::new()
         .items(visible::<1, MAX_NAME_LEN>())
         .max_items(Some(MAX_TAGS))
+        .build()
+}
+
+/// A webhook's `event_types` (`EventTypes::parse`): `["*"]` alone, or 1
+/// to all of the event types' names (none twice: narrower than the parser,
+/// which drops a repeat).
+pub fn event_types() -> Schema {
+    use crate::domain::ledger_event::EventType;
+    use crate::domain::webhook::ALL_TYPES;
+    let every = ArrayBuilder::new()
+        .items(names(&[ALL_TYPES]))
+        .min_items(Some(1))
+        .max_items(Some(1));
+    let named: Vec<&str> = names::names::<EventType>().collect();
+    let some = ArrayBuilder::new()
+        .items(names(&named))
+        .min_items(Some(1))
+        .max_items(Some(named.len()))
+        .unique_items(true);
+    Schema::OneOf(
+        utoipa::openapi::schema::OneOfBuilder::new()
+            .item(every)
+            .item(some)
+            .build(),
+    )
+}
+
+/// [`tags`] as one text, comma-separated (the claimable list's query):
+/// visible ASCII but the comma.
+fn tag_list() -> Object {
+    use crate::domain::eligibility::{MAX_NAME_LEN, MAX_TAGS};
+    let tag = format!("[!-+\\--~]{{1,{MAX_NAME_LEN}}}");
+    let more = MAX_TAGS - 1;
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!("^({tag}(,{tag}){{0,{more}}})?$")))
+        .build()
+}
+
+/// A passphrase as the schema says it: `MIN_CHARS` to `MAX_CHARS` ASCII
+/// letters or digits (narrower than `codes::passphrase`, which takes the
+/// letters and digits of any script: a JSON Schema pattern has no `\p{L}`
+/// every generator reads).
+pub fn passphrase() -> Object {
+    use crate::codes::passphrase::{MAX_CHARS, MIN_CHARS};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!("^[A-Za-z0-9]{{{MIN_CHARS},{MAX_CHARS}}}$")))
         .build()
 }
 

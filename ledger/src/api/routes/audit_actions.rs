@@ -12,18 +12,18 @@ use utoipa::{IntoParams, ToSchema};
 use crate::api::AppState;
 use crate::api::http::error::{ApiError, ErrorBody};
 use crate::api::http::extract::ApiQuery;
-use crate::queries::actions::{self, Action, Filter, MAX_PAGE};
-
-/// Longest name a filter may hold (an operator's is 64, a key's id 36).
-const MAX_FILTER_LEN: usize = 64;
+use crate::queries::actions::{self, Action, Filter, MAX_FILTER_LEN, MAX_PAGE};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ActionsQuery {
-    /// An operator's name.
+    /// An operator's name (at most 64 characters).
+    #[param(value_type = Option<crate::api::http::schemas::FilterName>, inline)]
     pub operator: Option<String>,
-    /// An app key's id or name (`service` for the service token).
+    /// An app key's id or name (`service` for the service token; at most
+    /// 64 characters).
+    #[param(value_type = Option<crate::api::http::schemas::FilterName>, inline)]
     pub api_key: Option<String>,
     /// From this instant (RFC 3339), included.
     pub from: Option<DateTime<Utc>>,
@@ -58,7 +58,7 @@ pub async fn actions(
     let long = [&q.operator, &q.api_key]
         .into_iter()
         .flatten()
-        .any(|v| v.len() > MAX_FILTER_LEN);
+        .any(|v| v.chars().count() > MAX_FILTER_LEN);
     if long {
         return Err(ApiError::bad_request(format!(
             "operator, api_key: at most {MAX_FILTER_LEN} characters"

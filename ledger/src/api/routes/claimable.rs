@@ -34,6 +34,7 @@ pub struct ClaimableQuery {
     #[param(value_type = Option<crate::api::http::schemas::ClaimablePageLimit>, inline)]
     pub limit: Option<i64>,
     /// The user's tags, comma-separated (at most 100, each 1 to 64 bytes).
+    #[param(value_type = Option<crate::api::http::schemas::TagList>, inline)]
     pub user_tags: Option<String>,
     /// The user's region.
     #[param(value_type = Option<crate::api::http::schemas::Region>, inline)]

@@ -70,6 +70,7 @@ pub struct CreateBatch {
     pub uses_per_code: Option<i32>,
     /// The passphrase (passphrase only): 2 to 32 letters (any script) or
     /// digits; users' input matches it after NFKC and case folding.
+    #[schema(schema_with = crate::api::http::schemas::passphrase)]
     pub code: Option<String>,
     /// How many users may redeem the passphrase, 1 to 1,000,000 (passphrase only).
     #[schema(schema_with = crate::api::http::schemas::range::<1, { MAX_USES as i64 }>)]

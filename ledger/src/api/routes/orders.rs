@@ -19,7 +19,7 @@ use crate::api::http::path_param::ApiPath;
 use crate::commands::coupons::MAX_COUPONS_PER_ORDER;
 use crate::commands::orders::{self, DEFAULT_LOCK_TTL, LockAnswer, LockRequest, OrderAnswer};
 use crate::commands::refunds::{self, MAX_REFUND_LINES, RefundAnswer, RefundRequest};
-use crate::domain::ids::{MAX_ORDER_ID_LEN, OrderId, UserId};
+use crate::domain::ids::{OrderId, UserId};
 use crate::domain::money::Money;
 use crate::domain::order::{Order, RawOrder};
 use crate::domain::quote::{Quote, quote as quote_order};
@@ -31,13 +31,12 @@ use crate::queries::template_budget;
 
 /// An order's id, and a refund's, in a body: as long as an order's id in
 /// the path.
-const MAX_ID_LEN: usize = MAX_ORDER_ID_LEN;
 const MAX_LOCK_TTL_SECS: i64 = 24 * 3600;
 
 fn parse_order(raw: &RawOrder) -> Result<Order, ApiError> {
-    if raw.order_id.is_empty() || raw.order_id.len() > MAX_ID_LEN {
+    if OrderId::parse(&raw.order_id).is_none() {
         return Err(ApiError::bad_request(
-            "order.order_id: must be 1 to 128 characters",
+            "order.order_id: must be 1 to 128 visible ASCII characters",
         ));
     }
     Order::parse(raw).map_err(|e| e.within("order").into())
@@ -246,7 +245,7 @@ async fn settle(
 #[into_params(parameter_in = Path)]
 pub struct OrderIdPath {
     #[param(value_type = OrderId)]
-    /// The caller's order id (1 to 128 characters).
+    /// The caller's order id (1 to 128 visible ASCII characters).
     pub order_id: String,
 }
 
@@ -323,8 +322,8 @@ pub async fn refunds(
     body: ApiJson<RefundBody>,
 ) -> Result<Response, ApiError> {
     let input = body.value;
-    if input.refund_id.is_empty() || input.refund_id.len() > MAX_ID_LEN {
-        return Err(bad("refund_id: must be 1 to 128 characters"));
+    if OrderId::parse(&input.refund_id).is_none() {
+        return Err(bad("refund_id: must be 1 to 128 visible ASCII characters"));
     }
     if input.lines.len() > MAX_REFUND_LINES {
         return Err(bad("lines: at most 500"));

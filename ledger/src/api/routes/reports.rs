@@ -94,8 +94,9 @@ async fn named(
 #[utoipa::path(get, path = "/v1/reports/liability", operation_id = "liability_report",
     tag = "finance", params(LiabilityQuery),
     security(("admin" = [])),
-    responses((status = 200, body = LiabilityReport,
-            description = "JSON; with `format=csv`, text/csv `group,issued,...,cost` as an attachment"),
+    responses((status = 200, description = "JSON; with `format=csv`, text/csv \
+            `group,issued,...,cost` as an attachment",
+            content((LiabilityReport = "application/json"), (String = "text/csv"))),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody)))]
 pub async fn liability(

@@ -48,8 +48,8 @@ const IMMUTABLE: &[&str] = &[
 /// campaign's window, per-user limit and validity (docs/design.md §15).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(min_properties = 1)]
 pub struct UpdateTemplate {
+    #[schema(schema_with = crate::api::http::schemas::name::<{ super::templates::MAX_NAME_LEN }>)]
     pub name: Option<String>,
     /// A number of days or a list of distinct numbers (each 0 to 365), or
     /// null to stop reminders. Applies to coupons issued afterwards.
@@ -74,16 +74,19 @@ pub struct UpdateTemplate {
     /// When claims are open: either end, or both. The end may move either
     /// way but not into the past; the begin only while it is still ahead,
     /// and not into the past.
+    #[schema(nullable = false)]
     pub issue_window: Option<WindowChange>,
     /// The new per-user limit: it may only be raised.
     #[schema(schema_with = crate::api::http::schemas::range::<1, { i32::MAX as i64 }>)]
     pub per_user_limit: Option<i32>,
     /// The validity of coupons issued from now on (as at create); coupons
     /// already issued keep theirs.
+    #[schema(nullable = false)]
     pub validity: Option<RawValidity>,
     /// The budget's new amounts (docs/design.md §15, "Budgets"): `total`
     /// and `daily` may only rise (409 `budget_not_raised`); `daily` left out
     /// keeps the day's cap. Only a template created with a budget has one.
+    #[schema(nullable = false)]
     pub budget: Option<RawBudget>,
 }
 

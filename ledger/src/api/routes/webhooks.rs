@@ -41,7 +41,7 @@ pub struct CreateWebhook {
     #[schema(max_length = 2048, pattern = "^https://[^\\s/?#@]+(/[^\\s#]*)?$")]
     pub url: String,
     /// `["*"]` for every event type, or event type names (each known).
-    #[schema(min_items = 1)]
+    #[schema(schema_with = crate::api::http::schemas::event_types)]
     pub event_types: Vec<String>,
     #[schema(max_length = 500)]
     pub description: Option<String>,
@@ -180,7 +180,7 @@ pub async fn read(
 pub struct ChangeWebhook {
     #[schema(max_length = 2048, pattern = "^https://[^\\s/?#@]+(/[^\\s#]*)?$")]
     pub url: Option<String>,
-    #[schema(min_items = 1)]
+    #[schema(schema_with = crate::api::http::schemas::event_types)]
     pub event_types: Option<Vec<String>>,
     #[serde(default, deserialize_with = "crate::domain::patch_field::present")]
     #[schema(max_length = 500)]
@@ -355,7 +355,7 @@ pub struct DeliveryList {
 #[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", operation_id = "list_webhook_deliveries",
     tag = "webhooks", params(WebhookPath, DeliveryQuery), security(("admin" = [])),
     responses((status = 200, body = DeliveryList),
-        (status = 400, body = ErrorBody, description = "an unknown status, a limit out of range"),
+        (status = 400, body = ErrorBody, description = "an unknown status, a limit or before out of range"),
         (status = 404, body = ErrorBody)))]
 pub async fn deliveries(
     State(state): State<AppState>,
@@ -365,6 +365,11 @@ pub async fn deliveries(
     let limit = query.limit.unwrap_or(100);
     if !(1..=views::MAX_PAGE).contains(&limit) {
         return Err(ApiError::invalid_field("limit: 1 to 500"));
+    }
+    if query.before.is_some_and(|b| b < 1) {
+        return Err(ApiError::invalid_field(
+            "before: a delivery's id, 1 or more",
+        ));
     }
     let client = state.pool.get().await?;
     if views::read(&**client, id, state.now()).await?.is_none() {

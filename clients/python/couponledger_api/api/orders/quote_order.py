@@ -11,7 +11,6 @@ from ... import errors
 from ...models.error_body import ErrorBody
 from ...models.quote_answer import QuoteAnswer
 from ...models.quote_request import QuoteRequest
-from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -19,17 +18,9 @@ from typing import cast
 def _get_kwargs(
     *,
     body: QuoteRequest,
-    idempotency_key: str | Unset = UNSET,
-    x_request_id: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
-    if not isinstance(idempotency_key, Unset):
-        headers["Idempotency-Key"] = idempotency_key
-
-    if not isinstance(x_request_id, Unset):
-        headers["X-Request-Id"] = x_request_id
-
 
 
     
@@ -93,13 +84,6 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_415
 
-    if response.status_code == 422:
-        response_422 = ErrorBody.from_dict(response.json())
-
-
-
-        return response_422
-
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -133,15 +117,11 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: QuoteRequest,
-    idempotency_key: str | Unset = UNSET,
-    x_request_id: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | QuoteAnswer]:
     """ The user's usable coupons for the order, each discount, and the best combination.
 
     Args:
-        idempotency_key (str | Unset):
-        x_request_id (str | Unset):
         body (QuoteRequest):
 
     Raises:
@@ -155,8 +135,6 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
-idempotency_key=idempotency_key,
-x_request_id=x_request_id,
 
     )
 
@@ -170,15 +148,11 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: QuoteRequest,
-    idempotency_key: str | Unset = UNSET,
-    x_request_id: str | Unset = UNSET,
 
 ) -> ErrorBody | QuoteAnswer | None:
     """ The user's usable coupons for the order, each discount, and the best combination.
 
     Args:
-        idempotency_key (str | Unset):
-        x_request_id (str | Unset):
         body (QuoteRequest):
 
     Raises:
@@ -193,8 +167,6 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
-idempotency_key=idempotency_key,
-x_request_id=x_request_id,
 
     ).parsed
 
@@ -202,15 +174,11 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: QuoteRequest,
-    idempotency_key: str | Unset = UNSET,
-    x_request_id: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | QuoteAnswer]:
     """ The user's usable coupons for the order, each discount, and the best combination.
 
     Args:
-        idempotency_key (str | Unset):
-        x_request_id (str | Unset):
         body (QuoteRequest):
 
     Raises:
@@ -224,8 +192,6 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
-idempotency_key=idempotency_key,
-x_request_id=x_request_id,
 
     )
 
@@ -239,15 +205,11 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: QuoteRequest,
-    idempotency_key: str | Unset = UNSET,
-    x_request_id: str | Unset = UNSET,
 
 ) -> ErrorBody | QuoteAnswer | None:
     """ The user's usable coupons for the order, each discount, and the best combination.
 
     Args:
-        idempotency_key (str | Unset):
-        x_request_id (str | Unset):
         body (QuoteRequest):
 
     Raises:
@@ -262,7 +224,5 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
-idempotency_key=idempotency_key,
-x_request_id=x_request_id,
 
     )).parsed
