@@ -325,6 +325,11 @@ def _before(text, unix):
         return True
 
 
+def _stamp(text):
+    """The RFC 3339 `text` in seconds since 1970."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
 def _template_rules(case):
     """A template's discount (its amounts against each other), its issue
     window and validity (each begin before its end) and what hangs on its
@@ -405,9 +410,17 @@ def _order_rules(case):
 
 
 def _patch_rules(case):
-    """A PATCH that changes something: a body of nulls changes nothing."""
-    if isinstance(case.body, dict) and all(v is None for v in case.body.values()):
+    """A PATCH that changes something (a body of nulls changes nothing),
+    and a window whose begin is before its end."""
+    if not isinstance(case.body, dict):
+        return
+    if all(v is None for v in case.body.values()):
         case.body["name"] = "renamed by schemathesis"
+    window = case.body.get("issue_window")
+    if isinstance(window, dict) and isinstance(window.get("begin"), str) \
+            and isinstance(window.get("end"), str):
+        if _stamp(window["begin"]) >= _stamp(window["end"]):
+            window.pop("begin")
 
 
 # Rules across fields that no JSON Schema states, kept by every positive
