@@ -432,10 +432,25 @@ async fn integer_user_ids_are_the_same_users_as_their_text() {
     );
     let max = format!(r#"{{"template_sn": "{sn}", "user_id": 9223372036854775807}}"#);
     assert_eq!(claim_raw(&server, &channel, &max).await.0, 201);
-    for bad in ["4.2", "-1", "true", "{}", "9223372036854775808", "1e3"] {
+    for bad in ["4.2", "-1", "true", "{}", "9223372036854775808"] {
         let body = format!(r#"{{"template_sn": "{sn}", "user_id": {bad}}}"#);
         assert_400_naming(bad, claim_raw(&server, &channel, &body).await, "user_id");
     }
+    // JSON has one kind of number: 1e3 and 42.0 are the integers 1000 and
+    // 42 (docs/design.md §21, "Schemas that say what the API checks").
+    let thousand = format!(r#"{{"template_sn": "{sn}", "user_id": 1e3}}"#);
+    let (status, coupon) = claim_raw(&server, &channel, &thousand).await;
+    assert_eq!(
+        (status, coupon["user_id"].as_str()),
+        (201, Some("1000")),
+        "{coupon}"
+    );
+    let again = format!(r#"{{"template_sn": "{sn}", "user_id": 42.0}}"#);
+    let (status, refused) = claim_raw(&server, &channel, &again).await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (409, Some("per_user_limit"))
+    );
     let quote = json!({"user_id": 42, "order": order(json!(42), 1)});
     let (status, answer) = server
         .service_post("/v1/orders/quote", &quote)
