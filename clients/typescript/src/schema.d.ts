@@ -1534,7 +1534,7 @@ export interface components {
          */
         ChangeWebhook: {
             description?: string | null;
-            event_types?: "*"[] | ("TemplateCreated" | "TemplateActivated" | "TemplateStopped" | "TemplateVoided" | "TemplateQuotaRaised" | "TemplateChannelAllowed" | "TemplateUpdated" | "ChannelCreated" | "CouponIssued" | "CouponLocked" | "CouponUnlocked" | "CouponUsed" | "CouponRestored" | "CouponRefunded" | "CouponExpired" | "CouponVoided" | "OrderLocked" | "OrderConfirmed" | "OrderCancelled" | "OrderReleased" | "OrderRefunded" | "CodeBatchCreated" | "CodeBatchStopped" | "CodeRedeemed" | "PackageCreated" | "PackageActivated" | "PackageStopped" | "PackageClaimed" | "PackageChannelAllowed" | "ChannelDisabled" | "ChannelEnabled" | "ChannelSecretRotated" | "TemplateChannelRemoved" | "TemplateAllowListAdded" | "TemplateAllowListRemoved" | "TemplateIssueWindowChanged" | "TemplatePerUserLimitRaised" | "TemplateValidityChanged" | "ApiKeyCreated" | "ApiKeyRotated" | "ApiKeyRevoked" | "PackageClaimReserved" | "PackageClaimReleased" | "TemplateBudgetRaised")[];
+            event_types?: "*"[] | ("TemplateCreated" | "TemplateActivated" | "TemplateStopped" | "TemplateVoided" | "TemplateQuotaRaised" | "TemplateChannelAllowed" | "TemplateUpdated" | "ChannelCreated" | "CouponIssued" | "CouponLocked" | "CouponUnlocked" | "CouponUsed" | "CouponRestored" | "CouponRefunded" | "CouponExpired" | "CouponVoided" | "OrderLocked" | "OrderConfirmed" | "OrderCancelled" | "OrderReleased" | "OrderRefunded" | "CodeBatchCreated" | "CodeBatchStopped" | "CodeRedeemed" | "PackageCreated" | "PackageActivated" | "PackageStopped" | "PackageClaimed" | "PackageChannelAllowed" | "ChannelDisabled" | "ChannelEnabled" | "ChannelSecretRotated" | "TemplateChannelRemoved" | "TemplateAllowListAdded" | "TemplateAllowListRemoved" | "TemplateIssueWindowChanged" | "TemplatePerUserLimitRaised" | "TemplateValidityChanged" | "ApiKeyCreated" | "ApiKeyRotated" | "ApiKeyRevoked" | "PackageClaimReserved" | "PackageClaimReleased" | "TemplateBudgetRaised")[] | null;
             /** Format: int32 */
             retry_hours?: number | null;
             url?: string | null;
@@ -1738,25 +1738,23 @@ export interface components {
             user_id: string;
         };
         CreateBatch: {
-            code?: string;
+            code?: string | null;
             /** Format: int64 */
-            count?: number;
+            count?: number | null;
             /**
              * Format: date-time
              * @description After it the batch's codes are refused (422); none: no end.
              */
             expires_at?: string | null;
             kind?: null | components["schemas"]["BatchKind"];
-            /** @description The package whose coupons each code gives; or `template_sn`. */
-            package_sn?: string | null;
+            package_sn?: null | components["schemas"]["PackageSn"];
             /** Format: int64 */
-            per_user?: number;
-            /** @description The template whose coupon each code gives; or `package_sn`. */
-            template_sn?: string | null;
+            per_user?: number | null;
+            template_sn?: null | components["schemas"]["TemplateSn"];
             /** Format: int64 */
-            uses?: number;
+            uses?: number | null;
             /** Format: int64 */
-            uses_per_code?: number;
+            uses_per_code?: number | null;
         };
         CreateChannel: {
             name: string;
@@ -1797,7 +1795,7 @@ export interface components {
             /** @description `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see docs/design.md §7). */
             discount: components["schemas"]["RawDiscount"];
             eligibility?: null | components["schemas"]["Eligibility"];
-            face_value?: null | components["schemas"]["Money"];
+            face_value?: null | components["schemas"]["PositiveMoney"];
             issue_window: components["schemas"]["IssueWindowView"];
             /** @description `goods` | `shipping` */
             kind: components["schemas"]["Kind"];
@@ -1856,6 +1854,8 @@ export interface components {
         };
         /** @example CNY */
         Currency: string;
+        /** Format: int64 */
+        DayCount: number;
         /** @description One dead letter, as the worker that gave up on it described it. */
         DeadLetter: {
             /** Format: int64 */
@@ -1927,7 +1927,6 @@ export interface components {
             allow_list?: boolean;
             /** @description Only claims the channel marks `new_user: true`. */
             new_users_only?: boolean;
-            /** @description The claim's `region` must be one of these; absent or empty: any. */
             regions?: string[];
             user_tags?: null | components["schemas"]["TagRule"];
         };
@@ -2041,6 +2040,8 @@ export interface components {
             /** Format: int32 */
             stream_version: number;
         };
+        /** Format: date-time */
+        InstantText: string;
         /** @description A line of a file that names no user. */
         InvalidLine: {
             /** Format: int64 */
@@ -2189,7 +2190,7 @@ export interface components {
             /** @description What the client computed; the lock is refused (422) when it differs. */
             expected_payable: components["schemas"]["Money"];
             /** Format: int64 */
-            lock_ttl_seconds?: number;
+            lock_ttl_seconds?: number | null;
             order: components["schemas"]["RawOrder"];
         };
         Me: {
@@ -2371,6 +2372,8 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        /** @example 12.30 */
+        PositiveMoney: string;
         QueueLeader: {
             leader?: string | null;
             members?: string[];
@@ -2449,24 +2452,24 @@ export interface components {
         RateText: string;
         /** @description A budget as a request gives it: amounts written as strings. */
         RawBudget: {
-            daily?: null | components["schemas"]["Money"];
+            daily?: null | components["schemas"]["PositiveMoney"];
             /** @description The most the template's coupons may cost in all, e.g. `"1000.00"`. */
-            total: components["schemas"]["Money"];
+            total: components["schemas"]["PositiveMoney"];
         };
         /** @description The `discount` object of a template as it arrives (docs/design.md §7). */
         RawDiscount: {
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             threshold: components["schemas"]["Money"];
             /** @enum {string} */
             type: "fixed_off";
         } | {
-            amount: components["schemas"]["Money"];
-            max_off?: null | components["schemas"]["Money"];
-            step: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
+            max_off?: null | components["schemas"]["PositiveMoney"];
+            step: components["schemas"]["PositiveMoney"];
             /** @enum {string} */
             type: "per_threshold_off";
         } | {
-            max_off?: null | components["schemas"]["Money"];
+            max_off?: null | components["schemas"]["PositiveMoney"];
             rate_off: components["schemas"]["RateText"];
             threshold?: null | components["schemas"]["Money"];
             /** @enum {string} */
@@ -2511,20 +2514,18 @@ export interface components {
         };
         /** @description One tier of a raw ladder. */
         RawTier: {
-            amount: components["schemas"]["Money"];
+            amount: components["schemas"]["PositiveMoney"];
             threshold: components["schemas"]["Money"];
         };
         /** @description The `validity` object of a template as it arrives. */
         RawValidity: {
-            begin: string;
-            end: string;
+            begin: components["schemas"]["InstantText"];
+            end: components["schemas"]["InstantText"];
             /** @enum {string} */
             type: "absolute";
         } | {
-            /** Format: int64 */
-            begin_days: number;
-            /** Format: int64 */
-            end_days: number;
+            begin_days: components["schemas"]["DayCount"];
+            end_days: components["schemas"]["DayCount"];
             /** @enum {string} */
             type: "relative";
         };
@@ -2671,11 +2672,11 @@ export interface components {
         };
         RotateSecret: {
             /** Format: int64 */
-            overlap_secs?: number;
+            overlap_secs?: number | null;
         };
         RotateWebhookSecret: {
             /** Format: int64 */
-            overlap_secs?: number;
+            overlap_secs?: number | null;
         };
         RotatedSecret: {
             /** Format: uuid */
@@ -2733,7 +2734,6 @@ export interface components {
          * @enum {string}
          */
         Stacking: "exclusive" | "stackable";
-        /** @description The tags a user must carry: every one of them, or at least one. */
         TagRule: {
             all: string[];
         } | {
@@ -2937,8 +2937,7 @@ export interface components {
         UserBalance: components["schemas"]["Balance"] & {
             expiring_soon: components["schemas"]["ExpiringSoon"];
         };
-        /** @example user-42 */
-        UserId: string;
+        UserId: string | number;
         VerifyView: {
             /** Format: int64 */
             events: number;
@@ -7688,7 +7687,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `add` (default): the file's users join the list; `remove`: they leave it. */
-                mode?: string;
+                mode?: components["schemas"]["AllowListMode"];
                 /** @description Names the upload (like `Idempotency-Key`, which wins when both are given). */
                 key?: string;
             };

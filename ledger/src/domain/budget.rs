@@ -32,11 +32,11 @@ use crate::domain::refund::CouponRefund;
 #[serde(deny_unknown_fields)]
 pub struct RawBudget {
     /// The most the template's coupons may cost in all, e.g. `"1000.00"`.
-    #[schema(value_type = Money)]
+    #[schema(value_type = crate::domain::money::PositiveMoney)]
     pub total: String,
     /// The most they may cost per business day (`LEDGER_TZ`); absent: no
     /// daily cap. At most `total`.
-    #[schema(value_type = Option<Money>)]
+    #[schema(value_type = Option<crate::domain::money::PositiveMoney>)]
     pub daily: Option<String>,
 }
 

@@ -78,9 +78,7 @@ impl AllowListFileStatus {
 pub const MAX_ALLOW_LIST: i64 = 10_000_000;
 
 /// The tags a user must carry: every one of them, or at least one.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, utoipa::ToSchema,
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum TagRule {
     All(BTreeSet<String>),
@@ -107,6 +105,7 @@ pub struct Eligibility {
     pub user_tags: Option<TagRule>,
     /// The claim's `region` must be one of these; absent or empty: any.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    #[schema(schema_with = region_list_schema)]
     pub regions: BTreeSet<String>,
     /// Only claims the channel marks `new_user: true`.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -114,6 +113,49 @@ pub struct Eligibility {
     /// Only users on the template's allow-list (uploaded as a file).
     #[serde(default, skip_serializing_if = "is_false")]
     pub allow_list: bool,
+}
+
+/// In the OpenAPI document: `{"all": [...]}` or `{"any": [...]}`, each 1
+/// to [`MAX_TAGS`] names as [`name_schema`] says.
+impl utoipa::PartialSchema for TagRule {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder};
+        let rule = |key: &str| {
+            let tags = ArrayBuilder::new()
+                .items(name_schema())
+                .min_items(Some(1))
+                .max_items(Some(MAX_TAGS));
+            ObjectBuilder::new()
+                .property(key, tags)
+                .required(key)
+                .additional_properties(Some(
+                    utoipa::openapi::schema::AdditionalProperties::FreeForm(false),
+                ))
+        };
+        OneOfBuilder::new()
+            .item(rule("all"))
+            .item(rule("any"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for TagRule {}
+
+/// A tag or a region in the OpenAPI document: 1 to [`MAX_NAME_LEN`]
+/// visible ASCII characters, as a claim's tags are documented. Narrower
+/// than [`check_name`] (any text of 1 to 64 bytes), so that a template's
+/// names are ones a claim can carry.
+fn name_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use crate::domain::ids::{text_schema, visible_pattern};
+    text_schema(&visible_pattern(MAX_NAME_LEN), 1..=MAX_NAME_LEN, "vip")
+}
+
+/// `regions` in the OpenAPI document: up to [`MAX_REGIONS`] names.
+fn region_list_schema() -> utoipa::openapi::Array {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(name_schema())
+        .max_items(Some(MAX_REGIONS))
+        .build()
 }
 
 fn is_false(b: &bool) -> bool {

@@ -197,16 +197,27 @@ impl fmt::Display for UserId {
     }
 }
 
-/// In the OpenAPI document: the string form, 1 to 64 visible ASCII
-/// characters (the integer form is the same user as its decimal text, so
-/// every user has a string the schema takes).
+/// In the OpenAPI document, both forms [`UserIdText`] reads: 1 to 64
+/// visible ASCII characters, or an integer from 0 to `i64::MAX` (the same
+/// user as its decimal text).
 impl utoipa::PartialSchema for UserId {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        text_schema(
-            &visible_pattern(MAX_USER_ID_LEN),
-            1..=MAX_USER_ID_LEN,
-            "user-42",
-        )
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        let integer = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Int64,
+            )))
+            .minimum(Some(0))
+            .maximum(Some(i64::MAX));
+        OneOfBuilder::new()
+            .item(text_schema(
+                &visible_pattern(MAX_USER_ID_LEN),
+                1..=MAX_USER_ID_LEN,
+                "user-42",
+            ))
+            .item(integer)
+            .into()
     }
 }
 

@@ -209,6 +209,32 @@ impl utoipa::PartialSchema for Money {
 
 impl utoipa::ToSchema for Money {}
 
+/// The pattern of an amount greater than zero (a discount's amount, a
+/// face value, a budget): [`money_pattern`]'s amounts without leading
+/// zeros and without `0.00`. JSON Schema cannot compare a text with zero,
+/// so zero is left out by its form.
+pub fn positive_money_pattern() -> String {
+    let more = MAX_CENTS.to_string().len() - 3;
+    format!("^([1-9][0-9]{{0,{more}}}\\.[0-9]{{2}}|0\\.(0[1-9]|[1-9][0-9]))$")
+}
+
+/// In the OpenAPI document, an amount the check wants greater than zero
+/// (e.g. `ParseErrorKind::NotPositive`): the field itself is text parsed
+/// by [`Money::parse`].
+pub struct PositiveMoney;
+
+impl utoipa::PartialSchema for PositiveMoney {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some(positive_money_pattern()))
+            .examples(["12.30"])
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PositiveMoney {}
+
 /// `digits[.digits]`, at most 40 characters (what `Decimal` can read exactly).
 pub(crate) fn is_plain_decimal(s: &str) -> bool {
     let (int, frac) = s.split_once('.').unwrap_or((s, "0"));

@@ -21,19 +21,19 @@ pub enum RawDiscount {
         #[schema(value_type = crate::domain::money::Money)]
         threshold: RawDecimal,
         #[schemars(with = "String")]
-        #[schema(value_type = crate::domain::money::Money)]
+        #[schema(value_type = crate::domain::money::PositiveMoney)]
         amount: RawDecimal,
     },
     PerThresholdOff {
         #[schemars(with = "String")]
-        #[schema(value_type = crate::domain::money::Money)]
+        #[schema(value_type = crate::domain::money::PositiveMoney)]
         step: RawDecimal,
         #[schemars(with = "String")]
-        #[schema(value_type = crate::domain::money::Money)]
+        #[schema(value_type = crate::domain::money::PositiveMoney)]
         amount: RawDecimal,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<String>")]
-        #[schema(value_type = Option<crate::domain::money::Money>)]
+        #[schema(value_type = Option<crate::domain::money::PositiveMoney>)]
         max_off: Option<RawDecimal>,
     },
     Rate {
@@ -46,7 +46,7 @@ pub enum RawDiscount {
         threshold: Option<RawDecimal>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<String>")]
-        #[schema(value_type = Option<crate::domain::money::Money>)]
+        #[schema(value_type = Option<crate::domain::money::PositiveMoney>)]
         max_off: Option<RawDecimal>,
     },
     Ladder {
@@ -65,7 +65,7 @@ pub struct RawTier {
     #[schema(value_type = crate::domain::money::Money)]
     pub threshold: RawDecimal,
     #[schemars(with = "String")]
-    #[schema(value_type = crate::domain::money::Money)]
+    #[schema(value_type = crate::domain::money::PositiveMoney)]
     pub amount: RawDecimal,
 }
 

@@ -27,8 +27,18 @@ pub const MAX_RELATIVE_DAYS: u32 = 36_600;
 )]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawValidity {
-    Absolute { begin: String, end: String },
-    Relative { begin_days: i64, end_days: i64 },
+    Absolute {
+        #[schema(value_type = InstantText)]
+        begin: String,
+        #[schema(value_type = InstantText)]
+        end: String,
+    },
+    Relative {
+        #[schema(value_type = DayCount)]
+        begin_days: i64,
+        #[schema(value_type = DayCount)]
+        end_days: i64,
+    },
 }
 
 /// Validated validity terms of a template.
@@ -92,6 +102,64 @@ fn instant(field: &str, s: &str) -> Result<DateTime<Utc>, ParseError> {
         .and_then(storable_instant)
         .ok_or_else(|| ParseError::new(field, ParseErrorKind::Instant))
 }
+
+/// A business day (`2026-11-20`) as a pattern narrower than chrono's
+/// parser: years 1000 to 8999 (an offset cannot carry an instant of them
+/// out of [`storable_instant`]'s 1 to 9999), a day of a month 01 to 28
+/// (every month has them).
+macro_rules! day_pattern {
+    () => {
+        "[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
+    };
+}
+
+/// A business day, unanchored, for patterns built from it.
+pub const DAY_PATTERN: &str = day_pattern!();
+
+/// An RFC 3339 instant that [`instant`] takes, unanchored: a day as
+/// [`DAY_PATTERN`], a second that is not a leap second, an offset at most
+/// ±13:59. Narrower than the parser (every value it allows is accepted);
+/// `tests/tests/suite/openapi_patterns.rs` holds it to the parser.
+pub const INSTANT_PATTERN: &str = concat!(
+    day_pattern!(),
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?",
+    "(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9])"
+);
+
+/// An instant read as text, as the OpenAPI document describes it: a
+/// validity's `begin` and `end`, and every route that reads an instant.
+pub struct InstantText;
+
+impl utoipa::PartialSchema for InstantText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{KnownFormat, ObjectBuilder, SchemaFormat, schema::Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .pattern(Some(format!("^{INSTANT_PATTERN}$")))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for InstantText {}
+
+/// A relative validity's `begin_days` or `end_days` as the OpenAPI
+/// document describes it: 0 to [`MAX_RELATIVE_DAYS`], as [`days`] checks.
+pub struct DayCount;
+
+impl utoipa::PartialSchema for DayCount {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{KnownFormat, ObjectBuilder, SchemaFormat, schema::Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(0))
+            .maximum(Some(MAX_RELATIVE_DAYS))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for DayCount {}
 
 /// What [`storable_instant`] refuses, as an error message says it.
 pub const INSTANT_RULE: &str = "must be an instant of the years 0001 to 9999, not a leap second";

@@ -8,7 +8,7 @@
 
 use ledger::api::http::schemas::{self, json, json_of};
 use ledger::domain::ids::{OrderId, PackageSn, ShopId, TemplateSn, UserId};
-use ledger::domain::money::{Currency, Money};
+use ledger::domain::money::{Currency, Money, PositiveMoney};
 use ledger::domain::terms::{Kind, RefundPolicy, Stacking};
 use ledger::exactly_once::idempotency::{MAX_KEY_LEN, validate_key};
 use serde_json::{Value, json as value};
@@ -172,6 +172,24 @@ fn a_user_id_is_visible_ascii() {
 }
 
 #[test]
+fn a_user_id_may_be_a_non_negative_64_bit_integer_as_the_body_reads_it() {
+    let validator = jsonschema::validator_for(&json::<UserId>()).expect("a valid JSON Schema");
+    let read = |v: &Value| serde_json::from_value::<UserId>(v.clone()).is_ok();
+    for v in [value!(0), value!(42), value!(i64::MAX)] {
+        assert!(validator.is_valid(&v) && read(&v), "{v}");
+    }
+    for v in [
+        value!(-1),
+        value!(u64::MAX),
+        value!(1.5),
+        value!(null),
+        value!(true),
+    ] {
+        assert!(!validator.is_valid(&v) && !read(&v), "{v}");
+    }
+}
+
+#[test]
 fn a_shop_id_is_visible_ascii_but_not_a_reports_label() {
     agree(
         "ShopId",
@@ -215,6 +233,19 @@ fn an_amount_has_two_places_and_at_most_the_largest_amount() {
             "9999999999999.00",
         ],
         &["12", "12.3", "0000000000000.00"],
+    );
+}
+
+#[test]
+fn a_positive_amount_is_an_amount_but_zero() {
+    agree(
+        "PositiveMoney",
+        json::<PositiveMoney>(),
+        |s| Money::parse(s).is_ok_and(|m| !m.is_zero()),
+        Fit::Narrower,
+        &["0.01", "0.10", "12.30", "999999999999.99"],
+        &["", "0.00", "-1.00", "1.234", "9999999999999.00"],
+        &["12", "01.00", "000000000001.00"],
     );
 }
 
@@ -307,18 +338,25 @@ fn timestamps() -> Vec<String> {
 }
 
 /// An instant as the routes read one from text (`history::instant`,
-/// `coupons` `usable_at`).
+/// `coupons` `usable_at`) and as a template's absolute validity does.
 fn instant_parses(s: &str) -> bool {
-    chrono::DateTime::parse_from_rfc3339(s.trim())
+    use ledger::domain::validity::{RawValidity, ValidityTerms, storable_instant};
+    let read = chrono::DateTime::parse_from_rfc3339(s.trim())
         .ok()
-        .and_then(|t| ledger::domain::validity::storable_instant(t.to_utc()))
-        .is_some()
+        .and_then(|t| storable_instant(t.to_utc()))
+        .is_some();
+    let validity = RawValidity::Absolute {
+        begin: s.to_owned(),
+        end: "9999-12-31T23:59:59Z".to_owned(),
+    };
+    read && ValidityTerms::parse(&validity).is_ok()
 }
 
 #[test]
 fn an_instant_and_an_as_of_are_narrower_than_their_parsers() {
     use ledger::domain::liability_report::AsOf;
-    let (instant, as_of) = (json_of(schemas::instant()), json_of(schemas::as_of()));
+    let instant = json::<ledger::domain::validity::InstantText>();
+    let as_of = json_of(schemas::as_of());
     let mut taken = 0;
     for s in timestamps() {
         if allows(&instant, &s) {
@@ -351,7 +389,7 @@ fn an_instant_and_an_as_of_are_narrower_than_their_parsers() {
 }
 
 #[test]
-fn a_name_is_something_besides_white_space_within_its_length() {
+fn a_name_is_exactly_something_besides_white_space_within_its_length() {
     let trimmed = |s: &str| {
         let t = s.trim();
         !t.is_empty() && t.chars().count() <= 200 && !s.contains('\0')
@@ -360,9 +398,39 @@ fn a_name_is_something_besides_white_space_within_its_length() {
         "name",
         json_of(schemas::name::<200>()),
         trimmed,
-        Fit::Narrower,
-        &["Summer sale", " padded ", "\u{85}a\u{3000}", "\u{1c}"],
-        &["", " ", "\u{85}", "\u{3000}\t", "a\0b"],
-        &[&format!(" {} ", "n".repeat(200))],
+        Fit::Exact,
+        &[
+            "Summer sale",
+            " padded ",
+            "\u{85}a\u{3000}",
+            "\u{1c}",
+            &format!(" \u{2029}{}\t ", "n".repeat(200)),
+        ],
+        &["", " ", "\u{85}", "\u{3000}\t", "a\0b", &"n".repeat(201)],
+        &[],
     );
+}
+
+#[test]
+fn a_tag_rule_is_narrower_than_its_check() {
+    use ledger::domain::eligibility::{Eligibility, TagRule};
+    let validator = jsonschema::validator_for(&json::<TagRule>()).expect("a valid JSON Schema");
+    let parses = |rule: &Value| {
+        serde_json::from_value::<Eligibility>(value!({ "user_tags": rule }))
+            .ok()
+            .and_then(|e| Eligibility::parse(e).ok())
+            .is_some()
+    };
+    for rule in [value!({"any": ["vip"]}), value!({"all": ["a", "b", "a"]})] {
+        assert!(validator.is_valid(&rule) && parses(&rule), "{rule}");
+    }
+    let long = "x".repeat(65);
+    for rule in [
+        value!({"any": [""]}),
+        value!({"any": []}),
+        value!({"all": ["x"], "any": ["y"]}),
+        value!({ "any": [long] }),
+    ] {
+        assert!(!validator.is_valid(&rule) && !parses(&rule), "{rule}");
+    }
 }

@@ -29,13 +29,13 @@ class ChangeWebhook:
 
         Attributes:
             description (None | str | Unset):
-            event_types (list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset):
+            event_types (list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | None | Unset):
             retry_hours (int | None | Unset):
             url (None | str | Unset):
      """
 
     description: None | str | Unset = UNSET
-    event_types: list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset = UNSET
+    event_types: list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | None | Unset = UNSET
     retry_hours: int | None | Unset = UNSET
     url: None | str | Unset = UNSET
 
@@ -50,7 +50,7 @@ class ChangeWebhook:
         else:
             description = self.description
 
-        event_types: list[str] | Unset
+        event_types: list[str] | None | Unset
         if isinstance(self.event_types, Unset):
             event_types = UNSET
         elif isinstance(self.event_types, list):
@@ -60,14 +60,15 @@ class ChangeWebhook:
                 event_types.append(event_types_type_0_item)
 
 
-        else:
+        elif isinstance(self.event_types, list):
             event_types = []
             for event_types_type_1_item_data in self.event_types:
                 event_types_type_1_item = event_types_type_1_item_data.value
                 event_types.append(event_types_type_1_item)
 
 
-
+        else:
+            event_types = self.event_types
 
         retry_hours: int | None | Unset
         if isinstance(self.retry_hours, Unset):
@@ -112,7 +113,9 @@ class ChangeWebhook:
         description = _parse_description(d.pop("description", UNSET))
 
 
-        def _parse_event_types(data: object) -> list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | Unset:
+        def _parse_event_types(data: object) -> list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | None | Unset:
+            if data is None:
+                return data
             if isinstance(data, Unset):
                 return data
             try:
@@ -130,18 +133,22 @@ class ChangeWebhook:
                 return event_types_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            if not isinstance(data, list):
-                raise TypeError()
-            event_types_type_1 = []
-            _event_types_type_1 = data
-            for event_types_type_1_item_data in (_event_types_type_1):
-                event_types_type_1_item = ChangeWebhookEventTypesType1Item(event_types_type_1_item_data)
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                event_types_type_1 = []
+                _event_types_type_1 = data
+                for event_types_type_1_item_data in (_event_types_type_1):
+                    event_types_type_1_item = ChangeWebhookEventTypesType1Item(event_types_type_1_item_data)
 
 
 
-                event_types_type_1.append(event_types_type_1_item)
+                    event_types_type_1.append(event_types_type_1_item)
 
-            return event_types_type_1
+                return event_types_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ChangeWebhookEventTypesType0Item] | list[ChangeWebhookEventTypesType1Item] | None | Unset, data)
 
         event_types = _parse_event_types(d.pop("event_types", UNSET))
 

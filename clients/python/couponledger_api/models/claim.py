@@ -25,7 +25,7 @@ class Claim:
     """ 
         Attributes:
             template_sn (str):
-            user_id (str):
+            user_id (int | str):
             new_user (bool | None | Unset): Whether the caller vouches the user is new, for
                 `eligibility.new_users_only` (absent: not known to be new).
             region (str | Unset):
@@ -33,7 +33,7 @@ class Claim:
      """
 
     template_sn: str
-    user_id: str
+    user_id: int | str
     new_user: bool | None | Unset = UNSET
     region: str | Unset = UNSET
     user_tags: list[str] | Unset = UNSET
@@ -45,6 +45,7 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         template_sn = self.template_sn
 
+        user_id: int | str
         user_id = self.user_id
 
         new_user: bool | None | Unset
@@ -84,7 +85,11 @@ class Claim:
         d = dict(src_dict)
         template_sn = d.pop("template_sn")
 
-        user_id = d.pop("user_id")
+        def _parse_user_id(data: object) -> int | str:
+            return cast(int | str, data)
+
+        user_id = _parse_user_id(d.pop("user_id"))
+
 
         def _parse_new_user(data: object) -> bool | None | Unset:
             if data is None:

@@ -24,14 +24,14 @@ T = TypeVar("T", bound="ClaimPackage")
 class ClaimPackage:
     """ 
         Attributes:
-            user_id (str):
+            user_id (int | str):
             new_user (bool | None | Unset): Whether the caller vouches the user is new, for
                 `eligibility.new_users_only` (absent: not known to be new).
             region (str | Unset):
             user_tags (list[str] | Unset):
      """
 
-    user_id: str
+    user_id: int | str
     new_user: bool | None | Unset = UNSET
     region: str | Unset = UNSET
     user_tags: list[str] | Unset = UNSET
@@ -41,6 +41,7 @@ class ClaimPackage:
 
 
     def to_dict(self) -> dict[str, Any]:
+        user_id: int | str
         user_id = self.user_id
 
         new_user: bool | None | Unset
@@ -77,7 +78,11 @@ class ClaimPackage:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        user_id = d.pop("user_id")
+        def _parse_user_id(data: object) -> int | str:
+            return cast(int | str, data)
+
+        user_id = _parse_user_id(d.pop("user_id"))
+
 
         def _parse_new_user(data: object) -> bool | None | Unset:
             if data is None:

@@ -26,35 +26,43 @@ T = TypeVar("T", bound="CreateBatch")
 class CreateBatch:
     """ 
         Attributes:
-            code (str | Unset):
-            count (int | Unset):
+            code (None | str | Unset):
+            count (int | None | Unset):
             expires_at (datetime.datetime | None | Unset): After it the batch's codes are refused (422); none: no end.
             kind (BatchKind | None | Unset):
-            package_sn (None | str | Unset): The package whose coupons each code gives; or `template_sn`.
-            per_user (int | Unset):
-            template_sn (None | str | Unset): The template whose coupon each code gives; or `package_sn`.
-            uses (int | Unset):
-            uses_per_code (int | Unset):
+            package_sn (None | str | Unset):
+            per_user (int | None | Unset):
+            template_sn (None | str | Unset):
+            uses (int | None | Unset):
+            uses_per_code (int | None | Unset):
      """
 
-    code: str | Unset = UNSET
-    count: int | Unset = UNSET
+    code: None | str | Unset = UNSET
+    count: int | None | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     kind: BatchKind | None | Unset = UNSET
     package_sn: None | str | Unset = UNSET
-    per_user: int | Unset = UNSET
+    per_user: int | None | Unset = UNSET
     template_sn: None | str | Unset = UNSET
-    uses: int | Unset = UNSET
-    uses_per_code: int | Unset = UNSET
+    uses: int | None | Unset = UNSET
+    uses_per_code: int | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        code = self.code
+        code: None | str | Unset
+        if isinstance(self.code, Unset):
+            code = UNSET
+        else:
+            code = self.code
 
-        count = self.count
+        count: int | None | Unset
+        if isinstance(self.count, Unset):
+            count = UNSET
+        else:
+            count = self.count
 
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
@@ -78,7 +86,11 @@ class CreateBatch:
         else:
             package_sn = self.package_sn
 
-        per_user = self.per_user
+        per_user: int | None | Unset
+        if isinstance(self.per_user, Unset):
+            per_user = UNSET
+        else:
+            per_user = self.per_user
 
         template_sn: None | str | Unset
         if isinstance(self.template_sn, Unset):
@@ -86,9 +98,17 @@ class CreateBatch:
         else:
             template_sn = self.template_sn
 
-        uses = self.uses
+        uses: int | None | Unset
+        if isinstance(self.uses, Unset):
+            uses = UNSET
+        else:
+            uses = self.uses
 
-        uses_per_code = self.uses_per_code
+        uses_per_code: int | None | Unset
+        if isinstance(self.uses_per_code, Unset):
+            uses_per_code = UNSET
+        else:
+            uses_per_code = self.uses_per_code
 
 
         field_dict: dict[str, Any] = {}
@@ -121,9 +141,25 @@ class CreateBatch:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        code = d.pop("code", UNSET)
+        def _parse_code(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        count = d.pop("count", UNSET)
+        code = _parse_code(d.pop("code", UNSET))
+
+
+        def _parse_count(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        count = _parse_count(d.pop("count", UNSET))
+
 
         def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -175,7 +211,15 @@ class CreateBatch:
         package_sn = _parse_package_sn(d.pop("package_sn", UNSET))
 
 
-        per_user = d.pop("per_user", UNSET)
+        def _parse_per_user(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        per_user = _parse_per_user(d.pop("per_user", UNSET))
+
 
         def _parse_template_sn(data: object) -> None | str | Unset:
             if data is None:
@@ -187,9 +231,25 @@ class CreateBatch:
         template_sn = _parse_template_sn(d.pop("template_sn", UNSET))
 
 
-        uses = d.pop("uses", UNSET)
+        def _parse_uses(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        uses_per_code = d.pop("uses_per_code", UNSET)
+        uses = _parse_uses(d.pop("uses", UNSET))
+
+
+        def _parse_uses_per_code(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        uses_per_code = _parse_uses_per_code(d.pop("uses_per_code", UNSET))
+
 
         create_batch = cls(
             code=code,

@@ -31,7 +31,7 @@ class Eligibility:
         Attributes:
             allow_list (bool | Unset): Only users on the template's allow-list (uploaded as a file).
             new_users_only (bool | Unset): Only claims the channel marks `new_user: true`.
-            regions (list[str] | Unset): The claim's `region` must be one of these; absent or empty: any.
+            regions (list[str] | Unset):
             user_tags (None | TagRuleType0 | TagRuleType1 | Unset):
      """
 

@@ -31,13 +31,13 @@ class LockBody:
             expected_payable (str):
             order (RawOrder): An order as it arrives: `{order_id, user_id, currency, region?,
                 user_tags?, lines: [...], shipping_fee}`. A missing `shipping_fee` is `0.00`.
-            lock_ttl_seconds (int | Unset):
+            lock_ttl_seconds (int | None | Unset):
      """
 
     coupon_ids: list[UUID]
     expected_payable: str
     order: RawOrder
-    lock_ttl_seconds: int | Unset = UNSET
+    lock_ttl_seconds: int | None | Unset = UNSET
 
 
 
@@ -56,7 +56,11 @@ class LockBody:
 
         order = self.order.to_dict()
 
-        lock_ttl_seconds = self.lock_ttl_seconds
+        lock_ttl_seconds: int | None | Unset
+        if isinstance(self.lock_ttl_seconds, Unset):
+            lock_ttl_seconds = UNSET
+        else:
+            lock_ttl_seconds = self.lock_ttl_seconds
 
 
         field_dict: dict[str, Any] = {}
@@ -94,7 +98,15 @@ class LockBody:
 
 
 
-        lock_ttl_seconds = d.pop("lock_ttl_seconds", UNSET)
+        def _parse_lock_ttl_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        lock_ttl_seconds = _parse_lock_ttl_seconds(d.pop("lock_ttl_seconds", UNSET))
+
 
         lock_body = cls(
             coupon_ids=coupon_ids,

@@ -27,11 +27,11 @@ class QuoteRequest:
         Attributes:
             order (RawOrder): An order as it arrives: `{order_id, user_id, currency, region?,
                 user_tags?, lines: [...], shipping_fee}`. A missing `shipping_fee` is `0.00`.
-            user_id (str):
+            user_id (int | str):
      """
 
     order: RawOrder
-    user_id: str
+    user_id: int | str
 
 
 
@@ -41,6 +41,7 @@ class QuoteRequest:
         from ..models.raw_order import RawOrder # noqa: PLC0415
         order = self.order.to_dict()
 
+        user_id: int | str
         user_id = self.user_id
 
 
@@ -64,7 +65,11 @@ class QuoteRequest:
 
 
 
-        user_id = d.pop("user_id")
+        def _parse_user_id(data: object) -> int | str:
+            return cast(int | str, data)
+
+        user_id = _parse_user_id(d.pop("user_id"))
+
 
         quote_request = cls(
             order=order,

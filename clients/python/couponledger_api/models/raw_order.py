@@ -31,7 +31,7 @@ class RawOrder:
             currency (str):
             lines (list[RawLine]):
             order_id (str):
-            user_id (str):
+            user_id (int | str):
             region (None | str | Unset):
             shipping_fee (None | str | Unset):
             user_tags (list[str] | None | Unset):
@@ -40,7 +40,7 @@ class RawOrder:
     currency: str
     lines: list[RawLine]
     order_id: str
-    user_id: str
+    user_id: int | str
     region: None | str | Unset = UNSET
     shipping_fee: None | str | Unset = UNSET
     user_tags: list[str] | None | Unset = UNSET
@@ -62,6 +62,7 @@ class RawOrder:
 
         order_id = self.order_id
 
+        user_id: int | str
         user_id = self.user_id
 
         region: None | str | Unset
@@ -124,7 +125,11 @@ class RawOrder:
 
         order_id = d.pop("order_id")
 
-        user_id = d.pop("user_id")
+        def _parse_user_id(data: object) -> int | str:
+            return cast(int | str, data)
+
+        user_id = _parse_user_id(d.pop("user_id"))
+
 
         def _parse_region(data: object) -> None | str | Unset:
             if data is None:

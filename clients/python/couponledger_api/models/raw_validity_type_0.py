@@ -9,6 +9,8 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.raw_validity_type_0_type import RawValidityType0Type
+from typing import cast
+import datetime
 
 
 
@@ -23,13 +25,13 @@ T = TypeVar("T", bound="RawValidityType0")
 class RawValidityType0:
     """ 
         Attributes:
-            begin (str):
-            end (str):
+            begin (datetime.datetime):
+            end (datetime.datetime):
             type_ (RawValidityType0Type):
      """
 
-    begin: str
-    end: str
+    begin: datetime.datetime
+    end: datetime.datetime
     type_: RawValidityType0Type
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,9 +40,9 @@ class RawValidityType0:
 
 
     def to_dict(self) -> dict[str, Any]:
-        begin = self.begin
+        begin = self.begin.isoformat()
 
-        end = self.end
+        end = self.end.isoformat()
 
         type_ = self.type_.value
 
@@ -60,9 +62,15 @@ class RawValidityType0:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        begin = d.pop("begin")
+        begin = datetime.datetime.fromisoformat(d.pop("begin"))
 
-        end = d.pop("end")
+
+
+
+        end = datetime.datetime.fromisoformat(d.pop("end"))
+
+
+
 
         type_ = RawValidityType0Type(d.pop("type"))
 

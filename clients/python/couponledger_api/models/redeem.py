@@ -25,7 +25,7 @@ class Redeem:
     """ 
         Attributes:
             code (str): The code as the user typed it: case, spaces and dashes do not matter.
-            user_id (str):
+            user_id (int | str):
             new_user (bool | None | Unset): Whether the caller vouches the user is new, for
                 `eligibility.new_users_only` (absent: not known to be new).
             region (str | Unset):
@@ -33,7 +33,7 @@ class Redeem:
      """
 
     code: str
-    user_id: str
+    user_id: int | str
     new_user: bool | None | Unset = UNSET
     region: str | Unset = UNSET
     user_tags: list[str] | Unset = UNSET
@@ -45,6 +45,7 @@ class Redeem:
     def to_dict(self) -> dict[str, Any]:
         code = self.code
 
+        user_id: int | str
         user_id = self.user_id
 
         new_user: bool | None | Unset
@@ -84,7 +85,11 @@ class Redeem:
         d = dict(src_dict)
         code = d.pop("code")
 
-        user_id = d.pop("user_id")
+        def _parse_user_id(data: object) -> int | str:
+            return cast(int | str, data)
+
+        user_id = _parse_user_id(d.pop("user_id"))
+
 
         def _parse_new_user(data: object) -> bool | None | Unset:
             if data is None:

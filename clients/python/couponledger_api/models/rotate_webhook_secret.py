@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -23,17 +24,21 @@ T = TypeVar("T", bound="RotateWebhookSecret")
 class RotateWebhookSecret:
     """ 
         Attributes:
-            overlap_secs (int | Unset):
+            overlap_secs (int | None | Unset):
      """
 
-    overlap_secs: int | Unset = UNSET
+    overlap_secs: int | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        overlap_secs = self.overlap_secs
+        overlap_secs: int | None | Unset
+        if isinstance(self.overlap_secs, Unset):
+            overlap_secs = UNSET
+        else:
+            overlap_secs = self.overlap_secs
 
 
         field_dict: dict[str, Any] = {}
@@ -50,7 +55,15 @@ class RotateWebhookSecret:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        overlap_secs = d.pop("overlap_secs", UNSET)
+        def _parse_overlap_secs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        overlap_secs = _parse_overlap_secs(d.pop("overlap_secs", UNSET))
+
 
         rotate_webhook_secret = cls(
             overlap_secs=overlap_secs,

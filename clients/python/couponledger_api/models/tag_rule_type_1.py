@@ -27,7 +27,6 @@ class TagRuleType1:
      """
 
     any_: list[str]
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -40,7 +39,7 @@ class TagRuleType1:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "any": any_,
         })
@@ -59,22 +58,5 @@ class TagRuleType1:
             any_=any_,
         )
 
-
-        tag_rule_type_1.additional_properties = d
         return tag_rule_type_1
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -14,6 +14,7 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaFormat, Type};
 use utoipa::openapi::{Array, KnownFormat, Object, RefOr, Schema};
 
 use crate::domain::names;
+use crate::domain::validity::{DAY_PATTERN, INSTANT_PATTERN};
 
 /// Types that stand for a query parameter's schema, for
 /// `#[param(value_type = Option<schemas::Offset>, inline)]`: utoipa 5 drops
@@ -45,8 +46,8 @@ param_schemas! {
     WalletPageLimit => limit::<{ crate::queries::wallet::MAX_PAGE }>();
     /// A package job's page of coupon ids: `limit`.
     JobCouponPageLimit => limit::<{ crate::queries::package_jobs::MAX_COUPON_PAGE }>();
-    /// [`instant`].
-    Instant => instant();
+    /// An instant read as text (`validity::InstantText`).
+    Instant => <crate::domain::validity::InstantText as utoipa::PartialSchema>::schema();
     /// [`as_of`].
     AsOf => as_of();
     /// An upload's job key: as long as an Idempotency-Key.
@@ -85,32 +86,12 @@ fn names(names: &[&str]) -> Object {
 /// (`extract.rs`: Postgres cannot store a NUL).
 pub const NO_NUL: &str = "^[^\\u0000]*$";
 
-/// An RFC 3339 instant of years 1000 to 8999 (an offset cannot carry it
-/// out of 1 to 9999) with a second that is not a
-/// leap second (`validity::storable_instant`), as a pattern narrower than
-/// chrono's parser: a day of a month is 01 to 28 (every month has them),
-/// an offset at most ±13:59.
-const INSTANT: &str = "[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])\
-    T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?\
-    (Z|[+-](0[0-9]|1[0-3]):[0-5][0-9])";
-/// A business day (`2026-11-20`), as narrow as [`INSTANT`]'s date.
-const DAY: &str = "[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])";
-
-/// An RFC 3339 instant, as the routes that read one as text check it.
-pub fn instant() -> Object {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
-        .pattern(Some(format!("^{INSTANT}$")))
-        .build()
-}
-
 /// The liability report's `as_of`: an instant, a business day or `now`
 /// (`reports::as_of`).
 pub fn as_of() -> Object {
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .pattern(Some(format!("^({INSTANT}|{DAY}|now)$")))
+        .pattern(Some(format!("^({INSTANT_PATTERN}|{DAY_PATTERN}|now)$")))
         .build()
 }
 
@@ -142,6 +123,54 @@ pub fn limit<const MAX: i64>() -> Object {
 /// from the constants its check uses).
 pub fn range<const MIN: i64, const MAX: i64>() -> Object {
     integer(MIN, MAX)
+}
+
+/// [`range`] or null: an optional field that serde reads as absent when
+/// it is null (a plain `Option`), as the document must then say.
+pub fn range_or_null<const MIN: i64, const MAX: i64>() -> Schema {
+    or_null(integer(MIN, MAX))
+}
+
+/// [`passphrase`] or null (see [`range_or_null`]).
+pub fn passphrase_or_null() -> Schema {
+    or_null(passphrase())
+}
+
+/// [`event_types`] or null (see [`range_or_null`]).
+pub fn event_types_or_null() -> Schema {
+    or_null(event_types())
+}
+
+/// `schema` that also takes null: null joins an object's or an array's
+/// types, or becomes one more alternative of anything else.
+fn or_null(schema: impl Into<Schema>) -> Schema {
+    use utoipa::openapi::schema::{OneOfBuilder, SchemaType};
+    let with_null = |t: SchemaType| match t {
+        SchemaType::Type(t) => SchemaType::from_iter([t, Type::Null]),
+        SchemaType::Array(mut types) => {
+            types.push(Type::Null);
+            SchemaType::Array(types)
+        }
+        any => any,
+    };
+    match schema.into() {
+        Schema::Object(mut o) => {
+            o.schema_type = with_null(o.schema_type);
+            Schema::Object(o)
+        }
+        Schema::Array(mut a) => {
+            a.schema_type = with_null(a.schema_type);
+            Schema::Array(a)
+        }
+        Schema::OneOf(mut one) => {
+            one.items.push(Object::with_type(Type::Null).into());
+            Schema::OneOf(one)
+        }
+        other => OneOfBuilder::new()
+            .item(other)
+            .item(Object::with_type(Type::Null))
+            .into(),
+    }
 }
 
 /// An integer from `min` to `max`.
@@ -191,19 +220,26 @@ pub fn visible<const MIN: usize, const MAX: usize>() -> Object {
 }
 
 /// A name as the routes check one (`name.trim()` of 1 to `MAX`
-/// characters): no NUL, something besides white space, and at most `MAX`
-/// characters with the white space around it (narrower than the check,
-/// which counts after trimming).
+/// characters, no NUL), exactly: any white space around something that
+/// starts and ends with another character. The length is counted in the
+/// pattern, not by `maxLength`, because the check counts after trimming.
 pub fn name<const MAX: usize>() -> Object {
+    assert!(
+        MAX >= 2,
+        "a name's pattern counts its inner characters as MAX - 2"
+    );
     let (ws, text) = (
         format!("[{WHITE_SPACE}]"),
         format!("[^{WHITE_SPACE}\\u0000]"),
     );
+    let inner = MAX - 2;
+    // No minLength: the pattern needs a character already, and schemathesis
+    // 4.32 can draw no value for this pattern beside a minLength.
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .min_length(Some(1))
-        .max_length(Some(MAX))
-        .pattern(Some(format!("^{ws}*{text}([^\\u0000]*{text})?{ws}*$")))
+        .pattern(Some(format!(
+            "^{ws}*{text}([^\\u0000]{{0,{inner}}}{text})?{ws}*$"
+        )))
         .build()
 }
 

@@ -32,8 +32,10 @@ use crate::queries::allow_lists::{self as queries, AllowListFileView, AllowListV
 #[into_params(parameter_in = Query)]
 pub struct UploadQuery {
     /// `add` (default): the file's users join the list; `remove`: they leave it.
+    #[param(value_type = Option<AllowListMode>)]
     pub mode: Option<String>,
     /// Names the upload (like `Idempotency-Key`, which wins when both are given).
+    #[param(value_type = Option<crate::api::http::schemas::JobKey>, inline)]
     pub key: Option<String>,
 }
 

@@ -94,7 +94,7 @@ async fn current(
 pub struct RotateSecret {
     /// How long the replaced secret keeps verifying signatures, in seconds:
     /// 0 to 2592000 (30 days); absent: 86400 (a day).
-    #[schema(schema_with = crate::api::http::schemas::range::<0, { channel::MAX_OVERLAP_SECS }>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<0, { channel::MAX_OVERLAP_SECS }>)]
     pub overlap_secs: Option<i64>,
 }
 

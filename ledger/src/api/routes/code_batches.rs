@@ -58,26 +58,28 @@ pub struct CreateBatch {
     #[schema(value_type = Option<BatchKind>)]
     pub kind: Option<String>,
     /// The template whose coupon each code gives; or `package_sn`.
+    #[schema(value_type = Option<crate::domain::ids::TemplateSn>)]
     pub template_sn: Option<String>,
     /// The package whose coupons each code gives; or `template_sn`.
+    #[schema(value_type = Option<crate::domain::ids::PackageSn>)]
     pub package_sn: Option<String>,
     /// Generated codes in the batch, 1 to 100,000,000 (generated only).
-    #[schema(schema_with = crate::api::http::schemas::range::<1, MAX_COUNT>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<1, MAX_COUNT>)]
     pub count: Option<i64>,
     /// 1: one-use codes; N: shared codes, N uses, once per user. Default 1
     /// (generated only).
-    #[schema(schema_with = crate::api::http::schemas::range::<1, { MAX_USES as i64 }>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<1, { MAX_USES as i64 }>)]
     pub uses_per_code: Option<i32>,
     /// The passphrase (passphrase only): 2 to 32 letters (any script) or
     /// digits; users' input matches it after NFKC and case folding.
-    #[schema(schema_with = crate::api::http::schemas::passphrase)]
+    #[schema(schema_with = crate::api::http::schemas::passphrase_or_null)]
     pub code: Option<String>,
     /// How many users may redeem the passphrase, 1 to 1,000,000 (passphrase only).
-    #[schema(schema_with = crate::api::http::schemas::range::<1, { MAX_USES as i64 }>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<1, { MAX_USES as i64 }>)]
     pub uses: Option<i32>,
     /// Codes of this batch one user may redeem (generated); times one user
     /// may redeem the passphrase (passphrase: 1). Default 1.
-    #[schema(schema_with = crate::api::http::schemas::range::<1, { MAX_USES as i64 }>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<1, { MAX_USES as i64 }>)]
     pub per_user: Option<i32>,
     /// After it the batch's codes are refused (422); none: no end.
     pub expires_at: Option<DateTime<Utc>>,

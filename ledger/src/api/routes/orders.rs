@@ -156,7 +156,7 @@ pub struct LockBody {
     #[schema(value_type = Money)]
     pub expected_payable: String,
     /// Lock timeout in seconds, 1 to 86,400; default 1800.
-    #[schema(schema_with = crate::api::http::schemas::range::<1, MAX_LOCK_TTL_SECS>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<1, MAX_LOCK_TTL_SECS>)]
     pub lock_ttl_seconds: Option<i64>,
 }
 

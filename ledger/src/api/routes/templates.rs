@@ -20,7 +20,7 @@ use crate::domain::budget::{Budget, RawBudget};
 use crate::domain::eligibility::Eligibility;
 use crate::domain::events::{IssueWindow, TemplateCreated};
 use crate::domain::ids::{ShopId, TemplateSn};
-use crate::domain::money::{Currency, Money};
+use crate::domain::money::Currency;
 use crate::domain::names;
 use crate::domain::rate_limit::RateLimit;
 use crate::domain::reminder::{RawRemindDays, RemindDays};
@@ -54,7 +54,7 @@ pub struct CreateTemplate {
     pub currency: String,
     /// `fixed_off`, `per_threshold_off`, `rate` or `ladder` (see docs/design.md §7).
     pub discount: RawDiscount,
-    #[schema(value_type = Option<Money>)]
+    #[schema(value_type = Option<crate::domain::money::PositiveMoney>)]
     pub face_value: Option<String>,
     #[schema(value_type = IssueWindowView)]
     pub issue_window: IssueWindow,

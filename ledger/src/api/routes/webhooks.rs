@@ -180,7 +180,7 @@ pub async fn read(
 pub struct ChangeWebhook {
     #[schema(max_length = 2048, pattern = "^https://[^\\s/?#@]+(/[^\\s#]*)?$")]
     pub url: Option<String>,
-    #[schema(schema_with = crate::api::http::schemas::event_types)]
+    #[schema(schema_with = crate::api::http::schemas::event_types_or_null)]
     pub event_types: Option<Vec<String>>,
     #[serde(default, deserialize_with = "crate::domain::patch_field::present")]
     #[schema(max_length = 500)]
@@ -288,7 +288,7 @@ async fn set_enabled(
 pub struct RotateWebhookSecret {
     /// Seconds the old secret keeps signing beside the new one (0 to
     /// 604,800; absent: a day), so receivers can switch without a gap.
-    #[schema(schema_with = crate::api::http::schemas::range::<0, MAX_OVERLAP_SECS>)]
+    #[schema(schema_with = crate::api::http::schemas::range_or_null::<0, MAX_OVERLAP_SECS>)]
     pub overlap_secs: Option<i64>,
 }
 

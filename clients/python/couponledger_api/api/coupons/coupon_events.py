@@ -19,7 +19,7 @@ from uuid import UUID
 def _get_kwargs(
     id: UUID,
     *,
-    user_id: str | Unset = UNSET,
+    user_id: int | str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -28,7 +28,12 @@ def _get_kwargs(
 
     params: dict[str, Any] = {}
 
-    params["user_id"] = user_id
+    json_user_id: int | str | Unset
+    if isinstance(user_id, Unset):
+        json_user_id = UNSET
+    else:
+        json_user_id = user_id
+    params["user_id"] = json_user_id
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -119,14 +124,14 @@ def sync_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    user_id: str | Unset = UNSET,
+    user_id: int | str | Unset = UNSET,
 
 ) -> Response[ErrorBody | list[HistoryEvent]]:
     """ A coupon's full history, in order.
 
     Args:
         id (UUID):
-        user_id (str | Unset):
+        user_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -153,14 +158,14 @@ def sync(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    user_id: str | Unset = UNSET,
+    user_id: int | str | Unset = UNSET,
 
 ) -> ErrorBody | list[HistoryEvent] | None:
     """ A coupon's full history, in order.
 
     Args:
         id (UUID):
-        user_id (str | Unset):
+        user_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -182,14 +187,14 @@ async def asyncio_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    user_id: str | Unset = UNSET,
+    user_id: int | str | Unset = UNSET,
 
 ) -> Response[ErrorBody | list[HistoryEvent]]:
     """ A coupon's full history, in order.
 
     Args:
         id (UUID):
-        user_id (str | Unset):
+        user_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,14 +221,14 @@ async def asyncio(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    user_id: str | Unset = UNSET,
+    user_id: int | str | Unset = UNSET,
 
 ) -> ErrorBody | list[HistoryEvent] | None:
     """ A coupon's full history, in order.
 
     Args:
         id (UUID):
-        user_id (str | Unset):
+        user_id (int | str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -17,7 +17,7 @@ from uuid import UUID
 
 
 def _get_kwargs(
-    uid: str,
+    uid: int | str,
     *,
     channel_id: UUID,
     offset: int | Unset = UNSET,
@@ -127,7 +127,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
 def sync_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     channel_id: UUID,
@@ -145,7 +145,7 @@ def sync_detailed(
     first, paged; 404 for an unknown channel.
 
     Args:
-        uid (str):
+        uid (int | str):
         channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
@@ -180,7 +180,7 @@ new_user=new_user,
     return _build_response(client=client, response=response)
 
 def sync(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     channel_id: UUID,
@@ -198,7 +198,7 @@ def sync(
     first, paged; 404 for an unknown channel.
 
     Args:
-        uid (str):
+        uid (int | str):
         channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
@@ -228,7 +228,7 @@ new_user=new_user,
     ).parsed
 
 async def asyncio_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     channel_id: UUID,
@@ -246,7 +246,7 @@ async def asyncio_detailed(
     first, paged; 404 for an unknown channel.
 
     Args:
-        uid (str):
+        uid (int | str):
         channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):
@@ -281,7 +281,7 @@ new_user=new_user,
     return _build_response(client=client, response=response)
 
 async def asyncio(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     channel_id: UUID,
@@ -299,7 +299,7 @@ async def asyncio(
     first, paged; 404 for an unknown channel.
 
     Args:
-        uid (str):
+        uid (int | str):
         channel_id (UUID):
         offset (int | Unset):
         limit (int | Unset):

@@ -20,7 +20,7 @@ import datetime
 
 
 def _get_kwargs(
-    uid: str,
+    uid: int | str,
     *,
     status: CouponStatus | Unset = UNSET,
     usable_at: datetime.datetime | Unset = UNSET,
@@ -146,7 +146,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
 def sync_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
@@ -165,7 +165,7 @@ def sync_detailed(
     count of all that match; each coupon embeds its template's public `terms`.
 
     Args:
-        uid (str):
+        uid (int | str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
         usable_at (datetime.datetime | Unset):
@@ -207,7 +207,7 @@ include_archived=include_archived,
     return _build_response(client=client, response=response)
 
 def sync(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
@@ -226,7 +226,7 @@ def sync(
     count of all that match; each coupon embeds its template's public `terms`.
 
     Args:
-        uid (str):
+        uid (int | str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
         usable_at (datetime.datetime | Unset):
@@ -263,7 +263,7 @@ include_archived=include_archived,
     ).parsed
 
 async def asyncio_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
@@ -282,7 +282,7 @@ async def asyncio_detailed(
     count of all that match; each coupon embeds its template's public `terms`.
 
     Args:
-        uid (str):
+        uid (int | str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
         usable_at (datetime.datetime | Unset):
@@ -324,7 +324,7 @@ include_archived=include_archived,
     return _build_response(client=client, response=response)
 
 async def asyncio(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     status: CouponStatus | Unset = UNSET,
@@ -343,7 +343,7 @@ async def asyncio(
     count of all that match; each coupon embeds its template's public `terms`.
 
     Args:
-        uid (str):
+        uid (int | str):
         status (CouponStatus | Unset): A coupon's status; the names are those of the contract (and
             the rows').
         usable_at (datetime.datetime | Unset):

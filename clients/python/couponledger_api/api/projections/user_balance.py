@@ -16,7 +16,7 @@ from typing import cast
 
 
 def _get_kwargs(
-    uid: str,
+    uid: int | str,
     *,
     expiring_within_days: int | Unset = UNSET,
 
@@ -103,7 +103,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
 def sync_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     expiring_within_days: int | Unset = UNSET,
@@ -113,7 +113,7 @@ def sync_detailed(
     `balances`), and the unused ones expiring within the days asked.
 
     Args:
-        uid (str):
+        uid (int | str):
         expiring_within_days (int | Unset):
 
     Raises:
@@ -138,7 +138,7 @@ expiring_within_days=expiring_within_days,
     return _build_response(client=client, response=response)
 
 def sync(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     expiring_within_days: int | Unset = UNSET,
@@ -148,7 +148,7 @@ def sync(
     `balances`), and the unused ones expiring within the days asked.
 
     Args:
-        uid (str):
+        uid (int | str):
         expiring_within_days (int | Unset):
 
     Raises:
@@ -168,7 +168,7 @@ expiring_within_days=expiring_within_days,
     ).parsed
 
 async def asyncio_detailed(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     expiring_within_days: int | Unset = UNSET,
@@ -178,7 +178,7 @@ async def asyncio_detailed(
     `balances`), and the unused ones expiring within the days asked.
 
     Args:
-        uid (str):
+        uid (int | str):
         expiring_within_days (int | Unset):
 
     Raises:
@@ -203,7 +203,7 @@ expiring_within_days=expiring_within_days,
     return _build_response(client=client, response=response)
 
 async def asyncio(
-    uid: str,
+    uid: int | str,
     *,
     client: AuthenticatedClient,
     expiring_within_days: int | Unset = UNSET,
@@ -213,7 +213,7 @@ async def asyncio(
     `balances`), and the unused ones expiring within the days asked.
 
     Args:
-        uid (str):
+        uid (int | str):
         expiring_within_days (int | Unset):
 
     Raises:
