@@ -224,6 +224,7 @@ pub fn routes() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     utoipa::Modify::modify(&openapi::CommonAnswers, &mut doc);
     utoipa::Modify::modify(&openapi::NoNul, &mut doc);
     utoipa::Modify::modify(&openapi::NonEmptyBodies, &mut doc);
+    utoipa::Modify::modify(&openapi::ClosedVariants, &mut doc);
     utoipa::Modify::modify(&http::openapi_links::Links, &mut doc);
     utoipa::Modify::modify(&openapi::Permissions, &mut doc);
     let timed = timed.layer(tower_http::timeout::TimeoutLayer::with_status_code(

@@ -397,3 +397,20 @@ fn every_query_parameter_is_described() {
         .find(|p| p["name"] == "as_of");
     assert_eq!(as_of.unwrap()["required"], true);
 }
+
+/// Every variant of a tagged body enum is closed, as serde's
+/// `deny_unknown_fields` reads it: a field beside a variant's own is
+/// refused, so the document must not call it valid (`ClosedVariants`).
+#[test]
+fn every_object_variant_takes_no_other_field() {
+    let doc = document();
+    let mut open = Vec::new();
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        for variant in schema["oneOf"].as_array().into_iter().flatten() {
+            if variant["type"] == "object" && variant["additionalProperties"] != false {
+                open.push(name.clone());
+            }
+        }
+    }
+    assert!(open.is_empty(), "open variants: {open:?}");
+}

@@ -31,7 +31,6 @@ class RawDiscountType0:
     amount: str
     threshold: str
     type_: RawDiscountType0Type
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -46,7 +45,7 @@ class RawDiscountType0:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "amount": amount,
             "threshold": threshold,
@@ -75,22 +74,5 @@ class RawDiscountType0:
             type_=type_,
         )
 
-
-        raw_discount_type_0.additional_properties = d
         return raw_discount_type_0
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

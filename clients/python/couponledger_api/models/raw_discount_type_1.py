@@ -35,7 +35,6 @@ class RawDiscountType1:
     step: str
     type_: RawDiscountType1Type
     max_off: None | str | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -56,7 +55,7 @@ class RawDiscountType1:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "amount": amount,
             "step": step,
@@ -98,22 +97,5 @@ class RawDiscountType1:
             max_off=max_off,
         )
 
-
-        raw_discount_type_1.additional_properties = d
         return raw_discount_type_1
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

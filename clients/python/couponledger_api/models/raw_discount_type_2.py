@@ -35,7 +35,6 @@ class RawDiscountType2:
     type_: RawDiscountType2Type
     max_off: None | str | Unset = UNSET
     threshold: None | str | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -60,7 +59,7 @@ class RawDiscountType2:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "rate_off": rate_off,
             "type": type_,
@@ -111,22 +110,5 @@ class RawDiscountType2:
             threshold=threshold,
         )
 
-
-        raw_discount_type_2.additional_properties = d
         return raw_discount_type_2
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

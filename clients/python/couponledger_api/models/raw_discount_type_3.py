@@ -32,7 +32,6 @@ class RawDiscountType3:
 
     tiers: list[RawTier]
     type_: RawDiscountType3Type
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -51,7 +50,7 @@ class RawDiscountType3:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "tiers": tiers,
             "type": type_,
@@ -85,22 +84,5 @@ class RawDiscountType3:
             type_=type_,
         )
 
-
-        raw_discount_type_3.additional_properties = d
         return raw_discount_type_3
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

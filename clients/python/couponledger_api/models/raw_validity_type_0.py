@@ -33,7 +33,6 @@ class RawValidityType0:
     begin: datetime.datetime
     end: datetime.datetime
     type_: RawValidityType0Type
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -48,7 +47,7 @@ class RawValidityType0:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "begin": begin,
             "end": end,
@@ -83,22 +82,5 @@ class RawValidityType0:
             type_=type_,
         )
 
-
-        raw_validity_type_0.additional_properties = d
         return raw_validity_type_0
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -31,7 +31,6 @@ class RawValidityType1:
     begin_days: int
     end_days: int
     type_: RawValidityType1Type
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -46,7 +45,7 @@ class RawValidityType1:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "begin_days": begin_days,
             "end_days": end_days,
@@ -75,22 +74,5 @@ class RawValidityType1:
             type_=type_,
         )
 
-
-        raw_validity_type_1.additional_properties = d
         return raw_validity_type_1
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -129,6 +129,31 @@ impl utoipa::Modify for NonEmptyBodies {
     }
 }
 
+/// Enums serde reads with `deny_unknown_fields` whose variants utoipa
+/// leaves open: each variant takes no field beside its own.
+const CLOSED_VARIANTS: &[&str] = &["RawDiscount", "RawValidity"];
+
+/// Closes [`CLOSED_VARIANTS`]' variants (`additionalProperties: false`).
+pub struct ClosedVariants;
+
+impl utoipa::Modify for ClosedVariants {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        for name in CLOSED_VARIANTS {
+            let Some(RefOr::T(Schema::OneOf(one))) = components.schemas.get_mut(*name) else {
+                continue;
+            };
+            for variant in one.items.iter_mut() {
+                if let RefOr::T(Schema::Object(o)) = variant {
+                    o.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+                }
+            }
+        }
+    }
+}
+
 /// Says of every text in the document that has no pattern, format or
 /// enum of its own that it holds no NUL: the one check every text the API
 /// takes passes (`extract.rs`), written here once for all of them. (Texts
