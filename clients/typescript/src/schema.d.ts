@@ -3026,9 +3026,9 @@ export interface components {
         /** @description A moved issue window: an end left out stays as it is. */
         WindowChange: {
             /** Format: date-time */
-            begin?: string | null;
+            begin?: string;
             /** Format: date-time */
-            end?: string | null;
+            end?: string;
         };
         WorkersStatus: {
             /** @description Why RabbitMQ's management API could not be read, if so. */

@@ -236,6 +236,19 @@ async fn a_raised_limit_holds_in_the_flash_gate_and_only_rises() {
         let answer = patch(&server, &sn, &json!({field: null})).await;
         refused(answer, 400, &format!("{field}: must not be null"));
     }
+    // Nor a window's end: null is not "leave it" there either.
+    let later = "2099-01-01T00:00:00Z";
+    for (end, window) in [
+        ("begin", json!({"begin": null, "end": later})),
+        ("end", json!({"end": null})),
+    ] {
+        let answer = patch(&server, &sn, &json!({ "issue_window": window })).await;
+        refused(
+            answer,
+            400,
+            &format!("issue_window.{end}: must not be null"),
+        );
+    }
     let events = changes(&env, &sn).await;
     let raised: Vec<_> = events
         .iter()

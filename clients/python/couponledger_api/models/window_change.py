@@ -26,33 +26,25 @@ class WindowChange:
     """ A moved issue window: an end left out stays as it is.
 
         Attributes:
-            begin (datetime.datetime | None | Unset):
-            end (datetime.datetime | None | Unset):
+            begin (datetime.datetime | Unset):
+            end (datetime.datetime | Unset):
      """
 
-    begin: datetime.datetime | None | Unset = UNSET
-    end: datetime.datetime | None | Unset = UNSET
+    begin: datetime.datetime | Unset = UNSET
+    end: datetime.datetime | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        begin: None | str | Unset
-        if isinstance(self.begin, Unset):
-            begin = UNSET
-        elif isinstance(self.begin, datetime.datetime):
+        begin: str | Unset = UNSET
+        if not isinstance(self.begin, Unset):
             begin = self.begin.isoformat()
-        else:
-            begin = self.begin
 
-        end: None | str | Unset
-        if isinstance(self.end, Unset):
-            end = UNSET
-        elif isinstance(self.end, datetime.datetime):
+        end: str | Unset = UNSET
+        if not isinstance(self.end, Unset):
             end = self.end.isoformat()
-        else:
-            end = self.end
 
 
         field_dict: dict[str, Any] = {}
@@ -71,44 +63,24 @@ class WindowChange:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        def _parse_begin(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                begin_type_0 = datetime.datetime.fromisoformat(data)
+        _begin = d.pop("begin", UNSET)
+        begin: datetime.datetime | Unset
+        if isinstance(_begin,  Unset):
+            begin = UNSET
+        else:
+            begin = datetime.datetime.fromisoformat(_begin)
 
 
 
-                return begin_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(datetime.datetime | None | Unset, data)
 
-        begin = _parse_begin(d.pop("begin", UNSET))
-
-
-        def _parse_end(data: object) -> datetime.datetime | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, str):
-                    raise TypeError()
-                end_type_0 = datetime.datetime.fromisoformat(data)
+        _end = d.pop("end", UNSET)
+        end: datetime.datetime | Unset
+        if isinstance(_end,  Unset):
+            end = UNSET
+        else:
+            end = datetime.datetime.fromisoformat(_end)
 
 
-
-                return end_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(datetime.datetime | None | Unset, data)
-
-        end = _parse_end(d.pop("end", UNSET))
 
 
         window_change = cls(

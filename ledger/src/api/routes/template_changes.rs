@@ -94,7 +94,9 @@ pub struct UpdateTemplate {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowChange {
+    #[schema(nullable = false)]
     pub begin: Option<DateTime<Utc>>,
+    #[schema(nullable = false)]
     pub end: Option<DateTime<Utc>>,
 }
 
@@ -135,23 +137,7 @@ pub async fn update(
             format!("{field} changes through /quota or /activate, /stop, /void"),
         ));
     }
-    // These cannot be cleared: a null is a mistake, not "leave it".
-    let not_null = [
-        "name",
-        "issue_window",
-        "per_user_limit",
-        "validity",
-        "budget",
-    ];
-    if let Some(field) = not_null
-        .iter()
-        .find(|f| body.value.get(**f) == Some(&Value::Null))
-    {
-        return Err(ApiError::BadRequest {
-            code: "invalid_field",
-            message: format!("{field}: must not be null (leave it out to keep it)"),
-        });
-    }
+    refuse_nulls(&body.value)?;
     let input: UpdateTemplate = extract::from_value(Value::Object(body.value))?;
     let change = validate_update(&sn, input)?;
     let (metadata, now) = (ctx.principal_metadata(), state.now());
@@ -243,6 +229,34 @@ fn validate_attributes(
         || updated.description.is_some()
         || updated.eligibility.is_some();
     Ok(any.then_some(updated))
+}
+
+/// Fields that cannot be cleared, nor a window's ends: a null is a
+/// mistake, not "leave it" (the document calls them not nullable).
+fn refuse_nulls(body: &serde_json::Map<String, Value>) -> Result<(), ApiError> {
+    const NOT_NULL: [&str; 5] = [
+        "name",
+        "issue_window",
+        "per_user_limit",
+        "validity",
+        "budget",
+    ];
+    let top = NOT_NULL
+        .iter()
+        .find(|f| body.get(**f) == Some(&Value::Null));
+    let window = body.get("issue_window").and_then(Value::as_object);
+    let end = ["begin", "end"]
+        .iter()
+        .find(|e| window.is_some_and(|w| w.get(**e) == Some(&Value::Null)));
+    let field = match (top, end) {
+        (Some(field), _) => (*field).to_owned(),
+        (None, Some(end)) => format!("issue_window.{end}"),
+        (None, None) => return Ok(()),
+    };
+    Err(ApiError::BadRequest {
+        code: "invalid_field",
+        message: format!("{field}: must not be null (leave it out to keep it)"),
+    })
 }
 
 /// The campaign's parts asked for, each in its stored form.
