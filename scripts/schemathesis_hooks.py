@@ -23,6 +23,7 @@ by SCHEMATHESIS_REACH, which scripts/schemathesis sums up per operation.
 """
 
 import datetime
+from decimal import Decimal
 import hashlib
 import hmac
 import json
@@ -444,7 +445,7 @@ def _patch_rules(case):
     budget = case.body.get("budget")
     if isinstance(budget, dict) and isinstance(budget.get("daily"), str) \
             and isinstance(budget.get("total"), str) \
-            and float(budget["daily"]) > float(budget["total"]):
+            and Decimal(budget["daily"]) > Decimal(budget["total"]):
         # A day's cap within the total.
         budget["daily"] = budget["total"]
     validity = case.body.get("validity")
