@@ -16,6 +16,10 @@
 //!   take more than is left; and rates compound (see `Search::rate_bound`);
 //! - of two orders of coupons that share no line only one is searched (they
 //!   commute exactly);
+//! - when every candidate covers the same lines, only what is left of them
+//!   in all matters: the search tracks that sum, not the lines, and skips a
+//!   (used set, sum) it reached before by an earlier path (see
+//!   `Search::reached_before`);
 //! - larger groups, and groups whose search exceeds its node budget (an
 //!   adversarial mix, far beyond any real wallet), use the heuristic: the
 //!   better of greedy-by-current-discount and the best ordered pair (groups

@@ -171,7 +171,12 @@ impl<'a> Prepared<'a> {
 
     /// The discount in cents (> 0) on what is left.
     pub(crate) fn discount(&self, left: &Remaining) -> Result<i64, NotApplicable> {
-        let base = self.base(left);
+        self.discount_on(self.base(left))
+    }
+
+    /// The discount in cents (> 0) on `base`, what is left of its lines
+    /// (or of the shipping fee).
+    pub(crate) fn discount_on(&self, base: i64) -> Result<i64, NotApplicable> {
         let discount =
             self.rule
                 .discount_cents(base)

@@ -223,6 +223,59 @@ fn every_sequence(
     }
 }
 
+/// A wallet of up to `max` stackable goods coupons of distinct templates,
+/// all on the whole order: the search's one-scope case (its memo).
+fn whole_order_wallet(max: usize) -> impl Strategy<Value = Vec<Coupon<usize>>> {
+    prop::collection::vec(rule_strategy(), 1..=max).prop_map(|rules| {
+        rules
+            .into_iter()
+            .enumerate()
+            .map(|(id, rule)| {
+                let raw: RawTerms = serde_json::from_value(json!({
+                    "kind": "goods", "currency": "CNY", "discount": rule, "face_value": "1.00",
+                    "validity": {"type": "relative", "begin_days": 0, "end_days": 7},
+                    "stacking": "stackable", "use_scope": [],
+                }))
+                .unwrap();
+                Coupon {
+                    id,
+                    template_sn: format!("T{id}"),
+                    terms: Terms::parse(&raw).unwrap(),
+                    validity: always(),
+                }
+            })
+            .collect()
+    })
+}
+
+/// The best sequence by the documented ranking (more discount, then fewer
+/// coupons, then the smaller sequence of positions), over every sequence
+/// `price` accepts.
+fn best_ranked(
+    order: &Order,
+    wallet: &[Coupon<usize>],
+    sequence: &mut Vec<usize>,
+    best: &mut (i64, Vec<usize>),
+) {
+    for next in 0..wallet.len() {
+        if sequence.contains(&next) {
+            continue;
+        }
+        sequence.push(next);
+        let coupons: Vec<_> = sequence.iter().map(|&i| wallet[i].clone()).collect();
+        if let Ok(p) = price(order, &coupons, now()) {
+            let key = |d: i64, s: &[usize]| {
+                (d, std::cmp::Reverse(s.len()), std::cmp::Reverse(s.to_vec()))
+            };
+            if key(p.discount.cents(), sequence) > key(best.0, &best.1) {
+                *best = (p.discount.cents(), sequence.clone());
+            }
+            best_ranked(order, wallet, sequence, best);
+        }
+        sequence.pop();
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -329,6 +382,17 @@ proptest! {
         let mut sequence: Vec<usize> = Vec::new();
         every_sequence(&order, &wallet, &mut sequence, &mut brute);
         prop_assert_eq!(best.discount, brute);
+    }
+
+    #[test]
+    fn on_one_scope_the_best_sequence_and_its_ties_match_a_brute_force_search(
+        order in order_strategy(), wallet in whole_order_wallet(6)
+    ) {
+        let best = best_combination(&order, &wallet, now());
+        let mut brute = (0, Vec::new());
+        best_ranked(&order, &wallet, &mut Vec::new(), &mut brute);
+        prop_assert!(best.exact);
+        prop_assert_eq!((best.discount.cents(), best.coupon_ids), brute);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! templates: depth first in input order, branch and bound (see `best`).
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 
 use super::{Candidate, Combo, NODE_BUDGET};
 use crate::domain::discount::Remaining;
@@ -12,11 +13,17 @@ const UNIT: i64 = 1_000_000_000;
 /// Exact depth-first search over the sequences of one group.
 pub(super) struct Search<'g, 'c, 'a> {
     group: &'g [&'c Candidate<'a>],
+    /// What is left of each line (kept only when not `one_scope`).
     left: Remaining,
     /// The order lines any candidate of the group touches.
     lines: Vec<usize>,
     /// Cents left on the group's lines before any coupon.
     start: i64,
+    /// Every candidate covers all of `lines`: each discount is then a
+    /// function of what is left of them in all (`start − total`), and so
+    /// is the future. The search then neither splits discounts over lines
+    /// nor keeps `left` (the chosen sequence is replayed line by line).
+    one_scope: bool,
     /// `overlaps[i][j]`: candidates i and j share a line (else they commute).
     overlaps: Vec<Vec<bool>>,
     /// Per order line, scratch space for the bound (see `rate_bound`).
@@ -24,6 +31,10 @@ pub(super) struct Search<'g, 'c, 'a> {
     /// `partly[i][j]`: j covers some but not all of i's lines.
     partly: Vec<Vec<bool>>,
     path: Vec<usize>,
+    /// The states reached so far, with `one_scope` (see `reached_before`):
+    /// the used set and what is left in all. At most one per node, so
+    /// bounded by the node budget.
+    reached: HashSet<(u16, i64)>,
     pub(super) best: Combo,
     nodes: usize,
     pub(super) out_of_budget: bool,
@@ -38,6 +49,7 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         lines.sort_unstable();
         lines.dedup();
         let start = lines.iter().map(|&i| full.lines[i]).sum();
+        let one_scope = group.iter().all(|c| c.prepared.lines == lines);
         let shares_line = |a: &[usize], b: &[usize]| a.iter().any(|l| b.binary_search(l).is_ok());
         let overlaps: Vec<Vec<bool>> = group
             .iter()
@@ -62,10 +74,12 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
             left: full.clone(),
             lines,
             start,
+            one_scope,
             overlaps,
             keep: vec![UNIT; full.lines.len()],
             partly,
             path: Vec::new(),
+            reached: HashSet::new(),
             best: incumbent,
             nodes: 0,
             out_of_budget: false,
@@ -73,6 +87,9 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     }
 
     pub(super) fn visit(&mut self, used: u16, total: i64) {
+        if self.reached_before(used, total) {
+            return;
+        }
         if self.path_beats_best(total) {
             self.best = Combo {
                 total,
@@ -86,13 +103,7 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         }
         let options: Vec<(usize, i64)> = (0..self.group.len())
             .filter(|&p| used & (1 << p) == 0)
-            .filter_map(|p| {
-                self.group[p]
-                    .prepared
-                    .discount(&self.left)
-                    .ok()
-                    .map(|d| (p, d))
-            })
+            .filter_map(|p| Some((p, self.discount(p, total)?)))
             .collect();
         let bound = total + self.future_bound(total, &options);
         let mut largest: Vec<i64> = options.iter().map(|o| o.1).collect();
@@ -104,12 +115,32 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
             if !self.canonical(p) {
                 continue;
             }
-            let parts = self.group[p].prepared.split(&self.left, discount);
-            self.left.take(&parts);
+            let parts = (!self.one_scope).then(|| {
+                let parts = self.group[p].prepared.split(&self.left, discount);
+                self.left.take(&parts);
+                parts
+            });
             self.path.push(p);
             self.visit(used | (1 << p), total + discount);
             self.path.pop();
-            self.left.give_back(&parts);
+            if let Some(parts) = parts {
+                self.left.give_back(&parts);
+            }
+        }
+    }
+
+    /// What candidate `p` would discount now, after `total` was taken.
+    fn discount(&self, p: usize, total: i64) -> Option<i64> {
+        let prepared = &self.group[p].prepared;
+        prepared.discount_on(self.base(p, total)).ok()
+    }
+
+    /// What candidate `p` would discount from now.
+    fn base(&self, p: usize, total: i64) -> i64 {
+        if self.one_scope {
+            self.start - total
+        } else {
+            self.group[p].prepared.base(&self.left)
         }
     }
 
@@ -120,7 +151,7 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     fn future_bound(&mut self, total: i64, options: &[(usize, i64)]) -> i64 {
         let left = self.start - total;
         let optimistic: i64 = options.iter().map(|o| o.1).sum();
-        optimistic.min(left).min(self.rate_bound(left, options))
+        optimistic.min(left).min(self.rate_bound(total, options))
     }
 
     /// Rate coupons (rate_off < 0.5, cap not reached) compound: whatever
@@ -130,16 +161,16 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     /// `left − Σ r_l·Π(1 − rate) + Σ others` plus what rounding can add per
     /// rate (`rounding_slack`). Fixed-point products round down, which only
     /// raises the bound.
-    fn rate_bound(&mut self, left: i64, options: &[(usize, i64)]) -> i64 {
+    fn rate_bound(&mut self, total: i64, options: &[(usize, i64)]) -> i64 {
+        let left = self.start - total;
         let mut others = 0;
         let mut rates: Vec<(usize, i64)> = Vec::new();
         for &(p, discount) in options {
             let prepared = &self.group[p].prepared;
             // A capped rate gives at most its cap from here on, like a fixed
             // amount: counting it so is tighter than letting it compound.
-            let uncapped = |basis: &i128| {
-                i128::from(discount) >= i128::from(prepared.base(&self.left)) * basis / 10_000
-            };
+            let base = self.base(p, total);
+            let uncapped = |basis: &i128| i128::from(discount) >= i128::from(base) * basis / 10_000;
             match prepared
                 .rule
                 .rate_basis()
@@ -156,17 +187,30 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
                 self.keep[l] = self.keep[l] * keep / 10_000;
             }
         }
-        let mut kept: i128 = 0;
-        for &l in &self.lines {
-            // i64 when it fits (lines under ~92 million): i128 is slower.
-            kept += match self.left.lines[l].checked_mul(self.keep[l]) {
-                Some(product) => i128::from(product),
-                None => i128::from(self.left.lines[l]) * i128::from(self.keep[l]),
-            };
-            self.keep[l] = UNIT;
-        }
+        let kept = self.kept(left);
         let kept = i64::try_from(kept / i128::from(UNIT)).unwrap_or(0);
         left - kept + others + slack
+    }
+
+    /// `Σ left_l · keep_l` over the group's lines (in 1/UNIT cents), then
+    /// every `keep_l` reset. With `one_scope`, every rate covers every line,
+    /// so `keep` is the same on all of them: `left · keep`.
+    fn kept(&mut self, left: i64) -> i128 {
+        let mut kept: i128 = 0;
+        if self.one_scope {
+            kept = i128::from(left) * i128::from(self.keep[self.lines[0]]);
+        }
+        for &l in &self.lines {
+            if !self.one_scope {
+                // i64 when it fits (lines under ~92 million): i128 is slower.
+                kept += match self.left.lines[l].checked_mul(self.keep[l]) {
+                    Some(product) => i128::from(product),
+                    None => i128::from(self.left.lines[l]) * i128::from(self.keep[l]),
+                };
+            }
+            self.keep[l] = UNIT;
+        }
+        kept
     }
 
     /// The cents by which rate `p` can take more than its exact share
@@ -184,6 +228,22 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
         let lines = i64::try_from(self.group[p].prepared.lines.len()).unwrap_or(i64::MAX / 20_000);
         let ten_thousandths = 5_000 + (lines * spread + 3) / 4;
         (ten_thousandths + keep - 1) / keep
+    }
+
+    /// Whether, with `one_scope`, another path reached this state (the same
+    /// coupons used, the same cents left in all) before this one. The
+    /// future depends only on the state, and so does the total, so every
+    /// completion of this path ties one of that path's on discount and
+    /// length and loses on the sequence: the depth-first search runs in
+    /// input order, so that path was smaller. What the earlier visit pruned
+    /// could not beat the best then, and the best only improved since.
+    /// Orders of the same coupons that round alike (rates compound, fixed
+    /// amounts add) meet here: 12 adversarial candidates take 833 nodes,
+    /// not the budget. Without `one_scope` the state is every line's cents,
+    /// which different orders rarely share: hashing them cost more than
+    /// the merges saved (docs/benchmarks.md, issue 51).
+    fn reached_before(&mut self, used: u16, total: i64) -> bool {
+        self.one_scope && self.path.len() >= 2 && !self.reached.insert((used, self.start - total))
     }
 
     /// Coupons that share no line commute exactly (same discounts, same
