@@ -52,7 +52,8 @@ pub async fn apply(
         count_issued(tx, &fresh).await.map_err(blame_first)?;
     }
     let last = events.last().map_or(0, |e| e.position);
-    let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+    // Repeats (coupons the projection knew) are not counted as given.
+    let count = i64::try_from(fresh.len()).unwrap_or(i64::MAX);
     record_positions(tx, tally.projection(), last, count)
         .await
         .map_err(blame_first)

@@ -2,7 +2,8 @@
 //! `template_stats` in the caller's transaction (docs/design.md §5).
 //!
 //! Each projection remembers the last version it applied per stream, so a
-//! redelivered or already caught-up event is skipped, and an event that
+//! redelivered or already caught-up event is skipped (this is its only
+//! dedupe: the inbox keeps a receipt per message, not a row per event), and an event that
 //! arrives after a gap first pulls the missing versions from `events`
 //! (never applying out of order). The effect itself is
 //! [`crate::domain::projection`]'s pure fold.
@@ -77,7 +78,7 @@ pub async fn apply(
         | Stream::AllowList(_)
         | Stream::ApiKey(_) => Applied::NotFollowed,
     };
-    record_position(tx, tally.projection(), event.position).await?;
+    record_position(tx, tally.projection(), event.position, applied).await?;
     Ok(applied)
 }
 
@@ -109,16 +110,20 @@ pub async fn apply_batch(
     Ok(())
 }
 
-/// The position the projection reflects: the last event it was given.
+/// The position the projection reflects, after the event at `position`:
+/// counted as given unless it was a repeat.
 async fn record_position(
     tx: &Transaction<'_>,
     projection: Projection,
     position: i64,
+    applied: Applied,
 ) -> Result<(), tokio_postgres::Error> {
-    record_positions(tx, projection, position, 1).await
+    let given = i64::from(applied != Applied::AlreadyApplied);
+    record_positions(tx, projection, position, given).await
 }
 
-/// The position after `applied` more events, the last at `position`.
+/// The position after `applied` more events, the last at `position`. A
+/// repeat of older events (a redelivery) never moves it back.
 pub(crate) async fn record_positions(
     tx: &Transaction<'_>,
     projection: Projection,
@@ -128,7 +133,7 @@ pub(crate) async fn record_positions(
     let sql = "INSERT INTO projection_positions (projection, position, applied)
                VALUES ($1, $2, $3)
                ON CONFLICT (projection) DO UPDATE
-                 SET position = EXCLUDED.position,
+                 SET position = greatest(projection_positions.position, EXCLUDED.position),
                      applied = projection_positions.applied + EXCLUDED.applied,
                      updated_at = now()";
     tx.execute(

@@ -55,7 +55,7 @@ pub async fn apply(
         Stream::Coupon(id) => apply_coupon(tx, clock, id, event).await?,
         _ => Applied::NotFollowed,
     };
-    record_position(tx, Projection::Notify, event.position).await?;
+    record_position(tx, Projection::Notify, event.position, applied).await?;
     Ok(applied)
 }
 
@@ -114,7 +114,8 @@ async fn issue_run(
         .collect();
     granted::add(tx, &grants).await.map_err(blame_first)?;
     let last = events.last().map_or(0, |e| e.position);
-    let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+    // Repeats (coupons the projection knew) are not counted as given.
+    let count = i64::try_from(new.len()).unwrap_or(i64::MAX);
     super::record_positions(tx, Projection::Notify, last, count)
         .await
         .map_err(blame_first)?;
@@ -210,11 +211,12 @@ async fn insert_many(
         &jobs,
     ];
     let rows = tx.query(&tx.prepare_cached(sql).await?, &params).await?;
-    let inserted: std::collections::HashSet<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+    let mut inserted: std::collections::HashSet<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+    // `remove`: a coupon twice in one run (a message sent twice) is new once.
     Ok(issued
         .iter()
         .zip(due)
-        .filter(|(c, _)| inserted.contains(&c.coupon_id))
+        .filter(|(c, _)| inserted.remove(&c.coupon_id))
         .map(|(c, due)| NewReminders {
             coupon_id: c.coupon_id,
             user_id: c.user_id.clone(),

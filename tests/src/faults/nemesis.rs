@@ -126,8 +126,8 @@ const MID_BATCH_WAIT: Duration = Duration::from_secs(15);
 
 /// Waits (at most [`MID_BATCH_WAIT`]) until a projection is inside a
 /// batch's transaction: a backend of the run's database holding the
-/// inbox's row lock without writing events (only the projections claim
-/// inbox rows without appending). With the link slowed, that transaction
+/// inbox's row lock without writing events (only the projections write
+/// inbox receipts without appending). With the link slowed, that transaction
 /// takes seconds more, so a kill right after lands inside it. Read on a
 /// direct connection, not through the slowed link.
 async fn until_a_projection_is_mid_batch(stack: &Stack) -> bool {

@@ -50,11 +50,6 @@ impl Events {
             from: vec![from],
         }
     }
-
-    /// The inbox ids: each event's id (an event message's id is its event id).
-    pub fn inbox_ids(&self) -> Vec<String> {
-        self.events.iter().map(|e| e.event_id.to_string()).collect()
-    }
 }
 
 /// Deliveries as they arrive, opened.

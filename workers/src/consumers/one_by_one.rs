@@ -30,7 +30,7 @@ use ledger::store::identity::Origin;
 
 use super::retries::{self, MAX_DELIVERIES, Retries};
 use super::session::ConsumerSession;
-use super::spec::Spec;
+use super::spec::{Inbox, Spec};
 use crate::shutdown::{Shutdown, backoff};
 
 /// What a worker does with one message, inside the transaction that also
@@ -230,7 +230,9 @@ async fn dead_letter_now(
     Ok(())
 }
 
-/// Applies the message and records it in the inbox, in one transaction.
+/// Applies the message and records it in the inbox, in one transaction;
+/// a message the inbox has seen is skipped, unless the handler skips what
+/// it has seen by itself ([`Inbox::Receipt`]).
 async fn handle_once<H: Handler>(
     spec: &Spec,
     pool: &Pool,
@@ -241,7 +243,8 @@ async fn handle_once<H: Handler>(
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let mut done = None;
-    if ledger::exactly_once::inbox::claim(&tx, spec.name, &message_id).await? {
+    let first_time = ledger::exactly_once::inbox::claim(&tx, spec.name, &message_id).await?;
+    if first_time || spec.inbox == Inbox::Receipt {
         done = Some(handler.handle(&tx, delivery).await?);
     }
     tx.commit().await?;

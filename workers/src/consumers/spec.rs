@@ -19,6 +19,21 @@ pub struct Spec {
     /// The store this process serves: a message of another store is
     /// dead-lettered, never applied.
     pub store: StoreCell,
+    pub inbox: Inbox,
+}
+
+/// What a worker's inbox rows do (docs/design.md §5, "Exactly once").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inbox {
+    /// A row per message, claimed with its effect: a message seen before
+    /// is skipped. For handlers whose effects cannot tell a repeat.
+    Guard,
+    /// A row per message as a receipt only (that its transaction
+    /// committed, which the fault suite's checker reads): every delivery
+    /// is applied, and the handler skips what it has seen by its own rows
+    /// (the projections' stream versions). One row per run of events, not
+    /// one per event.
+    Receipt,
 }
 
 impl Spec {
@@ -31,6 +46,7 @@ impl Spec {
             amqp_url: amqp_url.to_owned(),
             analyze: &[],
             store,
+            inbox: Inbox::Guard,
         }
     }
 }
