@@ -180,7 +180,7 @@ pub async fn prune(
     let sql = format!(
         "DELETE FROM webhook_deliveries WHERE id IN (
              SELECT id FROM webhook_deliveries
-              WHERE status = $2 AND delivered_at < $1 - interval '{KEEP_DELIVERED}'
+              WHERE status = $2 AND delivered_at < $1::timestamptz - interval '{KEEP_DELIVERED}'
               LIMIT {PRUNE_STEP})"
     );
     let delivered = DeliveryStatus::Delivered.as_str();

@@ -384,6 +384,43 @@ async fn during_a_rotation_both_secrets_sign() {
     );
 }
 
+/// Delivered rows are kept a week, then pruned; the sender's pruning
+/// runs a statement Postgres must type (a bare `$1 - interval` once read
+/// `$1` as an interval and failed the sender every minute).
+#[tokio::test]
+async fn delivered_rows_are_pruned_after_a_week_and_not_before() {
+    use ledger::webhooks::deliveries::prune;
+    let env = Env::new().await.unwrap();
+    let server = Server::start_with(&env, &[ALLOW_PRIVATE]).await.unwrap();
+    let receiver = Receiver::start(Behaviour::default()).await.unwrap();
+    let (_, secret) = endpoint(&server, &receiver.url, &["*"]).await;
+    receiver.trust(&secret);
+    let workers = Workers::start_setting(&env, "webhooks", &[], &[ALLOW_PRIVATE]).unwrap();
+    let sn = server.active_template(10, 1).await.unwrap();
+    claim_many(&env, &sn, 0..3, 3).await.unwrap();
+    let events = store_events(&env).await;
+    wait_delivered(&receiver, &events, Duration::from_secs(30)).await;
+    workers.terminate().await.unwrap();
+    let client = env.db.client().await.unwrap();
+    let delivered = "SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered'";
+    let before: i64 = client.query_one(delivered, &[]).await.unwrap().get(0);
+    assert!(before >= 3, "{before} delivered rows");
+    let now = ledger::store::now();
+    assert_eq!(prune(&client, now).await.unwrap(), 0, "a week is kept");
+    let later = now + chrono::Duration::days(8);
+    let mut pruned = 0;
+    loop {
+        let step = prune(&client, later).await.unwrap();
+        if step == 0 {
+            break;
+        }
+        pruned += step;
+    }
+    assert_eq!(i64::try_from(pruned).unwrap(), before);
+    let after: i64 = client.query_one(delivered, &[]).await.unwrap().get(0);
+    assert_eq!(after, 0);
+}
+
 #[tokio::test]
 async fn a_slow_receiver_or_an_endless_answer_cannot_hold_the_sender() {
     let env = Env::new().await.unwrap();
