@@ -9,3 +9,10 @@
 --
 -- Other consumers leave it null: their message id is the receipt.
 ALTER TABLE inbox ADD COLUMN positions int8multirange;
+
+-- A projection's position is the last event it was given in commit order
+-- (tx_id, position), which lag counts from. Without the inbox filtering
+-- repeats out, a redelivered batch could move it back to an earlier
+-- event; its tx_id beside it lets the update keep the later one (null on
+-- rows written before: the next event moves it).
+ALTER TABLE projection_positions ADD COLUMN tx_id bigint;

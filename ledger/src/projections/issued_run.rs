@@ -51,7 +51,9 @@ pub async fn apply(
     if tally != Tally::PerUser {
         count_issued(tx, &fresh).await.map_err(blame_first)?;
     }
-    let last = events.last().map_or(0, |e| e.position);
+    let Some(last) = events.last() else {
+        return Ok(());
+    };
     // Repeats (coupons the projection knew) are not counted as given.
     let count = i64::try_from(fresh.len()).unwrap_or(i64::MAX);
     record_positions(tx, tally.projection(), last, count)

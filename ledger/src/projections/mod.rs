@@ -78,7 +78,7 @@ pub async fn apply(
         | Stream::AllowList(_)
         | Stream::ApiKey(_) => Applied::NotFollowed,
     };
-    record_position(tx, tally.projection(), event.position, applied).await?;
+    record_position(tx, tally.projection(), event, applied).await?;
     Ok(applied)
 }
 
@@ -110,35 +110,42 @@ pub async fn apply_batch(
     Ok(())
 }
 
-/// The position the projection reflects, after the event at `position`:
-/// counted as given unless it was a repeat.
+/// The position the projection reflects, after `event`: counted as given
+/// unless it was a repeat.
 async fn record_position(
     tx: &Transaction<'_>,
     projection: Projection,
-    position: i64,
+    event: &RecordedEvent,
     applied: Applied,
 ) -> Result<(), tokio_postgres::Error> {
     let given = i64::from(applied != Applied::AlreadyApplied);
-    record_positions(tx, projection, position, given).await
+    record_positions(tx, projection, event, given).await
 }
 
-/// The position after `applied` more events, the last at `position`. A
-/// repeat of older events (a redelivery) never moves it back.
+/// The position after `applied` more events, the last `last`. Positions
+/// follow the commit order (`tx_id`, then position), which lag counts
+/// from: a repeat of earlier events (a redelivery) never moves it back.
 pub(crate) async fn record_positions(
     tx: &Transaction<'_>,
     projection: Projection,
-    position: i64,
+    last: &RecordedEvent,
     applied: i64,
 ) -> Result<(), tokio_postgres::Error> {
-    let sql = "INSERT INTO projection_positions (projection, position, applied)
-               VALUES ($1, $2, $3)
+    // Both CASEs read the row as it was (SET sees the old values).
+    let sql = "INSERT INTO projection_positions AS p (projection, position, tx_id, applied)
+               VALUES ($1, $2, $3, $4)
                ON CONFLICT (projection) DO UPDATE
-                 SET position = greatest(projection_positions.position, EXCLUDED.position),
-                     applied = projection_positions.applied + EXCLUDED.applied,
+                 SET position = CASE WHEN p.tx_id IS NULL
+                                       OR (EXCLUDED.tx_id, EXCLUDED.position) > (p.tx_id, p.position)
+                                     THEN EXCLUDED.position ELSE p.position END,
+                     tx_id = CASE WHEN p.tx_id IS NULL
+                                    OR (EXCLUDED.tx_id, EXCLUDED.position) > (p.tx_id, p.position)
+                                  THEN EXCLUDED.tx_id ELSE p.tx_id END,
+                     applied = p.applied + EXCLUDED.applied,
                      updated_at = now()";
     tx.execute(
         &tx.prepare_cached(sql).await?,
-        &[&projection.as_str(), &position, &applied],
+        &[&projection.as_str(), &last.position, &last.tx_id, &applied],
     )
     .await?;
     Ok(())

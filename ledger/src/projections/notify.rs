@@ -55,7 +55,7 @@ pub async fn apply(
         Stream::Coupon(id) => apply_coupon(tx, clock, id, event).await?,
         _ => Applied::NotFollowed,
     };
-    record_position(tx, Projection::Notify, event.position, applied).await?;
+    record_position(tx, Projection::Notify, event, applied).await?;
     Ok(applied)
 }
 
@@ -113,7 +113,9 @@ async fn issue_run(
         })
         .collect();
     granted::add(tx, &grants).await.map_err(blame_first)?;
-    let last = events.last().map_or(0, |e| e.position);
+    let Some(last) = events.last() else {
+        return Ok(());
+    };
     // Repeats (coupons the projection knew) are not counted as given.
     let count = i64::try_from(new.len()).unwrap_or(i64::MAX);
     super::record_positions(tx, Projection::Notify, last, count)
