@@ -51,7 +51,8 @@ pub async fn apply(
     if tally != Tally::PerUser {
         count_issued(tx, &fresh).await.map_err(blame_first)?;
     }
-    let Some(last) = events.last() else {
+    // The latest in commit order: a repeat may come last.
+    let Some(last) = events.iter().max_by_key(|e| (e.tx_id, e.position)) else {
         return Ok(());
     };
     // Repeats (coupons the projection knew) are not counted as given.

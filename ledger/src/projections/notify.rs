@@ -113,7 +113,8 @@ async fn issue_run(
         })
         .collect();
     granted::add(tx, &grants).await.map_err(blame_first)?;
-    let Some(last) = events.last() else {
+    // The latest in commit order: a repeat may come last.
+    let Some(last) = events.iter().max_by_key(|e| (e.tx_id, e.position)) else {
         return Ok(());
     };
     // Repeats (coupons the projection knew) are not counted as given.
