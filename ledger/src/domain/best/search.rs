@@ -196,18 +196,17 @@ impl<'g, 'c, 'a> Search<'g, 'c, 'a> {
     /// every `keep_l` reset. With `one_scope`, every rate covers every line,
     /// so `keep` is the same on all of them: `left · keep`.
     fn kept(&mut self, left: i64) -> i128 {
-        let mut kept: i128 = 0;
-        if self.one_scope {
-            kept = i128::from(left) * i128::from(self.keep[self.lines[0]]);
-        }
+        let kept = if self.one_scope {
+            i128::from(left) * i128::from(self.keep[self.lines[0]])
+        } else {
+            // i64 per line when it fits (lines under ~92 million): i128 is slower.
+            let line = |l: usize| match self.left.lines[l].checked_mul(self.keep[l]) {
+                Some(product) => i128::from(product),
+                None => i128::from(self.left.lines[l]) * i128::from(self.keep[l]),
+            };
+            self.lines.iter().map(|&l| line(l)).sum()
+        };
         for &l in &self.lines {
-            if !self.one_scope {
-                // i64 when it fits (lines under ~92 million): i128 is slower.
-                kept += match self.left.lines[l].checked_mul(self.keep[l]) {
-                    Some(product) => i128::from(product),
-                    None => i128::from(self.left.lines[l]) * i128::from(self.keep[l]),
-                };
-            }
             self.keep[l] = UNIT;
         }
         kept
