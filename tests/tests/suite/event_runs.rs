@@ -1,9 +1,10 @@
 //! Runs on the ledger's own queues (docs/design.md §5, "Runs"): the relay
 //! packs consecutive events into one message for its projections' queues,
 //! and keeps one message per event on `coupon.events`; a projection applies
-//! each event of a run once (the inbox records events, not messages, so a
-//! run cut differently or sent again applies nothing twice), and a poison
-//! event inside a run is dead-lettered alone while the rest apply.
+//! each event of a run once (its rows keep each stream's version, so a run
+//! cut differently or sent again applies nothing twice), a poison event
+//! inside a run is dead-lettered alone while the rest apply, and every
+//! message applied leaves a receipt with the positions it carried.
 
 use ledger::domain::projection::Projection;
 use std::collections::HashSet;
@@ -211,4 +212,54 @@ async fn a_poison_event_inside_a_run_is_dead_lettered_alone_and_overlapping_runs
     let more = dead.next(Duration::from_secs(2)).await.unwrap();
     assert!(more.is_none(), "nothing else was dead-lettered");
     workers.terminate().await.unwrap();
+}
+
+/// A run returned to its queue 50 times (what kills and broker restarts
+/// never reach) is dead-lettered whole, untried: the single path applies
+/// no run, so every run a projection applied went by the batch path and
+/// left a receipt with its positions.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_returned_fifty_times_is_dead_lettered_whole_and_not_applied() {
+    let env = Env::new().await.unwrap();
+    let server = Server::start(&env).await.unwrap();
+    let sn = server.active_template(100, 1).await.unwrap();
+    claim_many(&env, &sn, 0..3, 1).await.unwrap();
+    let issued: Vec<RecordedEvent> = stored(&env)
+        .await
+        .into_iter()
+        .filter(|e| e.event_type == "CouponIssued")
+        .collect();
+    let mut run = run_of(&env, &issued).await;
+    let mut headers = run.properties.headers().clone().unwrap_or_default();
+    // What the quorum queue writes on the 50th return.
+    headers.insert("x-delivery-count".into(), AMQPValue::LongLongInt(50));
+    run.properties = run.properties.with_headers(headers);
+    let (amqp, publisher) = tests::test_publisher::open(&env, "test").await.unwrap();
+    publisher
+        .publish_all("", Projection::Balances.queue(), &[run])
+        .await
+        .unwrap();
+    let mut dead = DeadLetters::watch(&amqp).await.unwrap();
+    let workers = Workers::start(&env, "balances").unwrap();
+    let letter = dead.next(Duration::from_secs(60)).await.unwrap();
+    let letter = letter.expect("the run is dead-lettered");
+    assert_eq!(
+        letter.properties.kind().as_ref().unwrap().as_str(),
+        RUN_TYPE
+    );
+    assert_eq!(number(&letter.properties, "run_first"), issued[0].position);
+    let error = dead_letters::text(&letter, "x-error").unwrap();
+    assert!(error.contains("delivered 51 times"), "{error}");
+    workers.terminate().await.unwrap();
+    let client = env.db.client().await.unwrap();
+    let receipts: i64 = client
+        .query_one(
+            "SELECT count(*) FROM inbox WHERE consumer = 'balances'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(receipts, 0, "nothing applied, so no receipt");
+    assert_eq!(unused(&server, "u0").await, 0);
 }
