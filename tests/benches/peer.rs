@@ -1,7 +1,8 @@
-//! The ledger's event store side by side with a peer (issue 33, point 4):
-//! `cqrs-es` with `postgres-es` (crates.io), on the same Postgres, in the
-//! same run, phase by phase, the peer first, each side in a database of
-//! its own (both call their table `events`).
+//! The ledger's event store side by side with two peers (issue 33, point
+//! 4; issue 51, point 2): `cqrs-es` with `postgres-es` (crates.io) and
+//! Eventide's Message DB (`tests::message_db`), on the same Postgres, in
+//! the same run, phase by phase, the peers first, each side in a database
+//! of its own.
 //!
 //! Phases (BENCH_EVENTS, default 1,000,000; BENCH_CLIENTS, default 16,
 //! connections on each side):
@@ -17,13 +18,15 @@
 //! `CouponIssued` as the ledger writes one). The ledger appends with
 //! `store::append` (its command path: idempotent by event id, a global
 //! position, the stream's version kept in `streams`) and loads with
-//! `store::read_stream`; the peer with `PersistedEventRepository::persist`
-//! and `get_events`. A CHECKPOINT and a `sync` come before every timed
-//! phase.
+//! `store::read_stream`; cqrs-es with `PersistedEventRepository::persist`
+//! and `get_events`; Message DB with `write_message` (one call per event,
+//! a batch's calls in one transaction, as its clients write) and
+//! `get_stream_messages`. A CHECKPOINT and a `sync` come before every
+//! timed phase.
 //!
 //! ```sh
 //! cargo build --release --manifest-path peers/cqrs-es/Cargo.toml
-//! cargo bench -p tests --bench peer
+//! cargo bench -p tests --bench peer   # installs Message DB with npm, once
 //! ```
 
 use std::path::PathBuf;
@@ -37,6 +40,7 @@ use ledger::store::{self, NewEvent};
 use serde_json::{Value, json};
 use tests::Env;
 use tests::bench::{env_number, settle_disk};
+use tests::message_db;
 use uuid::Uuid;
 
 /// Events of one stream in the `hundred`, `batched` and `load` phases.
@@ -93,9 +97,9 @@ struct PeerDb {
 }
 
 impl PeerDb {
-    async fn new(env: &Env) -> PeerDb {
+    async fn new(env: &Env, peer: &str) -> PeerDb {
         let admin = ledger::db::connect(&admin_config(env)).await.unwrap();
-        let name = format!("peer_{}", std::process::id());
+        let name = format!("peer_{peer}_{}", std::process::id());
         let drop = format!("DROP DATABASE IF EXISTS {name}");
         admin.batch_execute(&drop).await.unwrap();
         let create = format!("CREATE DATABASE {name}");
@@ -109,10 +113,14 @@ impl PeerDb {
         self.admin.batch_execute(&sql).await.unwrap();
     }
 
-    async fn client(&self, env: &Env) -> tokio_postgres::Client {
+    fn config(&self, env: &Env) -> tokio_postgres::Config {
         let mut config = env.db.config.clone();
         config.dbname(&self.name);
-        ledger::db::connect(&config).await.unwrap()
+        config
+    }
+
+    async fn client(&self, env: &Env) -> tokio_postgres::Client {
+        ledger::db::connect(&self.config(env)).await.unwrap()
     }
 }
 
@@ -252,6 +260,94 @@ async fn load(pool: Pool, s: &Settings, streams: usize) -> (usize, f64) {
     (read.load(Ordering::Relaxed), seconds)
 }
 
+/// Runs Message DB's `phase`: the events it wrote or read, and its seconds.
+async fn message_db_side(pool: &Pool, s: &Settings, phase: &str) -> (usize, f64) {
+    let streams = s.events / PER_STREAM;
+    let pool = pool.clone();
+    let seconds = match phase {
+        "new" => {
+            spread(s.clients, s.events, move |i| {
+                let pool = pool.clone();
+                async move {
+                    let client = pool.get().await.unwrap();
+                    let (data, metadata) = payload();
+                    let stream = format!("coupon-c{i}");
+                    let at = message_db::write(&client, &stream, -1, &data, &metadata).await;
+                    assert_eq!(at.unwrap(), 0);
+                }
+            })
+            .await
+        }
+        "hundred" => {
+            spread(s.clients, streams, move |i| {
+                let pool = pool.clone();
+                async move {
+                    let (data, metadata) = payload();
+                    let stream = format!("coupon-h{i}");
+                    for version in 0..PER_STREAM as i64 {
+                        let client = pool.get().await.unwrap();
+                        let at = message_db::write(&client, &stream, version - 1, &data, &metadata);
+                        assert_eq!(at.await.unwrap(), version);
+                    }
+                }
+            })
+            .await
+        }
+        "batched" => {
+            spread(s.clients, streams, move |i| {
+                let pool = pool.clone();
+                async move {
+                    let (data, metadata) = payload();
+                    let stream = format!("coupon-b{i}");
+                    let mut client = pool.get().await.unwrap();
+                    let tx = client.transaction().await.unwrap();
+                    for version in 0..PER_STREAM as i64 {
+                        let at = message_db::write(&tx, &stream, version - 1, &data, &metadata);
+                        assert_eq!(at.await.unwrap(), version);
+                    }
+                    tx.commit().await.unwrap();
+                }
+            })
+            .await
+        }
+        "load" => return message_db_load(pool, s, streams).await,
+        other => panic!("unknown phase {other}"),
+    };
+    let events = if phase == "new" {
+        s.events
+    } else {
+        streams * PER_STREAM
+    };
+    (events, seconds)
+}
+
+/// Message DB's `load`: the same streams read back whole, in the same order.
+async fn message_db_load(pool: Pool, s: &Settings, streams: usize) -> (usize, f64) {
+    let read = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&read);
+    let seconds = spread(s.clients, s.loads, move |i| {
+        let (pool, read) = (pool.clone(), Arc::clone(&counted));
+        async move {
+            let stream = format!("coupon-h{}", (i * 7_919) % streams);
+            let client = pool.get().await.unwrap();
+            let messages = message_db::read(&client, &stream).await.unwrap();
+            assert_eq!(
+                messages.len(),
+                PER_STREAM,
+                "{stream} holds its 100 messages"
+            );
+            read.fetch_add(messages.len(), Ordering::Relaxed);
+        }
+    });
+    let seconds = seconds.await;
+    (read.load(Ordering::Relaxed), seconds)
+}
+
+/// One side's figure: seconds and rate.
+fn figure(events: usize, seconds: f64) -> String {
+    format!("{seconds:.1} s ({:.0} events/s)", events as f64 / seconds)
+}
+
 #[tokio::main]
 async fn main() {
     let s = Settings {
@@ -265,26 +361,49 @@ async fn main() {
     );
     peer_binary();
     let env = Env::new().await.unwrap();
-    let peer_db = PeerDb::new(&env).await;
+    let peer_db = PeerDb::new(&env, "cqrs").await;
+    let mdb = PeerDb::new(&env, "mdb").await;
+    message_db::install(&mdb.name).unwrap();
     let pool = ledger::db::pool(&env.db.config, s.clients);
+    let mdb_pool = message_db::pool(&mdb.config(&env), s.clients);
     let ours_client = env.db.client().await.unwrap();
-    let peer_client = peer_db.client(&env).await;
+    let (peer_client, mdb_client) = (peer_db.client(&env).await, mdb.client(&env).await);
     println!(
-        "{} events, {} clients a side, {} loads",
-        s.events, s.clients, s.loads
+        "{} events, {} clients a side, {} loads; Message DB {}",
+        s.events,
+        s.clients,
+        s.loads,
+        message_db::VERSION
     );
-    println!("| phase | cqrs-es + postgres-es | ledger | ledger / peer |\n|---|---|---|---|");
+    println!(
+        "| phase | cqrs-es + postgres-es | Message DB | ledger | ledger / cqrs-es | ledger / Message DB |"
+    );
+    println!("|---|---|---|---|---|---|");
     for phase in PHASES {
         settle_disk(&peer_client, "").await;
         let (peer_events, peer_s) = peer(&peer_db, &s, phase).await;
+        settle_disk(&mdb_client, "").await;
+        let (mdb_events, mdb_s) = message_db_side(&mdb_pool, &s, phase).await;
         settle_disk(&ours_client, "").await;
         let (our_events, our_s) = ours(&pool, &s, phase).await;
-        assert_eq!(peer_events, our_events, "both sides did the same work");
-        let (theirs, mine) = (peer_events as f64 / peer_s, our_events as f64 / our_s);
+        assert_eq!(
+            peer_events, our_events,
+            "cqrs-es and the ledger did the same work"
+        );
+        assert_eq!(
+            mdb_events, our_events,
+            "Message DB and the ledger did the same work"
+        );
         println!(
-            "| {phase} | {peer_s:.1} s ({theirs:.0} events/s) | {our_s:.1} s ({mine:.0} events/s) | {:.2}x |",
-            mine / theirs
+            "| {phase} | {} | {} | {} | {:.2}x | {:.2}x |",
+            figure(peer_events, peer_s),
+            figure(mdb_events, mdb_s),
+            figure(our_events, our_s),
+            peer_s / our_s,
+            mdb_s / our_s,
         );
     }
     peer_db.drop_now().await;
+    mdb_pool.close();
+    mdb.drop_now().await;
 }

@@ -1,6 +1,7 @@
 //! Reading events back: one stream, or everything after a cursor.
 
 use tokio_postgres::GenericClient;
+use tokio_postgres::types::{ToSql, Type};
 
 use super::event::{COLUMNS, GlobalCursor, RecordedEvent};
 
@@ -9,26 +10,24 @@ pub const MAX_READ: i64 = 10_000;
 
 /// The events of `stream_id` with version > `after_version`, in version order.
 /// Only the partitions from the stream's first event on are searched (its
-/// `first_position` in `streams`; docs/design.md §16).
+/// `first_position` in `streams`; docs/design.md §16), by a function whose
+/// plan is kept (`read_stream_events`, V43; §4 "The read's plan").
 pub async fn read_stream(
     client: &impl GenericClient,
     stream_id: &str,
     after_version: i32,
     limit: i64,
 ) -> Result<Vec<RecordedEvent>, tokio_postgres::Error> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM events
-          WHERE stream_id = $1 AND stream_version > $2
-            AND position >= coalesce(
-                (SELECT first_position FROM streams WHERE stream_id = $1), 0)
-          ORDER BY stream_version LIMIT $3"
-    );
-    let rows = client
-        .query(
-            &sql,
-            &[&stream_id, &after_version, &limit.clamp(1, MAX_READ)],
-        )
-        .await?;
+    let sql = format!("SELECT {COLUMNS} FROM read_stream_events($1, $2, $3)");
+    let limit = limit.clamp(1, MAX_READ);
+    // Typed: one round trip, no statement to describe first; the outer
+    // SELECT is trivial to plan, and the function keeps its own plan.
+    let params: [(&(dyn ToSql + Sync), Type); 3] = [
+        (&stream_id, Type::TEXT),
+        (&after_version, Type::INT4),
+        (&limit, Type::INT8),
+    ];
+    let rows = client.query_typed(&sql, &params).await?;
     rows.iter().map(RecordedEvent::from_row).collect()
 }
 
