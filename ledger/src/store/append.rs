@@ -21,15 +21,13 @@ pub struct AppendOutcome {
     pub duplicate: bool,
 }
 
-/// One call of `append_events` (migration V32): the events are fresh (no
-/// id recorded before), the stream is at `$3` (its `streams` row moved on,
-/// or made for a new one), then the events at positions taken from the
-/// sequence and their ids. Nothing is written when either guard fails (no
-/// error: the caller's transaction goes on, and [`previous_append`] says
-/// which). Both guards are unique keys outside the partitioned table
-/// (docs/design.md §16): `event_ids`' and `streams`' own; a race between two
-/// appends is settled by the `streams` row (the second waits for it, then
-/// finds it moved). A function so that its plan is made once per
+/// One call of `append_events` (V32, leaner since V44): when no event id
+/// was recorded before, the events at positions taken from the sequence;
+/// otherwise nothing, with no error (the caller's transaction goes on, and
+/// [`previous_append`] says whether it was a replay). The stream's version
+/// is the statement trigger's to guard (V35): a stale `$3`, or a race for
+/// the same version, is its unique violation of `streams_pkey`, read as a
+/// version conflict. A function so that its plan is made once per
 /// connection, not at every call (docs/design.md §4, "The append's plan").
 const INSERT: &str = "SELECT event_position, event_version
                         FROM append_events($1, $2, $3, $4, $5, $6, $7, $8)";
@@ -46,8 +44,8 @@ pub async fn append(
     events: &[NewEvent],
 ) -> Result<AppendOutcome, StoreError> {
     assert!(
-        !events.is_empty() && events.len() <= MAX_EVENTS_PER_APPEND,
-        "an append carries 1..={MAX_EVENTS_PER_APPEND} events"
+        !events.is_empty() && events.len() <= MAX_EVENTS_PER_APPEND && expected >= 0,
+        "an append carries 1..={MAX_EVENTS_PER_APPEND} events at a version >= 0"
     );
     let columns = Columns::of(events);
     let rows = tx
