@@ -12,6 +12,14 @@
 //! (c) HTTP: `ledger serve` (release), signed claims for distinct users on a
 //!     template whose quota is exactly the number of claims; then the
 //!     sold-out phase: more claims, all refused by the Redis gate.
+//! (d) the machine's own rate for (c)'s work (issue 51, point 4): `pgbench`
+//!     running the claim batch's guarded statements (template read, nonces,
+//!     user counts, quota guard, coupon rows, events) on the same database,
+//!     one claim a transaction at (c)'s concurrency, then batches of (c)'s
+//!     mean size with as many claims in flight as (c) had.
+//! (e) the gate's own rate: `redis-benchmark` running the gate's script
+//!     (`admit.lua`) on a sold-out template, same concurrency, against the
+//!     sold-out phase's refusals.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,6 +28,7 @@ use std::time::{Duration, Instant};
 use ledger::domain::stream::StreamKind;
 use serde_json::json;
 use tests::bench::env_number;
+use tests::machine_limits;
 use tests::{Channel, Env, Server, Signed};
 
 /// The client shares the machine's two cores with the ledger: the same
@@ -29,6 +38,32 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SN_A: &str = "BENCHNAIVE2345678923456";
 const SN_B: &str = "BENCHONESTMT345678923456";
+const SN_D: &str = "BENCHPGBENCH345678923456";
+
+/// One batch of `:b` claims as `commands/claim_batch.rs` writes it, in
+/// pgbench's language (the ledger COPYs the coupons and events; here they
+/// are made in the server, which spares pgbench the sending).
+const BATCH_SCRIPT: &str = "BEGIN;
+SELECT sn, kind, status, total, issued, per_user_limit, terms, issue_begin, issue_end
+  FROM templates WHERE sn = :sn;
+INSERT INTO channel_nonces (channel_id, nonce)
+  SELECT :ch::uuid, gen_random_uuid()::text FROM generate_series(1, :b)
+  ON CONFLICT DO NOTHING RETURNING channel_id, nonce;
+INSERT INTO user_claims AS c (template_sn, user_id, claimed)
+  SELECT :sn, u, 1 FROM (SELECT gen_random_uuid()::text AS u FROM generate_series(1, :b)) x
+  ORDER BY u ON CONFLICT (template_sn, user_id) DO UPDATE SET claimed = c.claimed + excluded.claimed
+  WHERE c.claimed + excluded.claimed <= 1 RETURNING user_id;
+UPDATE templates SET issued = issued + :b WHERE sn = :sn AND status = 'active' AND issued + :b <= total;
+INSERT INTO coupons (id, template_sn, user_id, status, issued_at, effective_at, expires_at,
+                     version, channel_id)
+  SELECT gen_random_uuid(), :sn, gen_random_uuid()::text, 'unused', now(), now(),
+         now() + interval '30 days', 1, :ch::uuid FROM generate_series(1, :b);
+INSERT INTO events (event_id, stream_id, stream_version, event_type, schema_version, payload,
+                    metadata, occurred_at)
+  SELECT gen_random_uuid(), 'coupon-' || gen_random_uuid(), 1, 'CouponIssued', 1,
+         :payload::jsonb, :metadata::jsonb, now() FROM generate_series(1, :b);
+COMMIT;
+";
 
 async fn baseline_template(env: &Env, sn: &str, total: usize) {
     let setup = env.db.client().await.unwrap();
@@ -206,8 +241,8 @@ async fn counts(env: &Env, sn: &str) -> (i64, i64, i64) {
     )
 }
 
-/// The mean batch size and latency, from `serve`'s own metrics.
-async fn print_batches(server: &Server) {
+/// The mean batch size and latency, from `serve`'s own metrics: the mean size.
+async fn print_batches(server: &Server) -> f64 {
     let text = server
         .http
         .get(server.url("/metrics"))
@@ -226,6 +261,49 @@ async fn print_batches(server: &Server) {
         value("couponledger_flash_batch_size_sum") / batches,
         value("couponledger_flash_batch_seconds_sum") / batches * 1e3
     );
+    value("couponledger_flash_batch_size_sum") / batches
+}
+
+/// (d): pgbench running the batch's statements, batches of `size` from
+/// `clients` connections: claims a second.
+async fn pgbench_claims(env: &Env, clients: usize, size: usize) -> f64 {
+    let (_, payload) = event_payload(SN_D);
+    let metadata = json!({"actor": "bench", "channel": "app"});
+    let vars = [
+        ("sn", SN_D.to_owned()),
+        ("ch", uuid::Uuid::new_v4().to_string()),
+        ("b", size.to_string()),
+        ("payload", payload.to_string()),
+        ("metadata", metadata.to_string()),
+    ];
+    let tps = machine_limits::pgbench(env, BATCH_SCRIPT, clients, 20, &vars).unwrap();
+    tps * size as f64
+}
+
+/// (e): redis-benchmark running the gate's script on a sold-out template,
+/// each call with a fresh nonce (as every signed request has): refusals a second.
+async fn gate_alone(env: &Env, clients: usize, requests: usize) -> f64 {
+    let client = redis::Client::open(env.redis.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let script = include_str!("../../ledger/src/flash/admit.lua");
+    let sha: String = redis::cmd("SCRIPT")
+        .arg("LOAD")
+        .arg(script)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let key = |k: &str| format!("{}bench:{k}", env.redis.prefix);
+    let _: () = redis::cmd("SET")
+        .arg(key("stock"))
+        .arg(0)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let mut command = vec!["EVALSHA".to_owned(), sha, "5".to_owned()];
+    command.extend(["stock", "claimers", "ch", "u"].map(key));
+    command.push(key("nonce:__rand_int__"));
+    command.extend(["user-1", "1", "0", "0", "0", "0", "0", "60"].map(String::from));
+    machine_limits::redis_benchmark(env, clients, requests, &command).unwrap()
 }
 
 fn print_rate(label: &str, n: usize, d: Duration) -> f64 {
@@ -235,6 +313,25 @@ fn print_rate(label: &str, n: usize, d: Duration) -> f64 {
         d.as_secs_f64()
     );
     rate
+}
+
+/// (d): the claim's statements by pgbench, one a transaction and in (c)'s
+/// batches, with (c)'s ratio to each.
+async fn machine_limits_of_claims(env: &Env, clients: usize, mean_batch: f64, rate_c: f64) {
+    baseline_template(env, SN_D, 1_000_000_000).await;
+    let one = pgbench_claims(env, clients, 1).await;
+    let size = mean_batch.round().max(1.0) as usize;
+    let in_flight = (clients / size).max(1);
+    let batched = pgbench_claims(env, in_flight, size).await;
+    println!(
+        "(d) pgbench, the claim's statements: {one:.0} claims/s one a transaction ({clients} clients); \
+         {batched:.0} claims/s in batches of {size} ({in_flight} clients)"
+    );
+    println!(
+        "    (c)/(d one a transaction) {:.2}x   (c)/(d batched) {:.2}x",
+        rate_c / one,
+        rate_c / batched
+    );
 }
 
 #[tokio::main]
@@ -275,7 +372,7 @@ async fn main() {
         rate_c / rate_a,
         rate_c / rate_b
     );
-    print_batches(&server).await;
+    let mean_batch = print_batches(&server).await;
 
     let sold_out = http_claims(&server, &channel, &sn, refusals, clients).await;
     let refused = sold_out.statuses.get(&410).copied().unwrap_or(0);
@@ -285,6 +382,12 @@ async fn main() {
         refused as f64 / sold_out.elapsed.as_secs_f64(),
         quantile(&sold_out.latencies, 0.99).as_secs_f64() * 1e3
     );
+    let gate = gate_alone(&env, clients, refusals.max(200_000)).await;
+    println!(
+        "(e) redis-benchmark of the gate's script: {gate:.0} refusals/s; sold out / it {:.2}x",
+        refused as f64 / sold_out.elapsed.as_secs_f64() / gate
+    );
+    machine_limits_of_claims(&env, clients, mean_batch, rate_c).await;
     let (events, rows, counter) = counts(&env, &sn).await;
     println!("exact: events {events}, coupon rows {rows}, quota counter {counter} (quota {total})");
     assert_eq!(

@@ -24,6 +24,7 @@ pub mod dead_letters;
 pub mod event_versions;
 pub mod faults;
 pub mod idp;
+pub mod machine_limits;
 pub mod message_db;
 pub mod ops_metrics;
 pub mod own_redis;
