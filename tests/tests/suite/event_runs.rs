@@ -51,6 +51,13 @@ async fn stored(env: &Env) -> Vec<RecordedEvent> {
         .unwrap()
 }
 
+/// `users` coupons claimed (u0, u1, ...): their `CouponIssued` events.
+async fn claimed(env: &Env, sn: &str, users: usize) -> Vec<RecordedEvent> {
+    claim_many(env, sn, 0..users, 1).await.unwrap();
+    let events = stored(env).await.into_iter();
+    events.filter(|e| e.event_type == "CouponIssued").collect()
+}
+
 /// Waits until the relay's route `name` has sent `events` events.
 async fn route_sent(env: &Env, name: &str, events: usize) {
     let client = env.db.client().await.unwrap();
@@ -162,12 +169,7 @@ async fn a_poison_event_inside_a_run_is_dead_lettered_alone_and_overlapping_runs
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(100, 1).await.unwrap();
-    claim_many(&env, &sn, 0..6, 1).await.unwrap();
-    let issued: Vec<RecordedEvent> = stored(&env)
-        .await
-        .into_iter()
-        .filter(|e| e.event_type == "CouponIssued")
-        .collect();
+    let issued = claimed(&env, &sn, 6).await;
     assert_eq!(issued.len(), 6);
     // Decodes, but names no stream a projection knows: it cannot apply.
     let mut poison = issued[2].clone();
@@ -223,12 +225,7 @@ async fn a_run_returned_fifty_times_is_dead_lettered_whole_and_not_applied() {
     let env = Env::new().await.unwrap();
     let server = Server::start(&env).await.unwrap();
     let sn = server.active_template(100, 1).await.unwrap();
-    claim_many(&env, &sn, 0..3, 1).await.unwrap();
-    let issued: Vec<RecordedEvent> = stored(&env)
-        .await
-        .into_iter()
-        .filter(|e| e.event_type == "CouponIssued")
-        .collect();
+    let issued = claimed(&env, &sn, 3).await;
     let mut run = run_of(&env, &issued).await;
     let mut headers = run.properties.headers().clone().unwrap_or_default();
     // What the quorum queue writes on the 50th return.
