@@ -256,12 +256,12 @@ async fn print_batches(server: &Server) -> f64 {
             .unwrap_or(0.0)
     };
     let batches = value("couponledger_flash_batch_size_count");
+    let mean = value("couponledger_flash_batch_size_sum") / batches;
     println!(
-        "    {batches} batches: mean {:.1} claims, mean {:.1} ms",
-        value("couponledger_flash_batch_size_sum") / batches,
+        "    {batches} batches: mean {mean:.1} claims, mean {:.1} ms",
         value("couponledger_flash_batch_seconds_sum") / batches * 1e3
     );
-    value("couponledger_flash_batch_size_sum") / batches
+    mean
 }
 
 /// (d): pgbench running the batch's statements, batches of `size` from

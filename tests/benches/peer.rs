@@ -234,30 +234,45 @@ async fn ours(pool: &Pool, s: &Settings, phase: &str) -> (usize, f64) {
             });
             (streams * PER_STREAM, seconds.await)
         }
-        "load" => load(pool, s, streams).await,
+        "load" => loads(pool, s, streams, load).await,
         other => panic!("unknown phase {other}"),
     }
 }
 
 /// Reads `s.loads` streams of the `hundred` phase back, each whole, in the
-/// order the peer reads its aggregates.
-async fn load(pool: Pool, s: &Settings, streams: usize) -> (usize, f64) {
-    let read = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&read);
+/// order the peer reads its aggregates, with `read` (which returns how many
+/// events it got): the events read and the seconds.
+async fn loads<F, Fut>(pool: Pool, s: &Settings, streams: usize, read: F) -> (usize, f64)
+where
+    F: Fn(Pool, String) -> Fut + Send + Sync + Copy + 'static,
+    Fut: Future<Output = usize> + Send,
+{
+    let total = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&total);
     let seconds = spread(s.clients, s.loads, move |i| {
-        let (pool, read) = (pool.clone(), Arc::clone(&counted));
+        let (pool, total) = (pool.clone(), Arc::clone(&counted));
         async move {
             let stream = format!("coupon-h{}", (i * 7_919) % streams);
-            let client = pool.get().await.unwrap();
-            let events = store::read_stream(&**client, &stream, 0, store::read::MAX_READ)
-                .await
-                .unwrap();
-            assert_eq!(events.len(), PER_STREAM, "{stream} holds its 100 events");
-            read.fetch_add(events.len(), Ordering::Relaxed);
+            let got = read(pool, stream.clone()).await;
+            assert_eq!(got, PER_STREAM, "{stream} holds its 100 events");
+            total.fetch_add(got, Ordering::Relaxed);
         }
     });
     let seconds = seconds.await;
-    (read.load(Ordering::Relaxed), seconds)
+    (total.load(Ordering::Relaxed), seconds)
+}
+
+/// The ledger's load of one stream: its events' count.
+async fn load(pool: Pool, stream: String) -> usize {
+    let client = pool.get().await.unwrap();
+    let events = store::read_stream(&**client, &stream, 0, store::read::MAX_READ).await;
+    events.unwrap().len()
+}
+
+/// Message DB's load of one stream: its messages' count.
+async fn message_db_load(pool: Pool, stream: String) -> usize {
+    let client = pool.get().await.unwrap();
+    message_db::read(&client, &stream).await.unwrap().len()
 }
 
 /// Runs Message DB's `phase`: the events it wrote or read, and its seconds.
@@ -310,7 +325,7 @@ async fn message_db_side(pool: &Pool, s: &Settings, phase: &str) -> (usize, f64)
             })
             .await
         }
-        "load" => return message_db_load(pool, s, streams).await,
+        "load" => return loads(pool, s, streams, message_db_load).await,
         other => panic!("unknown phase {other}"),
     };
     let events = if phase == "new" {
@@ -319,28 +334,6 @@ async fn message_db_side(pool: &Pool, s: &Settings, phase: &str) -> (usize, f64)
         streams * PER_STREAM
     };
     (events, seconds)
-}
-
-/// Message DB's `load`: the same streams read back whole, in the same order.
-async fn message_db_load(pool: Pool, s: &Settings, streams: usize) -> (usize, f64) {
-    let read = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&read);
-    let seconds = spread(s.clients, s.loads, move |i| {
-        let (pool, read) = (pool.clone(), Arc::clone(&counted));
-        async move {
-            let stream = format!("coupon-h{}", (i * 7_919) % streams);
-            let client = pool.get().await.unwrap();
-            let messages = message_db::read(&client, &stream).await.unwrap();
-            assert_eq!(
-                messages.len(),
-                PER_STREAM,
-                "{stream} holds its 100 messages"
-            );
-            read.fetch_add(messages.len(), Ordering::Relaxed);
-        }
-    });
-    let seconds = seconds.await;
-    (read.load(Ordering::Relaxed), seconds)
 }
 
 /// One side's figure: seconds and rate.
